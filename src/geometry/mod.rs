@@ -1,0 +1,32 @@
+//! Geometry: boxes, balls (spheres or circles), rays, and every test between them.
+//!
+//! All tests are generic over the dimension ([`Vector`](crate::Vector)) and
+//! **inclusive**: shapes that touch overlap. Times returned by swept tests are
+//! normalized to the step (`0..=1`); parameters returned by ray tests are in units of the
+//! ray's direction. Functions ending in `_at` return such a time or parameter.
+//!
+//! | test | function |
+//! |---|---|
+//! | box vs box (min/max form) | [`BoundingBox::overlaps`] |
+//! | box vs box (center/half-extents form) | [`overlaps_center_half_extents`] |
+//! | point vs box | [`BoundingBox::contains_point`] |
+//! | point vs ball | [`Ball::contains_point`] |
+//! | ball vs ball | [`Ball::overlaps`] |
+//! | ball vs box | [`Ball::overlaps_box`] (closest point by clamping) |
+//! | two moving boxes | [`sweep_boxes`] (first and last time of overlap, normal) |
+//! | two moving balls | [`sweep_balls`] |
+//! | moving ball vs moving box | [`sweep_ball_box`] |
+//! | ray vs box | [`Ray::box_hit_at`] (slab test) |
+//! | ray vs ball | [`Ray::ball_hit_at`] |
+//! | box cast | [`box_cast_at`] |
+
+mod ball;
+mod bounding_box;
+mod ray;
+mod sweep;
+
+pub use ball::Ball;
+pub use bounding_box::{BoundingBox, overlaps_center_half_extents};
+pub(crate) use ray::RaySlabs;
+pub use ray::Ray;
+pub use sweep::{SweepHit, box_cast_at, sweep_ball_box, sweep_balls, sweep_boxes};

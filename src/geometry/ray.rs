@@ -1,0 +1,204 @@
+//! Rays and the ray tests.
+
+use crate::Vector;
+use crate::geometry::{Ball, BoundingBox};
+
+/// A ray: the points `origin + t * direction` for `t >= 0`.
+///
+/// `direction` need not be unit length: every `t` returned by the `*_at` methods is in
+/// units of `direction` (with a unit direction it is a distance). A zero direction is
+/// allowed and only "hits" what contains the origin.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "plugin", derive(bevy::reflect::Reflect))]
+pub struct Ray<V: Vector> {
+    /// Where the ray starts.
+    pub origin: V,
+    /// Where it goes, per unit of `t`.
+    pub direction: V,
+}
+
+impl<V: Vector> Ray<V> {
+    /// The ray from `origin` along `direction`.
+    #[inline]
+    pub fn new(origin: V, direction: V) -> Self {
+        Self { origin, direction }
+    }
+
+    /// The point at parameter `t`.
+    #[inline]
+    pub fn at(&self, t: f32) -> V {
+        self.origin + self.direction * t
+    }
+
+    /// Finite origin and direction.
+    #[inline]
+    pub fn is_valid(&self) -> bool {
+        self.origin.is_finite() && self.direction.is_finite()
+    }
+
+    /// The first `t` in `[0, max_t]` at which the ray is inside `aabb` (0 when the origin is
+    /// inside), or `None`.
+    ///
+    /// Slab test. For each axis the ray is inside the slab `min..=max` for an interval of
+    /// `t`; the ray meets the box where all these intervals overlap. Cases per axis:
+    /// - direction component zero: the ray is parallel to the slab; it is inside for every
+    ///   `t` when the origin's coordinate lies in the slab (faces included), else never;
+    /// - otherwise the slab is entered and left at `(min - o) / d` and `(max - o) / d`, in
+    ///   either order depending on the sign of `d`.
+    ///
+    /// Computing the parallel case by its own branch avoids `0 * inf = NaN` when the
+    /// origin lies exactly on a face.
+    #[inline]
+    pub fn box_hit_at(&self, aabb: &BoundingBox<V>, max_t: f32) -> Option<f32> {
+        let mut t_enter = 0.0f32;
+        let mut t_exit = max_t;
+        for axis in 0..V::DIM {
+            let o = self.origin.axis(axis);
+            let d = self.direction.axis(axis);
+            let lo = aabb.min.axis(axis);
+            let hi = aabb.max.axis(axis);
+            if d == 0.0 {
+                if o < lo || o > hi {
+                    return None;
+                }
+            } else {
+                let inv = 1.0 / d;
+                let t1 = (lo - o) * inv;
+                let t2 = (hi - o) * inv;
+                let (near, far) = if t1 <= t2 { (t1, t2) } else { (t2, t1) };
+                t_enter = t_enter.max(near);
+                t_exit = t_exit.min(far);
+                if t_enter > t_exit {
+                    return None;
+                }
+            }
+        }
+        Some(t_enter)
+    }
+
+    /// Like [`Self::box_hit_at`], with the outward unit normal of the face the ray enters
+    /// through (zero when the origin is inside the box).
+    pub fn box_hit_with_normal_at(&self, aabb: &BoundingBox<V>, max_t: f32) -> Option<(f32, V)> {
+        if max_t.is_nan() || max_t < 0.0 {
+            return None;
+        }
+        let mut t_enter = 0.0f32;
+        let mut t_exit = max_t;
+        let mut normal = V::ZERO;
+        for axis in 0..V::DIM {
+            let o = self.origin.axis(axis);
+            let d = self.direction.axis(axis);
+            let lo = aabb.min.axis(axis);
+            let hi = aabb.max.axis(axis);
+            if d == 0.0 {
+                if o < lo || o > hi {
+                    return None;
+                }
+            } else {
+                let inv = 1.0 / d;
+                let t1 = (lo - o) * inv;
+                let t2 = (hi - o) * inv;
+                let (near, far) = if t1 <= t2 { (t1, t2) } else { (t2, t1) };
+                if near > t_enter {
+                    t_enter = near;
+                    normal = V::ZERO;
+                    // Moving towards + the ray enters through the min face.
+                    normal.set_axis(axis, if d > 0.0 { -1.0 } else { 1.0 });
+                }
+                t_exit = t_exit.min(far);
+                if t_enter > t_exit {
+                    return None;
+                }
+            }
+        }
+        Some((t_enter, normal))
+    }
+
+    /// The first `t` in `[0, max_t]` at which the ray is inside `ball` (0 when the origin is
+    /// inside), or `None`.
+    ///
+    /// Solves `|o + t d - c|² = r²`, a quadratic `a t² + 2 b t + c = 0` with `a = d·d`,
+    /// `b = d·(o - c)`, `c = |o - c|² - r²`. Cases: `c <= 0` the origin is inside (0);
+    /// `b > 0` it starts outside moving away (miss); negative discriminant misses; else
+    /// the smaller root.
+    #[inline]
+    pub fn ball_hit_at(&self, ball: &Ball<V>, max_t: f32) -> Option<f32> {
+        let m = self.origin - ball.center;
+        let c = m.dot(m) - ball.radius * ball.radius;
+        if c <= 0.0 {
+            return Some(0.0);
+        }
+        let b = m.dot(self.direction);
+        if b >= 0.0 {
+            return None;
+        }
+        let a = self.direction.dot(self.direction);
+        let disc = b * b - a * c;
+        if disc < 0.0 {
+            return None;
+        }
+        let t = (-b - disc.sqrt()) / a;
+        let t = t.max(0.0);
+        (t <= max_t).then_some(t)
+    }
+}
+
+/// Precomputed ray data for testing many boxes (the tree's traversals).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RaySlabs<V: Vector> {
+    origin: V,
+    inv_dir: V,
+    parallel_lo: V,
+    parallel_hi: V,
+    /// 1 on parallel axes, 0 elsewhere.
+    parallel: V,
+}
+
+impl<V: Vector> RaySlabs<V> {
+    /// Precomputes the reciprocal direction. On axes where the direction is zero the slab
+    /// is handled by bounds instead (see [`Ray::box_hit_at`]).
+    #[inline]
+    pub fn new(ray: &Ray<V>) -> Self {
+        let mut inv_dir = V::ZERO;
+        let mut parallel_lo = V::NEG_INFINITY;
+        let mut parallel_hi = V::INFINITY;
+        let mut parallel = V::ZERO;
+        for axis in 0..V::DIM {
+            let d = ray.direction.axis(axis);
+            if d == 0.0 {
+                // Parallel: inside for all t iff lo <= o <= hi. Encode as an interval test
+                // on the origin done separately, with no t constraint.
+                parallel_lo.set_axis(axis, ray.origin.axis(axis));
+                parallel_hi.set_axis(axis, ray.origin.axis(axis));
+                parallel.set_axis(axis, 1.0);
+            } else {
+                inv_dir.set_axis(axis, 1.0 / d);
+            }
+        }
+        Self {
+            origin: ray.origin,
+            inv_dir,
+            parallel_lo,
+            parallel_hi,
+            parallel,
+        }
+    }
+
+    /// Entry parameter of the ray into `aabb` within `[0, max_t]`, or `None`.
+    #[inline]
+    pub fn hit_at(&self, aabb: &BoundingBox<V>, max_t: f32) -> Option<f32> {
+        // Parallel axes: the origin coordinate must lie in the slab. On other axes the
+        // bounds are -inf/+inf so the test always passes.
+        if !(aabb.min.all_le(self.parallel_hi) && self.parallel_lo.all_le(aabb.max)) {
+            return None;
+        }
+        let t1 = (aabb.min - self.origin) * self.inv_dir;
+        let t2 = (aabb.max - self.origin) * self.inv_dir;
+        // Parallel axes constrain nothing in t: their lanes become -inf / +inf.
+        let near = V::select_lt(self.parallel, V::splat(0.5), t1.min(t2), V::NEG_INFINITY);
+        let far = V::select_lt(self.parallel, V::splat(0.5), t1.max(t2), V::INFINITY);
+        let near = near.max_element().max(0.0);
+        let far = far.min_element().min(max_t);
+        (near <= far).then_some(near)
+    }
+}

@@ -1,0 +1,513 @@
+//! The dynamic AABB tree: a bounding volume hierarchy that stays good while its boxes
+//! move, in the style of Box2D's dynamic tree.
+//!
+//! # Using the tree on its own
+//!
+//! ```
+//! use bevy_aabb_tree::{BoundingBox, DynamicTree, Ray};
+//! use glam::Vec2;
+//!
+//! let mut tree: DynamicTree<Vec2, &str> = DynamicTree::new();
+//! let a = tree
+//!     .create_proxy(BoundingBox::from_center_half_extents(Vec2::ZERO, Vec2::splat(0.5)), "a")
+//!     .unwrap();
+//! tree.create_proxy(BoundingBox::from_center_half_extents(Vec2::new(5.0, 0.0), Vec2::ONE), "b")
+//!     .unwrap();
+//!
+//! // Move `a` next to `b`; the tree changes only when the box leaves its fat box.
+//! let tight = BoundingBox::from_center_half_extents(Vec2::new(3.8, 0.0), Vec2::splat(0.5));
+//! assert!(tree.move_proxy(a, tight, Vec2::new(1.0, 0.0)).unwrap());
+//!
+//! // Overlapping fat boxes that involve a moved proxy, each pair once.
+//! let mut pairs = Vec::new();
+//! tree.update_pairs(&mut pairs);
+//! assert_eq!(pairs.len(), 1);
+//!
+//! // Closest ray hit; the callback tests the exact shape behind each fat box.
+//! let ray = Ray::new(Vec2::new(-10.0, 0.0), Vec2::X);
+//! let hit = tree.cast_ray(&ray, 100.0, |_, _| Some(0.0)).unwrap();
+//! # let _ = hit;
+//! ```
+//!
+//! # How it works
+//!
+//! - One arena of nodes with a free list; a [`ProxyId`] is the index of its leaf, which
+//!   never moves, so ids are stable.
+//! - Each leaf stores a *fat* box: the tight box extended along the predicted displacement
+//!   and grown by a margin. [`DynamicTree::move_proxy`] touches the tree only when the
+//!   tight box leaves the fat box; it then grows the ancestors that no longer enclose the
+//!   leaf and marks the path to the root as changed.
+//! - Insertion picks the sibling with the lowest surface-area cost (branch and bound) and
+//!   rotates nodes on the way up; [`DynamicTree::update_pairs`] refits and rotates the
+//!   changed part of the tree, then walks it against itself to find the new pairs.
+//! - [`DynamicTree::build`] builds a whole tree at once with a binned SAH split.
+//! - [`DynamicTree::validate`] checks every invariant; the tests call it after every
+//!   operation.
+
+mod build;
+mod insert;
+mod node;
+mod pairs;
+mod query;
+mod remove;
+mod rotate;
+mod stats;
+mod validate;
+
+use core::fmt;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use crate::Vector;
+use crate::geometry::BoundingBox;
+
+pub use node::{NodeId, NodeView, ProxyId};
+pub(crate) use node::{ALLOCATED, Node};
+pub use query::RayHit;
+pub use stats::TreeStats;
+pub use validate::ValidationError;
+
+/// Why a tree operation was refused. The tree is unchanged when one is returned.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TreeError {
+    /// The id names no live proxy (never created, or already destroyed).
+    UnknownProxy(ProxyId),
+    /// A box with a NaN or infinite corner, or with `min > max` on some axis.
+    InvalidBox,
+    /// A displacement or margin that is NaN or infinite, or a negative margin.
+    InvalidValue,
+}
+
+impl fmt::Display for TreeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TreeError::UnknownProxy(id) => write!(f, "no live proxy with id {}", id.0),
+            TreeError::InvalidBox => {
+                write!(f, "box has a non-finite corner or min > max on some axis")
+            }
+            TreeError::InvalidValue => write!(f, "displacement or margin is not finite"),
+        }
+    }
+}
+
+impl std::error::Error for TreeError {}
+
+/// The default margin by which fat boxes grow beyond the tight box, in world units.
+pub const DEFAULT_MARGIN: f32 = 0.05;
+
+/// A dynamic AABB tree over proxies carrying a payload `T` (an entity, an index...).
+///
+/// See the [module documentation](self) for a guide.
+pub struct DynamicTree<V: Vector, T = ()> {
+    pub(crate) nodes: Vec<Node<V>>,
+    pub(crate) data: Vec<Option<T>>,
+    pub(crate) root: NodeId,
+    pub(crate) free_list: NodeId,
+    pub(crate) proxy_count: usize,
+    pub(crate) node_count: usize,
+    /// Nodes whose stamp equals the epoch are "changed" (hold a moved leaf).
+    pub(crate) epoch: u32,
+    pub(crate) moved_count: usize,
+    margin: f32,
+    pub(crate) nodes_visited: AtomicU64,
+    pub(crate) leaves_visited: AtomicU64,
+}
+
+impl<V: Vector, T> Default for DynamicTree<V, T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<V: Vector, T: fmt::Debug> fmt::Debug for DynamicTree<V, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DynamicTree")
+            .field("proxies", &self.proxy_count)
+            .field("nodes", &self.node_count)
+            .field("height", &self.height())
+            .field("margin", &self.margin)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<V: Vector, T: Clone> Clone for DynamicTree<V, T> {
+    fn clone(&self) -> Self {
+        Self {
+            nodes: self.nodes.clone(),
+            data: self.data.clone(),
+            root: self.root,
+            free_list: self.free_list,
+            proxy_count: self.proxy_count,
+            node_count: self.node_count,
+            epoch: self.epoch,
+            moved_count: self.moved_count,
+            margin: self.margin,
+            nodes_visited: AtomicU64::new(self.nodes_visited.load(Ordering::Relaxed)),
+            leaves_visited: AtomicU64::new(self.leaves_visited.load(Ordering::Relaxed)),
+        }
+    }
+}
+
+impl<V: Vector, T> DynamicTree<V, T> {
+    /// An empty tree with the [default margin](DEFAULT_MARGIN).
+    pub fn new() -> Self {
+        Self {
+            nodes: Vec::new(),
+            data: Vec::new(),
+            root: NodeId::NULL,
+            free_list: NodeId::NULL,
+            proxy_count: 0,
+            node_count: 0,
+            epoch: 1,
+            moved_count: 0,
+            margin: DEFAULT_MARGIN,
+            nodes_visited: AtomicU64::new(0),
+            leaves_visited: AtomicU64::new(0),
+        }
+    }
+
+    /// An empty tree whose fat boxes grow by `margin` beyond the tight box.
+    ///
+    /// A NaN, infinite or negative margin is replaced by the default.
+    pub fn with_margin(margin: f32) -> Self {
+        let mut tree = Self::new();
+        let _ = tree.set_margin(margin);
+        tree
+    }
+
+    /// The margin by which fat boxes grow beyond the tight box.
+    pub fn margin(&self) -> f32 {
+        self.margin
+    }
+
+    /// Sets the margin used by later moves. Returns an error (and keeps the old margin)
+    /// for a NaN, infinite or negative value.
+    pub fn set_margin(&mut self, margin: f32) -> Result<(), TreeError> {
+        if !(margin.is_finite() && margin >= 0.0) {
+            return Err(TreeError::InvalidValue);
+        }
+        self.margin = margin;
+        Ok(())
+    }
+
+    /// Number of proxies.
+    pub fn len(&self) -> usize {
+        self.proxy_count
+    }
+
+    /// Whether the tree holds no proxy.
+    pub fn is_empty(&self) -> bool {
+        self.proxy_count == 0
+    }
+
+    /// The root node, if the tree is not empty.
+    pub fn root(&self) -> Option<NodeId> {
+        (!self.root.is_null()).then_some(self.root)
+    }
+
+    /// Height of the tree: 0 for a single leaf or an empty tree.
+    pub fn height(&self) -> u16 {
+        if self.root.is_null() {
+            0
+        } else {
+            self.nodes[self.root.index()].height
+        }
+    }
+
+    /// Number of proxies moved (or inserted) since the last [`Self::update_pairs`].
+    pub fn moved_count(&self) -> usize {
+        self.moved_count
+    }
+
+    /// Whether `id` names a live proxy.
+    pub fn contains(&self, id: ProxyId) -> bool {
+        self.live_leaf(id).is_some()
+    }
+
+    /// The payload of a proxy.
+    pub fn data(&self, id: ProxyId) -> Option<&T> {
+        self.live_leaf(id)?;
+        self.data[id.index()].as_ref()
+    }
+
+    /// The payload of a proxy, mutably.
+    pub fn data_mut(&mut self, id: ProxyId) -> Option<&mut T> {
+        self.live_leaf(id)?;
+        self.data[id.index()].as_mut()
+    }
+
+    /// The fat box stored for a proxy.
+    pub fn fat_box(&self, id: ProxyId) -> Option<BoundingBox<V>> {
+        self.live_leaf(id).map(|n| n.aabb)
+    }
+
+    /// Every live proxy with its payload and fat box, in id order.
+    pub fn proxies(&self) -> impl Iterator<Item = (ProxyId, &T, BoundingBox<V>)> + '_ {
+        self.nodes
+            .iter()
+            .zip(&self.data)
+            .enumerate()
+            .filter_map(|(i, (node, data))| {
+                let data = data.as_ref()?;
+                (node.is_allocated() && node.is_leaf()).then_some((
+                    ProxyId(i as u32),
+                    data,
+                    node.aabb,
+                ))
+            })
+    }
+
+    /// A read-only view of a node, for inspection.
+    pub fn node(&self, id: NodeId) -> Option<NodeView<V>> {
+        let node = self.nodes.get(id.index())?;
+        if !node.is_allocated() {
+            return None;
+        }
+        Some(NodeView {
+            aabb: node.aabb,
+            parent: (!node.parent.is_null()).then_some(node.parent),
+            children: (!node.is_leaf()).then_some((node.child1, node.child2)),
+            height: node.height,
+            proxy: node.is_leaf().then_some(ProxyId(id.0)),
+        })
+    }
+
+    /// Depth-first walk over every node: `f(node, depth)` (root at depth 0). Return `false`
+    /// from `f` to skip the node's children.
+    pub fn visit_nodes(&self, mut f: impl FnMut(NodeId, &NodeView<V>, u32) -> bool) {
+        if self.root.is_null() {
+            return;
+        }
+        let mut stack: smallvec::SmallVec<[(NodeId, u32); 64]> = smallvec::smallvec![(self.root, 0)];
+        while let Some((id, depth)) = stack.pop() {
+            let Some(view) = self.node(id) else { continue };
+            if f(id, &view, depth)
+                && let Some((c1, c2)) = view.children
+            {
+                stack.push((c2, depth + 1));
+                stack.push((c1, depth + 1));
+            }
+        }
+    }
+
+    /// The fat box for a tight box and a predicted displacement: the tight box extended
+    /// along the displacement and grown by the margin on every side.
+    #[inline]
+    pub fn fatten(&self, tight: &BoundingBox<V>, displacement: V) -> BoundingBox<V> {
+        tight.swept(displacement).grown(self.margin)
+    }
+
+    /// Adds a proxy for `tight` with `data`; its fat box is `tight` grown by the margin.
+    /// The new proxy counts as moved: its pairs are reported by the next
+    /// [`Self::update_pairs`].
+    pub fn create_proxy(&mut self, tight: BoundingBox<V>, data: T) -> Result<ProxyId, TreeError> {
+        if !tight.is_valid() {
+            return Err(TreeError::InvalidBox);
+        }
+        let fat = self.fatten(&tight, V::ZERO);
+        if !fat.is_valid() {
+            return Err(TreeError::InvalidBox);
+        }
+        let leaf = self.allocate_node();
+        {
+            let node = &mut self.nodes[leaf.index()];
+            node.aabb = fat;
+            node.height = 0;
+        }
+        self.data[leaf.index()] = Some(data);
+        self.proxy_count += 1;
+        self.insert_leaf(leaf);
+        self.mark_moved(leaf);
+        Ok(ProxyId(leaf.0))
+    }
+
+    /// Removes a proxy and returns its payload.
+    pub fn destroy_proxy(&mut self, id: ProxyId) -> Result<T, TreeError> {
+        if self.live_leaf(id).is_none() {
+            return Err(TreeError::UnknownProxy(id));
+        }
+        let leaf = id.node();
+        if self.nodes[leaf.index()].stamp == self.epoch {
+            self.moved_count -= 1;
+        }
+        self.remove_leaf(leaf);
+        self.proxy_count -= 1;
+        let data = self.data[leaf.index()].take();
+        self.free_node(leaf);
+        data.ok_or(TreeError::UnknownProxy(id))
+    }
+
+    /// Moves a proxy: `tight` is its new tight box, `displacement` how far it is expected
+    /// to move before the next update (velocity × step × any safety factor).
+    ///
+    /// Returns `Ok(true)` when the tree changed: the tight box left the fat box (or the fat
+    /// box had grown far larger than needed), so the leaf got a new fat box and counts as
+    /// moved. Returns `Ok(false)` when the fat box still encloses the tight box: nothing
+    /// was touched.
+    pub fn move_proxy(
+        &mut self,
+        id: ProxyId,
+        tight: BoundingBox<V>,
+        displacement: V,
+    ) -> Result<bool, TreeError> {
+        let Some(node) = self.live_leaf(id) else {
+            return Err(TreeError::UnknownProxy(id));
+        };
+        if !tight.is_valid() {
+            return Err(TreeError::InvalidBox);
+        }
+        if !displacement.is_finite() {
+            return Err(TreeError::InvalidValue);
+        }
+        let old = node.aabb;
+        if old.contains(&tight) {
+            // Still inside. Re-fatten only a box that has become far too large (a fast
+            // proxy that slowed down), which would otherwise report stale pairs forever.
+            let needed = self.fatten(&tight, displacement);
+            if old.area() <= 4.0 * needed.area() {
+                return Ok(false);
+            }
+        }
+        let fat = self.fatten(&tight, displacement);
+        if !fat.is_valid() {
+            return Err(TreeError::InvalidBox);
+        }
+        self.set_leaf_box(id.node(), fat);
+        Ok(true)
+    }
+
+    /// Replaces a proxy's fat box with exactly `fat` (no margin added) and marks it moved.
+    /// For callers that compute fat boxes themselves.
+    pub fn set_fat_box(&mut self, id: ProxyId, fat: BoundingBox<V>) -> Result<(), TreeError> {
+        if self.live_leaf(id).is_none() {
+            return Err(TreeError::UnknownProxy(id));
+        }
+        if !fat.is_valid() {
+            return Err(TreeError::InvalidBox);
+        }
+        self.set_leaf_box(id.node(), fat);
+        Ok(())
+    }
+
+    /// Removes every proxy.
+    pub fn clear(&mut self) {
+        self.nodes.clear();
+        self.data.clear();
+        self.root = NodeId::NULL;
+        self.free_list = NodeId::NULL;
+        self.proxy_count = 0;
+        self.node_count = 0;
+        self.moved_count = 0;
+    }
+
+    // ----- internals -------------------------------------------------------------------
+
+    #[inline]
+    pub(crate) fn live_leaf(&self, id: ProxyId) -> Option<&Node<V>> {
+        let node = self.nodes.get(id.index())?;
+        (node.is_allocated() && node.is_leaf() && self.data[id.index()].is_some()).then_some(node)
+    }
+
+    /// Stores a new fat box in a leaf, grows the ancestors that no longer enclose it and
+    /// marks the leaf moved.
+    fn set_leaf_box(&mut self, leaf: NodeId, fat: BoundingBox<V>) {
+        self.nodes[leaf.index()].aabb = fat;
+        let mut child = leaf;
+        let mut parent = self.nodes[leaf.index()].parent;
+        while !parent.is_null() {
+            let child_box = self.nodes[child.index()].aabb;
+            let p = &mut self.nodes[parent.index()];
+            if p.aabb.contains(&child_box) {
+                break;
+            }
+            p.aabb.merge(&child_box);
+            child = parent;
+            parent = p.parent;
+        }
+        self.mark_moved(leaf);
+    }
+
+    /// Marks a leaf as moved and every ancestor as changed (stopping at the first one
+    /// already marked: its ancestors are marked too).
+    pub(crate) fn mark_moved(&mut self, leaf: NodeId) {
+        let epoch = self.epoch;
+        if self.nodes[leaf.index()].stamp == epoch {
+            return;
+        }
+        self.moved_count += 1;
+        let mut index = leaf;
+        while !index.is_null() {
+            let node = &mut self.nodes[index.index()];
+            if node.stamp == epoch && index != leaf {
+                break;
+            }
+            node.stamp = epoch;
+            index = node.parent;
+        }
+    }
+
+    #[inline]
+    pub(crate) fn is_changed(&self, id: NodeId) -> bool {
+        self.nodes[id.index()].stamp == self.epoch
+    }
+
+    /// Forgets every mark: the next epoch starts with nothing changed.
+    pub(crate) fn clear_marks(&mut self) {
+        self.moved_count = 0;
+        if self.epoch == u32::MAX {
+            for node in &mut self.nodes {
+                node.stamp = 0;
+            }
+            self.epoch = 1;
+        } else {
+            self.epoch += 1;
+        }
+    }
+
+    pub(crate) fn allocate_node(&mut self) -> NodeId {
+        let id = if self.free_list.is_null() {
+            self.nodes.push(Node::free(NodeId::NULL));
+            self.data.push(None);
+            NodeId((self.nodes.len() - 1) as u32)
+        } else {
+            let id = self.free_list;
+            self.free_list = self.nodes[id.index()].parent;
+            id
+        };
+        let node = &mut self.nodes[id.index()];
+        *node = Node::free(NodeId::NULL);
+        node.flags = ALLOCATED;
+        self.node_count += 1;
+        id
+    }
+
+    pub(crate) fn free_node(&mut self, id: NodeId) {
+        self.nodes[id.index()] = Node::free(self.free_list);
+        self.data[id.index()] = None;
+        self.free_list = id;
+        self.node_count -= 1;
+    }
+
+    /// Recomputes an internal node's box, height and change mark from its children.
+    #[inline]
+    pub(crate) fn refit_node(&mut self, id: NodeId) {
+        let (c1, c2) = {
+            let n = &self.nodes[id.index()];
+            (n.child1, n.child2)
+        };
+        let (a, b) = (&self.nodes[c1.index()], &self.nodes[c2.index()]);
+        let aabb = a.aabb.merged(&b.aabb);
+        let height = 1 + a.height.max(b.height);
+        let changed = a.stamp == self.epoch || b.stamp == self.epoch;
+        let n = &mut self.nodes[id.index()];
+        n.aabb = aabb;
+        n.height = height;
+        if changed {
+            n.stamp = self.epoch;
+        }
+    }
+
+    pub(crate) fn count_visits(&self, nodes: u64, leaves: u64) {
+        self.nodes_visited.fetch_add(nodes, Ordering::Relaxed);
+        self.leaves_visited.fetch_add(leaves, Ordering::Relaxed);
+    }
+}

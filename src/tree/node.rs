@@ -1,0 +1,109 @@
+//! Node storage and typed indices.
+
+use crate::Vector;
+use crate::geometry::BoundingBox;
+
+/// Index of a node in the tree's arena.
+///
+/// Internal nodes come and go as the tree is rebalanced; use [`ProxyId`] to refer to a
+/// proxy. Node ids are useful for inspecting the tree (the debug overlay's inspector).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "plugin", derive(bevy::reflect::Reflect))]
+pub struct NodeId(pub(crate) u32);
+
+impl NodeId {
+    /// "No node".
+    pub(crate) const NULL: NodeId = NodeId(u32::MAX);
+
+    /// The arena index.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    #[inline]
+    pub(crate) fn is_null(self) -> bool {
+        self.0 == u32::MAX
+    }
+}
+
+/// A handle to one proxy (leaf) of a [`DynamicTree`](crate::DynamicTree).
+///
+/// Stable for the proxy's lifetime: rebalancing never changes it. After the proxy is
+/// destroyed its id may be reused by a later proxy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "plugin", derive(bevy::reflect::Reflect))]
+pub struct ProxyId(pub(crate) u32);
+
+impl ProxyId {
+    /// The arena index of the proxy's leaf node.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The leaf node holding this proxy.
+    #[inline]
+    pub fn node(self) -> NodeId {
+        NodeId(self.0)
+    }
+}
+
+pub(crate) const ALLOCATED: u8 = 1;
+
+/// One node of the arena. A leaf has no children (`child1` is null); an internal node has
+/// exactly two. A free node is not allocated and `parent` links the free list.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Node<V: Vector> {
+    /// Leaf: the fat box. Internal: encloses both children.
+    pub aabb: BoundingBox<V>,
+    /// Parent, or `NULL` at the root. In a free node: the next free node.
+    pub parent: NodeId,
+    pub child1: NodeId,
+    pub child2: NodeId,
+    /// The epoch at which this node's subtree last held a moved leaf; the subtree is
+    /// "changed" when this equals the tree's current epoch.
+    pub stamp: u32,
+    /// 0 for leaves, else 1 + the larger height of the children.
+    pub height: u16,
+    pub flags: u8,
+}
+
+impl<V: Vector> Node<V> {
+    pub(crate) fn free(next: NodeId) -> Self {
+        Self {
+            aabb: BoundingBox::default(),
+            parent: next,
+            child1: NodeId::NULL,
+            child2: NodeId::NULL,
+            stamp: 0,
+            height: 0,
+            flags: 0,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn is_leaf(&self) -> bool {
+        self.child1.is_null()
+    }
+
+    #[inline]
+    pub(crate) fn is_allocated(&self) -> bool {
+        self.flags & ALLOCATED != 0
+    }
+}
+
+/// A read-only view of one node, for inspecting the tree.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NodeView<V: Vector> {
+    /// The node's box: the fat box of a leaf, or the box enclosing both children.
+    pub aabb: BoundingBox<V>,
+    /// The parent, `None` at the root.
+    pub parent: Option<NodeId>,
+    /// The two children of an internal node; `None` for a leaf.
+    pub children: Option<(NodeId, NodeId)>,
+    /// 0 for a leaf, else 1 + the larger height of the children.
+    pub height: u16,
+    /// The proxy, for a leaf.
+    pub proxy: Option<ProxyId>,
+}

@@ -1,0 +1,206 @@
+//! Queries: boxes, points, balls, rays and box casts.
+//!
+//! Every traversal keeps its pending nodes on a [`SmallVec`] that spills to the heap, so
+//! no node is ever dropped however deep the tree, and every callback can stop the query
+//! early. Leaves are tested by their **fat** boxes; callbacks test the exact shape.
+
+use smallvec::SmallVec;
+
+use crate::Vector;
+use crate::geometry::{Ball, BoundingBox, Ray, RaySlabs};
+use crate::tree::{DynamicTree, NodeId, ProxyId};
+
+type Stack = SmallVec<[NodeId; 64]>;
+
+/// The closest hit of a ray or cast.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayHit {
+    /// The proxy hit.
+    pub proxy: ProxyId,
+    /// The ray parameter of the hit (units of the ray's direction).
+    pub t: f32,
+}
+
+impl<V: Vector, T> DynamicTree<V, T> {
+    /// Calls `f` for every proxy whose fat box passes `overlaps`, with subtrees pruned by
+    /// the same test. Stops when `f` returns `false`.
+    fn query_by(
+        &self,
+        overlaps: impl Fn(&BoundingBox<V>) -> bool,
+        mut f: impl FnMut(ProxyId, &T) -> bool,
+    ) {
+        if self.root.is_null() {
+            return;
+        }
+        let mut stack: Stack = SmallVec::new();
+        stack.push(self.root);
+        let (mut visited, mut leaves) = (0u64, 0u64);
+        while let Some(id) = stack.pop() {
+            visited += 1;
+            let node = &self.nodes[id.index()];
+            if !overlaps(&node.aabb) {
+                continue;
+            }
+            if node.is_leaf() {
+                leaves += 1;
+                if let Some(data) = &self.data[id.index()]
+                    && !f(ProxyId(id.0), data)
+                {
+                    break;
+                }
+            } else {
+                stack.push(node.child2);
+                stack.push(node.child1);
+            }
+        }
+        self.count_visits(visited, leaves);
+    }
+
+    /// Calls `f` for every proxy whose fat box overlaps `aabb` (touching counts). Return
+    /// `false` from `f` to stop.
+    pub fn query_box(&self, aabb: &BoundingBox<V>, f: impl FnMut(ProxyId, &T) -> bool) {
+        self.query_by(|b| b.overlaps(aabb), f);
+    }
+
+    /// Calls `f` for every proxy whose fat box contains `point`. Return `false` to stop.
+    pub fn query_point(&self, point: V, f: impl FnMut(ProxyId, &T) -> bool) {
+        self.query_by(|b| b.contains_point(point), f);
+    }
+
+    /// Calls `f` for every proxy whose fat box overlaps `ball`. Return `false` to stop.
+    pub fn query_ball(&self, ball: &Ball<V>, f: impl FnMut(ProxyId, &T) -> bool) {
+        self.query_by(|b| ball.overlaps_box(b), f);
+    }
+
+    /// The closest proxy hit by `ray` within `max_t`.
+    ///
+    /// `hit(proxy, data)` tests the exact shape behind a fat box the ray reaches and
+    /// returns its ray parameter, or `None` for a miss. Nodes are visited nearest first
+    /// and the search range shrinks to the best hit so far, so far-away nodes are skipped.
+    pub fn cast_ray(
+        &self,
+        ray: &Ray<V>,
+        max_t: f32,
+        hit: impl FnMut(ProxyId, &T) -> Option<f32>,
+    ) -> Option<RayHit> {
+        self.cast_expanded(ray, V::ZERO, max_t, hit)
+    }
+
+    /// Casts a box of half extents `half_extents` centered on `ray.origin` along
+    /// `ray.direction`: the closest proxy whose fat box it touches within `max_t`,
+    /// confirmed by `hit` (which returns the exact parameter, or `None`).
+    pub fn cast_box(
+        &self,
+        ray: &Ray<V>,
+        half_extents: V,
+        max_t: f32,
+        hit: impl FnMut(ProxyId, &T) -> Option<f32>,
+    ) -> Option<RayHit> {
+        self.cast_expanded(ray, half_extents.abs(), max_t, hit)
+    }
+
+    /// Closest-hit traversal of the ray against every node box grown by `expand` (the
+    /// Minkowski sum that turns a box cast into a ray cast).
+    ///
+    /// Cases at each popped node: its entry parameter (computed when it was pushed) is
+    /// beyond the best hit so far, skip; a leaf, ask `hit` and shrink the range; internal,
+    /// compute both children's entry parameters and push the farther first, so the
+    /// nearer is visited first.
+    fn cast_expanded(
+        &self,
+        ray: &Ray<V>,
+        expand: V,
+        max_t: f32,
+        mut hit: impl FnMut(ProxyId, &T) -> Option<f32>,
+    ) -> Option<RayHit> {
+        if self.root.is_null() || !ray.is_valid() || !expand.is_finite() || max_t.is_nan() || max_t < 0.0 {
+            return None;
+        }
+        let slabs = RaySlabs::new(ray);
+        let grow = |b: &BoundingBox<V>| BoundingBox::from_min_max(b.min - expand, b.max + expand);
+        let mut best: Option<RayHit> = None;
+        let mut best_t = max_t;
+        let mut stack: SmallVec<[(NodeId, f32); 64]> = SmallVec::new();
+        let root = &self.nodes[self.root.index()];
+        let Some(t) = slabs.hit_at(&grow(&root.aabb), best_t) else {
+            return None;
+        };
+        stack.push((self.root, t));
+        let (mut visited, mut leaves) = (0u64, 0u64);
+        while let Some((id, t_enter)) = stack.pop() {
+            if t_enter > best_t {
+                continue;
+            }
+            visited += 1;
+            let node = &self.nodes[id.index()];
+            if node.is_leaf() {
+                leaves += 1;
+                if let Some(data) = &self.data[id.index()]
+                    && let Some(t) = hit(ProxyId(id.0), data)
+                    && t <= best_t
+                    && t >= 0.0
+                {
+                    best_t = t;
+                    best = Some(RayHit { proxy: ProxyId(id.0), t });
+                }
+                continue;
+            }
+            let (c1, c2) = (node.child1, node.child2);
+            let t1 = slabs.hit_at(&grow(&self.nodes[c1.index()].aabb), best_t);
+            let t2 = slabs.hit_at(&grow(&self.nodes[c2.index()].aabb), best_t);
+            match (t1, t2) {
+                (Some(a), Some(b)) => {
+                    if a <= b {
+                        stack.push((c2, b));
+                        stack.push((c1, a));
+                    } else {
+                        stack.push((c1, a));
+                        stack.push((c2, b));
+                    }
+                }
+                (Some(a), None) => stack.push((c1, a)),
+                (None, Some(b)) => stack.push((c2, b)),
+                (None, None) => {}
+            }
+        }
+        self.count_visits(visited, leaves);
+        best
+    }
+
+    /// Calls `f(proxy, data, t)` for every proxy whose fat box `ray` enters within
+    /// `max_t` (`t` is the entry parameter into the fat box), in no particular order.
+    /// Return `false` from `f` to stop.
+    pub fn ray_hits(
+        &self,
+        ray: &Ray<V>,
+        max_t: f32,
+        mut f: impl FnMut(ProxyId, &T, f32) -> bool,
+    ) {
+        if self.root.is_null() || !ray.is_valid() || max_t.is_nan() || max_t < 0.0 {
+            return;
+        }
+        let slabs = RaySlabs::new(ray);
+        let mut stack: Stack = SmallVec::new();
+        stack.push(self.root);
+        let (mut visited, mut leaves) = (0u64, 0u64);
+        while let Some(id) = stack.pop() {
+            visited += 1;
+            let node = &self.nodes[id.index()];
+            let Some(t) = slabs.hit_at(&node.aabb, max_t) else {
+                continue;
+            };
+            if node.is_leaf() {
+                leaves += 1;
+                if let Some(data) = &self.data[id.index()]
+                    && !f(ProxyId(id.0), data, t)
+                {
+                    break;
+                }
+            } else {
+                stack.push(node.child2);
+                stack.push(node.child1);
+            }
+        }
+        self.count_visits(visited, leaves);
+    }
+}

@@ -1,0 +1,70 @@
+//! Statistics about a tree's shape and work.
+
+use core::sync::atomic::Ordering;
+
+use crate::Vector;
+use crate::tree::{DynamicTree, Node};
+
+/// A snapshot of a tree's size, shape and the work its queries did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "plugin", derive(bevy::reflect::Reflect))]
+pub struct TreeStats {
+    /// Live proxies (leaves).
+    pub proxies: usize,
+    /// Allocated nodes, leaves and internal.
+    pub nodes: usize,
+    /// Nodes the arena has room for without growing.
+    pub capacity: usize,
+    /// Height of the root (0 for one leaf).
+    pub height: u16,
+    /// Sum of the areas (perimeters in 2D) of the internal nodes divided by the root's:
+    /// the expected number of internal nodes a random query visits. Lower is better.
+    pub area_ratio: f32,
+    /// Proxies moved since the last pair update.
+    pub moved: usize,
+    /// Bytes the arena uses (nodes and payload slots, by capacity).
+    pub bytes: usize,
+    /// Nodes visited by queries and pair finding since the counters were last reset.
+    pub nodes_visited: u64,
+    /// Leaves reached (queries) or pairs reported (pair finding) since the last reset.
+    pub leaves_visited: u64,
+}
+
+impl<V: Vector, T> DynamicTree<V, T> {
+    /// Size, shape and work counters. Walks every node: O(nodes).
+    pub fn stats(&self) -> TreeStats {
+        let mut internal_area = 0.0f64;
+        for node in &self.nodes {
+            if node.is_allocated() && !node.is_leaf() {
+                internal_area += node.aabb.area() as f64;
+            }
+        }
+        let root_area = if self.root.is_null() {
+            0.0
+        } else {
+            self.nodes[self.root.index()].aabb.area() as f64
+        };
+        TreeStats {
+            proxies: self.proxy_count,
+            nodes: self.node_count,
+            capacity: self.nodes.capacity(),
+            height: self.height(),
+            area_ratio: if root_area > 0.0 {
+                (internal_area / root_area) as f32
+            } else {
+                0.0
+            },
+            moved: self.moved_count,
+            bytes: self.nodes.capacity() * core::mem::size_of::<Node<V>>()
+                + self.data.capacity() * core::mem::size_of::<Option<T>>(),
+            nodes_visited: self.nodes_visited.load(Ordering::Relaxed),
+            leaves_visited: self.leaves_visited.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Resets the visit counters reported by [`Self::stats`].
+    pub fn reset_counters(&self) {
+        self.nodes_visited.store(0, Ordering::Relaxed);
+        self.leaves_visited.store(0, Ordering::Relaxed);
+    }
+}
