@@ -1,0 +1,434 @@
+//! The dynamic tree against a brute-force oracle, in 2D and 3D.
+//!
+//! Every test applies random operations to a tree and to a plain list of proxies (the
+//! oracle), calls `validate` after every operation, and checks every query and the pair
+//! set against a linear scan of the list.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use bevy_aabb_tree::geometry::box_cast_at;
+use bevy_aabb_tree::{BoundingBox, DynamicTree, ProxyId, Ray, Vector};
+use glam::{Vec2, Vec3};
+use proptest::prelude::*;
+
+/// What the oracle knows about one proxy.
+#[derive(Clone, Copy, Debug)]
+struct Entry<V: Vector> {
+    tight: BoundingBox<V>,
+    fat: BoundingBox<V>,
+}
+
+struct Harness<V: Vector> {
+    tree: DynamicTree<V, u32>,
+    oracle: BTreeMap<ProxyId, Entry<V>>,
+    moved: BTreeSet<ProxyId>,
+    next_tag: u32,
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Insert { center: [f32; 3], half: [f32; 3] },
+    /// Remove the proxy at this position (modulo the count) in id order.
+    Remove(usize),
+    /// Move a proxy by a small step (`teleport = false`) or anywhere.
+    Move { which: usize, to: [f32; 3], half: [f32; 3], predicted: [f32; 3], teleport: bool },
+    Pairs,
+    Rebuild,
+    Queries { a: [f32; 3], b: [f32; 3], r: f32 },
+}
+
+fn v<V: Vector>(a: [f32; 3]) -> V {
+    V::truncate_from_3d(Vec3::from_array(a))
+}
+
+fn op_strategy() -> impl Strategy<Value = Op> {
+    let p = || prop::array::uniform3(-20.0f32..20.0);
+    let h = || prop::array::uniform3(0.0f32..3.0);
+    prop_oneof![
+        4 => (p(), h()).prop_map(|(center, half)| Op::Insert { center, half }),
+        2 => any::<usize>().prop_map(Op::Remove),
+        6 => (any::<usize>(), prop::array::uniform3(-1.0f32..1.0), h(), prop::array::uniform3(-2.0f32..2.0), prop::bool::weighted(0.1))
+            .prop_map(|(which, to, half, predicted, teleport)| Op::Move { which, to, half, predicted, teleport }),
+        2 => Just(Op::Pairs),
+        1 => Just(Op::Rebuild),
+        2 => (p(), p(), 0.0f32..6.0).prop_map(|(a, b, r)| Op::Queries { a, b, r }),
+    ]
+}
+
+impl<V: Vector> Harness<V> {
+    fn new() -> Self {
+        Self {
+            tree: DynamicTree::with_margin(0.1),
+            oracle: BTreeMap::new(),
+            moved: BTreeSet::new(),
+            next_tag: 0,
+        }
+    }
+
+    fn nth(&self, i: usize) -> Option<ProxyId> {
+        if self.oracle.is_empty() {
+            None
+        } else {
+            self.oracle.keys().nth(i % self.oracle.len()).copied()
+        }
+    }
+
+    fn apply(&mut self, op: &Op) {
+        match *op {
+            Op::Insert { center, half } => {
+                let tight = BoundingBox::from_center_half_extents(v(center), v(half));
+                let id = self.tree.create_proxy(tight, self.next_tag).unwrap();
+                assert!(!self.oracle.contains_key(&id), "id {id:?} handed out twice");
+                let fat = tight.grown(self.tree.margin());
+                assert_eq!(self.tree.fat_box(id), Some(fat));
+                self.oracle.insert(id, Entry { tight, fat });
+                self.moved.insert(id);
+                self.next_tag += 1;
+            }
+            Op::Remove(i) => {
+                let Some(id) = self.nth(i) else { return };
+                self.tree.destroy_proxy(id).unwrap();
+                self.oracle.remove(&id);
+                self.moved.remove(&id);
+                assert!(self.tree.destroy_proxy(id).is_err(), "double destroy must fail");
+            }
+            Op::Move { which, to, half, predicted, teleport } => {
+                let Some(id) = self.nth(which) else { return };
+                let entry = self.oracle[&id];
+                let center = if teleport {
+                    v::<V>(to) * 20.0
+                } else {
+                    entry.tight.center() + v::<V>(to) * 0.3
+                };
+                let tight = BoundingBox::from_center_half_extents(center, v(half));
+                let d: V = v(predicted);
+                let changed = self.tree.move_proxy(id, tight, d).unwrap();
+                let fat = self.tree.fat_box(id).unwrap();
+                if changed {
+                    assert_eq!(fat, tight.swept(d).grown(self.tree.margin()));
+                    self.moved.insert(id);
+                } else {
+                    assert_eq!(fat, entry.fat, "unchanged move must keep the fat box");
+                    assert!(
+                        entry.fat.contains(&tight),
+                        "move kept a fat box that does not enclose the tight box"
+                    );
+                }
+                self.oracle.insert(id, Entry { tight, fat });
+            }
+            Op::Pairs => self.check_pairs(),
+            Op::Rebuild => self.tree.rebuild(),
+            Op::Queries { a, b, r } => self.check_queries(v(a), v(b), r),
+        }
+        if let Err(e) = self.tree.validate() {
+            panic!("invalid after {op:?}: {e}");
+        }
+        assert_eq!(self.tree.len(), self.oracle.len());
+        assert_eq!(self.tree.moved_count(), self.moved.len());
+    }
+
+    fn check_pairs(&mut self) {
+        let mut expected = BTreeSet::new();
+        let entries: Vec<_> = self.oracle.iter().collect();
+        for (i, (a, ea)) in entries.iter().enumerate() {
+            for (b, eb) in &entries[i + 1..] {
+                if (self.moved.contains(a) || self.moved.contains(b)) && ea.fat.overlaps(&eb.fat) {
+                    expected.insert((**a, **b));
+                }
+            }
+        }
+        let mut pairs = Vec::new();
+        self.tree.update_pairs(&mut pairs);
+        let got: BTreeSet<_> = pairs.iter().copied().collect();
+        assert_eq!(got.len(), pairs.len(), "a pair was reported twice");
+        assert!(pairs.iter().all(|(a, b)| a < b), "pairs must be ordered (a < b)");
+        assert_eq!(got, expected);
+        self.moved.clear();
+        // Fat boxes are unchanged by the refit.
+        for (id, e) in &self.oracle {
+            assert_eq!(self.tree.fat_box(*id), Some(e.fat));
+        }
+    }
+
+    fn check_queries(&self, a: V, b: V, r: f32) {
+        let query = BoundingBox::from_min_max(a.min(b), a.max(b));
+        let mut got = BTreeSet::new();
+        self.tree.query_box(&query, |id, _| got.insert(id));
+        let want: BTreeSet<_> =
+            self.oracle.iter().filter(|(_, e)| e.fat.overlaps(&query)).map(|(id, _)| *id).collect();
+        assert_eq!(got, want, "box query");
+
+        let mut got = BTreeSet::new();
+        self.tree.query_point(a, |id, _| got.insert(id));
+        let want: BTreeSet<_> =
+            self.oracle.iter().filter(|(_, e)| e.fat.contains_point(a)).map(|(id, _)| *id).collect();
+        assert_eq!(got, want, "point query");
+
+        let ball = bevy_aabb_tree::Ball::new(a, r);
+        let mut got = BTreeSet::new();
+        self.tree.query_ball(&ball, |id, _| got.insert(id));
+        let want: BTreeSet<_> = self
+            .oracle
+            .iter()
+            .filter(|(_, e)| e.fat.distance_squared_to_point(a) <= r * r)
+            .map(|(id, _)| *id)
+            .collect();
+        assert_eq!(got, want, "ball query");
+
+        // Early exit: stop after the first proxy.
+        let mut count = 0;
+        self.tree.query_box(&query, |_, _| {
+            count += 1;
+            false
+        });
+        assert_eq!(count, want_len_min1(&self.oracle, &query));
+
+        let ray = Ray::new(a, b - a);
+        let max_t = 1.5;
+        let got = self.tree.cast_ray(&ray, max_t, |id, _| ray.box_hit_at(&self.oracle[&id].tight, max_t));
+        let want = self
+            .oracle
+            .values()
+            .filter_map(|e| ray.box_hit_at(&e.tight, max_t))
+            .min_by(|x, y| x.total_cmp(y));
+        assert_eq!(got.map(|h| h.t), want, "closest ray hit");
+        if let Some(hit) = got {
+            assert_eq!(ray.box_hit_at(&self.oracle[&hit.proxy].tight, max_t), Some(hit.t));
+        }
+
+        let mut got = BTreeSet::new();
+        self.tree.ray_hits(&ray, max_t, |id, _, t| {
+            assert_eq!(ray.box_hit_at(&self.oracle[&id].fat, max_t), Some(t));
+            got.insert(id)
+        });
+        let want: BTreeSet<_> = self
+            .oracle
+            .iter()
+            .filter(|(_, e)| ray.box_hit_at(&e.fat, max_t).is_some())
+            .map(|(id, _)| *id)
+            .collect();
+        assert_eq!(got, want, "all ray hits");
+
+        let shape = BoundingBox::from_center_half_extents(a, V::splat(r * 0.2));
+        let half = shape.half_extents();
+        let got = self.tree.cast_box(&ray, half, max_t, |id, _| {
+            box_cast_at(&shape, ray.direction, max_t, &self.oracle[&id].tight).map(|h| h.0)
+        });
+        let want = self
+            .oracle
+            .values()
+            .filter_map(|e| box_cast_at(&shape, ray.direction, max_t, &e.tight).map(|h| h.0))
+            .min_by(|x, y| x.total_cmp(y));
+        assert_eq!(got.map(|h| h.t), want, "box cast");
+    }
+}
+
+fn want_len_min1<V: Vector>(oracle: &BTreeMap<ProxyId, Entry<V>>, q: &BoundingBox<V>) -> usize {
+    usize::from(oracle.values().any(|e| e.fat.overlaps(q)))
+}
+
+fn run<V: Vector>(ops: &[Op]) {
+    let mut h = Harness::<V>::new();
+    for op in ops {
+        h.apply(op);
+    }
+    h.check_pairs();
+    h.tree.validate().unwrap();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_ops_2d(ops in prop::collection::vec(op_strategy(), 1..200)) {
+        run::<Vec2>(&ops);
+    }
+
+    #[test]
+    fn random_ops_3d(ops in prop::collection::vec(op_strategy(), 1..200)) {
+        run::<Vec3>(&ops);
+    }
+}
+
+/// Removal orders: in order, reverse, interleaved, random; validate after each.
+fn removal_orders<V: Vector>() {
+    let n = 100u32;
+    let orders: Vec<Vec<usize>> = {
+        let fwd: Vec<usize> = (0..n as usize).collect();
+        let rev: Vec<usize> = fwd.iter().rev().copied().collect();
+        let inter: Vec<usize> = (0..n as usize / 2).flat_map(|i| [i, n as usize - 1 - i]).collect();
+        let mut rnd = fwd.clone();
+        let mut s = 7u32;
+        for i in (1..rnd.len()).rev() {
+            s = s.wrapping_mul(1664525).wrapping_add(1013904223);
+            rnd.swap(i, (s >> 8) as usize % (i + 1));
+        }
+        vec![fwd, rev, inter, rnd]
+    };
+    for order in orders {
+        let mut tree = DynamicTree::<V, u32>::new();
+        let ids: Vec<ProxyId> = (0..n)
+            .map(|i| {
+                let c = v::<V>([(i % 10) as f32 * 1.5, (i / 10) as f32 * 1.5, (i % 3) as f32]);
+                tree.create_proxy(BoundingBox::from_center_half_extents(c, V::splat(0.5)), i).unwrap()
+            })
+            .collect();
+        tree.validate().unwrap();
+        let mut alive: BTreeSet<ProxyId> = ids.iter().copied().collect();
+        for &k in &order {
+            assert_eq!(tree.destroy_proxy(ids[k]), Ok(k as u32));
+            alive.remove(&ids[k]);
+            tree.validate().unwrap();
+            let live: BTreeSet<ProxyId> = tree.proxies().map(|(id, _, _)| id).collect();
+            assert_eq!(live, alive);
+        }
+        assert!(tree.is_empty());
+        assert_eq!(tree.root(), None);
+    }
+}
+
+#[test]
+fn removal_orders_2d() {
+    removal_orders::<Vec2>();
+}
+
+#[test]
+fn removal_orders_3d() {
+    removal_orders::<Vec3>();
+}
+
+/// Bulk build gives the same pairs as brute force and a valid tree.
+fn bulk_build<V: Vector>() {
+    let mut tree = DynamicTree::<V, u32>::new();
+    let mut s = 99u32;
+    let mut r = || {
+        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
+        (s >> 8) as f32 / 16_777_216.0
+    };
+    let boxes: Vec<BoundingBox<V>> = (0..2000)
+        .map(|_| {
+            let c = v::<V>([r() * 60.0, r() * 60.0, r() * 60.0]);
+            BoundingBox::from_center_half_extents(c, V::splat(0.5))
+        })
+        .collect();
+    let ids = tree.build(boxes.iter().copied().zip(0u32..)).unwrap();
+    tree.validate().unwrap();
+    assert_eq!(tree.len(), boxes.len());
+    let mut pairs = Vec::new();
+    tree.update_pairs(&mut pairs);
+    let got: BTreeSet<_> = pairs.iter().copied().collect();
+    let mut want = BTreeSet::new();
+    for i in 0..boxes.len() {
+        for j in i + 1..boxes.len() {
+            let (a, b) = (tree.fat_box(ids[i]).unwrap(), tree.fat_box(ids[j]).unwrap());
+            if a.overlaps(&b) {
+                want.insert((ids[i].min(ids[j]), ids[i].max(ids[j])));
+            }
+        }
+    }
+    assert_eq!(got, want);
+    assert_eq!(got.len(), pairs.len());
+    // An invalid box is refused and nothing is added.
+    let bad = BoundingBox::from_min_max(V::splat(f32::NAN), V::ONE);
+    assert!(tree.build([(bad, 0u32)]).is_err());
+    assert_eq!(tree.len(), boxes.len());
+    tree.validate().unwrap();
+}
+
+#[test]
+fn bulk_build_2d() {
+    bulk_build::<Vec2>();
+}
+
+#[test]
+fn bulk_build_3d() {
+    bulk_build::<Vec3>();
+}
+
+/// Invalid input is refused with an error and leaves the tree untouched.
+fn bad_input<V: Vector>() {
+    let mut tree = DynamicTree::<V, u32>::new();
+    let good = BoundingBox::from_center_half_extents(V::ZERO, V::ONE);
+    let id = tree.create_proxy(good, 1).unwrap();
+    for bad in [
+        BoundingBox::from_min_max(V::splat(f32::NAN), V::ONE),
+        BoundingBox::from_min_max(V::ZERO, V::splat(f32::INFINITY)),
+        BoundingBox::from_min_max(V::ONE, V::ZERO),
+    ] {
+        assert!(tree.create_proxy(bad, 2).is_err());
+        assert!(tree.move_proxy(id, bad, V::ZERO).is_err());
+        assert!(tree.set_fat_box(id, bad).is_err());
+    }
+    assert!(tree.move_proxy(id, good, V::splat(f32::NAN)).is_err());
+    assert!(tree.set_margin(-1.0).is_err());
+    assert!(tree.set_margin(f32::NAN).is_err());
+    // Huge but finite coordinates are fine.
+    let far = BoundingBox::from_center_half_extents(V::splat(1e30), V::ONE);
+    let far_id = tree.create_proxy(far, 3).unwrap();
+    tree.validate().unwrap();
+    assert_eq!(tree.len(), 2);
+    assert_eq!(tree.fat_box(id), Some(good.grown(tree.margin())));
+    tree.destroy_proxy(far_id).unwrap();
+    assert!(tree.move_proxy(far_id, good, V::ZERO).is_err());
+    tree.validate().unwrap();
+}
+
+#[test]
+fn bad_input_2d() {
+    bad_input::<Vec2>();
+}
+
+#[test]
+fn bad_input_3d() {
+    bad_input::<Vec3>();
+}
+
+/// Hundreds of thousands of random operations on a small tree, validated throughout.
+fn long_run<V: Vector>(seed: u32) {
+    let mut h = Harness::<V>::new();
+    let mut s = seed;
+    let mut r = move || {
+        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
+        (s >> 8) as f32 / 16_777_216.0
+    };
+    let ops = 150_000;
+    for i in 0..ops {
+        let x = r();
+        let p = [r() * 40.0 - 20.0, r() * 40.0 - 20.0, r() * 40.0 - 20.0];
+        let half = [r() * 2.0, r() * 2.0, r() * 2.0];
+        let n = h.oracle.len();
+        let op = if x < 0.3 && n < 64 || n < 8 {
+            Op::Insert { center: p, half }
+        } else if x < 0.4 {
+            Op::Remove((r() * 1e6) as usize)
+        } else if x < 0.9 {
+            Op::Move {
+                which: (r() * 1e6) as usize,
+                to: [r() * 2.0 - 1.0, r() * 2.0 - 1.0, r() * 2.0 - 1.0],
+                half,
+                predicted: [r() - 0.5, r() - 0.5, r() - 0.5],
+                teleport: r() < 0.05,
+            }
+        } else if x < 0.97 {
+            Op::Pairs
+        } else if x < 0.975 {
+            Op::Rebuild
+        } else {
+            Op::Queries { a: p, b: [r() * 40.0 - 20.0, r() * 40.0 - 20.0, r() * 40.0 - 20.0], r: r() * 5.0 }
+        };
+        h.apply(&op);
+        if i % 50_000 == 0 {
+            h.check_pairs();
+        }
+    }
+}
+
+#[test]
+fn long_run_2d() {
+    long_run::<Vec2>(1);
+}
+
+#[test]
+fn long_run_3d() {
+    long_run::<Vec3>(2);
+}
