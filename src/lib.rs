@@ -3,6 +3,8 @@
 #![forbid(unsafe_code)]
 
 pub mod geometry;
+#[cfg(feature = "plugin")]
+pub mod plugin;
 pub mod tree;
 mod vector;
 
@@ -10,3 +12,21 @@ pub use geometry::{Ball, BoundingBox, Ray, SweepHit};
 pub use glam::{Vec2, Vec3};
 pub use tree::{DynamicTree, NodeId, ProxyId, RayHit, TreeError, TreeStats};
 pub use vector::Vector;
+
+#[cfg(feature = "plugin")]
+pub use plugin::{
+    Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CollisionConfig, CollisionEnded,
+    CollisionLayers, CollisionStarted, CollisionSystems, EndReason, QueryFilter, SpatialQuery,
+    Teleported, TrackedCollider, Velocity, VelocityPlugin,
+};
+
+/// Everything a game needs: `use bevy_aabb_tree::prelude::*;`.
+pub mod prelude {
+    pub use crate::geometry::{Ball, BoundingBox, Ray};
+    #[cfg(feature = "plugin")]
+    pub use crate::plugin::{
+        Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CollisionConfig, CollisionEnded,
+        CollisionLayers, CollisionStarted, CollisionSystems, EndReason, QueryFilter, ShapeHit,
+        SpatialQuery, Teleported, TrackedCollider, Velocity, VelocityPlugin,
+    };
+}

@@ -163,8 +163,13 @@ impl Scene<2> {
     /// `[1, 5] * vs`. Random numbers come from [`Lcg::new`], drawn per box in the order
     /// x, y, direction angle (`u * 2π`), speed.
     pub fn uniform(n: usize, vs: f32) -> Self {
+        Self::uniform_with_lcg(n, vs, &mut Lcg::new())
+    }
+
+    /// [`Self::uniform`] drawing from `lcg`, which is left after the last box's draws (the
+    /// rays of [`Scene::rays`] continue the same stream).
+    pub fn uniform_with_lcg(n: usize, vs: f32, lcg: &mut Lcg) -> Self {
         let side = 2.5 * (n as f32).sqrt();
-        let mut lcg = Lcg::new();
         let mut centers = Vec::with_capacity(n);
         let mut velocities = Vec::with_capacity(n);
         for _ in 0..n {
@@ -189,8 +194,13 @@ impl Scene<3> {
     /// draw gives the direction's z component directly, `z = 2 * u2 - 1` (Archimedes'
     /// hat-box theorem), so the direction is `(r cos φ, r sin φ, z)` with `r = sqrt(1 - z²)`.
     pub fn uniform(n: usize, vs: f32) -> Self {
+        Self::uniform_with_lcg(n, vs, &mut Lcg::new())
+    }
+
+    /// [`Self::uniform`] drawing from `lcg`, which is left after the last box's draws (the
+    /// rays of [`Scene::rays`] continue the same stream).
+    pub fn uniform_with_lcg(n: usize, vs: f32, lcg: &mut Lcg) -> Self {
         let side = 2.32 * (n as f32).cbrt();
-        let mut lcg = Lcg::new();
         let mut centers = Vec::with_capacity(n);
         let mut velocities = Vec::with_capacity(n);
         for _ in 0..n {

@@ -1,0 +1,260 @@
+//! The components users put on entities, and the one the plugin maintains.
+
+use bevy::prelude::*;
+
+use crate::Vector;
+use crate::geometry::{Ball, BoundingBox};
+use crate::tree::ProxyId;
+
+/// A box collider in the entity's local space: `half_extents` on each axis around
+/// `offset`.
+///
+/// Its world box follows the entity's transform (translation, scale, rotation: a rotated
+/// box's world box is the axis-aligned box enclosing it). Not to be confused with
+/// `bevy::camera::primitives::Aabb`, Bevy's culling box: import this one by path
+/// (`bevy_aabb_tree::Aabb`) or through this crate's prelude, never both by glob.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_aabb_tree::prelude::*;
+/// let wall = Aabb::new(Vec2::new(0.05, 3.0));
+/// let sensor = Aabb::new(Vec3::splat(0.5)).with_offset(Vec3::Y);
+/// ```
+#[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(Component, Debug, PartialEq)]
+#[require(Transform, TrackedCollider<V>)]
+pub struct Aabb<V: Vector> {
+    /// Half the size on each axis, `>= 0` (a zero extent is a flat box).
+    pub half_extents: V,
+    /// The box's center in the entity's local space. Default zero.
+    pub offset: V,
+}
+
+impl<V: Vector> Aabb<V> {
+    /// A box with these half extents, centered on the entity.
+    pub fn new(half_extents: V) -> Self {
+        Self {
+            half_extents,
+            offset: V::ZERO,
+        }
+    }
+
+    /// The same box centered at `offset` in local space.
+    pub fn with_offset(mut self, offset: V) -> Self {
+        self.offset = offset;
+        self
+    }
+}
+
+/// A sphere collider (a circle in 2D): `radius` around `offset` in local space.
+///
+/// Rotation does not change it; a non-uniform scale scales the radius by the largest
+/// scale factor.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(Component, Debug, PartialEq)]
+#[require(Transform, TrackedCollider<V>)]
+pub struct BoundingSphere<V: Vector> {
+    /// The radius, `>= 0`.
+    pub radius: f32,
+    /// The center in the entity's local space. Default zero.
+    pub offset: V,
+}
+
+impl<V: Vector> BoundingSphere<V> {
+    /// A sphere of this radius centered on the entity.
+    pub fn new(radius: f32) -> Self {
+        Self {
+            radius,
+            offset: V::ZERO,
+        }
+    }
+
+    /// The same sphere centered at `offset` in local space.
+    pub fn with_offset(mut self, offset: V) -> Self {
+        self.offset = offset;
+        self
+    }
+}
+
+/// Linear velocity in world units per second.
+///
+/// The plugin reads it to fatten boxes (so fast entities do not touch the tree every
+/// tick); it never writes it and never moves entities. Sweeps use the actual displacement
+/// since the last tick, not this value. [`VelocityPlugin`](crate::plugin::VelocityPlugin)
+/// is an opt-in helper that moves entities by it.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect, Deref, DerefMut)]
+#[reflect(Component, Debug, PartialEq, Default)]
+pub struct Velocity<V: Vector>(pub V);
+
+/// Which entities interact: two entities collide when each one's `memberships` share a
+/// bit with the other's `filters`. An entity without this component is a member of
+/// every layer and interacts with every layer ([`CollisionLayers::ALL`]).
+///
+/// ```
+/// # use bevy_aabb_tree::prelude::*;
+/// const PLAYER: u32 = 1 << 0;
+/// const ENEMY: u32 = 1 << 1;
+/// const BULLET: u32 = 1 << 2;
+/// // Bullets hit enemies only; enemies are hit by bullets and the player.
+/// let bullet = CollisionLayers::new(BULLET, ENEMY);
+/// let enemy = CollisionLayers::new(ENEMY, BULLET | PLAYER);
+/// assert!(bullet.interacts_with(&enemy));
+/// assert!(!bullet.interacts_with(&CollisionLayers::new(PLAYER, ENEMY)));
+/// ```
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash, Reflect)]
+#[reflect(Component, Debug, PartialEq, Default)]
+pub struct CollisionLayers {
+    /// The layers this entity is in.
+    pub memberships: u32,
+    /// The layers this entity interacts with.
+    pub filters: u32,
+}
+
+impl CollisionLayers {
+    /// Member of every layer, interacting with every layer (the default).
+    pub const ALL: Self = Self {
+        memberships: u32::MAX,
+        filters: u32::MAX,
+    };
+    /// In no layer, interacting with nothing: collides with nobody.
+    pub const NONE: Self = Self {
+        memberships: 0,
+        filters: 0,
+    };
+
+    /// Layers from two masks.
+    pub const fn new(memberships: u32, filters: u32) -> Self {
+        Self {
+            memberships,
+            filters,
+        }
+    }
+
+    /// Whether the two interact: each one's memberships meet the other's filters.
+    #[inline]
+    pub const fn interacts_with(&self, other: &Self) -> bool {
+        self.memberships & other.filters != 0 && other.memberships & self.filters != 0
+    }
+}
+
+impl Default for CollisionLayers {
+    fn default() -> Self {
+        Self::ALL
+    }
+}
+
+/// Marks the entity's last move as a teleport: the next tick does not sweep it from its
+/// previous position (so it does not hit whatever lay in between). The plugin removes
+/// the marker once the tick has used it.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_aabb_tree::prelude::*;
+/// fn respawn(mut commands: Commands, mut q: Query<(Entity, &mut Transform), With<Aabb<Vec2>>>) {
+///     for (entity, mut transform) in &mut q {
+///         transform.translation = Vec3::ZERO;
+///         commands.entity(entity).insert(Teleported);
+///     }
+/// }
+/// ```
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+#[reflect(Component, Debug, Default)]
+pub struct Teleported;
+
+/// The world shape of a collider this tick.
+#[derive(Clone, Copy, Debug, PartialEq, Reflect)]
+pub enum WorldShape<V: Vector> {
+    /// A box (an [`Aabb`] collider, rotated ones enclosed).
+    Box(BoundingBox<V>),
+    /// A sphere or circle (a [`BoundingSphere`] collider).
+    Ball(Ball<V>),
+}
+
+impl<V: Vector> WorldShape<V> {
+    /// The tight world box.
+    #[inline]
+    pub fn aabb(&self) -> BoundingBox<V> {
+        match self {
+            WorldShape::Box(b) => *b,
+            WorldShape::Ball(b) => b.bounding_box(),
+        }
+    }
+
+    /// The shape's center.
+    #[inline]
+    pub fn center(&self) -> V {
+        match self {
+            WorldShape::Box(b) => b.center(),
+            WorldShape::Ball(b) => b.center,
+        }
+    }
+
+    /// The shape moved by `offset`.
+    #[inline]
+    pub fn translated(&self, offset: V) -> Self {
+        match self {
+            WorldShape::Box(b) => WorldShape::Box(b.translated(offset)),
+            WorldShape::Ball(b) => WorldShape::Ball(b.translated(offset)),
+        }
+    }
+
+    /// Finite values and non-negative sizes.
+    #[inline]
+    pub fn is_valid(&self) -> bool {
+        match self {
+            WorldShape::Box(b) => b.is_valid(),
+            WorldShape::Ball(b) => b.is_valid(),
+        }
+    }
+}
+
+impl<V: Vector> Default for WorldShape<V> {
+    fn default() -> Self {
+        WorldShape::Box(BoundingBox::default())
+    }
+}
+
+/// What the plugin keeps for each collider, readable by users: the world shape, the fat
+/// box stored in the tree, the center at the previous tick (the start of the sweep) and
+/// the tree proxy.
+///
+/// Added automatically with [`Aabb`] or [`BoundingSphere`]; do not write it.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
+#[reflect(Component, Debug, Default)]
+pub struct TrackedCollider<V: Vector> {
+    pub(crate) shape: WorldShape<V>,
+    pub(crate) fat: BoundingBox<V>,
+    pub(crate) previous: V,
+    #[reflect(ignore)]
+    pub(crate) proxy: Option<ProxyId>,
+    /// The values were invalid at the last tick (warned once, left out of the tree).
+    pub(crate) invalid: bool,
+}
+
+impl<V: Vector> TrackedCollider<V> {
+    /// The world shape at the last tick.
+    pub fn world_shape(&self) -> WorldShape<V> {
+        self.shape
+    }
+
+    /// The tight world box at the last tick.
+    pub fn world_aabb(&self) -> BoundingBox<V> {
+        self.shape.aabb()
+    }
+
+    /// The fat box stored in the tree (encloses the tight box and this tick's sweep).
+    pub fn fat_aabb(&self) -> BoundingBox<V> {
+        self.fat
+    }
+
+    /// The shape's center at the tick before the last one: where the last sweep started.
+    pub fn previous_position(&self) -> V {
+        self.previous
+    }
+
+    /// The tree proxy, `None` while the entity is out of the tree (not yet processed,
+    /// disabled, or left out for invalid values).
+    pub fn proxy(&self) -> Option<ProxyId> {
+        self.proxy
+    }
+}

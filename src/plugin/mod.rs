@@ -1,0 +1,273 @@
+//! The Bevy plugin: components, the collision pipeline, events and spatial queries.
+//!
+//! # Setup
+//!
+//! Add [`AabbTreePlugin`] for each dimension you use, give entities an [`Aabb`] or a
+//! [`BoundingSphere`] (and a [`Velocity`] if they move fast), and read
+//! [`CollisionStarted`] / [`CollisionEnded`].
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use bevy_aabb_tree::prelude::*;
+//!
+//! fn main() {
+//!     App::new()
+//!         .add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
+//!         .add_plugins(AabbTreePlugin::<Vec3>::default())
+//!         .add_systems(Startup, setup)
+//!         .add_systems(Update, report)
+//!         .run();
+//! }
+//!
+//! fn setup(mut commands: Commands) {
+//!     commands.spawn((Transform::from_xyz(0.0, 1.0, 0.0), Aabb::new(Vec3::splat(0.5))));
+//!     commands.spawn((
+//!         Transform::from_xyz(-5.0, 1.0, 0.0),
+//!         BoundingSphere::<Vec3>::new(0.5),
+//!         Velocity(Vec3::X * 20.0),
+//!     ));
+//! }
+//!
+//! fn report(mut started: MessageReader<CollisionStarted>) {
+//!     for hit in started.read() {
+//!         info!("{} hit {} at t = {}", hit.entity, hit.other, hit.time_of_impact);
+//!     }
+//! }
+//! ```
+//!
+//! 2D is the same with `Vec2` (`AabbTreePlugin::<Vec2>`, `Aabb::new(Vec2::splat(0.5))`);
+//! an app may add both, and each dimension has its own tree. Only the x and y of a 2D
+//! entity's transform matter.
+//!
+//! # Events
+//!
+//! Each event is both a [`Message`] (read with `MessageReader`, one per pair) and an
+//! [`EntityEvent`] triggered on both entities, so an observer on one entity sees only its
+//! own collisions with itself as `entity`:
+//!
+//! ```
+//! # use bevy::prelude::*;
+//! # use bevy_aabb_tree::prelude::*;
+//! fn spawn_door(mut commands: Commands) {
+//!     commands
+//!         .spawn((Transform::default(), Aabb::new(Vec2::new(0.5, 2.0))))
+//!         .observe(|hit: On<CollisionStarted>| info!("door touched by {}", hit.other));
+//! }
+//! ```
+//!
+//! Every `CollisionStarted` gets exactly one `CollisionEnded`, also when an entity is
+//! despawned, loses its collider, is [`Disabled`](bevy::ecs::entity_disabling::Disabled),
+//! gets invalid values, or its [`CollisionLayers`] stop matching ([`EndReason`] says
+//! which). An object that passes completely through another within one tick gets both in
+//! that tick, the start with its time of impact.
+//!
+//! # Layers
+//!
+//! [`CollisionLayers`] holds two `u32` masks; two entities interact when each one's
+//! memberships meet the other's filters. No component means every layer.
+//!
+//! # Spatial queries
+//!
+//! [`SpatialQuery`] is a system parameter over the same tree: closest ray hit, every ray
+//! hit, point, box and sphere overlap, and box cast, each with a [`QueryFilter`].
+//!
+//! # Configuration
+//!
+//! [`CollisionConfig`] (a resource) holds the margin, the velocity multiplier for fat
+//! boxes, whether swept tests run, and a switch for the whole pipeline. The schedule is
+//! set on the plugin: `AabbTreePlugin::<Vec3>::new(Update)`; the default is
+//! `FixedPostUpdate`. Order your systems with [`CollisionSystems`].
+//!
+//! # Teleports
+//!
+//! Swept tests follow each entity from where it was at the previous tick. For a move that
+//! is a jump, not a motion, insert [`Teleported`] with it and the next tick does not
+//! sweep.
+//!
+//! # FAQ: why no events?
+//!
+//! - The schedule did not run: with the default `FixedPostUpdate`, the app needs
+//!   `TimePlugin` (in `MinimalPlugins` and `DefaultPlugins`) and some time to pass. Tests
+//!   can use `AabbTreePlugin::new(Update)` or advance `Time<Fixed>`.
+//! - Layers: both entities' memberships must meet the other's filters.
+//! - You read `MessageReader<CollisionStarted>` in a system that runs before the
+//!   pipeline in the same frame: it sees the events next frame.
+//! - The entity got invalid values (NaN, negative size): look for the warning naming it.
+//! - You imported Bevy's `Aabb` (`bevy::camera::primitives::Aabb`) instead of this
+//!   crate's.
+
+mod components;
+mod events;
+mod motion;
+mod pipeline;
+mod spatial;
+mod state;
+
+use core::marker::PhantomData;
+
+use bevy::diagnostic::{Diagnostic, DiagnosticPath, Diagnostics, RegisterDiagnostic};
+use bevy::ecs::entity_disabling::Disabled;
+use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
+use bevy::prelude::*;
+
+use crate::Vector;
+
+pub use components::{
+    Aabb, BoundingSphere, CollisionLayers, Teleported, TrackedCollider, Velocity, WorldShape,
+};
+pub use events::{CollisionEnded, CollisionStarted, EndReason};
+pub use motion::VelocityPlugin;
+pub use spatial::{QueryFilter, ShapeHit, SpatialQuery};
+pub use state::{AabbTree, StepStats, SweptHit};
+
+/// The stages of one collision tick, in order. Order your systems against them, for
+/// example `.after(CollisionSystems::Events)` to read this tick's events.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CollisionSystems {
+    /// World shapes from transforms, new colliders into the tree, fat boxes and tree
+    /// updates.
+    Prepare,
+    /// New candidate pairs from the tree (layers filter here).
+    BroadPhase,
+    /// Exact and swept tests of every candidate pair.
+    NarrowPhase,
+    /// Messages written and entity events triggered.
+    Events,
+}
+
+/// Settings of the collision pipeline, shared by 2D and 3D.
+#[derive(Resource, Clone, Debug, PartialEq, Reflect)]
+#[reflect(Resource, Debug, Default)]
+pub struct CollisionConfig {
+    /// Extra room around each fat box, in world units, so that small motions do not
+    /// touch the tree. Default `0.05`.
+    pub margin: f32,
+    /// Fat boxes are also extended along `Velocity × step × velocity_multiplier`, so a
+    /// moving entity updates the tree about once every `velocity_multiplier` ticks.
+    /// Default `2.0`. Only the tree's update rate depends on it, never the events.
+    pub velocity_multiplier: f32,
+    /// Whether pairs that do not overlap at the end of a tick are swept over the tick's
+    /// displacements, so fast objects cannot tunnel. Default `true`.
+    pub swept: bool,
+    /// Whether the pipeline runs at all. Default `true`.
+    pub enabled: bool,
+}
+
+impl Default for CollisionConfig {
+    fn default() -> Self {
+        Self {
+            margin: crate::tree::DEFAULT_MARGIN,
+            velocity_multiplier: 2.0,
+            swept: true,
+            enabled: true,
+        }
+    }
+}
+
+/// Collision detection for one dimension: `AabbTreePlugin::<Vec2>` or
+/// `AabbTreePlugin::<Vec3>`. Adds the [`AabbTree`] resource, the [`CollisionConfig`]
+/// resource (if absent), the events and the pipeline. Draws nothing (see the `debug`
+/// feature) and never moves entities (see [`VelocityPlugin`]).
+pub struct AabbTreePlugin<V: Vector> {
+    schedule: InternedScheduleLabel,
+    _marker: PhantomData<fn() -> V>,
+}
+
+impl<V: Vector> AabbTreePlugin<V> {
+    /// The plugin running its pipeline in `schedule`.
+    pub fn new(schedule: impl ScheduleLabel) -> Self {
+        Self {
+            schedule: schedule.intern(),
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<V: Vector> Default for AabbTreePlugin<V> {
+    /// Runs in `FixedPostUpdate`.
+    fn default() -> Self {
+        Self::new(FixedPostUpdate)
+    }
+}
+
+/// Diagnostic paths: `aabb_tree_2d/...` and `aabb_tree_3d/...`.
+pub mod diagnostics {
+    use bevy::diagnostic::DiagnosticPath;
+
+    /// Milliseconds of the whole tick, 2D.
+    pub const TICK_MS_2D: DiagnosticPath = DiagnosticPath::const_new("aabb_tree_2d/tick_ms");
+    /// Milliseconds of the whole tick, 3D.
+    pub const TICK_MS_3D: DiagnosticPath = DiagnosticPath::const_new("aabb_tree_3d/tick_ms");
+    /// Touching pairs, 2D.
+    pub const TOUCHING_2D: DiagnosticPath = DiagnosticPath::const_new("aabb_tree_2d/touching");
+    /// Touching pairs, 3D.
+    pub const TOUCHING_3D: DiagnosticPath = DiagnosticPath::const_new("aabb_tree_3d/touching");
+}
+
+fn paths<V: Vector>() -> (DiagnosticPath, DiagnosticPath) {
+    if V::DIM == 2 {
+        (diagnostics::TICK_MS_2D, diagnostics::TOUCHING_2D)
+    } else {
+        (diagnostics::TICK_MS_3D, diagnostics::TOUCHING_3D)
+    }
+}
+
+fn record_diagnostics<V: Vector>(state: Res<AabbTree<V>>, mut diagnostics: Diagnostics) {
+    let (tick, touching) = paths::<V>();
+    let stats = *state.stats();
+    diagnostics.add_measurement(&tick, || stats.total_ms() as f64);
+    diagnostics.add_measurement(&touching, || stats.touching as f64);
+}
+
+impl<V: Vector> Plugin for AabbTreePlugin<V>
+where
+    V: bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+{
+    fn build(&self, app: &mut App) {
+        let schedule = self.schedule;
+        app.init_resource::<CollisionConfig>()
+            .init_resource::<AabbTree<V>>()
+            .add_message::<CollisionStarted>()
+            .add_message::<CollisionEnded>()
+            .register_type::<CollisionConfig>()
+            .register_type::<Aabb<V>>()
+            .register_type::<BoundingSphere<V>>()
+            .register_type::<Velocity<V>>()
+            .register_type::<CollisionLayers>()
+            .register_type::<Teleported>()
+            .register_type::<TrackedCollider<V>>()
+            .register_type::<CollisionStarted>()
+            .register_type::<CollisionEnded>()
+            .configure_sets(
+                schedule,
+                (
+                    CollisionSystems::Prepare,
+                    CollisionSystems::BroadPhase,
+                    CollisionSystems::NarrowPhase,
+                    CollisionSystems::Events,
+                )
+                    .chain(),
+            )
+            .add_systems(
+                schedule,
+                (
+                    pipeline::prepare::<V>.in_set(CollisionSystems::Prepare),
+                    pipeline::broad_phase::<V>.in_set(CollisionSystems::BroadPhase),
+                    pipeline::narrow_phase::<V>.in_set(CollisionSystems::NarrowPhase),
+                    (pipeline::emit_events::<V>, record_diagnostics::<V>)
+                        .chain()
+                        .in_set(CollisionSystems::Events),
+                )
+                    .run_if(|config: Res<CollisionConfig>| config.enabled),
+            )
+            .add_observer(pipeline::on_collider_gone::<V, Remove, Aabb<V>>)
+            .add_observer(pipeline::on_collider_gone::<V, Remove, BoundingSphere<V>>)
+            .add_observer(pipeline::on_collider_gone::<V, Add, Disabled>);
+        let (tick, touching) = paths::<V>();
+        app.register_diagnostic(Diagnostic::new(tick).with_suffix("ms"))
+            .register_diagnostic(Diagnostic::new(touching));
+    }
+}

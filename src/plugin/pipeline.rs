@@ -1,0 +1,468 @@
+//! The systems and observers of one tick.
+
+use bevy::ecs::entity_disabling::Disabled;
+use bevy::math::Affine3A;
+use bevy::platform::time::Instant;
+use bevy::prelude::*;
+
+use crate::Vector;
+use crate::geometry::{Ball, BoundingBox, sweep_ball_box, sweep_balls, sweep_boxes};
+use crate::plugin::state::{Body, Pair, SweptHit, pair_key};
+use crate::plugin::{
+    Aabb, AabbTree, BoundingSphere, CollisionConfig, CollisionEnded, CollisionLayers,
+    CollisionStarted, EndReason, Teleported, TrackedCollider, Velocity, WorldShape,
+};
+
+/// The entity's world transform, computed from `Transform` up the `ChildOf` chain so that
+/// moves made earlier in the same frame (in `FixedUpdate`) count, even though
+/// `GlobalTransform` is only propagated in `PostUpdate`.
+fn world_affine(
+    transform: &Transform,
+    parent: Option<&ChildOf>,
+    hierarchy: &Query<(&Transform, Option<&ChildOf>), Allow<Disabled>>,
+) -> Affine3A {
+    let mut affine = transform.compute_affine();
+    let mut next = parent.map(ChildOf::parent);
+    // A cycle cannot happen in Bevy's hierarchy; the bound only guards against a broken one.
+    let mut depth = 0;
+    while let Some(p) = next {
+        let Ok((t, up)) = hierarchy.get(p) else { break };
+        affine = t.compute_affine() * affine;
+        next = up.map(ChildOf::parent);
+        depth += 1;
+        if depth > 1024 {
+            break;
+        }
+    }
+    affine
+}
+
+/// The world box enclosing a local box under an affine map: the center is mapped, and
+/// each world half extent is the sum of the local half extents weighted by the absolute
+/// values of the matrix row (which encloses a rotated box).
+fn world_box<V: Vector>(affine: &Affine3A, half: V, offset: V) -> BoundingBox<V> {
+    let center = affine.transform_point3(offset.extend_to_3d());
+    let h = half.extend_to_3d();
+    let m = affine.matrix3;
+    let world_half = m.x_axis.abs() * h.x + m.y_axis.abs() * h.y + m.z_axis.abs() * h.z;
+    let world_half = Vec3::from(world_half);
+    BoundingBox::from_center_half_extents(
+        V::truncate_from_3d(center.into()),
+        V::truncate_from_3d(world_half),
+    )
+}
+
+fn world_ball<V: Vector>(affine: &Affine3A, radius: f32, offset: V) -> Ball<V> {
+    let center = affine.transform_point3(offset.extend_to_3d());
+    let m = affine.matrix3;
+    let scale = if V::DIM == 2 {
+        m.x_axis.length().max(m.y_axis.length())
+    } else {
+        m.x_axis.length().max(m.y_axis.length()).max(m.z_axis.length())
+    };
+    Ball::new(V::truncate_from_3d(center.into()), radius * scale)
+}
+
+/// Describes what is invalid about a collider, for the one warning.
+fn invalid_reason<V: Vector>(
+    shape: &WorldShape<V>,
+    aabb: Option<&Aabb<V>>,
+    sphere: Option<&BoundingSphere<V>>,
+    velocity: V,
+    transform: &Transform,
+) -> Option<String> {
+    if !transform.translation.is_finite() {
+        return Some(format!("translation {:?}", transform.translation));
+    }
+    if !transform.scale.is_finite() {
+        return Some(format!("scale {:?}", transform.scale));
+    }
+    if !transform.rotation.is_finite() {
+        return Some(format!("rotation {:?}", transform.rotation));
+    }
+    if let Some(a) = aabb
+        && !(a.half_extents.is_finite() && V::ZERO.all_le(a.half_extents) && a.offset.is_finite())
+    {
+        return Some(format!("Aabb half extents {:?} offset {:?}", a.half_extents, a.offset));
+    }
+    if let Some(s) = sphere
+        && !(s.radius.is_finite() && s.radius >= 0.0 && s.offset.is_finite())
+    {
+        return Some(format!("BoundingSphere radius {} offset {:?}", s.radius, s.offset));
+    }
+    if !velocity.is_finite() {
+        return Some(format!("Velocity {velocity:?}"));
+    }
+    if !shape.is_valid() {
+        return Some(format!("world shape {shape:?} (parent transform?)"));
+    }
+    None
+}
+
+type ColliderItem<'a, V> = (
+    Entity,
+    &'a mut TrackedCollider<V>,
+    &'a Transform,
+    Option<&'a ChildOf>,
+    Option<&'a Aabb<V>>,
+    Option<&'a BoundingSphere<V>>,
+    Option<&'a Velocity<V>>,
+    Option<&'a CollisionLayers>,
+    Has<Teleported>,
+);
+
+/// Stage 1–3: world shapes from transforms, validity, insertion, fattening, tree update.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn prepare<V: Vector>(
+    mut commands: Commands,
+    time: Res<Time>,
+    config: Res<CollisionConfig>,
+    mut state: ResMut<AabbTree<V>>,
+    mut colliders: Query<ColliderItem<V>>,
+    hierarchy: Query<(&Transform, Option<&ChildOf>), Allow<Disabled>>,
+) {
+    let start = Instant::now();
+    let state = &mut *state;
+    if state.tree.margin() != config.margin {
+        let _ = state.tree.set_margin(config.margin.max(0.0));
+    }
+    state.stats.started = 0;
+    state.stats.ended = state.ended.len();
+    state.swept_hits.clear();
+    let dt = time.delta_secs();
+    let predict = dt * config.velocity_multiplier;
+    for (entity, mut tracked, transform, parent, aabb, sphere, velocity, layers, teleported) in
+        &mut colliders
+    {
+        if teleported {
+            commands.entity(entity).remove::<Teleported>();
+        }
+        let affine = world_affine(transform, parent, &hierarchy);
+        let shape = match (aabb, sphere) {
+            (Some(a), _) => WorldShape::Box(world_box(&affine, a.half_extents, a.offset)),
+            (None, Some(s)) => WorldShape::Ball(world_ball(&affine, s.radius, s.offset)),
+            (None, None) => continue,
+        };
+        let velocity = velocity.map_or(V::ZERO, |v| v.0);
+        let layers = layers.copied().unwrap_or_default();
+        let mut problem = invalid_reason(&shape, aabb, sphere, velocity, transform);
+
+        let displacement = match tracked.proxy {
+            Some(_) if !teleported && config.swept => shape.center() - tracked.shape.center(),
+            _ => V::ZERO,
+        };
+        let swept = shape.aabb().swept(-displacement);
+        let predicted = velocity * predict;
+        if problem.is_none() && !(swept.is_valid() && predicted.is_finite()) {
+            problem = Some(format!("sweep {swept:?} or prediction {predicted:?} overflows"));
+        }
+
+        if let Some(what) = problem {
+            if !tracked.invalid {
+                warn!(
+                    "bevy_aabb_tree: entity {entity} left out of collision detection until its values are valid: {what}"
+                );
+                tracked.invalid = true;
+            }
+            if let Some(id) = tracked.proxy.take() {
+                state.remove_proxy(id, EndReason::Invalid);
+            }
+            continue;
+        }
+        if tracked.invalid {
+            info!("bevy_aabb_tree: entity {entity} is valid again and back in collision detection");
+            tracked.invalid = false;
+        }
+
+        let id = match tracked.proxy {
+            Some(id) => {
+                let layers_changed = state.body(id).is_some_and(|b| b.layers != layers);
+                match state.tree.move_proxy(id, swept, predicted) {
+                    Ok(false) if layers_changed => {
+                        // Same box, but pairs must be looked for again.
+                        let fat = tracked.fat;
+                        let _ = state.tree.set_fat_box(id, fat);
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        warn!("bevy_aabb_tree: entity {entity} left out of collision detection: {e}");
+                        tracked.invalid = true;
+                        tracked.proxy = None;
+                        state.remove_proxy(id, EndReason::Invalid);
+                        continue;
+                    }
+                }
+                id
+            }
+            None => {
+                let fat = state.tree.fatten(&swept, predicted);
+                let created = state
+                    .tree
+                    .create_proxy(swept, entity)
+                    .and_then(|id| state.tree.set_fat_box(id, fat).map(|_| id));
+                match created {
+                    Ok(id) => {
+                        tracked.proxy = Some(id);
+                        id
+                    }
+                    Err(e) => {
+                        warn!("bevy_aabb_tree: entity {entity} left out of collision detection: {e}");
+                        tracked.invalid = true;
+                        continue;
+                    }
+                }
+            }
+        };
+        tracked.previous = shape.center() - displacement;
+        tracked.shape = shape;
+        tracked.fat = state.tree.fat_box(id).unwrap_or(tracked.fat);
+        state.set_body(
+            id,
+            Body {
+                entity,
+                shape,
+                displacement,
+                layers,
+            },
+        );
+    }
+    state.stats.moved = state.tree.moved_count();
+    state.stats.proxies = state.tree.len();
+    state.stats.prepare_ms = start.elapsed().as_secs_f32() * 1000.0;
+}
+
+/// Stage 4: new candidate pairs from the tree, filtered by layers.
+pub(crate) fn broad_phase<V: Vector>(mut state: ResMut<AabbTree<V>>) {
+    let start = Instant::now();
+    let state = &mut *state;
+    let mut new_pairs = core::mem::take(&mut state.scratch_pairs);
+    new_pairs.clear();
+    state.tree.update_pairs(&mut new_pairs);
+    let mut added = 0;
+    for &(a, b) in &new_pairs {
+        let key = pair_key(a, b);
+        if state.pair_index.contains_key(&key) {
+            continue;
+        }
+        let (Some(ba), Some(bb)) = (state.body(a), state.body(b)) else {
+            continue;
+        };
+        if !ba.layers.interacts_with(&bb.layers) {
+            continue;
+        }
+        state.pair_index.insert(key, state.pairs.len() as u32);
+        state.pairs.push(Pair {
+            a,
+            b,
+            touching: false,
+        });
+        added += 1;
+    }
+    state.stats.new_candidates = added;
+    state.scratch_pairs = new_pairs;
+    state.stats.broad_ms = start.elapsed().as_secs_f32() * 1000.0;
+}
+
+/// Whether two world shapes overlap now (inclusive).
+fn shapes_overlap<V: Vector>(a: &WorldShape<V>, b: &WorldShape<V>) -> bool {
+    match (a, b) {
+        (WorldShape::Box(x), WorldShape::Box(y)) => x.overlaps(y),
+        (WorldShape::Ball(x), WorldShape::Ball(y)) => x.overlaps(y),
+        (WorldShape::Ball(x), WorldShape::Box(y)) | (WorldShape::Box(y), WorldShape::Ball(x)) => {
+            x.overlaps_box(y)
+        }
+    }
+}
+
+/// A normal from `a` towards `b` for shapes that already overlap: the axis of least
+/// penetration for two boxes, the line of centers otherwise (zero when centers coincide).
+fn overlap_normal<V: Vector>(a: &WorldShape<V>, b: &WorldShape<V>) -> V {
+    if let (WorldShape::Box(x), WorldShape::Box(y)) = (a, b) {
+        let mut best = f32::INFINITY;
+        let mut normal = V::ZERO;
+        let d = y.center() - x.center();
+        for axis in 0..V::DIM {
+            let depth = x.max.axis(axis).min(y.max.axis(axis)) - x.min.axis(axis).max(y.min.axis(axis));
+            if depth < best {
+                best = depth;
+                normal = V::ZERO;
+                normal.set_axis(axis, if d.axis(axis) < 0.0 { -1.0 } else { 1.0 });
+            }
+        }
+        return normal;
+    }
+    let d = b.center() - a.center();
+    let len = d.dot(d).sqrt();
+    if len > 0.0 { d / len } else { V::ZERO }
+}
+
+/// The swept test of a pair over the tick: first contact and normal, or `None`.
+fn sweep<V: Vector>(a0: &WorldShape<V>, da: V, b0: &WorldShape<V>, db: V) -> Option<(f32, V)> {
+    let hit = match (a0, b0) {
+        (WorldShape::Box(x), WorldShape::Box(y)) => sweep_boxes(x, da, y, db),
+        (WorldShape::Ball(x), WorldShape::Ball(y)) => sweep_balls(x, da, y, db),
+        (WorldShape::Ball(x), WorldShape::Box(y)) => sweep_ball_box(x, da, y, db),
+        (WorldShape::Box(x), WorldShape::Ball(y)) => {
+            sweep_ball_box(y, db, x, da).map(|mut h| {
+                h.normal = -h.normal;
+                h
+            })
+        }
+    }?;
+    Some((hit.u0, hit.normal))
+}
+
+/// Stage 5: exact and swept tests of every candidate pair; records the transitions.
+pub(crate) fn narrow_phase<V: Vector>(config: Res<CollisionConfig>, mut state: ResMut<AabbTree<V>>) {
+    let start = Instant::now();
+    let state = &mut *state;
+    let mut i = 0;
+    let mut swept_hits = 0;
+    while i < state.pairs.len() {
+        let pair = state.pairs[i];
+        let (Some(a), Some(b)) = (state.body(pair.a).copied(), state.body(pair.b).copied()) else {
+            state.remove_pair_at(i);
+            continue;
+        };
+        let layers_ok = a.layers.interacts_with(&b.layers);
+        let touching = layers_ok && shapes_overlap(&a.shape, &b.shape);
+        let moving = a.displacement != V::ZERO || b.displacement != V::ZERO;
+        if pair.touching && !touching {
+            let reason = if layers_ok { EndReason::Separated } else { EndReason::LayersChanged };
+            state.ended.push((a.entity, b.entity, reason));
+        } else if !pair.touching && layers_ok {
+            let a0 = a.shape.translated(-a.displacement);
+            let b0 = b.shape.translated(-b.displacement);
+            let hit = if !moving || !config.swept {
+                touching.then(|| (0.0, overlap_normal(&a.shape, &b.shape)))
+            } else if shapes_overlap(&a0, &b0) {
+                Some((0.0, overlap_normal(&a0, &b0)))
+            } else {
+                sweep(&a0, a.displacement, &b0, b.displacement)
+                    .or_else(|| touching.then(|| (1.0, overlap_normal(&a.shape, &b.shape))))
+            };
+            if let Some((toi, normal)) = hit {
+                state.started.push((a.entity, b.entity, toi, normal));
+                if toi > 0.0 {
+                    state.swept_hits.push(SweptHit {
+                        entity: a.entity,
+                        other: b.entity,
+                        position: a0.center() + a.displacement * toi,
+                        time_of_impact: toi,
+                    });
+                }
+                if !touching {
+                    swept_hits += 1;
+                    state.ended.push((a.entity, b.entity, EndReason::PassedThrough));
+                }
+            }
+        }
+        state.pairs[i].touching = touching;
+        let fat_overlap = match (state.tree.fat_box(pair.a), state.tree.fat_box(pair.b)) {
+            (Some(x), Some(y)) => x.overlaps(&y),
+            _ => false,
+        };
+        if !layers_ok || (!fat_overlap && !touching) {
+            state.remove_pair_at(i);
+        } else {
+            i += 1;
+        }
+    }
+    state.stats.swept_hits = swept_hits;
+    state.stats.candidates = state.pairs.len();
+    state.stats.touching = state.pairs.iter().filter(|p| p.touching).count();
+    state.stats.narrow_ms = start.elapsed().as_secs_f32() * 1000.0;
+}
+
+/// Triggers an entity event only if its target still exists when commands are applied
+/// (the entity may be despawned in the same frame).
+fn trigger_if_alive<E>(commands: &mut Commands, event: E)
+where
+    E: for<'a> EntityEvent<Trigger<'a>: Default> + Copy + Send + Sync + 'static,
+{
+    commands.queue(move |world: &mut World| {
+        if world.get_entity(event.event_target()).is_ok() {
+            world.trigger(event);
+        }
+    });
+}
+
+/// Writes the recorded ends as messages and entity events.
+pub(crate) fn flush_ended<V: Vector>(
+    state: &mut AabbTree<V>,
+    writer: &mut MessageWriter<CollisionEnded>,
+    commands: &mut Commands,
+) {
+    for (a, b, reason) in state.ended.drain(..) {
+        let event = CollisionEnded {
+            entity: a,
+            other: b,
+            reason,
+        };
+        writer.write(event);
+        trigger_if_alive(commands, event);
+        trigger_if_alive(
+            commands,
+            CollisionEnded {
+                entity: b,
+                other: a,
+                reason,
+            },
+        );
+    }
+}
+
+/// Stage 6: writes this tick's messages and triggers the entity events, starts before
+/// ends (a pass-through gives both, in that order).
+pub(crate) fn emit_events<V: Vector>(
+    mut commands: Commands,
+    mut state: ResMut<AabbTree<V>>,
+    mut started: MessageWriter<CollisionStarted>,
+    mut ended: MessageWriter<CollisionEnded>,
+) {
+    let start = Instant::now();
+    let state = &mut *state;
+    state.stats.started = state.started.len();
+    state.stats.ended += state.ended.len();
+    for (a, b, toi, normal) in state.started.drain(..) {
+        let n = normal.extend_to_3d();
+        let event = CollisionStarted {
+            entity: a,
+            other: b,
+            time_of_impact: toi,
+            normal: n,
+        };
+        started.write(event);
+        trigger_if_alive(&mut commands, event);
+        trigger_if_alive(
+            &mut commands,
+            CollisionStarted {
+                entity: b,
+                other: a,
+                time_of_impact: toi,
+                normal: -n,
+            },
+        );
+    }
+    flush_ended(state, &mut ended, &mut commands);
+    state.stats.events_ms = start.elapsed().as_secs_f32() * 1000.0;
+}
+
+/// Observer: a collider component was removed (also on despawn) or the entity was
+/// disabled. The proxy leaves the tree at once and its touching pairs end.
+pub(crate) fn on_collider_gone<V: Vector, E: EntityEvent, C: Component>(
+    event: On<E, C>,
+    mut colliders: Query<&mut TrackedCollider<V>, Allow<Disabled>>,
+    mut state: ResMut<AabbTree<V>>,
+    mut ended: MessageWriter<CollisionEnded>,
+    mut commands: Commands,
+) {
+    let entity = event.event_target();
+    let Ok(mut tracked) = colliders.get_mut(entity) else {
+        return;
+    };
+    if let Some(id) = tracked.proxy.take() {
+        state.remove_proxy(id, EndReason::Removed);
+        flush_ended(&mut state, &mut ended, &mut commands);
+    }
+}

@@ -1,0 +1,243 @@
+//! Spatial queries over the collision tree.
+
+use bevy::ecs::system::SystemParam;
+use bevy::prelude::*;
+use smallvec::SmallVec;
+
+use crate::Vector;
+use crate::geometry::{Ball, BoundingBox, Ray, sweep_ball_box};
+use crate::plugin::state::Body;
+use crate::plugin::{AabbTree, WorldShape};
+
+/// Which entities a spatial query may return.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueryFilter {
+    /// An entity is a candidate when its `CollisionLayers::memberships` share a bit with
+    /// this mask. Default: every layer.
+    pub mask: u32,
+    /// Entities never returned (for example the caster itself). Default: none.
+    pub excluded: SmallVec<[Entity; 4]>,
+}
+
+impl Default for QueryFilter {
+    fn default() -> Self {
+        Self {
+            mask: u32::MAX,
+            excluded: SmallVec::new(),
+        }
+    }
+}
+
+impl QueryFilter {
+    /// Only entities in these layers.
+    pub fn with_mask(mut self, mask: u32) -> Self {
+        self.mask = mask;
+        self
+    }
+
+    /// Never return these entities.
+    pub fn excluding(mut self, entities: impl IntoIterator<Item = Entity>) -> Self {
+        self.excluded.extend(entities);
+        self
+    }
+
+    #[inline]
+    fn accepts<V: Vector>(&self, body: &Body<V>) -> bool {
+        body.layers.memberships & self.mask != 0 && !self.excluded.contains(&body.entity)
+    }
+}
+
+/// A ray or cast hit on an entity.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShapeHit<V: Vector> {
+    /// The entity hit.
+    pub entity: Entity,
+    /// The ray parameter (a distance for a unit direction).
+    pub t: f32,
+    /// Where the ray (or the cast shape's center) is at the hit.
+    pub point: V,
+    /// Outward unit normal of the surface hit (zero when the ray starts inside).
+    pub normal: V,
+}
+
+/// Spatial queries on the collision tree of one dimension, as a system parameter.
+///
+/// Shapes are those of the last tick. Every query takes a [`QueryFilter`].
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_aabb_tree::prelude::*;
+/// fn aim(query: SpatialQuery<Vec3>, player: Single<Entity, With<Velocity<Vec3>>>) {
+///     let ray = Ray::new(Vec3::ZERO, Vec3::X);
+///     let filter = QueryFilter::default().excluding([*player]);
+///     if let Some(hit) = query.cast_ray(&ray, 100.0, &filter) {
+///         info!("hit {} at distance {}", hit.entity, hit.t);
+///     }
+/// }
+/// ```
+#[derive(SystemParam)]
+pub struct SpatialQuery<'w, V: Vector> {
+    state: Res<'w, AabbTree<V>>,
+}
+
+impl<V: Vector> SpatialQuery<'_, V> {
+    fn body(&self, id: crate::ProxyId) -> Option<&Body<V>> {
+        self.state.body(id)
+    }
+
+    /// The closest entity hit by `ray` within `max_t`.
+    pub fn cast_ray(&self, ray: &Ray<V>, max_t: f32, filter: &QueryFilter) -> Option<ShapeHit<V>> {
+        let mut normal = V::ZERO;
+        let hit = self.state.tree.cast_ray(ray, max_t, |id, _| {
+            let body = self.body(id).filter(|b| filter.accepts(b))?;
+            let (t, n) = ray_shape(ray, &body.shape, max_t)?;
+            normal = n;
+            Some(t)
+        })?;
+        // `normal` holds the last accepted hit, which may not be the closest: recompute.
+        let body = self.body(hit.proxy)?;
+        let (t, n) = ray_shape(ray, &body.shape, max_t).unwrap_or((hit.t, normal));
+        Some(ShapeHit {
+            entity: body.entity,
+            t,
+            point: ray.at(t),
+            normal: n,
+        })
+    }
+
+    /// Every entity hit by `ray` within `max_t`, nearest first.
+    pub fn ray_hits(&self, ray: &Ray<V>, max_t: f32, filter: &QueryFilter) -> Vec<ShapeHit<V>> {
+        let mut hits = Vec::new();
+        self.state.tree.ray_hits(ray, max_t, |id, _, _| {
+            if let Some(body) = self.body(id).filter(|b| filter.accepts(b))
+                && let Some((t, normal)) = ray_shape(ray, &body.shape, max_t)
+            {
+                hits.push(ShapeHit {
+                    entity: body.entity,
+                    t,
+                    point: ray.at(t),
+                    normal,
+                });
+            }
+            true
+        });
+        hits.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.entity.cmp(&b.entity)));
+        hits
+    }
+
+    /// Every entity whose shape contains `point`.
+    pub fn point(&self, point: V, filter: &QueryFilter) -> Vec<Entity> {
+        let mut out = Vec::new();
+        self.state.tree.query_point(point, |id, _| {
+            if let Some(body) = self.body(id).filter(|b| filter.accepts(b)) {
+                let inside = match body.shape {
+                    WorldShape::Box(b) => b.contains_point(point),
+                    WorldShape::Ball(b) => b.contains_point(point),
+                };
+                if inside {
+                    out.push(body.entity);
+                }
+            }
+            true
+        });
+        out
+    }
+
+    /// Every entity whose shape overlaps `aabb`.
+    pub fn aabb(&self, aabb: &BoundingBox<V>, filter: &QueryFilter) -> Vec<Entity> {
+        let mut out = Vec::new();
+        self.state.tree.query_box(aabb, |id, _| {
+            if let Some(body) = self.body(id).filter(|b| filter.accepts(b)) {
+                let overlaps = match body.shape {
+                    WorldShape::Box(b) => b.overlaps(aabb),
+                    WorldShape::Ball(b) => b.overlaps_box(aabb),
+                };
+                if overlaps {
+                    out.push(body.entity);
+                }
+            }
+            true
+        });
+        out
+    }
+
+    /// Every entity whose shape overlaps the sphere (circle in 2D).
+    pub fn sphere(&self, center: V, radius: f32, filter: &QueryFilter) -> Vec<Entity> {
+        let ball = Ball::new(center, radius);
+        let mut out = Vec::new();
+        self.state.tree.query_ball(&ball, |id, _| {
+            if let Some(body) = self.body(id).filter(|b| filter.accepts(b)) {
+                let overlaps = match body.shape {
+                    WorldShape::Box(b) => ball.overlaps_box(&b),
+                    WorldShape::Ball(b) => ball.overlaps(&b),
+                };
+                if overlaps {
+                    out.push(body.entity);
+                }
+            }
+            true
+        });
+        out
+    }
+
+    /// Sweeps `shape` (a box in world space) along `direction` up to `max_t`: the first
+    /// entity it touches. `point` is the box's center at the hit; `normal` the outward
+    /// normal of the surface hit.
+    pub fn cast_box(
+        &self,
+        shape: &BoundingBox<V>,
+        direction: V,
+        max_t: f32,
+        filter: &QueryFilter,
+    ) -> Option<ShapeHit<V>> {
+        if !shape.is_valid() {
+            return None;
+        }
+        let ray = Ray::new(shape.center(), direction);
+        let hit = self.state.tree.cast_box(&ray, shape.half_extents(), max_t, |id, _| {
+            let body = self.body(id).filter(|b| filter.accepts(b))?;
+            cast_shape(shape, direction, max_t, &body.shape).map(|h| h.0)
+        })?;
+        let body = self.body(hit.proxy)?;
+        let (t, normal) = cast_shape(shape, direction, max_t, &body.shape)?;
+        Some(ShapeHit {
+            entity: body.entity,
+            t,
+            point: ray.at(t),
+            normal,
+        })
+    }
+}
+
+fn ray_shape<V: Vector>(ray: &Ray<V>, shape: &WorldShape<V>, max_t: f32) -> Option<(f32, V)> {
+    match shape {
+        WorldShape::Box(b) => ray.box_hit_with_normal_at(b, max_t),
+        WorldShape::Ball(b) => {
+            let t = ray.ball_hit_at(b, max_t)?;
+            let n = ray.at(t) - b.center;
+            let len = n.dot(n).sqrt();
+            Some((t, if t > 0.0 && len > 0.0 { n / len } else { V::ZERO }))
+        }
+    }
+}
+
+fn cast_shape<V: Vector>(
+    shape: &BoundingBox<V>,
+    direction: V,
+    max_t: f32,
+    target: &WorldShape<V>,
+) -> Option<(f32, V)> {
+    match target {
+        WorldShape::Box(b) => crate::geometry::box_cast_at(shape, direction, max_t, b),
+        WorldShape::Ball(ball) => {
+            if !max_t.is_finite() {
+                return None;
+            }
+            // The ball moving by -direction against the still box is the same relative
+            // motion. The sweep's normal points from the ball towards the box: that is the
+            // ball's outward normal where the box touches it.
+            let hit = sweep_ball_box(ball, -direction * max_t, shape, V::ZERO)?;
+            Some((hit.u0 * max_t, hit.normal))
+        }
+    }
+}
