@@ -1,4 +1,9 @@
-#![doc = include_str!("../README.md")]
+#![cfg_attr(feature = "plugin", doc = include_str!("../README.md"))]
+#![cfg_attr(
+    not(feature = "plugin"),
+    doc = "Collision detection without a physics engine: geometry and a dynamic AABB tree \
+           (this build has no Bevy plugin; enable the `plugin` feature for it)."
+)]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 

@@ -47,7 +47,7 @@ fn world_box<V: Vector>(affine: &Affine3A, half: V, offset: V) -> BoundingBox<V>
     let world_half = m.x_axis.abs() * h.x + m.y_axis.abs() * h.y + m.z_axis.abs() * h.z;
     let world_half = Vec3::from(world_half);
     BoundingBox::from_center_half_extents(
-        V::truncate_from_3d(center.into()),
+        V::truncate_from_3d(center),
         V::truncate_from_3d(world_half),
     )
 }
@@ -60,7 +60,7 @@ fn world_ball<V: Vector>(affine: &Affine3A, radius: f32, offset: V) -> Ball<V> {
     } else {
         m.x_axis.length().max(m.y_axis.length()).max(m.z_axis.length())
     };
-    Ball::new(V::truncate_from_3d(center.into()), radius * scale)
+    Ball::new(V::truncate_from_3d(center), radius * scale)
 }
 
 /// Describes what is invalid about a collider, for the one warning.

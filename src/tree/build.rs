@@ -124,7 +124,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             }
         }
         let extent = size.axis(axis);
-        if !(extent > 0.0) || n <= 2 {
+        if extent.is_nan() || extent <= 0.0 || n <= 2 {
             return n / 2;
         }
         let lo = bounds.min.axis(axis);

@@ -122,9 +122,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut best_t = max_t;
         let mut stack: SmallVec<[(NodeId, f32); 64]> = SmallVec::new();
         let root = &self.nodes[self.root.index()];
-        let Some(t) = slabs.hit_at(&grow(&root.aabb), best_t) else {
-            return None;
-        };
+        let t = slabs.hit_at(&grow(&root.aabb), best_t)?;
         stack.push((self.root, t));
         let (mut visited, mut leaves) = (0u64, 0u64);
         while let Some((id, t_enter)) = stack.pop() {
