@@ -1,0 +1,475 @@
+//! Our tree against parry's `Bvh` (driven like rapier's broad phase) on the benchmark
+//! scenarios of `shared/benchmark-scenario.md`, in one process, on the same scene.
+//!
+//! `cargo run --release --no-default-features --example bench_compare -- SCENARIO`, where
+//! `SCENARIO` is one of:
+//!
+//! - `uniform`: "uniform boxes", 2D and 3D × 10k and 100k boxes × fast and slow;
+//! - `rays`: closest-hit rays on 10k boxes, 2D and 3D, right after the build and again after
+//!   300 fast steps (both trees in the same state: built from, then stepped on, one scene);
+//! - `static`: "static world", 1,000,000 static boxes on a grid and 1,000 fast movers;
+//! - `all` (the default): all of the above.
+//!
+//! An optional second argument limits `uniform` to the cases whose label contains it (for
+//! example `2d n=10000`), which helps re-running a noisy case.
+//!
+//! Method. Both drivers (`benches/support/ours_driver.rs`, `benches/support/parry_driver.rs`)
+//! are built from the same scene, then for each of 300 steps the scene moves once and each
+//! driver does its step on it: move every moving box in its tree, update the tree, report the
+//! candidate pairs. Only the drivers' steps are timed (the scene's motion is shared and not
+//! part of either tree), in alternating order (ours first on even steps, parry first on odd
+//! ones) so that neither always runs with the other's data in cache. Figures are medians over
+//! the steps. Each step also checks that both report the same number of pairs; every 25 steps,
+//! and at any step where the counts differ, the two pair sets are compared (fat boxes are the
+//! same bit for bit, so the sets must be equal).
+//!
+//! Each line ends with `ratio=<ours/parry>`. Bytes per proxy: ours is
+//! `TreeStats::bytes / n` (node arena and payload slots, by capacity); parry's is
+//! `Bvh::heap_memory_size() / n` (wide nodes, parent indices, leaf index map, by capacity).
+//! Parry's figure counts 8 bytes per entry of its leaf map, whose entries are really
+//! `Option<usize>` (16 bytes), so it is slightly low.
+
+#[path = "../benches/support/ours_driver.rs"]
+mod ours_driver;
+#[path = "../benches/support/parry_driver.rs"]
+mod parry_driver;
+#[path = "../benches/support/scene.rs"]
+mod scene;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::collections::HashSet;
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use glam::{Vec2, Vec3};
+use ours_driver::{FromArray, OursBroadPhase};
+use parry_driver::{ParryBroadPhase2d, ParryBroadPhase3d};
+use scene::{Lcg, Scene};
+
+/// Steps after the build, as in the scenario.
+const STEPS: usize = 300;
+/// Pair sets are compared every this many steps.
+const SET_CHECK_EVERY: usize = 25;
+/// Timed rounds over all the rays.
+const RAY_ROUNDS: usize = 21;
+
+/// The system allocator, counting allocations and reallocations.
+struct CountingAlloc;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards every call to the system allocator unchanged.
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
+
+/// One side of the comparison.
+trait Driver<const D: usize>: Sized {
+    fn build(scene: &Scene<D>) -> Self;
+    fn step(&mut self, scene: &Scene<D>) -> usize;
+    /// The last step's pairs as `(min, max)` box indices.
+    fn pair_set(&self) -> HashSet<(u32, u32)>;
+    fn closest_ray(
+        &self,
+        origin: [f32; D],
+        dir: [f32; D],
+        max_toi: f32,
+        scene: &Scene<D>,
+    ) -> Option<(u32, f32)>;
+    fn bytes_per_proxy(&self, n: usize) -> f64;
+}
+
+fn ordered((a, b): (u32, u32)) -> (u32, u32) {
+    (a.min(b), a.max(b))
+}
+
+impl<V: FromArray<D>, const D: usize> Driver<D> for OursBroadPhase<V, D> {
+    fn build(scene: &Scene<D>) -> Self {
+        OursBroadPhase::new(scene)
+    }
+    fn step(&mut self, scene: &Scene<D>) -> usize {
+        OursBroadPhase::step(self, scene)
+    }
+    fn pair_set(&self) -> HashSet<(u32, u32)> {
+        self.pairs().map(ordered).collect()
+    }
+    fn closest_ray(
+        &self,
+        origin: [f32; D],
+        dir: [f32; D],
+        max_toi: f32,
+        scene: &Scene<D>,
+    ) -> Option<(u32, f32)> {
+        OursBroadPhase::closest_ray(self, origin, dir, max_toi, scene)
+    }
+    fn bytes_per_proxy(&self, _n: usize) -> f64 {
+        OursBroadPhase::bytes_per_proxy(self)
+    }
+}
+
+macro_rules! impl_parry {
+    ($ty:ident, $dim:literal) => {
+        impl Driver<$dim> for $ty {
+            fn build(scene: &Scene<$dim>) -> Self {
+                $ty::new(scene)
+            }
+            fn step(&mut self, scene: &Scene<$dim>) -> usize {
+                $ty::step(self, scene)
+            }
+            fn pair_set(&self) -> HashSet<(u32, u32)> {
+                self.pairs().iter().copied().map(ordered).collect()
+            }
+            fn closest_ray(
+                &self,
+                origin: [f32; $dim],
+                dir: [f32; $dim],
+                max_toi: f32,
+                scene: &Scene<$dim>,
+            ) -> Option<(u32, f32)> {
+                $ty::closest_ray(self, origin, dir, max_toi, scene)
+            }
+            fn bytes_per_proxy(&self, n: usize) -> f64 {
+                self.tree().heap_memory_size() as f64 / n.max(1) as f64
+            }
+        }
+    };
+}
+
+impl_parry!(ParryBroadPhase2d, 2);
+impl_parry!(ParryBroadPhase3d, 3);
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// Times `f`, returning its result and the time in milliseconds and the allocations it made.
+fn timed<R>(f: impl FnOnce() -> R) -> (R, f64, usize) {
+    let allocations = ALLOCATIONS.load(Ordering::Relaxed);
+    let start = Instant::now();
+    let r = f();
+    let ms = start.elapsed().as_secs_f64() * 1e3;
+    (r, ms, ALLOCATIONS.load(Ordering::Relaxed) - allocations)
+}
+
+/// Compares the two pair sets of the last step; returns a description of the difference.
+fn compare_sets<const D: usize, O: Driver<D>, P: Driver<D>>(ours: &O, parry: &P) -> Option<String> {
+    let (a, b) = (ours.pair_set(), parry.pair_set());
+    if a == b {
+        return None;
+    }
+    let only_ours: Vec<_> = a.difference(&b).take(3).collect();
+    let only_parry: Vec<_> = b.difference(&a).take(3).collect();
+    Some(format!(
+        "{} pairs only in ours (e.g. {only_ours:?}), {} only in parry's (e.g. {only_parry:?})",
+        a.difference(&b).count(),
+        b.difference(&a).count()
+    ))
+}
+
+/// The outcome of stepping both drivers.
+struct Stepped<O, P, const D: usize> {
+    ours: O,
+    parry: P,
+    scene: Scene<D>,
+    ours_ms: f64,
+    parry_ms: f64,
+    ours_pairs: f64,
+    parry_pairs: f64,
+    /// Steps whose pair counts differ, and the first set difference seen.
+    mismatches: usize,
+    first_mismatch: Option<String>,
+    /// Allocations during the second half of the steps.
+    ours_allocs: usize,
+    parry_allocs: usize,
+}
+
+/// Builds both drivers on `scene` and runs `STEPS` interleaved steps.
+fn step_both<const D: usize, O: Driver<D>, P: Driver<D>>(mut scene: Scene<D>) -> Stepped<O, P, D> {
+    let mut ours = O::build(&scene);
+    let mut parry = P::build(&scene);
+    let (mut ours_times, mut parry_times) = (Vec::with_capacity(STEPS), Vec::with_capacity(STEPS));
+    let (mut ours_total, mut parry_total) = (0usize, 0usize);
+    let (mut ours_allocs, mut parry_allocs) = (0, 0);
+    let mut mismatches = 0;
+    let mut first_mismatch = None;
+    for step in 0..STEPS {
+        scene.step();
+        let run_ours = |ours: &mut O| timed(|| black_box(ours.step(black_box(&scene))));
+        let run_parry = |parry: &mut P| timed(|| black_box(parry.step(black_box(&scene))));
+        let (o, p) = if step % 2 == 0 {
+            let o = run_ours(&mut ours);
+            (o, run_parry(&mut parry))
+        } else {
+            let p = run_parry(&mut parry);
+            (run_ours(&mut ours), p)
+        };
+        ours_times.push(o.1);
+        parry_times.push(p.1);
+        ours_total += o.0;
+        parry_total += p.0;
+        if step >= STEPS / 2 {
+            ours_allocs += o.2;
+            parry_allocs += p.2;
+        }
+        if o.0 != p.0 {
+            mismatches += 1;
+        }
+        if (o.0 != p.0 || step % SET_CHECK_EVERY == 0)
+            && first_mismatch.is_none()
+            && let Some(diff) = compare_sets(&ours, &parry)
+        {
+            first_mismatch = Some(format!("step {step}: {diff}"));
+        }
+    }
+    Stepped {
+        ours,
+        parry,
+        scene,
+        ours_ms: median(ours_times),
+        parry_ms: median(parry_times),
+        ours_pairs: ours_total as f64 / STEPS as f64,
+        parry_pairs: parry_total as f64 / STEPS as f64,
+        mismatches,
+        first_mismatch,
+        ours_allocs,
+        parry_allocs,
+    }
+}
+
+fn report<O: Driver<D>, P: Driver<D>, const D: usize>(label: &str, s: &Stepped<O, P, D>) {
+    let n = s.scene.len();
+    println!(
+        "{label} ours={:.3}ms parry={:.3}ms pairs={:.0}/{:.0} bytes/proxy={:.1}/{:.1} \
+         ratio={:.2}",
+        s.ours_ms,
+        s.parry_ms,
+        s.ours_pairs,
+        s.parry_pairs,
+        s.ours.bytes_per_proxy(n),
+        s.parry.bytes_per_proxy(n),
+        s.ours_ms / s.parry_ms,
+    );
+    if s.mismatches > 0 || s.first_mismatch.is_some() {
+        println!(
+            "    pair counts differ on {} of {STEPS} steps; {}",
+            s.mismatches,
+            s.first_mismatch.as_deref().unwrap_or("sets compared equal")
+        );
+    }
+    if s.ours_allocs > 0 || s.parry_allocs > 0 {
+        println!(
+            "    allocations in the last {} steps: ours {}, parry {}",
+            STEPS - STEPS / 2,
+            s.ours_allocs,
+            s.parry_allocs
+        );
+    }
+}
+
+fn uniform_case<const D: usize, O: Driver<D>, P: Driver<D>>(
+    label: &str,
+    scene: Scene<D>,
+    filter: Option<&str>,
+) {
+    if filter.is_some_and(|f| !label.contains(f)) {
+        return;
+    }
+    let s = step_both::<D, O, P>(scene);
+    report(label, &s);
+}
+
+fn uniform(filter: Option<&str>) {
+    for n in [10_000, 100_000] {
+        for (speed, vs) in [("fast", Scene::<2>::FAST), ("slow", Scene::<2>::SLOW)] {
+            uniform_case::<2, OursBroadPhase<Vec2, 2>, ParryBroadPhase2d>(
+                &format!("uniform 2d n={n} {speed}"),
+                Scene::<2>::uniform(n, vs),
+                filter,
+            );
+            uniform_case::<3, OursBroadPhase<Vec3, 3>, ParryBroadPhase3d>(
+                &format!("uniform 3d n={n} {speed}"),
+                Scene::<3>::uniform(n, vs),
+                filter,
+            );
+        }
+    }
+}
+
+/// Times the rays on both drivers (alternating rounds) after checking that they agree.
+/// Returns the median µs per ray of each.
+fn time_rays<const D: usize, O: Driver<D>, P: Driver<D>>(
+    label: &str,
+    ours: &O,
+    parry: &P,
+    scene: &Scene<D>,
+    rays: &[([f32; D], [f32; D])],
+) {
+    let max_toi = f32::MAX;
+    let (mut hits, mut disagreements) = (0, 0);
+    for &(origin, dir) in rays {
+        let a = ours.closest_ray(origin, dir, max_toi, scene);
+        let b = parry.closest_ray(origin, dir, max_toi, scene);
+        match (a, b) {
+            (None, None) => {}
+            (Some((i, t)), Some((j, u)))
+                if (i == j || t == u) && (t - u).abs() <= 1e-4 * u.max(1.0) =>
+            {
+                hits += 1
+            }
+            _ => {
+                if disagreements == 0 {
+                    println!("    ray {origin:?} {dir:?}: ours {a:?}, parry {b:?}");
+                }
+                disagreements += 1;
+            }
+        }
+    }
+    let round = |f: &dyn Fn([f32; D], [f32; D]) -> Option<(u32, f32)>| {
+        let start = Instant::now();
+        for &(origin, dir) in rays {
+            black_box(f(black_box(origin), dir));
+        }
+        start.elapsed().as_secs_f64() * 1e6 / rays.len() as f64
+    };
+    let (mut ours_us, mut parry_us) = (Vec::new(), Vec::new());
+    for r in 0..RAY_ROUNDS {
+        let o = |origin, dir| ours.closest_ray(origin, dir, max_toi, scene);
+        let p = |origin, dir| parry.closest_ray(origin, dir, max_toi, scene);
+        if r % 2 == 0 {
+            ours_us.push(round(&o));
+            parry_us.push(round(&p));
+        } else {
+            parry_us.push(round(&p));
+            ours_us.push(round(&o));
+        }
+    }
+    let (o, p) = (median(ours_us), median(parry_us));
+    println!(
+        "{label} ours={o:.3}us parry={p:.3}us hits={hits}/{} disagree={disagreements} ratio={:.2}",
+        rays.len(),
+        o / p
+    );
+}
+
+fn rays_case<const D: usize, O: Driver<D>, P: Driver<D>>(
+    dim: &str,
+    uniform: fn(usize, f32, &mut Lcg) -> Scene<D>,
+) {
+    let n = 10_000;
+    let mut lcg = Lcg::new();
+    let scene = uniform(n, Scene::<D>::FAST, &mut lcg);
+    let rays = scene.rays(&mut lcg);
+    let (ours, parry) = (O::build(&scene), P::build(&scene));
+    time_rays(
+        &format!("rays {dim} n={n} after build"),
+        &ours,
+        &parry,
+        &scene,
+        &rays,
+    );
+    drop((ours, parry));
+    let s = step_both::<D, O, P>(scene);
+    time_rays(
+        &format!("rays {dim} n={n} after {STEPS} fast steps"),
+        &s.ours,
+        &s.parry,
+        &s.scene,
+        &rays,
+    );
+}
+
+fn rays() {
+    rays_case::<2, OursBroadPhase<Vec2, 2>, ParryBroadPhase2d>("2d", Scene::<2>::uniform_with_lcg);
+    rays_case::<3, OursBroadPhase<Vec3, 3>, ParryBroadPhase3d>("3d", Scene::<3>::uniform_with_lcg);
+}
+
+/// The "static world" scene in 2D: `movers` boxes moving as in "uniform boxes, fast" (drawn
+/// like [`Scene::uniform`]: x, y, angle, speed per box), first, then a `grid × grid` regular
+/// grid of static boxes with the spacing of the uniform scene's density (2.5), cell centers
+/// at `(k + 0.5) * 2.5`, filling the same square `[0, 2.5 * grid]²` in which the movers move.
+fn static_world(grid: usize, movers: usize) -> Scene<2> {
+    let spacing = 2.5;
+    let side = spacing * grid as f32;
+    let mut lcg = Lcg::new();
+    let mut centers = Vec::with_capacity(movers + grid * grid);
+    let mut velocities = Vec::with_capacity(movers + grid * grid);
+    for _ in 0..movers {
+        let x = lcg.next_f32() * side;
+        let y = lcg.next_f32() * side;
+        let angle = lcg.next_f32() * std::f32::consts::TAU;
+        let speed = lcg.range(1.0, 5.0) * Scene::<2>::FAST;
+        centers.push([x, y]);
+        velocities.push([angle.cos() * speed, angle.sin() * speed]);
+    }
+    for gy in 0..grid {
+        for gx in 0..grid {
+            centers.push([(gx as f32 + 0.5) * spacing, (gy as f32 + 0.5) * spacing]);
+            velocities.push([0.0, 0.0]);
+        }
+    }
+    Scene {
+        half: Scene::<2>::HALF,
+        side,
+        centers,
+        velocities,
+        dt: Scene::<2>::DT,
+        margin: Scene::<2>::MARGIN,
+    }
+}
+
+fn static_scenario() {
+    let (grid, movers) = (1000, 1000);
+    let scene = static_world(grid, movers);
+    let label = format!("static 2d n={}+{movers} fast", grid * grid);
+    let start = Instant::now();
+    let s = step_both::<2, OursBroadPhase<Vec2, 2>, ParryBroadPhase2d>(scene);
+    report(&label, &s);
+    println!(
+        "    (builds and {STEPS} steps took {:.1} s)",
+        start.elapsed().as_secs_f64()
+    );
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let scenario = args.next().unwrap_or_else(|| "all".into());
+    let filter = args.next();
+    println!(
+        "bench_compare: {STEPS} steps, medians; ours = bevy_aabb_tree DynamicTree, parry = parry 0.31 \
+         Bvh driven like rapier"
+    );
+    match scenario.as_str() {
+        "uniform" => uniform(filter.as_deref()),
+        "rays" => rays(),
+        "static" => static_scenario(),
+        "all" => {
+            uniform(filter.as_deref());
+            rays();
+            static_scenario();
+        }
+        other => {
+            eprintln!("unknown scenario {other:?}: expected uniform, rays, static or all");
+            std::process::exit(2);
+        }
+    }
+}
