@@ -7,6 +7,8 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "debug")]
+pub mod debug;
 pub mod geometry;
 #[cfg(feature = "plugin")]
 pub mod plugin;

@@ -1,0 +1,130 @@
+//! Gizmo drawing.
+
+use bevy::prelude::*;
+
+use crate::Vector;
+use crate::debug::{CollisionGizmos, DebugOverlay, DebugState};
+use crate::geometry::{Ball, BoundingBox};
+use crate::plugin::{AabbTree, TrackedCollider, Velocity, WorldShape};
+
+/// Drawing a box, a ball, a line and an arrow with gizmos in 2D or 3D.
+pub trait DrawVector: Vector {
+    /// Draws the outline of a box.
+    fn draw_box(gizmos: &mut Gizmos<CollisionGizmos>, aabb: &BoundingBox<Self>, color: Color);
+    /// Draws a circle (2D) or sphere (3D).
+    fn draw_ball(gizmos: &mut Gizmos<CollisionGizmos>, ball: &Ball<Self>, color: Color);
+    /// Draws a line segment.
+    fn draw_line(gizmos: &mut Gizmos<CollisionGizmos>, a: Self, b: Self, color: Color);
+    /// Draws an arrow.
+    fn draw_arrow(gizmos: &mut Gizmos<CollisionGizmos>, a: Self, b: Self, color: Color);
+}
+
+impl DrawVector for Vec2 {
+    fn draw_box(gizmos: &mut Gizmos<CollisionGizmos>, aabb: &BoundingBox<Self>, color: Color) {
+        gizmos.rect_2d(aabb.center(), aabb.size(), color);
+    }
+    fn draw_ball(gizmos: &mut Gizmos<CollisionGizmos>, ball: &Ball<Self>, color: Color) {
+        gizmos.circle_2d(ball.center, ball.radius, color).resolution(24);
+    }
+    fn draw_line(gizmos: &mut Gizmos<CollisionGizmos>, a: Self, b: Self, color: Color) {
+        gizmos.line_2d(a, b, color);
+    }
+    fn draw_arrow(gizmos: &mut Gizmos<CollisionGizmos>, a: Self, b: Self, color: Color) {
+        gizmos.arrow_2d(a, b, color);
+    }
+}
+
+impl DrawVector for Vec3 {
+    fn draw_box(gizmos: &mut Gizmos<CollisionGizmos>, aabb: &BoundingBox<Self>, color: Color) {
+        gizmos.cube(
+            Transform::from_translation(aabb.center()).with_scale(aabb.size().max(Vec3::splat(1e-4))),
+            color,
+        );
+    }
+    fn draw_ball(gizmos: &mut Gizmos<CollisionGizmos>, ball: &Ball<Self>, color: Color) {
+        gizmos.sphere(ball.center, ball.radius, color).resolution(16);
+    }
+    fn draw_line(gizmos: &mut Gizmos<CollisionGizmos>, a: Self, b: Self, color: Color) {
+        gizmos.line(a, b, color);
+    }
+    fn draw_arrow(gizmos: &mut Gizmos<CollisionGizmos>, a: Self, b: Self, color: Color) {
+        gizmos.arrow(a, b, color);
+    }
+}
+
+/// The colour of an internal node at `depth`: hues around the wheel.
+pub(crate) fn depth_color(depth: u32) -> Color {
+    Color::hsl((depth as f32 * 47.0) % 360.0, 0.85, 0.6)
+}
+
+const TIGHT: Color = Color::srgb(0.2, 0.9, 0.3);
+const FAT: Color = Color::srgba(0.6, 0.6, 0.6, 0.6);
+const TOUCHING: Color = Color::srgb(1.0, 0.2, 0.2);
+const VELOCITY: Color = Color::srgb(0.3, 0.7, 1.0);
+const SWEPT: Color = Color::srgb(1.0, 0.85, 0.1);
+const SELECTED: Color = Color::WHITE;
+
+pub(crate) fn draw<V: Vector + DrawVector>(
+    mut gizmos: Gizmos<CollisionGizmos>,
+    overlay: Res<DebugOverlay>,
+    state: Res<AabbTree<V>>,
+    debug: Res<DebugState<V>>,
+    colliders: Query<(&TrackedCollider<V>, Option<&Velocity<V>>)>,
+) {
+    let o = &*overlay;
+    if o.tight_boxes || o.spheres || o.fat_boxes || o.velocities {
+        for (tracked, velocity) in &colliders {
+            if tracked.proxy().is_none() {
+                continue;
+            }
+            match tracked.world_shape() {
+                WorldShape::Box(b) if o.tight_boxes => V::draw_box(&mut gizmos, &b, TIGHT),
+                WorldShape::Ball(b) if o.spheres => V::draw_ball(&mut gizmos, &b, TIGHT),
+                _ => {}
+            }
+            if o.fat_boxes {
+                V::draw_box(&mut gizmos, &tracked.fat_aabb(), FAT);
+            }
+            if o.velocities
+                && let Some(v) = velocity
+                && v.0 != V::ZERO
+            {
+                let c = tracked.world_shape().center();
+                V::draw_arrow(&mut gizmos, c, c + v.0 * (10.0 / 60.0), VELOCITY);
+            }
+        }
+    }
+    if o.tree_nodes {
+        let (lo, hi) = o.depth_range;
+        state.tree().visit_nodes(|_, node, depth| {
+            if node.children.is_some() && depth >= lo && depth <= hi {
+                V::draw_box(&mut gizmos, &node.aabb, depth_color(depth));
+            }
+            depth < hi
+        });
+    }
+    if o.touching {
+        for (a, b) in state.touching_pairs() {
+            let (Ok((ta, _)), Ok((tb, _))) = (colliders.get(a), colliders.get(b)) else {
+                continue;
+            };
+            for t in [ta, tb] {
+                match t.world_shape() {
+                    WorldShape::Box(x) => V::draw_box(&mut gizmos, &x, TOUCHING),
+                    WorldShape::Ball(x) => V::draw_ball(&mut gizmos, &x, TOUCHING),
+                }
+            }
+            V::draw_line(&mut gizmos, ta.world_shape().center(), tb.world_shape().center(), TOUCHING);
+        }
+    }
+    if o.swept_hits {
+        for &(p, age) in &debug.recent_hits {
+            let r = 0.3 + age as f32 * 0.01;
+            V::draw_ball(&mut gizmos, &Ball::new(p, r), SWEPT);
+        }
+    }
+    if let Some(node) = debug.selected.and_then(|n| state.tree().node(n)) {
+        V::draw_box(&mut gizmos, &node.aabb, SELECTED);
+        V::draw_box(&mut gizmos, &node.aabb.grown(0.05), SELECTED);
+    }
+}

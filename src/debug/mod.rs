@@ -1,0 +1,176 @@
+//! The debug overlay (feature `debug`): gizmos for boxes, spheres, the tree's nodes,
+//! touching pairs, velocities and swept hits, and an egui panel with switches, live
+//! statistics, a step-time plot and a tree inspector.
+//!
+//! Add [`AabbTreeDebugPlugin`] beside [`AabbTreePlugin`](crate::plugin::AabbTreePlugin)
+//! for each dimension. It needs rendering (gizmos and egui); keep it out of headless apps.
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use bevy_aabb_tree::prelude::*;
+//! use bevy_aabb_tree::debug::AabbTreeDebugPlugin;
+//!
+//! App::new()
+//!     .add_plugins(DefaultPlugins)
+//!     .add_plugins((AabbTreePlugin::<Vec2>::default(), AabbTreeDebugPlugin::<Vec2>::default()))
+//!     .run();
+//! ```
+//!
+//! **F1** shows or hides the whole overlay ([`DebugOverlay::toggle_key`]). Every drawing
+//! category has its own switch in [`DebugOverlay`] and in the panel; a category that is
+//! off costs nothing. The panel never takes input away from the game: Bevy systems see
+//! every key and click (use `bevy_egui::input::egui_wants_any_pointer_input` as a run
+//! condition where clicks on the panel should not reach the game).
+
+mod draw;
+mod panel;
+
+use core::marker::PhantomData;
+use std::collections::VecDeque;
+
+use bevy::prelude::*;
+use bevy_egui::{EguiPlugin, EguiPrimaryContextPass};
+
+use crate::Vector;
+use crate::plugin::AabbTree;
+use crate::tree::NodeId;
+
+pub use draw::DrawVector;
+
+/// The gizmo config group of the overlay (line width, depth bias, render layers).
+#[derive(Default, Reflect, GizmoConfigGroup)]
+pub struct CollisionGizmos;
+
+/// What the overlay shows. Defaults in brackets.
+#[derive(Resource, Clone, Debug, PartialEq, Reflect)]
+#[reflect(Resource, Debug)]
+pub struct DebugOverlay {
+    /// Everything at all [on]. Toggled by `toggle_key`.
+    pub visible: bool,
+    /// The key that shows or hides the whole overlay [`F1`].
+    pub toggle_key: KeyCode,
+    /// The egui panel [on].
+    pub panel: bool,
+    /// Tight world boxes of box colliders [on].
+    pub tight_boxes: bool,
+    /// Fat boxes stored in the tree [off].
+    pub fat_boxes: bool,
+    /// Spheres / circles [on].
+    pub spheres: bool,
+    /// The tree's internal nodes, coloured by depth [on].
+    pub tree_nodes: bool,
+    /// The range of depths of internal nodes drawn, root = 0 [0..=6].
+    pub depth_range: (u32, u32),
+    /// Touching pairs highlighted, with a line between their centers [on].
+    pub touching: bool,
+    /// Velocity arrows (one tick ahead, ×10) [on].
+    pub velocities: bool,
+    /// Where swept tests caught fast objects, kept on screen for a while [on].
+    pub swept_hits: bool,
+}
+
+impl Default for DebugOverlay {
+    fn default() -> Self {
+        Self {
+            visible: true,
+            toggle_key: KeyCode::F1,
+            panel: true,
+            tight_boxes: true,
+            fat_boxes: false,
+            spheres: true,
+            tree_nodes: true,
+            depth_range: (0, 6),
+            touching: true,
+            velocities: true,
+            swept_hits: true,
+        }
+    }
+}
+
+/// Per-dimension overlay state: the node picked in the inspector, recent step times and
+/// recent swept hits.
+#[derive(Resource)]
+pub struct DebugState<V: Vector> {
+    /// The node selected in the tree inspector, highlighted in the world.
+    pub selected: Option<NodeId>,
+    /// Step times (ms) of recent frames, oldest first.
+    pub history: VecDeque<f32>,
+    /// Recent swept hits: where, and how many frames ago.
+    pub recent_hits: VecDeque<(V, u32)>,
+}
+
+impl<V: Vector> Default for DebugState<V> {
+    fn default() -> Self {
+        Self {
+            selected: None,
+            history: VecDeque::with_capacity(HISTORY),
+            recent_hits: VecDeque::new(),
+        }
+    }
+}
+
+const HISTORY: usize = 240;
+const HIT_FRAMES: u32 = 90;
+
+/// The debug overlay for one dimension: `AabbTreeDebugPlugin::<Vec2>` or `::<Vec3>`.
+/// Adds `EguiPlugin` if the app has none.
+pub struct AabbTreeDebugPlugin<V: Vector>(PhantomData<fn() -> V>);
+
+impl<V: Vector> Default for AabbTreeDebugPlugin<V> {
+    fn default() -> Self {
+        Self(PhantomData)
+    }
+}
+
+impl<V: Vector + DrawVector> Plugin for AabbTreeDebugPlugin<V> {
+    fn build(&self, app: &mut App) {
+        if !app.is_plugin_added::<EguiPlugin>() {
+            app.add_plugins(EguiPlugin::default());
+        }
+        // Idempotent: the 2D and 3D overlays share the group.
+        app.init_gizmo_group::<CollisionGizmos>()
+            .init_resource::<DebugOverlay>()
+            .register_type::<DebugOverlay>()
+            .init_resource::<DebugState<V>>()
+            .add_systems(Update, (toggle_overlay, record::<V>))
+            .add_systems(
+                PostUpdate,
+                draw::draw::<V>.run_if(|o: Res<DebugOverlay>| o.visible),
+            )
+            .add_systems(
+                EguiPrimaryContextPass,
+                panel::panel::<V>.run_if(|o: Res<DebugOverlay>| o.visible && o.panel),
+            );
+    }
+}
+
+fn toggle_overlay(keys: Option<Res<ButtonInput<KeyCode>>>, mut overlay: ResMut<DebugOverlay>) {
+    if let Some(keys) = keys
+        && keys.just_pressed(overlay.toggle_key)
+    {
+        overlay.visible = !overlay.visible;
+    }
+}
+
+/// Keeps the step-time history and the recent swept hits.
+fn record<V: Vector>(state: Res<AabbTree<V>>, mut debug: ResMut<DebugState<V>>) {
+    let debug = &mut *debug;
+    if debug.history.len() == HISTORY {
+        debug.history.pop_front();
+    }
+    debug.history.push_back(state.stats().total_ms());
+    for hit in &mut debug.recent_hits {
+        hit.1 += 1;
+    }
+    debug.recent_hits.retain(|h| h.1 < HIT_FRAMES);
+    if state.is_changed() {
+        for hit in state.swept_hits() {
+            debug.recent_hits.push_back((hit.position, 0));
+        }
+    }
+    if let Some(node) = debug.selected
+        && state.tree().node(node).is_none()
+    {
+        debug.selected = None;
+    }
+}
