@@ -1,10 +1,45 @@
-//! Building a whole tree at once (binned SAH).
+//! Building a whole tree, or one subtree, at once (binned SAH).
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::tree::{DynamicTree, NodeId, ProxyId, TreeError};
 
+/// Most bins a split considers (fewer for small ranges).
 const BINS: usize = 16;
+
+/// One item of a build: a leaf, or a whole subtree kept as it is and placed like a leaf.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BuildItem<V: Vector> {
+    pub aabb: BoundingBox<V>,
+    pub node: NodeId,
+}
+
+/// Buffers reused from one build to the next, so that the incremental rebuilds done by
+/// every [`DynamicTree::update_pairs`] allocate nothing once they have grown.
+#[derive(Debug)]
+pub(crate) struct BuildScratch<V: Vector> {
+    pub items: Vec<BuildItem<V>>,
+    /// The bin of each item of the range being split.
+    bins: Vec<u8>,
+    /// Ranges still to split: (start, end, parent, is first child).
+    tasks: Vec<(u32, u32, NodeId, bool)>,
+    /// Internal nodes created, parents before children.
+    internal: Vec<NodeId>,
+    /// Nodes still to visit while collecting items.
+    pub stack: Vec<NodeId>,
+}
+
+impl<V: Vector> Default for BuildScratch<V> {
+    fn default() -> Self {
+        Self {
+            items: Vec::new(),
+            bins: Vec::new(),
+            tasks: Vec::new(),
+            internal: Vec::new(),
+            stack: Vec::new(),
+        }
+    }
+}
 
 impl<V: Vector, T> DynamicTree<V, T> {
     /// Adds many proxies at once and rebuilds the whole tree top-down, which is faster
@@ -24,6 +59,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
         {
             return Err(TreeError::InvalidBox);
         }
+        // Room for the new leaves and the internal nodes joining them to the rest.
+        let extra = 2 * items.len();
+        self.nodes.reserve(extra);
+        self.data.reserve(extra);
         let mut ids = Vec::with_capacity(items.len());
         for (tight, data) in items {
             let leaf = self.allocate_node();
@@ -49,74 +88,154 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     fn rebuild_with_extra(&mut self, unlinked: &[ProxyId]) {
-        // Collect the linked leaves and free every internal node.
-        let mut leaves: Vec<NodeId> = Vec::with_capacity(self.proxy_count);
+        let mut scratch = core::mem::take(&mut self.scratch);
+        scratch.items.clear();
         if !self.root.is_null() {
-            let mut stack = vec![self.root];
-            while let Some(id) = stack.pop() {
-                let node = self.nodes[id.index()];
-                if node.is_leaf() {
-                    leaves.push(id);
-                } else {
-                    stack.push(node.child2);
-                    stack.push(node.child1);
-                    self.free_node(id);
-                }
-            }
+            self.collect_items(self.root, 0, &mut scratch);
         }
-        leaves.extend(unlinked.iter().map(|id| id.node()));
+        scratch.items.extend(unlinked.iter().map(|id| BuildItem {
+            aabb: self.nodes[id.index()].aabb,
+            node: id.node(),
+        }));
         // Keep the result independent of the order leaves were found in.
-        leaves.sort_unstable();
+        scratch.items.sort_unstable_by_key(|item| item.node);
         self.root = NodeId::NULL;
-        if leaves.is_empty() {
+        if !scratch.items.is_empty() {
+            self.root = self.build_items(&mut scratch, NodeId::NULL, true);
+        }
+        self.scratch = scratch;
+    }
+
+    /// Rebuilds the subtree under `top` with a binned SAH split over its nodes of height
+    /// `keep_height` or less (kept whole and placed like leaves; 0 rebuilds down to the
+    /// leaves), then refits `top`'s ancestors, whose heights may change. Marks are kept:
+    /// each new node is changed when a node below it is.
+    pub(crate) fn rebuild_subtree(&mut self, top: NodeId, keep_height: u16) {
+        let (parent, first) = {
+            let node = &self.nodes[top.index()];
+            if node.is_leaf() || node.height <= keep_height {
+                return;
+            }
+            let parent = node.parent;
+            let first = parent.is_null() || self.nodes[parent.index()].child1 == top;
+            (parent, first)
+        };
+        let mut scratch = core::mem::take(&mut self.scratch);
+        scratch.items.clear();
+        self.collect_items(top, keep_height, &mut scratch);
+        let new_top = self.build_items(&mut scratch, parent, first);
+        self.scratch = scratch;
+        if parent.is_null() {
+            self.root = new_top;
             return;
         }
-        let centers: Vec<V> = leaves
-            .iter()
-            .map(|id| self.nodes[id.index()].aabb.center())
-            .collect();
-        let mut order: Vec<u32> = (0..leaves.len() as u32).collect();
-        let mut internal: Vec<NodeId> = Vec::with_capacity(leaves.len());
-
-        // Tasks: (range start, range end, parent, is first child).
-        let mut tasks: Vec<(usize, usize, NodeId, bool)> = vec![(0, leaves.len(), NodeId::NULL, true)];
-        while let Some((lo, hi, parent, first)) = tasks.pop() {
-            let id = if hi - lo == 1 {
-                leaves[order[lo] as usize]
-            } else {
-                let mid = self.split(&leaves, &centers, &mut order[lo..hi]) + lo;
-                let id = self.allocate_node();
-                internal.push(id);
-                tasks.push((mid, hi, id, false));
-                tasks.push((lo, mid, id, true));
-                id
-            };
-            self.nodes[id.index()].parent = parent;
-            if parent.is_null() {
-                self.root = id;
-            } else if first {
-                self.nodes[parent.index()].child1 = id;
-            } else {
-                self.nodes[parent.index()].child2 = id;
+        // Boxes above are exact already (the same leaves below); heights may differ.
+        let mut index = parent;
+        while !index.is_null() {
+            let before = self.nodes[index.index()].height;
+            self.refit_node(index);
+            if self.nodes[index.index()].height == before {
+                break;
             }
-        }
-        // Children were created after their parents: refit in reverse.
-        for &id in internal.iter().rev() {
-            self.refit_node(id);
+            index = self.nodes[index.index()].parent;
         }
     }
 
-    /// Partitions `order` (indices into `leaves`) in two and returns the size of the first
-    /// part, which is never 0 or the whole range.
+    /// Appends to `scratch.items` the nodes under `top` (itself included) that are leaves or
+    /// have height `keep_height` or less, without descending into them, and frees every
+    /// internal node above them.
+    fn collect_items(&mut self, top: NodeId, keep_height: u16, scratch: &mut BuildScratch<V>) {
+        scratch.stack.clear();
+        scratch.stack.push(top);
+        while let Some(id) = scratch.stack.pop() {
+            let node = &self.nodes[id.index()];
+            if node.is_leaf() || node.height <= keep_height {
+                scratch.items.push(BuildItem {
+                    aabb: node.aabb,
+                    node: id,
+                });
+            } else {
+                scratch.stack.push(node.child2);
+                scratch.stack.push(node.child1);
+                self.free_node(id);
+            }
+        }
+    }
+
+    /// Builds a tree over `scratch.items` (at least one), hangs it under `parent` (as its
+    /// first or second child; nothing when `parent` is null) and returns its root.
     ///
-    /// Centers are binned along the axis where they spread most; every boundary between
-    /// bins is scored by `area(left) * count(left) + area(right) * count(right)` and the
-    /// cheapest wins. When all centers coincide, or the best boundary leaves one side
-    /// empty, the range is cut in half.
-    fn split(&self, leaves: &[NodeId], centers: &[V], order: &mut [u32]) -> usize {
-        let n = order.len();
-        let bounds = BoundingBox::from_points(order.iter().map(|&i| centers[i as usize]));
-        let size = bounds.size();
+    /// Top-down: each range of items is split in two by [`Self::split`] and gets a new
+    /// internal node, a range of one item is that item's node. Boxes, heights and marks
+    /// are then computed bottom-up, children before parents.
+    fn build_items(
+        &mut self,
+        scratch: &mut BuildScratch<V>,
+        parent: NodeId,
+        first: bool,
+    ) -> NodeId {
+        let count = scratch.items.len();
+        debug_assert!(count > 0);
+        scratch.internal.clear();
+        scratch.tasks.clear();
+        scratch.tasks.push((0, count as u32, parent, first));
+        let mut top = NodeId::NULL;
+        while let Some((lo, hi, parent, first)) = scratch.tasks.pop() {
+            let (lo, hi) = (lo as usize, hi as usize);
+            let id = if hi - lo == 1 {
+                scratch.items[lo].node
+            } else {
+                let mid = lo + Self::split(&mut scratch.items[lo..hi], &mut scratch.bins);
+                let id = self.allocate_node();
+                scratch.internal.push(id);
+                scratch.tasks.push((mid as u32, hi as u32, id, false));
+                scratch.tasks.push((lo as u32, mid as u32, id, true));
+                id
+            };
+            self.nodes[id.index()].parent = parent;
+            if !parent.is_null() {
+                if first {
+                    self.nodes[parent.index()].child1 = id;
+                } else {
+                    self.nodes[parent.index()].child2 = id;
+                }
+            }
+            // The first range popped is the whole set.
+            if top.is_null() {
+                top = id;
+            }
+        }
+        for &id in scratch.internal.iter().rev() {
+            self.refit_node(id);
+        }
+        top
+    }
+
+    /// Reorders `items` in two parts and returns the size of the first, which is never 0
+    /// or the whole range.
+    ///
+    /// Cases:
+    /// - two items: one each;
+    /// - all centers equal on the axis where they spread most (or that spread is not a
+    ///   number): cut in half;
+    /// - otherwise the centers are binned along that axis (one bin per item, up to
+    ///   [`BINS`]); every boundary between bins is scored by
+    ///   `area(left) * count(left) + area(right) * count(right)` and the cheapest wins;
+    ///   should every boundary leave one side empty, cut in half.
+    fn split(items: &mut [BuildItem<V>], bins: &mut Vec<u8>) -> usize {
+        let n = items.len();
+        if n <= 2 {
+            return n / 2;
+        }
+        // Centers doubled (min + max): only their order and ratios matter.
+        let mut lo = V::INFINITY;
+        let mut hi = V::NEG_INFINITY;
+        for item in items.iter() {
+            let c = item.aabb.min + item.aabb.max;
+            lo = lo.min(c);
+            hi = hi.max(c);
+        }
+        let size = hi - lo;
         let mut axis = 0;
         for a in 1..V::DIM {
             if size.axis(a) > size.axis(axis) {
@@ -124,37 +243,47 @@ impl<V: Vector, T> DynamicTree<V, T> {
             }
         }
         let extent = size.axis(axis);
-        if extent.is_nan() || extent <= 0.0 || n <= 2 {
+        if extent.is_nan() || extent <= 0.0 {
             return n / 2;
         }
-        let lo = bounds.min.axis(axis);
-        let scale = BINS as f32 / extent;
-        let bin_of = |c: V| (((c.axis(axis) - lo) * scale) as usize).min(BINS - 1);
+        let count_bins = n.min(BINS);
+        let origin = lo.axis(axis);
+        let scale = count_bins as f32 / extent;
+        let bin_of = |item: &BuildItem<V>| {
+            let c = item.aabb.min.axis(axis) + item.aabb.max.axis(axis);
+            (((c - origin) * scale) as usize).min(count_bins - 1)
+        };
         let empty = BoundingBox::from_min_max(V::INFINITY, V::NEG_INFINITY);
         let mut bin_box = [empty; BINS];
-        let mut bin_count = [0usize; BINS];
-        for &i in order.iter() {
-            let b = bin_of(centers[i as usize]);
+        let mut bin_count = [0u32; BINS];
+        bins.clear();
+        for item in items.iter() {
+            let b = bin_of(item);
+            bins.push(b as u8);
             bin_count[b] += 1;
-            bin_box[b].merge(&self.nodes[leaves[i as usize].index()].aabb);
+            bin_box[b].merge(&item.aabb);
         }
         // Right-to-left sweep: cost of the right side for each boundary.
         let mut right_cost = [0.0f32; BINS];
         let mut acc = empty;
         let mut count = 0;
-        for b in (1..BINS).rev() {
+        for b in (1..count_bins).rev() {
             acc.merge(&bin_box[b]);
             count += bin_count[b];
-            right_cost[b] = if count > 0 { acc.area() * count as f32 } else { 0.0 };
+            right_cost[b] = if count > 0 {
+                acc.area() * count as f32
+            } else {
+                0.0
+            };
         }
         let mut best_cost = f32::INFINITY;
         let mut best_bin = 0;
         let mut acc = empty;
         let mut count = 0;
-        for b in 0..BINS - 1 {
+        for b in 0..count_bins - 1 {
             acc.merge(&bin_box[b]);
             count += bin_count[b];
-            if count == 0 || count == n {
+            if count == 0 || count as usize == n {
                 continue;
             }
             let cost = acc.area() * count as f32 + right_cost[b + 1];
@@ -166,14 +295,22 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if !best_cost.is_finite() {
             return n / 2;
         }
-        // Partition in place: bins <= best_bin first.
-        let mut left = 0;
-        for k in 0..n {
-            if bin_of(centers[order[k] as usize]) <= best_bin {
-                order.swap(left, k);
-                left += 1;
+        // Partition in place, bins <= best_bin first (two cursors closing in).
+        let best_bin = best_bin as u8;
+        let (mut i, mut j) = (0, n);
+        loop {
+            while i < j && bins[i] <= best_bin {
+                i += 1;
             }
+            while i < j && bins[j - 1] > best_bin {
+                j -= 1;
+            }
+            if i >= j {
+                break;
+            }
+            items.swap(i, j - 1);
+            bins.swap(i, j - 1);
         }
-        if left == 0 || left == n { n / 2 } else { left }
+        if i == 0 || i == n { n / 2 } else { i }
     }
 }

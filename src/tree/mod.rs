@@ -47,6 +47,7 @@
 mod build;
 mod insert;
 mod node;
+mod optimize;
 mod pairs;
 mod query;
 mod remove;
@@ -60,8 +61,8 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use crate::Vector;
 use crate::geometry::BoundingBox;
 
-pub use node::{NodeId, NodeView, ProxyId};
 pub(crate) use node::{ALLOCATED, Node};
+pub use node::{NodeId, NodeView, ProxyId};
 pub use query::RayHit;
 pub use stats::TreeStats;
 pub use validate::ValidationError;
@@ -108,6 +109,10 @@ pub struct DynamicTree<V: Vector, T = ()> {
     pub(crate) epoch: u32,
     pub(crate) moved_count: usize,
     margin: f32,
+    /// Buffers reused by rebuilds.
+    pub(crate) scratch: build::BuildScratch<V>,
+    /// State of the incremental optimization.
+    pub(crate) optimizer: optimize::Optimizer,
     pub(crate) nodes_visited: AtomicU64,
     pub(crate) leaves_visited: AtomicU64,
 }
@@ -141,6 +146,8 @@ impl<V: Vector, T: Clone> Clone for DynamicTree<V, T> {
             epoch: self.epoch,
             moved_count: self.moved_count,
             margin: self.margin,
+            scratch: Default::default(),
+            optimizer: self.optimizer.clone(),
             nodes_visited: AtomicU64::new(self.nodes_visited.load(Ordering::Relaxed)),
             leaves_visited: AtomicU64::new(self.leaves_visited.load(Ordering::Relaxed)),
         }
@@ -160,6 +167,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             epoch: 1,
             moved_count: 0,
             margin: DEFAULT_MARGIN,
+            scratch: Default::default(),
+            optimizer: Default::default(),
             nodes_visited: AtomicU64::new(0),
             leaves_visited: AtomicU64::new(0),
         }
@@ -277,7 +286,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if self.root.is_null() {
             return;
         }
-        let mut stack: smallvec::SmallVec<[(NodeId, u32); 64]> = smallvec::smallvec![(self.root, 0)];
+        let mut stack: smallvec::SmallVec<[(NodeId, u32); 64]> =
+            smallvec::smallvec![(self.root, 0)];
         while let Some((id, depth)) = stack.pop() {
             let Some(view) = self.node(id) else { continue };
             if f(id, &view, depth)
@@ -397,6 +407,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.proxy_count = 0;
         self.node_count = 0;
         self.moved_count = 0;
+        self.optimizer = Default::default();
     }
 
     // ----- internals -------------------------------------------------------------------

@@ -16,22 +16,32 @@ impl<V: Vector, T> DynamicTree<V, T> {
     pub fn update_pairs(&mut self, pairs: &mut Vec<(ProxyId, ProxyId)>) {
         self.refit_changed();
         self.for_each_changed_pair(|a, b| pairs.push(if a < b { (a, b) } else { (b, a) }));
-        self.clear_marks();
+        self.finish_update();
     }
 
     /// Like [`Self::update_pairs`] but hands each pair to `f` instead of collecting them.
     pub fn update_pairs_with(&mut self, mut f: impl FnMut(ProxyId, ProxyId)) {
         self.refit_changed();
         self.for_each_changed_pair(|a, b| if a < b { f(a, b) } else { f(b, a) });
+        self.finish_update();
+    }
+
+    /// Forgets the moves, then lets the tree improve itself (see [`Self::optimize`]).
+    fn finish_update(&mut self) {
+        let moved = self.moved_count;
         self.clear_marks();
+        self.optimize(moved);
     }
 
     /// Post-order walk over the changed nodes: every changed internal node gets its exact
-    /// box back (moves only ever grow ancestors) and a chance to rotate.
+    /// box back (moves only ever grow ancestors) and a chance to rotate. The changed
+    /// subtrees of the size [`Self::optimize`] rebuilds are noted as its candidates.
     pub(crate) fn refit_changed(&mut self) {
+        self.optimizer.candidates.clear();
         if self.root.is_null() || !self.is_changed(self.root) {
             return;
         }
+        let subtree_height = self.optimizer.subtree_height(self.proxy_count);
         // (node, children done)
         let mut stack: SmallVec<[(NodeId, bool); 64]> = SmallVec::new();
         stack.push((self.root, false));
@@ -43,6 +53,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
             if done {
                 self.refit_node(id);
                 self.rotate(id);
+                let node = &self.nodes[id.index()];
+                if node.height <= subtree_height
+                    && (node.parent.is_null()
+                        || self.nodes[node.parent.index()].height > subtree_height)
+                {
+                    self.optimizer.candidates.push(id);
+                }
             } else {
                 let (c1, c2) = (node.child1, node.child2);
                 stack.push((id, true));

@@ -113,7 +113,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
         max_t: f32,
         mut hit: impl FnMut(ProxyId, &T) -> Option<f32>,
     ) -> Option<RayHit> {
-        if self.root.is_null() || !ray.is_valid() || !expand.is_finite() || max_t.is_nan() || max_t < 0.0 {
+        if self.root.is_null()
+            || !ray.is_valid()
+            || !expand.is_finite()
+            || max_t.is_nan()
+            || max_t < 0.0
+        {
             return None;
         }
         let slabs = RaySlabs::new(ray);
@@ -139,7 +144,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     && t >= 0.0
                 {
                     best_t = t;
-                    best = Some(RayHit { proxy: ProxyId(id.0), t });
+                    best = Some(RayHit {
+                        proxy: ProxyId(id.0),
+                        t,
+                    });
                 }
                 continue;
             }
@@ -168,12 +176,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Calls `f(proxy, data, t)` for every proxy whose fat box `ray` enters within
     /// `max_t` (`t` is the entry parameter into the fat box), in no particular order.
     /// Return `false` from `f` to stop.
-    pub fn ray_hits(
-        &self,
-        ray: &Ray<V>,
-        max_t: f32,
-        mut f: impl FnMut(ProxyId, &T, f32) -> bool,
-    ) {
+    pub fn ray_hits(&self, ray: &Ray<V>, max_t: f32, mut f: impl FnMut(ProxyId, &T, f32) -> bool) {
         if self.root.is_null() || !ray.is_valid() || max_t.is_nan() || max_t < 0.0 {
             return;
         }

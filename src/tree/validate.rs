@@ -109,12 +109,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     }
                     let c = &self.nodes[child.index()];
                     if c.parent != id {
-                        return fail(Some(child), format!("parent link is {:?}, expected {:?}", c.parent, id));
+                        return fail(
+                            Some(child),
+                            format!("parent link is {:?}, expected {:?}", c.parent, id),
+                        );
                     }
                     if !node.aabb.contains(&c.aabb) {
                         return fail(
                             Some(id),
-                            format!("box {:?} does not enclose child {} {:?}", node.aabb, child.0, c.aabb),
+                            format!(
+                                "box {:?} does not enclose child {} {:?}",
+                                node.aabb, child.0, c.aabb
+                            ),
                         );
                     }
                     max_height = max_height.max(c.height);
@@ -124,7 +130,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 if node.height != max_height + 1 {
                     return fail(
                         Some(id),
-                        format!("height {} but children give {}", node.height, max_height + 1),
+                        format!(
+                            "height {} but children give {}",
+                            node.height,
+                            max_height + 1
+                        ),
                     );
                 }
                 if any_changed && node.stamp != self.epoch {
@@ -134,16 +144,28 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         let allocated = self.nodes.iter().filter(|node| node.is_allocated()).count();
         if allocated != reached {
-            return fail(None, format!("{allocated} allocated nodes but {reached} reachable"));
+            return fail(
+                None,
+                format!("{allocated} allocated nodes but {reached} reachable"),
+            );
         }
         if allocated != self.node_count {
-            return fail(None, format!("node count {} but {allocated} allocated", self.node_count));
+            return fail(
+                None,
+                format!("node count {} but {allocated} allocated", self.node_count),
+            );
         }
         if leaves != self.proxy_count {
-            return fail(None, format!("proxy count {} but {leaves} leaves", self.proxy_count));
+            return fail(
+                None,
+                format!("proxy count {} but {leaves} leaves", self.proxy_count),
+            );
         }
         if moved != self.moved_count {
-            return fail(None, format!("moved count {} but {moved} marked leaves", self.moved_count));
+            return fail(
+                None,
+                format!("moved count {} but {moved} marked leaves", self.moved_count),
+            );
         }
         let mut free = 0usize;
         let mut index = self.free_list;
@@ -161,7 +183,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
             index = self.nodes[index.index()].parent;
         }
         if free + allocated != n {
-            return fail(None, format!("{free} free + {allocated} allocated != {n} nodes"));
+            return fail(
+                None,
+                format!("{free} free + {allocated} allocated != {n} nodes"),
+            );
         }
         Ok(())
     }
