@@ -113,6 +113,8 @@ pub struct DynamicTree<V: Vector, T = ()> {
     pub(crate) scratch: build::BuildScratch<V>,
     /// State of the incremental optimization.
     pub(crate) optimizer: optimize::Optimizer,
+    /// Stacks of the pair walk, reused.
+    pub(crate) pair_stacks: pairs::PairStacks,
     pub(crate) nodes_visited: AtomicU64,
     pub(crate) leaves_visited: AtomicU64,
 }
@@ -148,6 +150,7 @@ impl<V: Vector, T: Clone> Clone for DynamicTree<V, T> {
             margin: self.margin,
             scratch: Default::default(),
             optimizer: self.optimizer.clone(),
+            pair_stacks: Default::default(),
             nodes_visited: AtomicU64::new(self.nodes_visited.load(Ordering::Relaxed)),
             leaves_visited: AtomicU64::new(self.leaves_visited.load(Ordering::Relaxed)),
         }
@@ -169,6 +172,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             margin: DEFAULT_MARGIN,
             scratch: Default::default(),
             optimizer: Default::default(),
+            pair_stacks: Default::default(),
             nodes_visited: AtomicU64::new(0),
             leaves_visited: AtomicU64::new(0),
         }
@@ -412,29 +416,51 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     // ----- internals -------------------------------------------------------------------
 
+    /// The leaf of a live proxy. An allocated leaf always holds a payload (the tree gives
+    /// one to every leaf it links, and [`Self::validate`] checks it), so the payload slot
+    /// is not read.
     #[inline]
     pub(crate) fn live_leaf(&self, id: ProxyId) -> Option<&Node<V>> {
         let node = self.nodes.get(id.index())?;
-        (node.is_allocated() && node.is_leaf() && self.data[id.index()].is_some()).then_some(node)
+        (node.is_allocated() && node.is_leaf()).then_some(node)
     }
 
     /// Stores a new fat box in a leaf, grows the ancestors that no longer enclose it and
-    /// marks the leaf moved.
+    /// marks the leaf moved and its ancestors changed, in one walk up from the leaf.
+    ///
+    /// At each ancestor: it grows to enclose `fat` unless it already does (then so do all
+    /// above it, which enclose it: growing is over); it is marked unless it already is
+    /// (then so are all above it: marking is over). The walk stops when both are over.
+    /// Growing by `fat` rather than by the child's new box is enough: the ancestor
+    /// already encloses the child's old box, and the new one is the old one plus `fat`.
     fn set_leaf_box(&mut self, leaf: NodeId, fat: BoundingBox<V>) {
-        self.nodes[leaf.index()].aabb = fat;
-        let mut child = leaf;
-        let mut parent = self.nodes[leaf.index()].parent;
-        while !parent.is_null() {
-            let child_box = self.nodes[child.index()].aabb;
-            let p = &mut self.nodes[parent.index()];
-            if p.aabb.contains(&child_box) {
-                break;
-            }
-            p.aabb.merge(&child_box);
-            child = parent;
-            parent = p.parent;
+        let epoch = self.epoch;
+        let node = &mut self.nodes[leaf.index()];
+        node.aabb = fat;
+        if node.stamp != epoch {
+            node.stamp = epoch;
+            self.moved_count += 1;
         }
-        self.mark_moved(leaf);
+        let mut growing = true;
+        let mut index = node.parent;
+        while !index.is_null() {
+            let node = &mut self.nodes[index.index()];
+            if growing {
+                if node.aabb.contains(&fat) {
+                    growing = false;
+                } else {
+                    node.aabb.merge(&fat);
+                }
+            }
+            if node.stamp == epoch {
+                if !growing {
+                    break;
+                }
+            } else {
+                node.stamp = epoch;
+            }
+            index = node.parent;
+        }
     }
 
     /// Marks a leaf as moved and every ancestor as changed (stopping at the first one

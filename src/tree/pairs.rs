@@ -1,9 +1,16 @@
 //! Finding the new overlapping pairs after a step of moves.
 
-use smallvec::SmallVec;
-
 use crate::Vector;
 use crate::tree::{DynamicTree, NodeId, ProxyId};
+
+/// The two stacks of the pair walk, kept by the tree between updates.
+#[derive(Debug, Default)]
+pub(crate) struct PairStacks {
+    /// Pending tasks: `(x, x)` is self(x), `(x, y)` cross(x, y).
+    tasks: Vec<(NodeId, NodeId)>,
+    /// Pending nodes of a leaf-against-subtree walk.
+    walk: Vec<NodeId>,
+}
 
 impl<V: Vector, T> DynamicTree<V, T> {
     /// Finishes a step of moves: tightens and rebalances the changed part of the tree, then
@@ -15,14 +22,20 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// order). `pairs` is not cleared first.
     pub fn update_pairs(&mut self, pairs: &mut Vec<(ProxyId, ProxyId)>) {
         self.refit_changed();
-        self.for_each_changed_pair(|a, b| pairs.push(if a < b { (a, b) } else { (b, a) }));
+        let mut stacks = core::mem::take(&mut self.pair_stacks);
+        self.for_each_changed_pair(&mut stacks, |a, b| {
+            pairs.push(if a < b { (a, b) } else { (b, a) })
+        });
+        self.pair_stacks = stacks;
         self.finish_update();
     }
 
     /// Like [`Self::update_pairs`] but hands each pair to `f` instead of collecting them.
     pub fn update_pairs_with(&mut self, mut f: impl FnMut(ProxyId, ProxyId)) {
         self.refit_changed();
-        self.for_each_changed_pair(|a, b| if a < b { f(a, b) } else { f(b, a) });
+        let mut stacks = core::mem::take(&mut self.pair_stacks);
+        self.for_each_changed_pair(&mut stacks, |a, b| if a < b { f(a, b) } else { f(b, a) });
+        self.pair_stacks = stacks;
         self.finish_update();
     }
 
@@ -36,39 +49,69 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Post-order walk over the changed nodes: every changed internal node gets its exact
     /// box back (moves only ever grow ancestors) and a chance to rotate. The changed
     /// subtrees of the size [`Self::optimize`] rebuilds are noted as its candidates.
+    ///
+    /// No stack: the walk follows parent links. From a node it goes down to its first
+    /// changed internal child, else its second, else it finishes the node (refit, rotate)
+    /// and climbs: from a first child to its sibling when that is changed and internal,
+    /// otherwise to the parent, which it finishes in turn. A rotation at a node only
+    /// rearranges what lies below it, so the way up stays valid.
     pub(crate) fn refit_changed(&mut self) {
         self.optimizer.candidates.clear();
-        if self.root.is_null() || !self.is_changed(self.root) {
+        if self.root.is_null()
+            || !self.is_changed(self.root)
+            || self.nodes[self.root.index()].is_leaf()
+        {
             return;
         }
+        let epoch = self.epoch;
         let subtree_height = self.optimizer.subtree_height(self.proxy_count);
-        // (node, children done)
-        let mut stack: SmallVec<[(NodeId, bool); 64]> = SmallVec::new();
-        stack.push((self.root, false));
-        while let Some((id, done)) = stack.pop() {
-            let node = &self.nodes[id.index()];
-            if node.is_leaf() {
-                continue;
+        let descend = |nodes: &[crate::tree::Node<V>], id: NodeId| -> NodeId {
+            let child = nodes[id.index()].child1;
+            let c = &nodes[child.index()];
+            if c.stamp == epoch && !c.is_leaf() {
+                return child;
             }
-            if done {
+            let child = nodes[id.index()].child2;
+            let c = &nodes[child.index()];
+            if c.stamp == epoch && !c.is_leaf() {
+                return child;
+            }
+            NodeId::NULL
+        };
+        let mut id = self.root;
+        loop {
+            // Down to a changed node without changed internal children.
+            loop {
+                let next = descend(&self.nodes, id);
+                if next.is_null() {
+                    break;
+                }
+                id = next;
+            }
+            // Finish nodes on the way up until a second child is left to visit.
+            loop {
                 self.refit_node(id);
                 self.rotate(id);
                 let node = &self.nodes[id.index()];
+                let parent = node.parent;
                 if node.height <= subtree_height
-                    && (node.parent.is_null()
-                        || self.nodes[node.parent.index()].height > subtree_height)
+                    && (parent.is_null() || self.nodes[parent.index()].height > subtree_height)
                 {
                     self.optimizer.candidates.push(id);
                 }
-            } else {
-                let (c1, c2) = (node.child1, node.child2);
-                stack.push((id, true));
-                if self.is_changed(c2) {
-                    stack.push((c2, false));
+                if parent.is_null() {
+                    return;
                 }
-                if self.is_changed(c1) {
-                    stack.push((c1, false));
+                let p = &self.nodes[parent.index()];
+                if p.child1 == id {
+                    let sibling = p.child2;
+                    let s = &self.nodes[sibling.index()];
+                    if s.stamp == epoch && !s.is_leaf() {
+                        id = sibling;
+                        break;
+                    }
                 }
+                id = parent;
             }
         }
     }
@@ -78,71 +121,143 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///
     /// Two leaves overlap only if every pair of their ancestors does, and each pair of
     /// leaves has exactly one lowest common ancestor, where one leaf is under `child1`
-    /// and the other under `child2`. So the walk has two kinds of task:
-    /// - *self(N)*: the pairs inside N's subtree. A leaf has none; an internal node gives
-    ///   self(child1), self(child2) and cross(child1, child2). Only changed subtrees are
-    ///   entered (an unchanged one has no moved leaf, so no new pair).
-    /// - *cross(X, Y)*: the pairs with one leaf in X and one in Y. Skipped when the boxes
-    ///   do not overlap or neither subtree changed. Two leaves: report. Otherwise split the
-    ///   internal node with the larger area (or the one internal node) into its children.
-    pub(crate) fn for_each_changed_pair(&self, mut f: impl FnMut(ProxyId, ProxyId)) {
-        if self.root.is_null() || !self.is_changed(self.root) {
+    /// and the other under `child2`. So the walk has three kinds of task:
+    /// - *self(N)*, N internal and changed: the pairs inside N's subtree: self(child) for
+    ///   each internal changed child (an unchanged subtree has no moved leaf, so no new
+    ///   pair), and the pair (child1, child2);
+    /// - *cross(X, Y)*, both internal: the pairs with one leaf in X and one in Y. Both are
+    ///   split at once: each of the four pairs of a child of X and a child of Y is a pair
+    ///   of nodes;
+    /// - *a pair of nodes* A, B ([`Self::node_pair`]) is dropped when neither changed or
+    ///   their boxes do not overlap. Otherwise: two leaves, report them; two internal
+    ///   nodes, cross(A, B); a leaf and an internal node, walk the internal node's subtree
+    ///   against the leaf right away ([`Self::leaf_against_subtree`]).
+    pub(crate) fn for_each_changed_pair(
+        &self,
+        stacks: &mut PairStacks,
+        mut f: impl FnMut(ProxyId, ProxyId),
+    ) {
+        if self.root.is_null()
+            || !self.is_changed(self.root)
+            || self.nodes[self.root.index()].is_leaf()
+        {
             return;
         }
-        let epoch = self.epoch;
         let nodes = &self.nodes;
         let mut visited = 0u64;
         let mut reported = 0u64;
-        // Tasks: (x, x) is self(x); (x, y) with x != y is cross(x, y).
-        let mut stack: SmallVec<[(NodeId, NodeId); 128]> = SmallVec::new();
-        stack.push((self.root, self.root));
-        while let Some((x, y)) = stack.pop() {
+        stacks.tasks.clear();
+        stacks.tasks.push((self.root, self.root));
+        while let Some((x, y)) = stacks.tasks.pop() {
             visited += 1;
             let nx = &nodes[x.index()];
             if x == y {
-                if nx.is_leaf() {
-                    continue;
-                }
                 let (c1, c2) = (nx.child1, nx.child2);
                 let (n1, n2) = (&nodes[c1.index()], &nodes[c2.index()]);
-                let (ch1, ch2) = (n1.stamp == epoch, n2.stamp == epoch);
-                if (ch1 || ch2) && n1.aabb.overlaps(&n2.aabb) {
-                    stack.push((c1, c2));
+                if n2.stamp == self.epoch && !n2.is_leaf() {
+                    stacks.tasks.push((c2, c2));
                 }
-                if ch2 {
-                    stack.push((c2, c2));
+                if n1.stamp == self.epoch && !n1.is_leaf() {
+                    stacks.tasks.push((c1, c1));
                 }
-                if ch1 {
-                    stack.push((c1, c1));
-                }
-                continue;
-            }
-            let ny = &nodes[y.index()];
-            match (nx.is_leaf(), ny.is_leaf()) {
-                (true, true) => {
-                    reported += 1;
-                    f(ProxyId(x.0), ProxyId(y.0));
-                }
-                (leaf_x, leaf_y) => {
-                    // Split y (swap roles so that y is the node to split).
-                    let (keep, keep_node, split, split_node) =
-                        if leaf_y || (!leaf_x && nx.aabb.area() > ny.aabb.area()) {
-                            (y, ny, x, nx)
-                        } else {
-                            (x, nx, y, ny)
-                        };
-                    let keep_changed = keep_node.stamp == epoch;
-                    for child in [split_node.child2, split_node.child1] {
-                        let nc = &nodes[child.index()];
-                        if (keep_changed || nc.stamp == epoch) && nc.aabb.overlaps(&keep_node.aabb)
-                        {
-                            stack.push((keep, child));
-                        }
-                    }
-                    let _ = split;
-                }
+                self.node_pair(c1, c2, stacks, &mut visited, &mut reported, &mut f);
+            } else {
+                let ny = &nodes[y.index()];
+                let (x1, x2, y1, y2) = (nx.child1, nx.child2, ny.child1, ny.child2);
+                self.node_pair(x1, y1, stacks, &mut visited, &mut reported, &mut f);
+                self.node_pair(x1, y2, stacks, &mut visited, &mut reported, &mut f);
+                self.node_pair(x2, y1, stacks, &mut visited, &mut reported, &mut f);
+                self.node_pair(x2, y2, stacks, &mut visited, &mut reported, &mut f);
             }
         }
         self.count_visits(visited, reported);
+    }
+
+    /// A pair of nodes of the pair walk (see [`Self::for_each_changed_pair`]).
+    #[inline(always)]
+    fn node_pair(
+        &self,
+        a: NodeId,
+        b: NodeId,
+        stacks: &mut PairStacks,
+        visited: &mut u64,
+        reported: &mut u64,
+        f: &mut impl FnMut(ProxyId, ProxyId),
+    ) {
+        let (na, nb) = (&self.nodes[a.index()], &self.nodes[b.index()]);
+        if !((na.stamp == self.epoch || nb.stamp == self.epoch) && na.aabb.overlaps(&nb.aabb)) {
+            return;
+        }
+        match (na.is_leaf(), nb.is_leaf()) {
+            (true, true) => {
+                *reported += 1;
+                f(ProxyId(a.0), ProxyId(b.0));
+            }
+            (false, false) => stacks.tasks.push((a, b)),
+            (true, false) => {
+                self.leaf_against_subtree(a, b, &mut stacks.walk, visited, reported, f)
+            }
+            (false, true) => {
+                self.leaf_against_subtree(b, a, &mut stacks.walk, visited, reported, f)
+            }
+        }
+    }
+
+    /// Reports every leaf under the internal node `top` whose box overlaps the leaf `leaf`'s,
+    /// of which one of the two moved; `top`'s own box overlaps and one of the two changed.
+    ///
+    /// Depth first, the leaf's box and mark held at hand. At each internal node both
+    /// children are tested: a passing leaf is reported, a passing internal child is
+    /// walked next (the second one, when both pass, waits on `walk`).
+    #[inline]
+    fn leaf_against_subtree(
+        &self,
+        leaf: NodeId,
+        top: NodeId,
+        walk: &mut Vec<NodeId>,
+        visited: &mut u64,
+        reported: &mut u64,
+        f: &mut impl FnMut(ProxyId, ProxyId),
+    ) {
+        let epoch = self.epoch;
+        let nodes = &self.nodes;
+        let leaf_node = &nodes[leaf.index()];
+        let aabb = leaf_node.aabb;
+        let leaf_changed = leaf_node.stamp == epoch;
+        let mut current = top;
+        loop {
+            *visited += 1;
+            let node = &nodes[current.index()];
+            let (c1, c2) = (node.child1, node.child2);
+            let (n1, n2) = (&nodes[c1.index()], &nodes[c2.index()]);
+            let hit1 = (leaf_changed || n1.stamp == epoch) && n1.aabb.overlaps(&aabb);
+            let hit2 = (leaf_changed || n2.stamp == epoch) && n2.aabb.overlaps(&aabb);
+            let mut next = NodeId::NULL;
+            if hit1 {
+                if n1.is_leaf() {
+                    *reported += 1;
+                    f(ProxyId(leaf.0), ProxyId(c1.0));
+                } else {
+                    next = c1;
+                }
+            }
+            if hit2 {
+                if n2.is_leaf() {
+                    *reported += 1;
+                    f(ProxyId(leaf.0), ProxyId(c2.0));
+                } else if next.is_null() {
+                    next = c2;
+                } else {
+                    walk.push(c2);
+                }
+            }
+            if next.is_null() {
+                match walk.pop() {
+                    Some(id) => next = id,
+                    None => return,
+                }
+            }
+            current = next;
+        }
     }
 }
