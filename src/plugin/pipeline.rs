@@ -463,6 +463,11 @@ pub(crate) fn on_collider_gone<V: Vector, E: EntityEvent, C: Component>(
     };
     if let Some(id) = tracked.proxy.take() {
         state.remove_proxy(id, EndReason::Removed);
-        flush_ended(&mut state, &mut ended, &mut commands);
+        // Starts still pending means a user system between the narrow phase and the
+        // events removed it: `emit_events` comes next in this tick and writes the starts
+        // before the ends. Flushing here would send an end before its start.
+        if state.started.is_empty() {
+            flush_ended(&mut state, &mut ended, &mut commands);
+        }
     }
 }

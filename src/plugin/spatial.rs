@@ -230,14 +230,32 @@ fn cast_shape<V: Vector>(
     match target {
         WorldShape::Box(b) => crate::geometry::box_cast_at(shape, direction, max_t, b),
         WorldShape::Ball(ball) => {
-            if !max_t.is_finite() {
+            if max_t.is_nan() || max_t < 0.0 {
+                return None;
+            }
+            // Once the box's center is further along `direction` than the ball's center
+            // by the radius plus the box's half diagonal, every point of the box is more
+            // than the radius ahead of the ball: no first contact lies beyond that. Sweep
+            // only that far, which also keeps the sweep finite for an unbounded cast
+            // (`max_t` infinite or huge) instead of missing every ball.
+            let along = direction.dot(direction);
+            let limit = if along > 0.0 {
+                let half = shape.half_extents();
+                let reach = (ball.center - shape.center()).dot(direction)
+                    + ball.radius
+                    + half.dot(half).sqrt();
+                max_t.min((reach / along).max(0.0))
+            } else {
+                0.0
+            };
+            if !limit.is_finite() {
                 return None;
             }
             // The ball moving by -direction against the still box is the same relative
             // motion. The sweep's normal points from the ball towards the box: that is the
             // ball's outward normal where the box touches it.
-            let hit = sweep_ball_box(ball, -direction * max_t, shape, V::ZERO)?;
-            Some((hit.u0 * max_t, hit.normal))
+            let hit = sweep_ball_box(ball, -direction * limit, shape, V::ZERO)?;
+            Some((hit.u0 * limit, hit.normal))
         }
     }
 }

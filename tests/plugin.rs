@@ -1,0 +1,2249 @@
+//! Headless tests of the whole collision pipeline, in 2D and 3D, each against an
+//! independent oracle: random scenes against brute force over many ticks, tunnelling,
+//! the lifecycle of colliders (despawn, removal, `Disabled`, layers), schedules, observers,
+//! determinism, spatial queries and bad input.
+//!
+//! Every app records the message stream with two collectors sharing one cursor: one just
+//! before the pipeline (ends caused by despawns and removals since the last tick) and one
+//! just after it (this tick's starts, then ends), so the recorded order is the order in
+//! which the messages were written. After every tick the collector also checks the tree
+//! (`validate`) and, where the scene allows it, compares the touching pairs with brute
+//! force over the world. [`finish`] then checks that every `CollisionStarted` has exactly
+//! one `CollisionEnded` and that the open pairs after each tick are the touching ones.
+#![cfg(feature = "plugin")]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::marker::PhantomData;
+use std::time::Duration;
+
+use bevy::ecs::entity_disabling::Disabled;
+use bevy::ecs::message::MessageCursor;
+use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
+use bevy::ecs::system::SystemState;
+use bevy::prelude::*;
+use bevy::reflect::{FromReflect, GetTypeRegistration, TypePath, Typed};
+use bevy::time::TimeUpdateStrategy;
+use bevy_aabb_tree::Vector;
+use bevy_aabb_tree::prelude::*;
+
+// ---------------------------------------------------------------------------------------
+// Dimensions and randomness
+
+/// The two dimensions the plugin supports, with what the tests need to generate scenes.
+trait Dim: Vector + FromReflect + TypePath + GetTypeRegistration + Typed {
+    /// The axis rotated colliders turn about: z in 2D, any axis in 3D.
+    fn rotation_axis(rng: &mut Rng) -> Vec3;
+}
+
+impl Dim for Vec2 {
+    fn rotation_axis(_: &mut Rng) -> Vec3 {
+        Vec3::Z
+    }
+}
+
+impl Dim for Vec3 {
+    fn rotation_axis(rng: &mut Rng) -> Vec3 {
+        loop {
+            let v = rng.vec3(-1.0, 1.0);
+            if v.length() > 0.2 {
+                return v.normalize();
+            }
+        }
+    }
+}
+
+/// A vector of the dimension from three coordinates (z dropped in 2D).
+fn v<V: Dim>(x: f32, y: f32, z: f32) -> V {
+    V::truncate_from_3d(Vec3::new(x, y, z))
+}
+
+/// The point as the dimension sees it, in 3D (z = 0 in 2D): every oracle below works in
+/// 3D on flattened points, which is exact for 2D since all z are then equal.
+fn flat<V: Dim>(p: Vec3) -> Vec3 {
+    V::truncate_from_3d(p).extend_to_3d()
+}
+
+/// SplitMix64: small, seeded, the same everywhere.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Self {
+        Self(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x9E37_79B9_7F4A_7C15)
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[0, 1)`.
+    fn unit(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.unit()
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
+    fn chance(&mut self, p: f32) -> bool {
+        self.unit() < p
+    }
+
+    fn vec3(&mut self, lo: f32, hi: f32) -> Vec3 {
+        Vec3::new(self.range(lo, hi), self.range(lo, hi), self.range(lo, hi))
+    }
+
+    fn vector<V: Dim>(&mut self, lo: f32, hi: f32) -> V {
+        V::truncate_from_3d(self.vec3(lo, hi))
+    }
+
+    fn layers(&mut self) -> Option<CollisionLayers> {
+        if self.chance(0.3) {
+            return None;
+        }
+        if self.chance(0.05) {
+            return Some(CollisionLayers::NONE);
+        }
+        let memberships = (1 << self.below(3))
+            | if self.chance(0.3) {
+                1 << self.below(3)
+            } else {
+                0
+            };
+        let filters = self.below(8) as u32;
+        Some(CollisionLayers::new(memberships, filters))
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The oracle: world shapes and tests written independently of the plugin
+
+/// A collider in world space, in 3D coordinates (z = 0 in 2D).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum OShape {
+    Box { min: Vec3, max: Vec3 },
+    Ball { center: Vec3, radius: f32 },
+}
+
+/// The world shape of a root entity's collider, or `None` when the plugin must leave it
+/// out (non-finite or negative values). Boxes: the eight (four) corners of the local box
+/// mapped by `Transform::transform_point`, enclosed; balls: the center mapped, the radius
+/// times the largest scale factor of the dimension's axes.
+fn oracle_shape<V: Dim>(
+    transform: &Transform,
+    aabb: Option<&Aabb<V>>,
+    sphere: Option<&BoundingSphere<V>>,
+    velocity: Option<&Velocity<V>>,
+) -> Option<OShape> {
+    let finite = transform.translation.is_finite()
+        && transform.scale.is_finite()
+        && transform.rotation.is_finite()
+        && velocity.is_none_or(|v| v.0.extend_to_3d().is_finite());
+    if !finite {
+        return None;
+    }
+    let shape = if let Some(a) = aabb {
+        let half = a.half_extents.extend_to_3d();
+        let offset = a.offset.extend_to_3d();
+        if !(half.is_finite() && offset.is_finite() && half.min_element() >= 0.0) {
+            return None;
+        }
+        let mut min = Vec3::INFINITY;
+        let mut max = Vec3::NEG_INFINITY;
+        for corner in 0..(1 << V::DIM) {
+            let sign = Vec3::new(
+                if corner & 1 == 0 { -1.0 } else { 1.0 },
+                if corner & 2 == 0 { -1.0 } else { 1.0 },
+                if corner & 4 == 0 { -1.0 } else { 1.0 },
+            );
+            let p = flat::<V>(transform.transform_point(offset + half * sign));
+            min = min.min(p);
+            max = max.max(p);
+        }
+        OShape::Box { min, max }
+    } else if let Some(s) = sphere {
+        let offset = s.offset.extend_to_3d();
+        if !(s.radius.is_finite() && s.radius >= 0.0 && offset.is_finite()) {
+            return None;
+        }
+        let scale = flat::<V>(transform.scale).abs().max_element();
+        OShape::Ball {
+            center: flat::<V>(transform.transform_point(offset)),
+            radius: s.radius * scale,
+        }
+    } else {
+        return None;
+    };
+    let finite = match shape {
+        OShape::Box { min, max } => min.is_finite() && max.is_finite(),
+        OShape::Ball { center, radius } => center.is_finite() && radius.is_finite(),
+    };
+    finite.then_some(shape)
+}
+
+/// The point of a box closest to `p`.
+fn clamp_to_box(p: Vec3, min: Vec3, max: Vec3) -> Vec3 {
+    p.max(min).min(max)
+}
+
+/// Inclusive overlap of two world shapes.
+fn oracle_overlap(a: &OShape, b: &OShape) -> bool {
+    match (*a, *b) {
+        (OShape::Box { min: a0, max: a1 }, OShape::Box { min: b0, max: b1 }) => {
+            a0.cmple(b1).all() && b0.cmple(a1).all()
+        }
+        (
+            OShape::Ball {
+                center: c0,
+                radius: r0,
+            },
+            OShape::Ball {
+                center: c1,
+                radius: r1,
+            },
+        ) => c0.distance_squared(c1) <= (r0 + r1) * (r0 + r1),
+        (OShape::Ball { center, radius }, OShape::Box { min, max })
+        | (OShape::Box { min, max }, OShape::Ball { center, radius }) => {
+            clamp_to_box(center, min, max).distance_squared(center) <= radius * radius
+        }
+    }
+}
+
+fn oracle_layers(a: Option<CollisionLayers>, b: Option<CollisionLayers>) -> bool {
+    let a = a.unwrap_or(CollisionLayers::new(u32::MAX, u32::MAX));
+    let b = b.unwrap_or(CollisionLayers::new(u32::MAX, u32::MAX));
+    a.memberships & b.filters != 0 && b.memberships & a.filters != 0
+}
+
+/// An unordered pair as a key.
+fn key(a: Entity, b: Entity) -> (Entity, Entity) {
+    if a <= b { (a, b) } else { (b, a) }
+}
+
+type Pairs = BTreeSet<(Entity, Entity)>;
+
+/// Every pair of shapes that overlap with layers matching, by brute force.
+fn brute_force_pairs(shapes: &[(Entity, OShape, Option<CollisionLayers>)]) -> Pairs {
+    let mut out = Pairs::new();
+    for (i, (ea, sa, la)) in shapes.iter().enumerate() {
+        for (eb, sb, lb) in &shapes[i + 1..] {
+            if oracle_layers(*la, *lb) && oracle_overlap(sa, sb) {
+                out.insert(key(*ea, *eb));
+            }
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// The test app and its recorder
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Started { toi: f32, normal: Vec3 },
+    Ended(EndReason),
+}
+
+/// One message as recorded: the tick (pipeline run) it was read in, and its content.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Ev {
+    tick: u32,
+    kind: Kind,
+    entity: Entity,
+    other: Entity,
+}
+
+impl Ev {
+    fn pair(&self) -> (Entity, Entity) {
+        key(self.entity, self.other)
+    }
+
+    fn reason(&self) -> Option<EndReason> {
+        match self.kind {
+            Kind::Ended(r) => Some(r),
+            Kind::Started { .. } => None,
+        }
+    }
+
+    fn toi(&self) -> Option<f32> {
+        match self.kind {
+            Kind::Started { toi, .. } => Some(toi),
+            Kind::Ended(_) => None,
+        }
+    }
+}
+
+#[derive(Resource, Default)]
+struct Rec {
+    /// Pipeline runs completed.
+    tick: u32,
+    events: Vec<Ev>,
+    started: MessageCursor<CollisionStarted>,
+    ended: MessageCursor<CollisionEnded>,
+    /// The touching pairs after each tick, from `AabbTree::touching_pairs`.
+    touching: Vec<Pairs>,
+    /// Scenes with children or overflowing values cannot use the root-only oracle.
+    skip_brute_force: bool,
+    errors: Vec<String>,
+}
+
+fn record(rec: &mut Rec, started: &Messages<CollisionStarted>, ended: &Messages<CollisionEnded>) {
+    let tick = rec.tick;
+    let Rec {
+        started: sc,
+        ended: ec,
+        events,
+        errors,
+        ..
+    } = rec;
+    let missed = sc.missed_messages(started) + ec.missed_messages(ended);
+    if missed > 0 {
+        errors.push(format!("tick {tick}: {missed} messages missed"));
+    }
+    for m in sc.read(started) {
+        events.push(Ev {
+            tick,
+            kind: Kind::Started {
+                toi: m.time_of_impact,
+                normal: m.normal,
+            },
+            entity: m.entity,
+            other: m.other,
+        });
+    }
+    for m in ec.read(ended) {
+        events.push(Ev {
+            tick,
+            kind: Kind::Ended(m.reason),
+            entity: m.entity,
+            other: m.other,
+        });
+    }
+}
+
+fn collect_pre(
+    mut rec: ResMut<Rec>,
+    started: Res<Messages<CollisionStarted>>,
+    ended: Res<Messages<CollisionEnded>>,
+) {
+    record(&mut rec, &started, &ended);
+}
+
+type OracleItem<'a, V> = (
+    Entity,
+    &'a Transform,
+    Option<&'a Aabb<V>>,
+    Option<&'a BoundingSphere<V>>,
+    Option<&'a Velocity<V>>,
+    Option<&'a CollisionLayers>,
+);
+
+/// The valid colliders of the world with their oracle shapes (root entities only).
+fn oracle_world<'a, V: Dim>(
+    items: impl Iterator<Item = OracleItem<'a, V>>,
+) -> Vec<(Entity, OShape, Option<CollisionLayers>)> {
+    items
+        .filter_map(|(e, t, a, s, vel, l)| Some((e, oracle_shape(t, a, s, vel)?, l.copied())))
+        .collect()
+}
+
+fn collect_post<V: Dim>(
+    mut rec: ResMut<Rec>,
+    started: Res<Messages<CollisionStarted>>,
+    ended: Res<Messages<CollisionEnded>>,
+    state: Res<AabbTree<V>>,
+    colliders: Query<OracleItem<V>>,
+) {
+    record(&mut rec, &started, &ended);
+    let tick = rec.tick;
+    if let Err(e) = state.tree().validate() {
+        rec.errors.push(format!("tick {tick}: invalid tree: {e}"));
+    }
+    let list: Vec<_> = state.touching_pairs().map(|(a, b)| key(a, b)).collect();
+    let touching: Pairs = list.iter().copied().collect();
+    if touching.len() != list.len() {
+        rec.errors
+            .push(format!("tick {tick}: a pair listed twice: {list:?}"));
+    }
+    if !rec.skip_brute_force {
+        let expected = brute_force_pairs(&oracle_world(colliders.iter()));
+        if expected != touching {
+            rec.errors.push(format!(
+                "tick {tick}: touching pairs differ from brute force: missing {:?}, extra {:?}",
+                expected.difference(&touching).collect::<Vec<_>>(),
+                touching.difference(&expected).collect::<Vec<_>>()
+            ));
+        }
+    }
+    rec.touching.push(touching);
+    rec.tick += 1;
+}
+
+/// Precomputed transforms: `frames[tick][i]` for `entities[i]`, applied by [`drive`]
+/// before the pipeline's tick `tick`.
+#[derive(Resource)]
+struct Script {
+    entities: Vec<Entity>,
+    frames: Vec<Vec<Transform>>,
+}
+
+fn drive(script: Option<Res<Script>>, rec: Res<Rec>, mut q: Query<&mut Transform>) {
+    let Some(script) = script else { return };
+    let Some(frame) = script.frames.get(rec.tick as usize) else {
+        return;
+    };
+    for (&e, t) in script.entities.iter().zip(frame) {
+        if let Ok(mut transform) = q.get_mut(e) {
+            *transform = *t;
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Sched {
+    /// `AabbTreePlugin::new(Update)`; [`drive`] runs in `Update` before the pipeline.
+    Update,
+    /// The default `FixedPostUpdate`; [`drive`] runs in `FixedUpdate`.
+    Fixed,
+}
+
+impl Sched {
+    fn label(self) -> InternedScheduleLabel {
+        match self {
+            Sched::Update => Update.intern(),
+            Sched::Fixed => FixedPostUpdate.intern(),
+        }
+    }
+}
+
+/// A headless app at 60 frames per second with the plugin in `sched`, the fixed schedule
+/// at `fixed_hz`, and the recorder.
+fn build_app<V: Dim>(sched: Sched, fixed_hz: f64, config: CollisionConfig) -> App {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin));
+    match sched {
+        Sched::Update => app.add_plugins(AabbTreePlugin::<V>::new(Update)),
+        Sched::Fixed => app.add_plugins(AabbTreePlugin::<V>::default()),
+    };
+    app.insert_resource(config)
+        .insert_resource(Time::<Fixed>::from_hz(fixed_hz))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+            1.0 / 60.0,
+        )))
+        .init_resource::<Rec>();
+    let label = sched.label();
+    app.add_systems(
+        label,
+        (
+            collect_pre.before(CollisionSystems::Prepare),
+            collect_post::<V>.after(CollisionSystems::Events),
+        ),
+    );
+    match sched {
+        Sched::Update => app.add_systems(
+            Update,
+            drive.after(collect_pre).before(CollisionSystems::Prepare),
+        ),
+        Sched::Fixed => app.add_systems(FixedUpdate, drive),
+    };
+    app
+}
+
+fn update_app<V: Dim>(sched: Sched) -> App {
+    build_app::<V>(sched, 60.0, CollisionConfig::default())
+}
+
+fn ticks(app: &App) -> u32 {
+    app.world().resource::<Rec>().tick
+}
+
+/// Updates until the pipeline has run `n` more times.
+fn run_ticks(app: &mut App, n: u32) {
+    let target = ticks(app) + n;
+    let mut frames = 0;
+    while ticks(app) < target {
+        app.update();
+        frames += 1;
+        assert!(frames <= 10 * n + 10, "the pipeline does not run");
+    }
+}
+
+fn set_translation(app: &mut App, e: Entity, t: Vec3) {
+    app.world_mut().get_mut::<Transform>(e).unwrap().translation = t;
+}
+
+fn events(app: &App) -> Vec<Ev> {
+    app.world().resource::<Rec>().events.clone()
+}
+
+/// Checks the invariant of the event stream: a pair starts only when not open, ends only
+/// when open (so every `CollisionStarted` has exactly one `CollisionEnded`), a
+/// pass-through ends in the tick it started, and after each tick the open pairs are the
+/// touching pairs. Returns the pairs still open.
+fn check_events(events: &[Ev], touching: &[Pairs]) -> Result<Pairs, String> {
+    fn apply(open: &mut BTreeMap<(Entity, Entity), u32>, ev: &Ev) -> Result<(), String> {
+        if ev.entity == ev.other {
+            return Err(format!("{ev:?}: an entity paired with itself"));
+        }
+        match ev.kind {
+            Kind::Started { toi, .. } => {
+                if !(0.0..=1.0).contains(&toi) {
+                    return Err(format!("{ev:?}: time of impact out of [0, 1]"));
+                }
+                if open.insert(ev.pair(), ev.tick).is_some() {
+                    return Err(format!("{ev:?}: started while already started"));
+                }
+            }
+            Kind::Ended(reason) => match open.remove(&ev.pair()) {
+                None => return Err(format!("{ev:?}: ended without a start")),
+                Some(t) if reason == EndReason::PassedThrough && t != ev.tick => {
+                    return Err(format!("{ev:?}: passed through, but started at tick {t}"));
+                }
+                Some(_) => {}
+            },
+        }
+        Ok(())
+    }
+    let mut open = BTreeMap::new();
+    let mut rest = events.iter().peekable();
+    for (tick, snapshot) in touching.iter().enumerate() {
+        while let Some(ev) = rest.next_if(|ev| ev.tick as usize <= tick) {
+            apply(&mut open, ev)?;
+        }
+        let now: Pairs = open.keys().copied().collect();
+        if &now != snapshot {
+            return Err(format!(
+                "after tick {tick}: open pairs {now:?} are not the touching pairs {snapshot:?}"
+            ));
+        }
+    }
+    for ev in rest {
+        apply(&mut open, ev)?;
+    }
+    Ok(open.keys().copied().collect())
+}
+
+/// The checks every test ends with: no recorder errors (tree valid and, where used,
+/// touching pairs equal brute force at every tick), the event invariant, the tree valid
+/// now, and the open pairs equal to the touching pairs. Returns the events.
+fn finish<V: Dim>(app: &App) -> Vec<Ev> {
+    let rec = app.world().resource::<Rec>();
+    assert!(rec.errors.is_empty(), "{:#?}", rec.errors);
+    let open = check_events(&rec.events, &rec.touching)
+        .unwrap_or_else(|e| panic!("{e}\nevents: {:#?}", rec.events));
+    let state = app.world().resource::<AabbTree<V>>();
+    state.tree().validate().unwrap();
+    let touching: Pairs = state.touching_pairs().map(|(a, b)| key(a, b)).collect();
+    assert_eq!(open, touching, "open pairs are not the touching pairs");
+    rec.events.clone()
+}
+
+// ---------------------------------------------------------------------------------------
+// Random scenes
+
+#[derive(Clone, Copy, Debug)]
+enum ColliderSpec<V: Dim> {
+    Box(Aabb<V>),
+    Ball(BoundingSphere<V>),
+}
+
+impl<V: Dim> ColliderSpec<V> {
+    fn random(rng: &mut Rng) -> Self {
+        let offset = if rng.chance(0.3) {
+            rng.vector(-0.5, 0.5)
+        } else {
+            V::ZERO
+        };
+        if rng.chance(0.5) {
+            ColliderSpec::Box(Aabb::new(rng.vector(0.3, 1.5)).with_offset(offset))
+        } else {
+            ColliderSpec::Ball(BoundingSphere::new(rng.range(0.3, 1.5)).with_offset(offset))
+        }
+    }
+
+    fn insert(self, e: &mut EntityWorldMut) {
+        match self {
+            ColliderSpec::Box(a) => e.insert(a),
+            ColliderSpec::Ball(s) => e.insert(s),
+        };
+    }
+}
+
+/// One body of a random scene: its collider and a smooth trajectory (each coordinate a
+/// sine around `base`, a rotation turning at `spin` radians per tick, a fixed scale).
+#[derive(Clone, Debug)]
+struct BodySpec<V: Dim> {
+    collider: ColliderSpec<V>,
+    layers: Option<CollisionLayers>,
+    velocity: Option<V>,
+    base: Vec3,
+    amplitude: Vec3,
+    frequency: Vec3,
+    phase: Vec3,
+    axis: Vec3,
+    angle: f32,
+    spin: f32,
+    scale: Vec3,
+}
+
+impl<V: Dim> BodySpec<V> {
+    fn transform(&self, tick: usize) -> Transform {
+        let k = tick as f32;
+        let wave = Vec3::new(
+            (self.frequency.x * k + self.phase.x).sin(),
+            (self.frequency.y * k + self.phase.y).sin(),
+            (self.frequency.z * k + self.phase.z).sin(),
+        );
+        Transform {
+            translation: self.base + self.amplitude * wave,
+            rotation: Quat::from_axis_angle(self.axis, self.angle + self.spin * k),
+            scale: self.scale,
+        }
+    }
+}
+
+struct Scene<V: Dim> {
+    bodies: Vec<BodySpec<V>>,
+    frames: Vec<Vec<Transform>>,
+}
+
+fn random_scene<V: Dim>(seed: u64, n: usize, ticks: usize) -> Scene<V> {
+    let mut rng = Rng::new(seed);
+    let extent = if V::DIM == 2 { 9.0 } else { 5.0 };
+    let bodies: Vec<BodySpec<V>> = (0..n)
+        .map(|_| {
+            let rotated = rng.chance(0.4);
+            let mut scale = if rng.chance(0.3) {
+                rng.vec3(0.5, 1.8)
+            } else {
+                Vec3::ONE
+            };
+            if rng.chance(0.1) {
+                // A mirrored axis: the world box must not care.
+                scale.x = -scale.x;
+            }
+            BodySpec {
+                collider: ColliderSpec::random(&mut rng),
+                layers: rng.layers(),
+                // Only the tree's update rate depends on it, never the events.
+                velocity: rng.chance(0.5).then(|| rng.vector(-20.0, 20.0)),
+                base: rng.vec3(-extent, extent),
+                amplitude: rng.vec3(0.0, 3.0),
+                frequency: rng.vec3(0.01, 0.08),
+                phase: rng.vec3(0.0, 6.3),
+                axis: V::rotation_axis(&mut rng),
+                angle: if rotated { rng.range(0.0, 6.3) } else { 0.0 },
+                spin: if rotated { rng.range(-0.05, 0.05) } else { 0.0 },
+                scale,
+            }
+        })
+        .collect();
+    let frames = (0..ticks)
+        .map(|k| bodies.iter().map(|b| b.transform(k)).collect())
+        .collect();
+    Scene { bodies, frames }
+}
+
+/// Spawns the scene at its first frame and installs its script.
+fn spawn_scene<V: Dim>(app: &mut App, scene: &Scene<V>) -> Vec<Entity> {
+    let world = app.world_mut();
+    let entities: Vec<Entity> = scene
+        .bodies
+        .iter()
+        .zip(&scene.frames[0])
+        .map(|(b, t)| {
+            let mut e = world.spawn(*t);
+            b.collider.insert(&mut e);
+            if let Some(l) = b.layers {
+                e.insert(l);
+            }
+            if let Some(vel) = b.velocity {
+                e.insert(Velocity(vel));
+            }
+            e.id()
+        })
+        .collect();
+    world.insert_resource(Script {
+        entities: entities.clone(),
+        frames: scene.frames.clone(),
+    });
+    entities
+}
+
+/// The oracle's touching pairs at each tick of the scene.
+fn scene_oracle<V: Dim>(scene: &Scene<V>, entities: &[Entity]) -> Vec<Pairs> {
+    scene
+        .frames
+        .iter()
+        .map(|frame| {
+            let shapes: Vec<_> = scene
+                .bodies
+                .iter()
+                .zip(frame)
+                .zip(entities)
+                .map(|((b, t), &e)| {
+                    let shape = match &b.collider {
+                        ColliderSpec::Box(a) => oracle_shape::<V>(t, Some(a), None, None),
+                        ColliderSpec::Ball(s) => oracle_shape::<V>(t, None, Some(s), None),
+                    };
+                    (e, shape.expect("scene values are valid"), b.layers)
+                })
+                .collect();
+            brute_force_pairs(&shapes)
+        })
+        .collect()
+}
+
+/// Runs a random scene with `swept: false` and compares the events with the oracle: per
+/// tick, Started for the pairs touching now and not at the last tick, Ended for the
+/// reverse. Returns the events (for determinism checks).
+fn run_scene_against_oracle<V: Dim>(
+    seed: u64,
+    sched: Sched,
+    fixed_hz: f64,
+    n: usize,
+    ticks: usize,
+) -> Vec<Ev> {
+    let scene = random_scene::<V>(seed, n, ticks);
+    let config = CollisionConfig {
+        swept: false,
+        ..default()
+    };
+    let mut app = build_app::<V>(sched, fixed_hz, config);
+    let entities = spawn_scene(&mut app, &scene);
+    run_ticks(&mut app, ticks as u32);
+    let events = finish::<V>(&app);
+
+    let oracle = scene_oracle(&scene, &entities);
+    let mut previous = Pairs::new();
+    let mut transitions = 0;
+    for (tick, now) in oracle.iter().enumerate() {
+        let expected_started: Pairs = now.difference(&previous).copied().collect();
+        let expected_ended: Pairs = previous.difference(now).copied().collect();
+        transitions += expected_started.len() + expected_ended.len();
+        let of_tick: Vec<&Ev> = events.iter().filter(|e| e.tick as usize == tick).collect();
+        let started: Vec<_> = of_tick
+            .iter()
+            .filter(|e| e.toi().is_some())
+            .map(|e| e.pair())
+            .collect();
+        let ended: Vec<_> = of_tick
+            .iter()
+            .filter(|e| e.reason().is_some())
+            .map(|e| e.pair())
+            .collect();
+        let started_set: Pairs = started.iter().copied().collect();
+        let ended_set: Pairs = ended.iter().copied().collect();
+        assert_eq!(
+            started.len(),
+            started_set.len(),
+            "tick {tick}: duplicate start"
+        );
+        assert_eq!(ended.len(), ended_set.len(), "tick {tick}: duplicate end");
+        assert_eq!(
+            started_set, expected_started,
+            "seed {seed}, tick {tick}: started pairs"
+        );
+        assert_eq!(
+            ended_set, expected_ended,
+            "seed {seed}, tick {tick}: ended pairs"
+        );
+        for e in of_tick {
+            match e.kind {
+                Kind::Started { toi, .. } => {
+                    assert_eq!(
+                        toi, 0.0,
+                        "no sweeps: every start is at the start of the tick"
+                    )
+                }
+                Kind::Ended(r) => assert_eq!(r, EndReason::Separated, "{e:?}"),
+            }
+        }
+        previous = now.clone();
+    }
+    assert!(
+        transitions >= 40,
+        "seed {seed}: the scene is too quiet to test anything ({transitions} transitions)"
+    );
+    assert!(events.iter().all(|e| (e.tick as usize) < ticks));
+    events
+}
+
+const SEEDS: [u64; 3] = [1, 42, 0xDEAD_BEEF];
+
+/// Item 1: random scenes, `Update` schedule, several seeds; determinism of the order.
+fn random_scenes_match_oracle<V: Dim>() {
+    let mut first = None;
+    for seed in SEEDS {
+        let events = run_scene_against_oracle::<V>(seed, Sched::Update, 60.0, 40, 200);
+        first.get_or_insert(events);
+    }
+    let again = run_scene_against_oracle::<V>(SEEDS[0], Sched::Update, 60.0, 40, 200);
+    assert_eq!(
+        Some(again),
+        first,
+        "the same scene gave different event sequences"
+    );
+}
+
+/// Item 1 in the default `FixedPostUpdate` (positions set in `FixedUpdate`).
+fn random_scene_fixed_post_update<V: Dim>() {
+    run_scene_against_oracle::<V>(7, Sched::Fixed, 60.0, 40, 200);
+}
+
+/// Item 4: fixed 20 Hz, frames at 60 Hz, positions set in `FixedUpdate`: each tick tests
+/// the positions set in that very tick.
+fn random_scene_slow_fixed_rate<V: Dim>() {
+    run_scene_against_oracle::<V>(11, Sched::Fixed, 20.0, 40, 100);
+}
+
+/// Item 6: the same scene with sweeps on, twice: the same events in the same order.
+fn determinism_with_sweeps<V: Dim>() {
+    let run = || {
+        let scene = random_scene::<V>(99, 40, 150);
+        let mut app = update_app::<V>(Sched::Update);
+        spawn_scene(&mut app, &scene);
+        run_ticks(&mut app, 150);
+        finish::<V>(&app)
+    };
+    let a = run();
+    let b = run();
+    assert!(a.len() > 20, "too few events: {}", a.len());
+    assert_eq!(a, b);
+}
+
+// ---------------------------------------------------------------------------------------
+// Tunnelling (sweeps on, the default)
+
+fn assert_close(actual: f32, expected: f32, tolerance: f32, what: &str) {
+    assert!(
+        (actual - expected).abs() <= tolerance,
+        "{what}: {actual} is not {expected} (± {tolerance})"
+    );
+}
+
+/// Asserts that the events are exactly a start at `toi` and a pass-through end in one
+/// tick, for the pair (a, b), with the normal along x pointing from `entity` to `other`
+/// (`a` moves towards +x relative to `b`).
+fn assert_pass_through(events: &[Ev], a: Entity, b: Entity, toi: f32) {
+    assert_eq!(events.len(), 2, "{events:#?}");
+    let (s, e) = (events[0], events[1]);
+    assert_eq!(s.pair(), key(a, b));
+    assert_eq!(e.pair(), key(a, b));
+    assert_eq!(s.tick, e.tick, "start and end in the same tick");
+    let t = s.toi().expect("a start first");
+    assert!(t > 0.0 && t < 1.0, "toi {t}");
+    assert_close(t, toi, 1e-3, "time of impact");
+    assert_eq!(e.reason(), Some(EndReason::PassedThrough));
+    let Kind::Started { normal, .. } = s.kind else {
+        unreachable!()
+    };
+    let sign = if s.entity == a { 1.0 } else { -1.0 };
+    assert!(
+        (normal - Vec3::X * sign).length() < 1e-3,
+        "normal {normal} from {} to {}",
+        s.entity,
+        s.other
+    );
+}
+
+/// A box at 600 units/s (10 units a tick at 60 Hz) through a wall 0.1 thick.
+fn box_through_thin_wall<V: Dim>() {
+    let mut app = update_app::<V>(Sched::Update);
+    let wall = app
+        .world_mut()
+        .spawn((Transform::default(), Aabb::new(v::<V>(0.05, 2.0, 2.0))))
+        .id();
+    let bullet = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(-5.0, 0.0, 0.0),
+            Aabb::new(V::splat(0.25)),
+            Velocity(v::<V>(600.0, 0.0, 0.0)),
+        ))
+        .id();
+    run_ticks(&mut app, 1);
+    set_translation(&mut app, bullet, Vec3::new(5.0, 0.0, 0.0));
+    run_ticks(&mut app, 1);
+    set_translation(&mut app, bullet, Vec3::new(15.0, 0.0, 0.0));
+    run_ticks(&mut app, 1);
+    let events = finish::<V>(&app);
+    // The front face goes from -4.75 to 5.25 and meets the wall's face at -0.05:
+    // (-0.05 - -4.75) / 10 = 0.47.
+    assert_pass_through(&events, bullet, wall, 0.47);
+    assert_eq!(events[0].tick, 1);
+    assert_eq!(app.world().resource::<AabbTree<V>>().swept_hits().len(), 0);
+}
+
+/// The same in the default `FixedPostUpdate`, moved by `VelocityPlugin` from x = -25:
+/// the tick from -5 to 5 meets the wall at 0.47.
+fn box_through_thin_wall_fixed<V: Dim>() {
+    let mut app = update_app::<V>(Sched::Fixed);
+    app.add_plugins(VelocityPlugin::<V>::default());
+    let wall = app
+        .world_mut()
+        .spawn((Transform::default(), Aabb::new(v::<V>(0.05, 2.0, 2.0))))
+        .id();
+    let bullet = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(-25.0, 0.0, 0.0),
+            Aabb::new(V::splat(0.25)),
+            Velocity(v::<V>(600.0, 0.0, 0.0)),
+        ))
+        .id();
+    run_ticks(&mut app, 6);
+    let events = finish::<V>(&app);
+    assert_pass_through(&events, bullet, wall, 0.47);
+}
+
+/// Two fast boxes head-on: each moves 10 units a tick, the faces 9.5 apart close at 20
+/// units a tick: 0.475.
+fn head_on_boxes<V: Dim>() {
+    let mut app = update_app::<V>(Sched::Update);
+    let a = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(-5.0, 0.0, 0.0),
+            Aabb::new(V::splat(0.25)),
+        ))
+        .id();
+    let b = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(5.0, 0.1, 0.0),
+            Aabb::new(V::splat(0.25)),
+        ))
+        .id();
+    run_ticks(&mut app, 1);
+    set_translation(&mut app, a, Vec3::new(5.0, 0.0, 0.0));
+    set_translation(&mut app, b, Vec3::new(-5.0, 0.1, 0.0));
+    run_ticks(&mut app, 2);
+    let events = finish::<V>(&app);
+    assert_pass_through(&events, a, b, 0.475);
+}
+
+/// A sphere bullet (radius 0.25, 0.3 off the wall's center line) through the wall: its
+/// center reaches x = -0.3 at (5 - 0.3) / 10 = 0.47.
+fn sphere_bullet<V: Dim>() {
+    let mut app = update_app::<V>(Sched::Update);
+    let wall = app
+        .world_mut()
+        .spawn((Transform::default(), Aabb::new(v::<V>(0.05, 2.0, 2.0))))
+        .id();
+    let bullet = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(-5.0, 0.3, 0.0),
+            BoundingSphere::<V>::new(0.25),
+        ))
+        .id();
+    run_ticks(&mut app, 1);
+    set_translation(&mut app, bullet, Vec3::new(5.0, 0.3, 0.0));
+    run_ticks(&mut app, 2);
+    let events = finish::<V>(&app);
+    assert_pass_through(&events, bullet, wall, 0.47);
+
+    // And a sphere against a sphere, head-on: centers 10 apart, radii 0.5 + 0.5, closing
+    // at 20 a tick: (10 - 1) / 20 = 0.45.
+    let mut app = update_app::<V>(Sched::Update);
+    let a = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(-5.0, 0.0, 0.0),
+            BoundingSphere::<V>::new(0.5),
+        ))
+        .id();
+    let b = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(5.0, 0.0, 0.0),
+            BoundingSphere::<V>::new(0.5),
+        ))
+        .id();
+    run_ticks(&mut app, 1);
+    set_translation(&mut app, a, Vec3::new(5.0, 0.0, 0.0));
+    set_translation(&mut app, b, Vec3::new(-5.0, 0.0, 0.0));
+    run_ticks(&mut app, 1);
+    let events = finish::<V>(&app);
+    assert_pass_through(&events, a, b, 0.45);
+}
+
+/// A `Teleported` jump across the wall gives no event; the marker is removed.
+fn teleport_across_wall<V: Dim>() {
+    let mut app = update_app::<V>(Sched::Update);
+    app.world_mut()
+        .spawn((Transform::default(), Aabb::new(v::<V>(0.05, 2.0, 2.0))));
+    let jumper = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(-5.0, 0.0, 0.0),
+            Aabb::new(V::splat(0.25)),
+        ))
+        .id();
+    run_ticks(&mut app, 1);
+    set_translation(&mut app, jumper, Vec3::new(5.0, 0.0, 0.0));
+    app.world_mut().entity_mut(jumper).insert(Teleported);
+    run_ticks(&mut app, 1);
+    set_translation(&mut app, jumper, Vec3::new(6.0, 0.0, 0.0));
+    run_ticks(&mut app, 2);
+    assert!(!app.world().entity(jumper).contains::<Teleported>());
+    let events = finish::<V>(&app);
+    assert!(events.is_empty(), "{events:#?}");
+    // Without the marker the same jump back is a pass-through.
+    set_translation(&mut app, jumper, Vec3::new(-5.0, 0.0, 0.0));
+    run_ticks(&mut app, 1);
+    let events = finish::<V>(&app);
+    assert_eq!(events.len(), 2, "{events:#?}");
+    assert_eq!(events[1].reason(), Some(EndReason::PassedThrough));
+}
+
+// ---------------------------------------------------------------------------------------
+// Lifecycle
+
+/// Two touching colliders `a` (box) and `b` (sphere), and a touching pair far away that
+/// nothing should disturb. Runs one tick: both pairs start.
+struct Touching {
+    app: App,
+    a: Entity,
+    b: Entity,
+    bystanders: (Entity, Entity),
+}
+
+fn touching_scene<V: Dim>(sched: Sched) -> Touching {
+    let mut app = update_app::<V>(sched);
+    let world = app.world_mut();
+    let a = world
+        .spawn((Transform::default(), Aabb::new(V::splat(0.5))))
+        .id();
+    let b = world
+        .spawn((
+            Transform::from_xyz(0.8, 0.0, 0.0),
+            BoundingSphere::<V>::new(0.5),
+        ))
+        .id();
+    let c = world
+        .spawn((
+            Transform::from_xyz(20.0, 0.0, 0.0),
+            Aabb::new(V::splat(0.5)),
+        ))
+        .id();
+    let d = world
+        .spawn((
+            Transform::from_xyz(20.5, 0.5, 0.0),
+            Aabb::new(V::splat(0.5)),
+        ))
+        .id();
+    run_ticks(&mut app, 1);
+    let events = events(&app);
+    assert_eq!(events.len(), 2, "{events:#?}");
+    let pairs: Pairs = events.iter().map(Ev::pair).collect();
+    assert_eq!(pairs, Pairs::from([key(a, b), key(c, d)]));
+    Touching {
+        app,
+        a,
+        b,
+        bystanders: (c, d),
+    }
+}
+
+/// The events about the pair (a, b), and none about the bystanders after their start.
+fn pair_events(s: &Touching, events: &[Ev]) -> Vec<Ev> {
+    let bystanders = key(s.bystanders.0, s.bystanders.1);
+    assert_eq!(
+        events.iter().filter(|e| e.pair() == bystanders).count(),
+        1,
+        "bystanders disturbed: {events:#?}"
+    );
+    events
+        .iter()
+        .filter(|e| e.pair() == key(s.a, s.b))
+        .copied()
+        .collect()
+}
+
+/// Applies `action` to the touching pair, runs two ticks, and expects exactly one end
+/// with `reason`.
+fn lifecycle_case<V: Dim>(
+    name: &str,
+    action: impl FnOnce(&mut World, Entity, Entity),
+    reason: EndReason,
+) {
+    let mut s = touching_scene::<V>(Sched::Update);
+    action(s.app.world_mut(), s.a, s.b);
+    run_ticks(&mut s.app, 2);
+    let events = finish::<V>(&s.app);
+    let mine = pair_events(&s, &events);
+    assert_eq!(mine.len(), 2, "{name}: {mine:#?}");
+    assert_eq!(mine[1].reason(), Some(reason), "{name}: {mine:#?}");
+    assert_eq!(mine[1].tick, 1, "{name}");
+}
+
+fn lifecycle<V: Dim>() {
+    lifecycle_case::<V>(
+        "despawn a",
+        |w, a, _| {
+            w.despawn(a);
+        },
+        EndReason::Removed,
+    );
+    lifecycle_case::<V>(
+        "despawn b",
+        |w, _, b| {
+            w.despawn(b);
+        },
+        EndReason::Removed,
+    );
+    lifecycle_case::<V>(
+        "despawn both",
+        |w, a, b| {
+            w.despawn(a);
+            w.despawn(b);
+        },
+        EndReason::Removed,
+    );
+    lifecycle_case::<V>(
+        "remove Aabb",
+        |w, a, _| {
+            w.entity_mut(a).remove::<Aabb<V>>();
+        },
+        EndReason::Removed,
+    );
+    lifecycle_case::<V>(
+        "remove BoundingSphere",
+        |w, _, b| {
+            w.entity_mut(b).remove::<BoundingSphere<V>>();
+        },
+        EndReason::Removed,
+    );
+    lifecycle_case::<V>(
+        "disable",
+        |w, a, _| {
+            w.entity_mut(a).insert(Disabled);
+        },
+        EndReason::Removed,
+    );
+    lifecycle_case::<V>(
+        "disable both",
+        |w, a, b| {
+            w.entity_mut(a).insert(Disabled);
+            w.entity_mut(b).insert(Disabled);
+        },
+        EndReason::Removed,
+    );
+    lifecycle_case::<V>(
+        "layers stop matching",
+        |w, a, _| {
+            w.entity_mut(a).insert(CollisionLayers::new(1, 0));
+        },
+        EndReason::LayersChanged,
+    );
+    lifecycle_case::<V>(
+        "layers stop matching on both",
+        |w, a, b| {
+            w.entity_mut(a).insert(CollisionLayers::new(1, 1));
+            w.entity_mut(b).insert(CollisionLayers::new(2, 2));
+        },
+        EndReason::LayersChanged,
+    );
+}
+
+/// Disabled, then enabled again; layers off, then on again: the pair starts again, and
+/// every start has its end.
+fn lifecycle_comes_back<V: Dim>() {
+    for (name, off, on) in [
+        (
+            "disabled",
+            (|w: &mut World, a: Entity| {
+                w.entity_mut(a).insert(Disabled);
+            }) as fn(&mut World, Entity),
+            (|w: &mut World, a: Entity| {
+                w.entity_mut(a).remove::<Disabled>();
+            }) as fn(&mut World, Entity),
+        ),
+        (
+            "layers",
+            |w: &mut World, a: Entity| {
+                w.entity_mut(a).insert(CollisionLayers::NONE);
+            },
+            |w: &mut World, a: Entity| {
+                w.entity_mut(a).insert(CollisionLayers::new(4, 4));
+            },
+        ),
+        (
+            "collider",
+            |w: &mut World, a: Entity| {
+                w.entity_mut(a).remove::<Aabb<V>>();
+            },
+            |w: &mut World, a: Entity| {
+                w.entity_mut(a).insert(Aabb::new(V::splat(0.5)));
+            },
+        ),
+    ] {
+        let mut s = touching_scene::<V>(Sched::Update);
+        off(s.app.world_mut(), s.a);
+        run_ticks(&mut s.app, 2);
+        on(s.app.world_mut(), s.a);
+        run_ticks(&mut s.app, 2);
+        let events = finish::<V>(&s.app);
+        let mine = pair_events(&s, &events);
+        let ticks: Vec<_> = mine.iter().map(|e| (e.tick, e.reason())).collect();
+        let reason = if name == "layers" {
+            EndReason::LayersChanged
+        } else {
+            EndReason::Removed
+        };
+        assert_eq!(
+            ticks,
+            vec![(0, None), (1, Some(reason)), (3, None)],
+            "{name}: {mine:#?}"
+        );
+        assert!(
+            s.app
+                .world()
+                .resource::<AabbTree<V>>()
+                .is_touching(s.a, s.b)
+        );
+    }
+}
+
+/// Removing and re-inserting the collider in one frame, from outside the app and from a
+/// system's commands: the pair may end and start again, but the invariant holds and the
+/// tree stays valid.
+fn remove_and_reinsert_same_frame<V: Dim>() {
+    // From outside, between frames.
+    let mut s = touching_scene::<V>(Sched::Update);
+    let a = s.a;
+    let mut entity = s.app.world_mut().entity_mut(a);
+    entity.remove::<Aabb<V>>();
+    entity.insert(Aabb::new(V::splat(0.5)));
+    run_ticks(&mut s.app, 2);
+    let events = finish::<V>(&s.app);
+    let mine = pair_events(&s, &events);
+    assert!(mine.len() == 1 || mine.len() == 3, "{mine:#?}");
+    assert!(
+        s.app
+            .world()
+            .resource::<AabbTree<V>>()
+            .is_touching(s.a, s.b)
+    );
+
+    // From a system in the frame, before the pipeline; also swapping the shape kind.
+    #[derive(Resource)]
+    struct Target(Entity, Entity, u32);
+    fn churn_once<V: Dim>(mut commands: Commands, mut target: ResMut<Target>, rec: Res<Rec>) {
+        if rec.tick == target.2 {
+            commands
+                .entity(target.0)
+                .remove::<Aabb<V>>()
+                .insert(Aabb::new(V::splat(0.5)));
+            commands
+                .entity(target.1)
+                .remove::<BoundingSphere<V>>()
+                .insert(Aabb::new(V::splat(0.4)));
+            target.2 += 2;
+        }
+    }
+    let mut s = touching_scene::<V>(Sched::Update);
+    s.app
+        .insert_resource(Target(s.a, s.b, 1))
+        .add_systems(Update, churn_once::<V>.before(collect_pre));
+    run_ticks(&mut s.app, 6);
+    let events = finish::<V>(&s.app);
+    let mine = pair_events(&s, &events);
+    assert!(mine.len() % 2 == 1, "{mine:#?}");
+    assert!(
+        s.app
+            .world()
+            .resource::<AabbTree<V>>()
+            .is_touching(s.a, s.b)
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Random churn: moves, jumps, despawns, removals, Disabled, layers, NaN, spawns
+
+#[derive(Resource)]
+struct Churn<V: Dim> {
+    rng: Rng,
+    entities: Vec<Entity>,
+    broken: Vec<(Entity, Vec3)>,
+    extent: f32,
+    paused: bool,
+    _marker: PhantomData<V>,
+}
+
+fn spawn_random<V: Dim>(world: &mut World, rng: &mut Rng, extent: f32) -> Entity {
+    let t = Transform::from_translation(flat::<V>(rng.vec3(-extent, extent)));
+    let mut e = world.spawn(t);
+    ColliderSpec::<V>::random(rng).insert(&mut e);
+    if let Some(l) = rng.layers() {
+        e.insert(l);
+    }
+    e.id()
+}
+
+/// One frame of random changes, straight on the world (observers fire at once).
+fn churn<V: Dim>(world: &mut World) {
+    world.resource_scope(|world, mut st: Mut<Churn<V>>| {
+        let st = &mut *st;
+        if st.paused {
+            return;
+        }
+        let extent = st.extent;
+        for (e, t) in st.broken.drain(..) {
+            if let Some(mut tr) = world.get_mut::<Transform>(e) {
+                tr.translation = t;
+            }
+        }
+        for &e in &st.entities {
+            let step = flat::<V>(st.rng.vec3(-0.3, 0.3));
+            if let Some(mut tr) = world.get_mut::<Transform>(e) {
+                tr.translation =
+                    (tr.translation + step).clamp(Vec3::splat(-extent), Vec3::splat(extent));
+            }
+        }
+        for _ in 0..st.rng.below(4) {
+            let op = st.rng.below(13);
+            if op == 6 {
+                let e = spawn_random::<V>(world, &mut st.rng, extent);
+                st.entities.push(e);
+                continue;
+            }
+            let e = st.entities[st.rng.below(st.entities.len())];
+            let Ok(mut em) = world.get_entity_mut(e) else {
+                continue;
+            };
+            let has_box = em.contains::<Aabb<V>>();
+            let has_ball = em.contains::<BoundingSphere<V>>();
+            match op {
+                0 => em.despawn(),
+                1 => {
+                    em.remove::<Aabb<V>>();
+                    em.remove::<BoundingSphere<V>>();
+                }
+                2 => {
+                    if let Some(a) = em.get::<Aabb<V>>().copied() {
+                        em.remove::<Aabb<V>>();
+                        em.insert(a);
+                    }
+                    if let Some(s) = em.get::<BoundingSphere<V>>().copied() {
+                        em.remove::<BoundingSphere<V>>();
+                        em.insert(s);
+                    }
+                }
+                3 => {
+                    if em.contains::<Disabled>() {
+                        em.remove::<Disabled>();
+                    } else {
+                        em.insert(Disabled);
+                    }
+                }
+                4 => {
+                    if let Some(l) = st.rng.layers() {
+                        em.insert(l);
+                    } else {
+                        em.remove::<CollisionLayers>();
+                    }
+                }
+                5 => {
+                    let mut tr = em.get_mut::<Transform>().unwrap();
+                    if tr.translation.is_finite() {
+                        st.broken.push((e, tr.translation));
+                        tr.translation.x = f32::NAN;
+                    }
+                }
+                7 if !has_box && !has_ball => {
+                    ColliderSpec::<V>::random(&mut st.rng).insert(&mut em);
+                }
+                8 if has_box => {
+                    em.remove::<Aabb<V>>();
+                    em.insert(BoundingSphere::<V>::new(st.rng.range(0.3, 1.5)));
+                }
+                8 if has_ball => {
+                    em.remove::<BoundingSphere<V>>();
+                    em.insert(Aabb::new(st.rng.vector::<V>(0.3, 1.5)));
+                }
+                9 => {
+                    let to = flat::<V>(st.rng.vec3(-extent, extent));
+                    em.get_mut::<Transform>().unwrap().translation = to;
+                    if st.rng.chance(0.5) {
+                        em.insert(Teleported);
+                    }
+                }
+                10 if has_box => {
+                    em.insert(Aabb::new(st.rng.vector::<V>(0.2, 1.5)));
+                }
+                10 if has_ball => {
+                    em.insert(BoundingSphere::<V>::new(st.rng.range(0.2, 1.5)));
+                }
+                11 if has_box => {
+                    // Invalid until op 10 resizes it.
+                    em.insert(Aabb::new(v::<V>(-1.0, 0.5, 0.5)));
+                }
+                12 => {
+                    em.insert(Velocity(st.rng.vector::<V>(-30.0, 30.0)));
+                }
+                _ => {}
+            }
+        }
+    });
+}
+
+fn churn_run<V: Dim>(sched: Sched, fixed_hz: f64, seed: u64, frames: u32) -> Vec<Ev> {
+    let mut app = build_app::<V>(sched, fixed_hz, CollisionConfig::default());
+    let mut rng = Rng::new(seed);
+    let extent = if V::DIM == 2 { 6.0 } else { 3.5 };
+    let entities = (0..30)
+        .map(|_| spawn_random::<V>(app.world_mut(), &mut rng, extent))
+        .collect();
+    app.insert_resource(Churn::<V> {
+        rng,
+        entities,
+        broken: Vec::new(),
+        extent,
+        paused: false,
+        _marker: PhantomData,
+    });
+    match sched {
+        Sched::Update => app.add_systems(Update, churn::<V>.before(collect_pre)),
+        Sched::Fixed => app.add_systems(Update, churn::<V>),
+    };
+    for _ in 0..frames {
+        app.update();
+    }
+    // Changes since the last tick are read at the next one.
+    app.world_mut().resource_mut::<Churn<V>>().paused = true;
+    run_ticks(&mut app, 1);
+    let events = finish::<V>(&app);
+    let count = |r: EndReason| events.iter().filter(|e| e.reason() == Some(r)).count();
+    for r in [
+        EndReason::Separated,
+        EndReason::Removed,
+        EndReason::LayersChanged,
+        EndReason::Invalid,
+    ] {
+        assert!(count(r) > 0, "no {r:?} in {} events", events.len());
+    }
+    events
+}
+
+/// Random lifecycle churn with sweeps on: touching pairs equal brute force after every
+/// tick, every start has one end, the tree stays valid; and it is deterministic.
+fn churn_update<V: Dim>() {
+    let a = churn_run::<V>(Sched::Update, 60.0, 5, 300);
+    let b = churn_run::<V>(Sched::Update, 60.0, 5, 300);
+    assert_eq!(a, b);
+}
+
+/// The same with the default schedule at 20 Hz, the churn in `Update` at 60 Hz: most
+/// changes land on frames without a fixed tick.
+fn churn_slow_fixed<V: Dim>() {
+    churn_run::<V>(Sched::Fixed, 20.0, 6, 450);
+}
+
+// ---------------------------------------------------------------------------------------
+// Schedules
+
+/// Item 4: with a fixed tick every third frame, an entity despawned in `Update` on a frame
+/// without a fixed tick still ends its pair exactly once (read at the next fixed tick).
+fn despawn_on_frame_without_fixed_tick<V: Dim>() {
+    #[derive(Resource)]
+    struct Quiet {
+        target: Entity,
+        last_tick: Option<u32>,
+        done_at: Option<u32>,
+    }
+    fn despawn_when_quiet(mut q: ResMut<Quiet>, rec: Res<Rec>, mut commands: Commands) {
+        if q.done_at.is_none() && rec.tick >= 2 && q.last_tick == Some(rec.tick) {
+            commands.entity(q.target).despawn();
+            q.done_at = Some(rec.tick);
+        }
+        q.last_tick = Some(rec.tick);
+    }
+    for despawn_a in [true, false] {
+        let mut app = build_app::<V>(Sched::Fixed, 20.0, CollisionConfig::default());
+        let a = app
+            .world_mut()
+            .spawn((Transform::default(), Aabb::new(V::splat(0.5))))
+            .id();
+        let b = app
+            .world_mut()
+            .spawn((
+                Transform::from_xyz(0.5, 0.5, 0.0),
+                BoundingSphere::<V>::new(0.5),
+            ))
+            .id();
+        let target = if despawn_a { a } else { b };
+        app.insert_resource(Quiet {
+            target,
+            last_tick: None,
+            done_at: None,
+        })
+        .add_systems(Update, despawn_when_quiet);
+        run_ticks(&mut app, 5);
+        let done_at = app.world().resource::<Quiet>().done_at.expect("despawned");
+        let events = finish::<V>(&app);
+        assert_eq!(events.len(), 2, "{events:#?}");
+        assert_eq!(events[0].tick, 0);
+        assert_eq!(events[1].pair(), key(a, b));
+        assert_eq!(events[1].reason(), Some(EndReason::Removed));
+        // Despawned after tick `done_at - 1`, read before tick `done_at`.
+        assert_eq!(events[1].tick, done_at);
+        assert_eq!(app.world().resource::<AabbTree<V>>().tree().len(), 1);
+    }
+}
+
+/// Item 4: an entity moved in `FixedUpdate` is tested where it is now, not where
+/// `GlobalTransform` (propagated in `PostUpdate`) last put it.
+fn moved_in_fixed_update_same_tick<V: Dim>() {
+    let mut app = build_app::<V>(Sched::Fixed, 20.0, CollisionConfig::default());
+    app.world_mut()
+        .spawn((Transform::default(), Aabb::new(V::splat(0.5))));
+    let mover = app
+        .world_mut()
+        .spawn((Transform::from_xyz(5.0, 0.0, 0.0), Aabb::new(V::splat(0.5))))
+        .id();
+    let xs = [5.0, 5.0, 5.0, 0.8, 0.8, 0.8, 5.0, 5.0, 5.0];
+    app.insert_resource(Script {
+        entities: vec![mover],
+        frames: xs
+            .iter()
+            .map(|&x| vec![Transform::from_xyz(x, 0.0, 0.0)])
+            .collect(),
+    });
+    run_ticks(&mut app, xs.len() as u32);
+    let events = finish::<V>(&app);
+    let ticks: Vec<_> = events.iter().map(|e| (e.tick, e.reason())).collect();
+    assert_eq!(ticks, vec![(3, None), (6, Some(EndReason::Separated))]);
+    // Swept from 5 to 0.8 within tick 3: the faces at 4.5 and 0.5 meet at 4 / 4.2.
+    assert_close(events[0].toi().unwrap(), 4.0 / 4.2, 1e-4, "time of impact");
+}
+
+/// Item 4: a child (rotated 90° and scaled 2 by its parent) whose parent moves in
+/// `FixedUpdate` is tested at its new world place in the same tick.
+fn child_follows_parent<V: Dim>() {
+    let mut app = build_app::<V>(Sched::Fixed, 20.0, CollisionConfig::default());
+    app.world_mut().resource_mut::<Rec>().skip_brute_force = true;
+    let wall = app
+        .world_mut()
+        .spawn((Transform::default(), Aabb::new(V::splat(0.5))))
+        .id();
+    let parent_transform = |x: f32| {
+        Transform::from_xyz(x, -2.0, 0.0)
+            .with_rotation(Quat::from_rotation_z(std::f32::consts::FRAC_PI_2))
+            .with_scale(Vec3::splat(2.0))
+    };
+    let parent = app.world_mut().spawn(parent_transform(-5.0)).id();
+    // Local center (1, 0, 0) -> world (x, 0, 0); local half (0.5, 0.25, 0.5) scaled by 2
+    // and turned 90° about z -> world half (0.5, 1, 1).
+    let child = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(1.0, 0.0, 0.0),
+            Aabb::new(v::<V>(0.5, 0.25, 0.5)),
+            ChildOf(parent),
+        ))
+        .id();
+    // Touching while |x| <= 0.5 + 0.5.
+    let xs = [-5.0, -3.0, -1.5, -0.9, 0.0, 0.9, 1.5, 3.0];
+    app.insert_resource(Script {
+        entities: vec![parent],
+        frames: xs.iter().map(|&x| vec![parent_transform(x)]).collect(),
+    });
+    run_ticks(&mut app, xs.len() as u32);
+    let events = finish::<V>(&app);
+    let ticks: Vec<_> = events
+        .iter()
+        .map(|e| (e.tick, e.pair(), e.reason()))
+        .collect();
+    assert_eq!(
+        ticks,
+        vec![
+            (3, key(wall, child), None),
+            (6, key(wall, child), Some(EndReason::Separated))
+        ]
+    );
+    let world_box = app
+        .world()
+        .get::<TrackedCollider<V>>(child)
+        .unwrap()
+        .world_aabb();
+    let expected =
+        BoundingBox::from_center_half_extents(v::<V>(3.0, 0.0, 0.0), v::<V>(0.5, 1.0, 1.0));
+    let error = (world_box.min - expected.min)
+        .abs()
+        .max((world_box.max - expected.max).abs());
+    assert!(error.max_element() < 1e-5, "{world_box:?} vs {expected:?}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Observers
+
+#[derive(Resource, Default)]
+struct ObsLog(Vec<(&'static str, bool, Entity, Entity, Vec3)>);
+
+fn observers<V: Dim>() {
+    let mut app = update_app::<V>(Sched::Update);
+    app.init_resource::<ObsLog>()
+        .add_observer(|ev: On<CollisionStarted>, mut log: ResMut<ObsLog>| {
+            log.0.push(("global", true, ev.entity, ev.other, ev.normal));
+        })
+        .add_observer(|ev: On<CollisionEnded>, mut log: ResMut<ObsLog>| {
+            log.0
+                .push(("global", false, ev.entity, ev.other, Vec3::ZERO));
+        });
+    let mut spawn_observed = |name: &'static str, x: f32| {
+        app.world_mut()
+            .spawn((Transform::from_xyz(x, 0.0, 0.0), Aabb::new(V::splat(0.5))))
+            .observe(move |ev: On<CollisionStarted>, mut log: ResMut<ObsLog>| {
+                log.0.push((name, true, ev.entity, ev.other, ev.normal));
+            })
+            .observe(move |ev: On<CollisionEnded>, mut log: ResMut<ObsLog>| {
+                log.0.push((name, false, ev.entity, ev.other, Vec3::ZERO));
+            })
+            .id()
+    };
+    let a = spawn_observed("a", 0.0);
+    let b = spawn_observed("b", 0.8);
+    let take = |app: &mut App| {
+        let mut log = std::mem::take(&mut app.world_mut().resource_mut::<ObsLog>().0);
+        log.sort_by_key(|(name, started, e, o, _)| (*name, *started, *e, *o));
+        log
+    };
+
+    run_ticks(&mut app, 1);
+    let log = take(&mut app);
+    let seen: Vec<_> = log.iter().map(|&(n, s, e, o, _)| (n, s, e, o)).collect();
+    let mut expected = vec![
+        ("a", true, a, b),
+        ("b", true, b, a),
+        ("global", true, a, b),
+        ("global", true, b, a),
+    ];
+    expected.sort();
+    assert_eq!(seen, expected);
+    // The normal points from the observed entity towards the other: +x for a.
+    assert!((log[0].4 - Vec3::X).length() < 1e-5, "{log:?}");
+    assert!((log[1].4 + Vec3::X).length() < 1e-5, "{log:?}");
+
+    set_translation(&mut app, b, Vec3::new(5.0, 0.0, 0.0));
+    run_ticks(&mut app, 1);
+    let seen: Vec<_> = take(&mut app)
+        .iter()
+        .map(|&(n, s, e, o, _)| (n, s, e, o))
+        .collect();
+    let mut expected = vec![
+        ("a", false, a, b),
+        ("b", false, b, a),
+        ("global", false, a, b),
+        ("global", false, b, a),
+    ];
+    expected.sort();
+    assert_eq!(seen, expected);
+
+    // Touching again, then `a` is despawned: `b` hears of it, `a` no longer exists.
+    set_translation(&mut app, b, Vec3::new(0.8, 0.0, 0.0));
+    run_ticks(&mut app, 1);
+    take(&mut app);
+    app.world_mut().despawn(a);
+    run_ticks(&mut app, 1);
+    let seen: Vec<_> = take(&mut app)
+        .iter()
+        .map(|&(n, s, e, o, _)| (n, s, e, o))
+        .collect();
+    assert_eq!(seen, vec![("b", false, b, a), ("global", false, b, a)]);
+    finish::<V>(&app);
+}
+
+/// A user system ordered between the narrow phase and the events despawns an entity whose
+/// pair started this tick: the partner's observers see the start, then the end, never an
+/// end before its start.
+fn despawn_between_narrow_phase_and_events<V: Dim>() {
+    #[derive(Resource)]
+    struct Doomed(Entity, u32);
+    fn despawn_doomed(doomed: Res<Doomed>, rec: Res<Rec>, mut commands: Commands) {
+        if rec.tick == doomed.1 {
+            commands.entity(doomed.0).despawn();
+        }
+    }
+    for pass_through in [false, true] {
+        let mut app = update_app::<V>(Sched::Update);
+        app.init_resource::<ObsLog>()
+            .add_observer(|ev: On<CollisionStarted>, mut log: ResMut<ObsLog>| {
+                log.0.push(("global", true, ev.entity, ev.other, ev.normal));
+            })
+            .add_observer(|ev: On<CollisionEnded>, mut log: ResMut<ObsLog>| {
+                log.0
+                    .push(("global", false, ev.entity, ev.other, Vec3::ZERO));
+            });
+        let a = app
+            .world_mut()
+            .spawn((
+                Transform::from_xyz(-5.0, 0.0, 0.0),
+                Aabb::new(V::splat(0.5)),
+            ))
+            .id();
+        let b = app
+            .world_mut()
+            .spawn((Transform::from_xyz(0.0, 0.0, 0.0), Aabb::new(V::splat(0.5))))
+            .id();
+        app.insert_resource(Doomed(a, 1)).add_systems(
+            Update,
+            despawn_doomed
+                .after(CollisionSystems::NarrowPhase)
+                .before(CollisionSystems::Events),
+        );
+        run_ticks(&mut app, 1);
+        let to = if pass_through { 5.0 } else { -0.8 };
+        set_translation(&mut app, a, Vec3::new(to, 0.0, 0.0));
+        run_ticks(&mut app, 2);
+        let events = finish::<V>(&app);
+        assert_eq!(events.len(), 2, "{events:#?}");
+        let log: Vec<_> = app
+            .world()
+            .resource::<ObsLog>()
+            .0
+            .iter()
+            .map(|&(_, started, e, o, _)| (started, e, o))
+            .collect();
+        // `a` is gone by the time the events are triggered: only `b` hears.
+        assert_eq!(
+            log,
+            vec![(true, b, a), (false, b, a)],
+            "pass-through {pass_through}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Spatial queries against brute force
+
+fn ray_box(o: Vec3, d: Vec3, min: Vec3, max: Vec3, max_t: f32) -> Option<f32> {
+    let (mut lo, mut hi) = (0.0f32, max_t);
+    for i in 0..3 {
+        if d[i] == 0.0 {
+            if o[i] < min[i] || o[i] > max[i] {
+                return None;
+            }
+        } else {
+            let t0 = (min[i] - o[i]) / d[i];
+            let t1 = (max[i] - o[i]) / d[i];
+            lo = lo.max(t0.min(t1));
+            hi = hi.min(t0.max(t1));
+        }
+    }
+    (lo <= hi).then_some(lo)
+}
+
+fn ray_ball(o: Vec3, d: Vec3, center: Vec3, radius: f32, max_t: f32) -> Option<f32> {
+    let m = o - center;
+    let c = m.length_squared() - radius * radius;
+    if c <= 0.0 {
+        return Some(0.0);
+    }
+    let a = d.length_squared();
+    if a == 0.0 {
+        return None;
+    }
+    let b = 2.0 * m.dot(d);
+    let disc = b * b - 4.0 * a * c;
+    if disc < 0.0 {
+        return None;
+    }
+    let t = (-b - disc.sqrt()) / (2.0 * a);
+    (t >= 0.0 && t <= max_t).then_some(t)
+}
+
+fn ray_shape(o: Vec3, d: Vec3, shape: &OShape, max_t: f32) -> Option<f32> {
+    match *shape {
+        OShape::Box { min, max } => ray_box(o, d, min, max, max_t),
+        OShape::Ball { center, radius } => ray_ball(o, d, center, radius, max_t),
+    }
+}
+
+/// First `t` in `[0, max_t]` at which the box (center `c`, half `h`) moved by `t d`
+/// touches the shape. Boxes: a ray against the target grown by `h`. Balls: the distance
+/// from the ball's center to the moving box is convex in `t`: find its minimum by ternary
+/// search, then the first crossing of the radius by bisection.
+fn cast_box_shape(c: Vec3, h: Vec3, d: Vec3, shape: &OShape, max_t: f32) -> Option<f32> {
+    match *shape {
+        OShape::Box { min, max } => ray_box(c, d, min - h, max + h, max_t),
+        OShape::Ball { center, radius } => {
+            if d == Vec3::ZERO {
+                let touching = clamp_to_box(center, c - h, c + h).distance(center) <= radius;
+                return touching.then_some(0.0);
+            }
+            // Past this the box only moves away from the ball.
+            let beyond = ((center - c).dot(d) + radius + h.length()) / d.length_squared();
+            let max_t = max_t.min(beyond.max(0.0));
+            let dist = |t: f32| {
+                let (bmin, bmax) = (c + d * t - h, c + d * t + h);
+                clamp_to_box(center, bmin, bmax).distance(center)
+            };
+            if dist(0.0) <= radius {
+                return Some(0.0);
+            }
+            let (mut lo, mut hi) = (0.0f32, max_t);
+            for _ in 0..200 {
+                let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
+                if dist(m1) <= dist(m2) {
+                    hi = m2;
+                } else {
+                    lo = m1;
+                }
+            }
+            let t_min = 0.5 * (lo + hi);
+            if dist(t_min) > radius {
+                return None;
+            }
+            let (mut lo, mut hi) = (0.0f32, t_min);
+            for _ in 0..100 {
+                let mid = 0.5 * (lo + hi);
+                if dist(mid) <= radius {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            Some(hi)
+        }
+    }
+}
+
+fn accepts(layers: Option<CollisionLayers>, e: Entity, filter: &QueryFilter) -> bool {
+    layers.map_or(u32::MAX, |l| l.memberships) & filter.mask != 0 && !filter.excluded.contains(&e)
+}
+
+fn random_filter(rng: &mut Rng, entities: &[Entity]) -> QueryFilter {
+    let mut filter = QueryFilter::default();
+    if rng.chance(0.5) {
+        filter = filter.with_mask(rng.below(8) as u32);
+    }
+    let excluded: Vec<Entity> = (0..rng.below(4))
+        .map(|_| entities[rng.below(entities.len())])
+        .collect();
+    filter.excluding(excluded)
+}
+
+/// Checks a closest hit against the brute-force list of (t, entity): same `t` (within
+/// tolerance), and an entity whose own `t` is that closest `t`.
+fn check_closest(
+    what: &str,
+    actual: Option<(Entity, f32)>,
+    all: &[(f32, Entity)],
+    max_t: f32,
+    tolerance: f32,
+) {
+    let best = all.iter().copied().min_by(|a, b| a.0.total_cmp(&b.0));
+    match (actual, best) {
+        (None, None) => {}
+        (Some((e, t)), Some((bt, _))) => {
+            assert!(
+                (t - bt).abs() <= tolerance * (1.0 + bt.abs()),
+                "{what}: t {t} vs brute force {bt}: {all:?}"
+            );
+            let own = all.iter().find(|(_, x)| *x == e).map(|(t, _)| *t);
+            assert!(
+                own.is_some_and(|own| (own - bt).abs() <= tolerance * (1.0 + bt.abs())),
+                "{what}: hit {e} at its t {own:?}, the closest is {best:?}"
+            );
+        }
+        (None, Some((bt, _))) => assert!(
+            (bt - max_t).abs() <= tolerance * (1.0 + max_t),
+            "{what}: missed a hit at {bt} ({all:?})"
+        ),
+        (Some((e, t)), None) => panic!("{what}: hit {e} at {t}, brute force finds none"),
+    }
+}
+
+fn spatial_queries<V: Dim>() {
+    let scene = random_scene::<V>(1234, 40, 80);
+    let mut app = update_app::<V>(Sched::Update);
+    let entities = spawn_scene(&mut app, &scene);
+    let mut rng = Rng::new(77);
+    let extent = if V::DIM == 2 { 12.0 } else { 8.0 };
+    let mut checks = [0usize; 6];
+    for round in 0..3 {
+        run_ticks(&mut app, if round == 0 { 1 } else { 30 });
+        let world = app.world_mut();
+        let mut q = world.query::<OracleItem<V>>();
+        let shapes = oracle_world(q.iter(world));
+        assert_eq!(shapes.len(), entities.len());
+        let mut state: SystemState<SpatialQuery<V>> = SystemState::new(world);
+        let query = state.get(world).unwrap();
+        for i in 0..300 {
+            let filter = random_filter(&mut rng, &entities);
+            let candidates: Vec<_> = shapes
+                .iter()
+                .filter(|(e, _, l)| accepts(*l, *e, &filter))
+                .collect();
+            let origin: V = rng.vector(-extent, extent);
+            let direction: V = match i % 10 {
+                0 => V::ZERO,
+                1 => v::<V>(1.0, 0.0, 0.0),
+                _ => rng.vector(-2.0, 2.0),
+            };
+            let max_t = match i % 7 {
+                0 => f32::INFINITY,
+                _ => rng.range(0.0, 20.0),
+            };
+            let (o3, d3) = (
+                flat::<V>(origin.extend_to_3d()),
+                flat::<V>(direction.extend_to_3d()),
+            );
+            let what = |kind: &str| {
+                format!(
+                    "round {round} query {i} {kind}: origin {origin:?} direction {direction:?} max_t {max_t} {filter:?}"
+                )
+            };
+
+            // Rays.
+            let ray = Ray::new(origin, direction);
+            let all: Vec<(f32, Entity)> = candidates
+                .iter()
+                .filter_map(|(e, s, _)| Some((ray_shape(o3, d3, s, max_t)?, *e)))
+                .collect();
+            let hit = query.cast_ray(&ray, max_t, &filter);
+            check_closest(
+                &what("cast_ray"),
+                hit.map(|h| (h.entity, h.t)),
+                &all,
+                max_t,
+                1e-4,
+            );
+            let hits = query.ray_hits(&ray, max_t, &filter);
+            let got: BTreeSet<Entity> = hits.iter().map(|h| h.entity).collect();
+            let want: BTreeSet<Entity> = all.iter().map(|(_, e)| *e).collect();
+            assert_eq!(got, want, "{}", what("ray_hits"));
+            assert_eq!(got.len(), hits.len(), "{}", what("ray_hits duplicates"));
+            for h in &hits {
+                let t = all.iter().find(|(_, e)| *e == h.entity).unwrap().0;
+                assert!(
+                    (h.t - t).abs() <= 1e-4 * (1.0 + t),
+                    "{}",
+                    what("ray_hits t")
+                );
+            }
+            assert!(hits.windows(2).all(|w| w[0].t <= w[1].t), "nearest first");
+            checks[0] += all.len();
+
+            // Point.
+            let got: BTreeSet<Entity> = query.point(origin, &filter).into_iter().collect();
+            let point = OShape::Box { min: o3, max: o3 };
+            let want: BTreeSet<Entity> = candidates
+                .iter()
+                .filter(|(_, s, _)| oracle_overlap(s, &point))
+                .map(|(e, _, _)| *e)
+                .collect();
+            assert_eq!(got, want, "{}", what("point"));
+            checks[1] += want.len();
+
+            // Box.
+            let half: V = rng.vector(0.0, 3.0);
+            let area = BoundingBox::from_center_half_extents(origin, half);
+            let h3 = flat::<V>(half.extend_to_3d());
+            let got: BTreeSet<Entity> = query.aabb(&area, &filter).into_iter().collect();
+            let probe = OShape::Box {
+                min: o3 - h3,
+                max: o3 + h3,
+            };
+            let want: BTreeSet<Entity> = candidates
+                .iter()
+                .filter(|(_, s, _)| oracle_overlap(s, &probe))
+                .map(|(e, _, _)| *e)
+                .collect();
+            assert_eq!(got, want, "{}", what("aabb"));
+            checks[2] += want.len();
+
+            // Sphere.
+            let radius = rng.range(0.0, 3.0);
+            let got: BTreeSet<Entity> = query.sphere(origin, radius, &filter).into_iter().collect();
+            let probe = OShape::Ball { center: o3, radius };
+            let want: BTreeSet<Entity> = candidates
+                .iter()
+                .filter(|(_, s, _)| oracle_overlap(s, &probe))
+                .map(|(e, _, _)| *e)
+                .collect();
+            assert_eq!(got, want, "{}", what("sphere"));
+            checks[3] += want.len();
+
+            // Box cast.
+            let half: V = rng.vector(0.05, 1.0);
+            let cast = BoundingBox::from_center_half_extents(origin, half);
+            let h3 = flat::<V>(half.extend_to_3d());
+            let all: Vec<(f32, Entity)> = candidates
+                .iter()
+                .filter_map(|(e, s, _)| Some((cast_box_shape(o3, h3, d3, s, max_t)?, *e)))
+                .collect();
+            let hit = query.cast_box(&cast, direction, max_t, &filter);
+            check_closest(
+                &what("cast_box"),
+                hit.map(|h| (h.entity, h.t)),
+                &all,
+                max_t,
+                1e-3,
+            );
+            checks[4] += all.len();
+            checks[5] += usize::from(hit.is_some());
+        }
+    }
+    assert!(
+        checks.iter().all(|&c| c > 50),
+        "too few hits to test anything: {checks:?}"
+    );
+    finish::<V>(&app);
+}
+
+// ---------------------------------------------------------------------------------------
+// Bad input
+
+/// Item 8: a NaN translation for one tick ends the entity's pairs (`Invalid`), leaves it
+/// out of the tree; repaired, it comes back; the other pairs never notice.
+fn nan_translation<V: Dim>() {
+    let mut app = update_app::<V>(Sched::Update);
+    let world = app.world_mut();
+    let a = world
+        .spawn((Transform::default(), Aabb::new(V::splat(0.5))))
+        .id();
+    let b = world
+        .spawn((Transform::from_xyz(0.8, 0.0, 0.0), Aabb::new(V::splat(0.5))))
+        .id();
+    let c = world
+        .spawn((
+            Transform::from_xyz(-0.8, 0.0, 0.0),
+            BoundingSphere::<V>::new(0.5),
+        ))
+        .id();
+    let d = world
+        .spawn((
+            Transform::from_xyz(20.0, 0.0, 0.0),
+            Aabb::new(V::splat(0.5)),
+        ))
+        .id();
+    let e = world
+        .spawn((
+            Transform::from_xyz(20.5, 0.0, 0.0),
+            Aabb::new(V::splat(0.5)),
+        ))
+        .id();
+    run_ticks(&mut app, 1);
+    set_translation(&mut app, a, Vec3::new(f32::NAN, 0.0, 0.0));
+    run_ticks(&mut app, 1);
+    assert_eq!(
+        app.world().get::<TrackedCollider<V>>(a).unwrap().proxy(),
+        None
+    );
+    assert_eq!(app.world().resource::<AabbTree<V>>().tree().len(), 4);
+    set_translation(&mut app, a, Vec3::ZERO);
+    run_ticks(&mut app, 2);
+    let events = finish::<V>(&app);
+    // `EndReason` is not `Ord`: compare by discriminant.
+    let by_tick = |t: u32| -> BTreeSet<((Entity, Entity), Option<u8>)> {
+        events
+            .iter()
+            .filter(|e| e.tick == t)
+            .map(|e| (e.pair(), e.reason().map(|r| r as u8)))
+            .collect()
+    };
+    let invalid = Some(EndReason::Invalid as u8);
+    assert_eq!(
+        by_tick(0),
+        BTreeSet::from([(key(a, b), None), (key(a, c), None), (key(d, e), None)])
+    );
+    assert_eq!(
+        by_tick(1),
+        BTreeSet::from([(key(a, b), invalid), (key(a, c), invalid)])
+    );
+    assert_eq!(
+        by_tick(2),
+        BTreeSet::from([(key(a, b), None), (key(a, c), None)])
+    );
+    assert_eq!(events.len(), 7, "{events:#?}");
+    assert!(
+        app.world()
+            .get::<TrackedCollider<V>>(a)
+            .unwrap()
+            .proxy()
+            .is_some()
+    );
+}
+
+type Mutation = Box<dyn Fn(&mut EntityWorldMut)>;
+
+/// Other bad values, each for one tick then repaired: invalid ones end the pairs with
+/// `Invalid` and come back; huge but finite values must not panic or corrupt the tree.
+fn other_bad_input<V: Dim>() {
+    let translation = |t: Vec3| -> Mutation {
+        Box::new(move |e| e.get_mut::<Transform>().unwrap().translation = t)
+    };
+    let cases: Vec<(&str, Mutation, bool)> = vec![
+        ("NaN y", translation(Vec3::new(0.0, f32::NAN, 0.0)), true),
+        (
+            "inf x",
+            translation(Vec3::new(f32::INFINITY, 0.0, 0.0)),
+            true,
+        ),
+        (
+            "inf scale",
+            Box::new(|e| e.get_mut::<Transform>().unwrap().scale = Vec3::splat(f32::INFINITY)),
+            true,
+        ),
+        (
+            "NaN rotation",
+            Box::new(|e| {
+                e.get_mut::<Transform>().unwrap().rotation =
+                    Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0)
+            }),
+            true,
+        ),
+        (
+            "negative half extents",
+            Box::new(|e| {
+                e.insert(Aabb::new(v::<V>(-0.5, 0.5, 0.5)));
+            }),
+            true,
+        ),
+        (
+            "NaN offset",
+            Box::new(|e| {
+                e.insert(Aabb::new(V::splat(0.5)).with_offset(V::splat(f32::NAN)));
+            }),
+            true,
+        ),
+        (
+            "NaN velocity",
+            Box::new(|e| {
+                e.insert(Velocity(V::splat(f32::NAN)));
+            }),
+            true,
+        ),
+        (
+            "infinite velocity",
+            Box::new(|e| {
+                e.insert(Velocity(V::splat(f32::INFINITY)));
+            }),
+            true,
+        ),
+        ("huge", translation(Vec3::splat(1e30)), false),
+        ("huge negative", translation(Vec3::splat(-3e38)), false),
+        (
+            "huge velocity",
+            Box::new(|e| {
+                e.insert(Velocity(V::splat(3e38)));
+            }),
+            false,
+        ),
+    ];
+    for (name, mutate, invalid) in cases {
+        let mut app = update_app::<V>(Sched::Update);
+        app.world_mut().resource_mut::<Rec>().skip_brute_force = !invalid;
+        let a = app
+            .world_mut()
+            .spawn((Transform::default(), Aabb::new(V::splat(0.5))))
+            .id();
+        let b = app
+            .world_mut()
+            .spawn((Transform::from_xyz(0.8, 0.0, 0.0), Aabb::new(V::splat(0.5))))
+            .id();
+        for i in 0..10 {
+            app.world_mut().spawn((
+                Transform::from_xyz(i as f32 * 3.0 - 10.0, 5.0, 0.0),
+                BoundingSphere::<V>::new(2.0),
+            ));
+        }
+        run_ticks(&mut app, 1);
+        mutate(&mut app.world_mut().entity_mut(a));
+        run_ticks(&mut app, 2);
+        if invalid {
+            assert_eq!(
+                app.world().get::<TrackedCollider<V>>(a).unwrap().proxy(),
+                None,
+                "{name}"
+            );
+        }
+        let mut entity = app.world_mut().entity_mut(a);
+        entity.insert((
+            Transform::default(),
+            Aabb::new(V::splat(0.5)),
+            Velocity(V::ZERO),
+        ));
+        run_ticks(&mut app, 2);
+        let events = finish::<V>(&app);
+        let mine: Vec<_> = events
+            .iter()
+            .filter(|e| e.pair() == key(a, b))
+            .map(|e| (e.tick, e.reason()))
+            .collect();
+        if invalid {
+            assert_eq!(
+                mine,
+                vec![(0, None), (1, Some(EndReason::Invalid)), (3, None)],
+                "{name}: {events:#?}"
+            );
+        }
+        assert!(
+            app.world().resource::<AabbTree<V>>().is_touching(a, b),
+            "{name}: back in"
+        );
+        assert!(
+            app.world()
+                .get::<TrackedCollider<V>>(a)
+                .unwrap()
+                .proxy()
+                .is_some()
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The tests, in 2D and 3D
+
+macro_rules! both_dims {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[test]
+                fn d2() {
+                    super::$name::<bevy::math::Vec2>();
+                }
+                #[test]
+                fn d3() {
+                    super::$name::<bevy::math::Vec3>();
+                }
+            }
+        )*
+    };
+}
+
+both_dims!(
+    random_scenes_match_oracle,
+    random_scene_fixed_post_update,
+    random_scene_slow_fixed_rate,
+    determinism_with_sweeps,
+    box_through_thin_wall,
+    box_through_thin_wall_fixed,
+    head_on_boxes,
+    sphere_bullet,
+    teleport_across_wall,
+    lifecycle,
+    lifecycle_comes_back,
+    remove_and_reinsert_same_frame,
+    churn_update,
+    churn_slow_fixed,
+    despawn_on_frame_without_fixed_tick,
+    moved_in_fixed_update_same_tick,
+    child_follows_parent,
+    observers,
+    despawn_between_narrow_phase_and_events,
+    spatial_queries,
+    nan_translation,
+    other_bad_input,
+);
