@@ -428,36 +428,27 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Stores a new fat box in a leaf, grows the ancestors that no longer enclose it and
     /// marks the leaf moved and its ancestors changed, in one walk up from the leaf.
     ///
-    /// At each ancestor: it grows to enclose `fat` unless it already does (then so do all
-    /// above it, which enclose it: growing is over); it is marked unless it already is
-    /// (then so are all above it: marking is over). The walk stops when both are over.
-    /// Growing by `fat` rather than by the child's new box is enough: the ancestor
+    /// At each ancestor: it grows to enclose `fat` (a no-op when it already does) and is
+    /// marked. Growing by `fat` rather than by the child's new box is enough: the ancestor
     /// already encloses the child's old box, and the new one is the old one plus `fat`.
+    /// The walk stops at an ancestor that already enclosed `fat` and was already marked:
+    /// every ancestor above it encloses it and is marked too. Both updates are done
+    /// without branching, so the only branch that depends on the data is the stop.
     fn set_leaf_box(&mut self, leaf: NodeId, fat: BoundingBox<V>) {
         let epoch = self.epoch;
         let node = &mut self.nodes[leaf.index()];
         node.aabb = fat;
-        if node.stamp != epoch {
-            node.stamp = epoch;
-            self.moved_count += 1;
-        }
-        let mut growing = true;
+        self.moved_count += (node.stamp != epoch) as usize;
+        node.stamp = epoch;
         let mut index = node.parent;
         while !index.is_null() {
             let node = &mut self.nodes[index.index()];
-            if growing {
-                if node.aabb.contains(&fat) {
-                    growing = false;
-                } else {
-                    node.aabb.merge(&fat);
-                }
-            }
-            if node.stamp == epoch {
-                if !growing {
-                    break;
-                }
-            } else {
-                node.stamp = epoch;
+            let encloses = node.aabb.min.all_le(fat.min) & fat.max.all_le(node.aabb.max);
+            let done = encloses & (node.stamp == epoch);
+            node.aabb = node.aabb.merged(&fat);
+            node.stamp = epoch;
+            if done {
+                break;
             }
             index = node.parent;
         }

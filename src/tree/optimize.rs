@@ -70,7 +70,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let runs = self.optimizer.runs;
 
         let subtree_height = self.optimizer.subtree_height(n);
-        let budget = (n / 20).max(1);
+        let budget = (n / 10).max(1);
         let candidates = core::mem::take(&mut self.optimizer.candidates);
         let count = candidates.len();
         if count > 0 {

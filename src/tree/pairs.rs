@@ -1,7 +1,20 @@
 //! Finding the new overlapping pairs after a step of moves.
 
 use crate::Vector;
+use crate::geometry::BoundingBox;
 use crate::tree::{DynamicTree, NodeId, ProxyId};
+
+/// [`BoundingBox::overlaps`] (touching counts) computed without branches: every axis is
+/// compared and the results are combined with `&`, which leaves the walks one branch per
+/// test rather than one per comparison, most of them hard to predict.
+#[inline(always)]
+fn overlap<V: Vector>(a: &BoundingBox<V>, b: &BoundingBox<V>) -> bool {
+    let mut result = true;
+    for axis in 0..V::DIM {
+        result &= (a.min.axis(axis) <= b.max.axis(axis)) & (b.min.axis(axis) <= a.max.axis(axis));
+    }
+    result
+}
 
 /// The two stacks of the pair walk, kept by the tree between updates.
 #[derive(Debug, Default)]
@@ -47,7 +60,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Post-order walk over the changed nodes: every changed internal node gets its exact
-    /// box back (moves only ever grow ancestors) and a chance to rotate. The changed
+    /// box back (moves only ever grow ancestors) and, when few proxies moved, a chance to
+    /// rotate. The changed
     /// subtrees of the size [`Self::optimize`] rebuilds are noted as its candidates.
     ///
     /// No stack: the walk follows parent links. From a node it goes down to its first
@@ -65,6 +79,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         let epoch = self.epoch;
         let subtree_height = self.optimizer.subtree_height(self.proxy_count);
+        // Rotations only when few proxies moved: when many did, the incremental
+        // optimization rebuilds parts of the tree after every update, which does more for
+        // the tree than rotations at about half the cost of this walk.
+        let rotate = self.moved_count * 16 < self.proxy_count;
         let descend = |nodes: &[crate::tree::Node<V>], id: NodeId| -> NodeId {
             let child = nodes[id.index()].child1;
             let c = &nodes[child.index()];
@@ -91,7 +109,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
             // Finish nodes on the way up until a second child is left to visit.
             loop {
                 self.refit_node(id);
-                self.rotate(id);
+                if rotate {
+                    self.rotate(id);
+                }
                 let node = &self.nodes[id.index()];
                 let parent = node.parent;
                 if node.height <= subtree_height
@@ -185,7 +205,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         f: &mut impl FnMut(ProxyId, ProxyId),
     ) {
         let (na, nb) = (&self.nodes[a.index()], &self.nodes[b.index()]);
-        if !((na.stamp == self.epoch || nb.stamp == self.epoch) && na.aabb.overlaps(&nb.aabb)) {
+        let changed = (na.stamp == self.epoch) | (nb.stamp == self.epoch);
+        if !(changed & overlap(&na.aabb, &nb.aabb)) {
             return;
         }
         match (na.is_leaf(), nb.is_leaf()) {
@@ -230,8 +251,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let node = &nodes[current.index()];
             let (c1, c2) = (node.child1, node.child2);
             let (n1, n2) = (&nodes[c1.index()], &nodes[c2.index()]);
-            let hit1 = (leaf_changed || n1.stamp == epoch) && n1.aabb.overlaps(&aabb);
-            let hit2 = (leaf_changed || n2.stamp == epoch) && n2.aabb.overlaps(&aabb);
+            let hit1 = (leaf_changed | (n1.stamp == epoch)) & overlap(&n1.aabb, &aabb);
+            let hit2 = (leaf_changed | (n2.stamp == epoch)) & overlap(&n2.aabb, &aabb);
             let mut next = NodeId::NULL;
             if hit1 {
                 if n1.is_leaf() {
