@@ -9,7 +9,13 @@
 //! which the messages were written. After every tick the collector also checks the tree
 //! (`validate`) and, where the scene allows it, compares the touching pairs with brute
 //! force over the world. [`finish`] then checks that every `CollisionStarted` has exactly
-//! one `CollisionEnded` and that the open pairs after each tick are the touching ones.
+//! one `CollisionEnded` and that the open pairs after each tick are the touching ones, and
+//! the same of the entity events that global observers saw (per entity, each partner's
+//! starts and ends alternate).
+//!
+//! Messages of the two types carry no common order, so within one collector run the
+//! recorder lists the starts before the ends; the entity events are checked in the order
+//! they were triggered.
 #![cfg(feature = "plugin")]
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -406,6 +412,23 @@ fn drive(script: Option<Res<Script>>, rec: Res<Rec>, mut q: Query<&mut Transform
     }
 }
 
+/// Configuration changes: `(tick, config)` applied before the pipeline's tick `tick`.
+#[derive(Resource, Default)]
+struct ConfigChanges(Vec<(u32, CollisionConfig)>);
+
+fn reconfigure(
+    changes: Option<Res<ConfigChanges>>,
+    rec: Res<Rec>,
+    mut config: ResMut<CollisionConfig>,
+) {
+    let Some(changes) = changes else { return };
+    for (tick, new) in &changes.0 {
+        if *tick == rec.tick {
+            *config = new.clone();
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Sched {
     /// `AabbTreePlugin::new(Update)`; [`drive`] runs in `Update` before the pipeline.
@@ -438,6 +461,7 @@ fn build_app<V: Dim>(sched: Sched, fixed_hz: f64, config: CollisionConfig) -> Ap
             1.0 / 60.0,
         )))
         .init_resource::<Rec>();
+    watch_entity_events(&mut app);
     let label = sched.label();
     app.add_systems(
         label,
@@ -449,9 +473,11 @@ fn build_app<V: Dim>(sched: Sched, fixed_hz: f64, config: CollisionConfig) -> Ap
     match sched {
         Sched::Update => app.add_systems(
             Update,
-            drive.after(collect_pre).before(CollisionSystems::Prepare),
+            (drive, reconfigure)
+                .after(collect_pre)
+                .before(CollisionSystems::Prepare),
         ),
-        Sched::Fixed => app.add_systems(FixedUpdate, drive),
+        Sched::Fixed => app.add_systems(FixedUpdate, (drive, reconfigure)),
     };
     app
 }
@@ -542,6 +568,7 @@ fn finish<V: Dim>(app: &App) -> Vec<Ev> {
     state.tree().validate().unwrap();
     let touching: Pairs = state.touching_pairs().map(|(a, b)| key(a, b)).collect();
     assert_eq!(open, touching, "open pairs are not the touching pairs");
+    check_entity_events::<V>(app);
     rec.events.clone()
 }
 
@@ -710,6 +737,7 @@ fn run_scene_against_oracle<V: Dim>(
     fixed_hz: f64,
     n: usize,
     ticks: usize,
+    changes: &[(u32, CollisionConfig)],
 ) -> Vec<Ev> {
     let scene = random_scene::<V>(seed, n, ticks);
     let config = CollisionConfig {
@@ -717,6 +745,7 @@ fn run_scene_against_oracle<V: Dim>(
         ..default()
     };
     let mut app = build_app::<V>(sched, fixed_hz, config);
+    app.insert_resource(ConfigChanges(changes.to_vec()));
     let entities = spawn_scene(&mut app, &scene);
     run_ticks(&mut app, ticks as u32);
     let events = finish::<V>(&app);
@@ -782,10 +811,10 @@ const SEEDS: [u64; 3] = [1, 42, 0xDEAD_BEEF];
 fn random_scenes_match_oracle<V: Dim>() {
     let mut first = None;
     for seed in SEEDS {
-        let events = run_scene_against_oracle::<V>(seed, Sched::Update, 60.0, 40, 200);
+        let events = run_scene_against_oracle::<V>(seed, Sched::Update, 60.0, 40, 200, &[]);
         first.get_or_insert(events);
     }
-    let again = run_scene_against_oracle::<V>(SEEDS[0], Sched::Update, 60.0, 40, 200);
+    let again = run_scene_against_oracle::<V>(SEEDS[0], Sched::Update, 60.0, 40, 200, &[]);
     assert_eq!(
         Some(again),
         first,
@@ -795,13 +824,13 @@ fn random_scenes_match_oracle<V: Dim>() {
 
 /// Item 1 in the default `FixedPostUpdate` (positions set in `FixedUpdate`).
 fn random_scene_fixed_post_update<V: Dim>() {
-    run_scene_against_oracle::<V>(7, Sched::Fixed, 60.0, 40, 200);
+    run_scene_against_oracle::<V>(7, Sched::Fixed, 60.0, 40, 200, &[]);
 }
 
 /// Item 4: fixed 20 Hz, frames at 60 Hz, positions set in `FixedUpdate`: each tick tests
 /// the positions set in that very tick.
 fn random_scene_slow_fixed_rate<V: Dim>() {
-    run_scene_against_oracle::<V>(11, Sched::Fixed, 20.0, 40, 100);
+    run_scene_against_oracle::<V>(11, Sched::Fixed, 20.0, 40, 100, &[]);
 }
 
 /// Item 6: the same scene with sweeps on, twice: the same events in the same order.
@@ -817,6 +846,218 @@ fn determinism_with_sweeps<V: Dim>() {
     let b = run();
     assert!(a.len() > 20, "too few events: {}", a.len());
     assert_eq!(a, b);
+}
+
+/// The knobs that only change how often the tree is touched (margin, velocity multiplier)
+/// changed during a run: the events stay those of the oracle.
+fn config_changes_mid_run<V: Dim>() {
+    let config = |margin: f32, velocity_multiplier: f32| CollisionConfig {
+        margin,
+        velocity_multiplier,
+        swept: false,
+        enabled: true,
+    };
+    run_scene_against_oracle::<V>(
+        3,
+        Sched::Update,
+        60.0,
+        40,
+        200,
+        &[
+            (0, config(0.0, 0.0)),
+            (40, config(1.0, 0.0)),
+            (80, config(0.0, 10.0)),
+            (120, config(0.3, 2.0)),
+            (160, config(0.0, 0.5)),
+        ],
+    );
+}
+
+/// The first time in `[0, 1]` at which two shapes moving by `da` and `db` (translation
+/// only) touch. In `a`'s frame `b` moves by `v = db - da`. Two boxes: the offset between
+/// their centers is a point moving against the sum of their half extents. Two balls: the
+/// same against the sum of the radii. A ball and a box: the gap between them is convex in
+/// time: ternary search for its minimum, then bisection for the first touch.
+fn oracle_sweep(a: &OShape, da: Vec3, b: &OShape, db: Vec3) -> Option<f32> {
+    let v = db - da;
+    match (*a, *b) {
+        (OShape::Box { min: a0, max: a1 }, OShape::Box { min: b0, max: b1 }) => {
+            let half = (a1 - a0) * 0.5 + (b1 - b0) * 0.5;
+            let offset = (b0 + b1) * 0.5 - (a0 + a1) * 0.5;
+            ray_box(offset, v, -half, half, 1.0)
+        }
+        (
+            OShape::Ball {
+                center: ca,
+                radius: ra,
+            },
+            OShape::Ball {
+                center: cb,
+                radius: rb,
+            },
+        ) => ray_ball(cb - ca, v, Vec3::ZERO, ra + rb, 1.0),
+        (OShape::Ball { center, radius }, OShape::Box { min, max })
+        | (OShape::Box { min, max }, OShape::Ball { center, radius }) => {
+            // The ball's motion relative to the box.
+            let rel = if matches!(a, OShape::Ball { .. }) {
+                -v
+            } else {
+                v
+            };
+            let gap = |u: f32| {
+                let c = center + rel * u;
+                clamp_to_box(c, min, max).distance(c) - radius
+            };
+            if gap(0.0) <= 0.0 {
+                return Some(0.0);
+            }
+            let (mut lo, mut hi) = (0.0f32, 1.0f32);
+            for _ in 0..100 {
+                let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
+                if gap(m1) <= gap(m2) {
+                    hi = m2;
+                } else {
+                    lo = m1;
+                }
+            }
+            let closest = 0.5 * (lo + hi);
+            if gap(closest) > 0.0 {
+                return None;
+            }
+            let (mut apart, mut touching) = (0.0f32, closest);
+            for _ in 0..60 {
+                let mid = 0.5 * (apart + touching);
+                if gap(mid) > 0.0 {
+                    apart = mid;
+                } else {
+                    touching = mid;
+                }
+            }
+            Some(touching)
+        }
+    }
+}
+
+fn shape_center(s: &OShape) -> Vec3 {
+    match *s {
+        OShape::Box { min, max } => (min + max) * 0.5,
+        OShape::Ball { center, .. } => center,
+    }
+}
+
+/// Sweeps on, a scene where colliders only translate (rotations and scales fixed) and a
+/// quarter of them are fast (up to several units a tick, more than their size): per tick
+/// and pair, the oracle expects Started with the first time of contact over the tick's
+/// motion for pairs not touching at the last tick, Ended(PassedThrough) with it when they
+/// no longer touch at the end, Ended(Separated) for pairs that stop touching.
+fn swept_scene_matches_oracle<V: Dim>() {
+    for seed in [21, 22] {
+        let ticks = 150;
+        let mut scene = random_scene::<V>(seed, 40, ticks);
+        let mut rng = Rng::new(seed + 1000);
+        for b in &mut scene.bodies {
+            b.spin = 0.0;
+            if rng.chance(0.25) {
+                b.amplitude = rng.vec3(3.0, 9.0);
+                b.frequency = rng.vec3(0.2, 0.6);
+            }
+        }
+        scene.frames = (0..ticks)
+            .map(|k| scene.bodies.iter().map(|b| b.transform(k)).collect())
+            .collect();
+        let mut app = update_app::<V>(Sched::Update);
+        let entities = spawn_scene(&mut app, &scene);
+        run_ticks(&mut app, ticks as u32);
+        let events = finish::<V>(&app);
+
+        let shapes: Vec<Vec<OShape>> = scene
+            .frames
+            .iter()
+            .map(|frame| {
+                scene
+                    .bodies
+                    .iter()
+                    .zip(frame)
+                    .map(|(b, t)| {
+                        match &b.collider {
+                            ColliderSpec::Box(a) => oracle_shape::<V>(t, Some(a), None, None),
+                            ColliderSpec::Ball(s) => oracle_shape::<V>(t, None, Some(s), None),
+                        }
+                        .unwrap()
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut passes = 0;
+        for tick in 0..ticks {
+            // pair -> (time of impact, end reason)
+            let mut expected: BTreeMap<(Entity, Entity), (Option<f32>, Option<EndReason>)> =
+                BTreeMap::new();
+            // Relative displacement length per pair, to compare times as distances.
+            let mut speed: BTreeMap<(Entity, Entity), f32> = BTreeMap::new();
+            for i in 0..entities.len() {
+                for j in i + 1..entities.len() {
+                    if !oracle_layers(scene.bodies[i].layers, scene.bodies[j].layers) {
+                        continue;
+                    }
+                    let pair = key(entities[i], entities[j]);
+                    let now = oracle_overlap(&shapes[tick][i], &shapes[tick][j]);
+                    if tick == 0 {
+                        if now {
+                            expected.insert(pair, (Some(0.0), None));
+                        }
+                        continue;
+                    }
+                    let (pa, pb) = (&shapes[tick - 1][i], &shapes[tick - 1][j]);
+                    let da = shape_center(&shapes[tick][i]) - shape_center(pa);
+                    let db = shape_center(&shapes[tick][j]) - shape_center(pb);
+                    speed.insert(pair, (db - da).length());
+                    let before = oracle_overlap(pa, pb);
+                    if before && !now {
+                        expected.insert(pair, (None, Some(EndReason::Separated)));
+                    } else if !before {
+                        let toi = oracle_sweep(pa, da, pb, db).or(now.then_some(1.0));
+                        if let Some(toi) = toi {
+                            let end = (!now).then_some(EndReason::PassedThrough);
+                            passes += usize::from(!now);
+                            expected.insert(pair, (Some(toi), end));
+                        }
+                    }
+                }
+            }
+            let mut actual: BTreeMap<(Entity, Entity), (Option<f32>, Option<EndReason>)> =
+                BTreeMap::new();
+            for e in events.iter().filter(|e| e.tick as usize == tick) {
+                let entry = actual.entry(e.pair()).or_default();
+                match e.kind {
+                    Kind::Started { toi, .. } => entry.0 = Some(toi),
+                    Kind::Ended(r) => entry.1 = Some(r),
+                }
+            }
+            let expected_pairs: Pairs = expected.keys().copied().collect();
+            let actual_pairs: Pairs = actual.keys().copied().collect();
+            assert_eq!(
+                actual_pairs, expected_pairs,
+                "seed {seed} tick {tick}: pairs with events\nactual {actual:?}\nexpected {expected:?}"
+            );
+            for (pair, (toi, end)) in &expected {
+                let (actual_toi, actual_end) = actual[pair];
+                assert_eq!(actual_end, *end, "seed {seed} tick {tick} {pair:?}");
+                match (actual_toi, toi) {
+                    (Some(x), Some(y)) => {
+                        let distance = (x - y).abs() * speed.get(pair).copied().unwrap_or(0.0);
+                        assert!(
+                            distance <= 1e-3 && (*y == 0.0) == (x == 0.0),
+                            "seed {seed} tick {tick} {pair:?}: toi {x}, oracle {y}"
+                        );
+                    }
+                    (None, None) => {}
+                    other => panic!("seed {seed} tick {tick} {pair:?}: {other:?}"),
+                }
+            }
+        }
+        assert!(passes >= 10, "seed {seed}: only {passes} pass-throughs");
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1397,6 +1638,60 @@ fn churn<V: Dim>(world: &mut World) {
     });
 }
 
+/// What global observers saw of the entity events: the open (entity, other) pairs, in the
+/// entity's own orientation, and anything out of order.
+#[derive(Resource, Default)]
+struct EntityEventLog {
+    open: Pairs,
+    count: usize,
+    errors: Vec<String>,
+}
+
+/// Global observers checking, per entity, that its starts and ends with each partner
+/// alternate, starting with a start.
+fn watch_entity_events(app: &mut App) {
+    app.init_resource::<EntityEventLog>()
+        .add_observer(
+            |ev: On<CollisionStarted>, mut log: ResMut<EntityEventLog>| {
+                log.count += 1;
+                if ev.entity == ev.other || !log.open.insert((ev.entity, ev.other)) {
+                    let e = format!("entity event out of order: {:?}", *ev);
+                    log.errors.push(e);
+                }
+            },
+        )
+        .add_observer(|ev: On<CollisionEnded>, mut log: ResMut<EntityEventLog>| {
+            log.count += 1;
+            if !log.open.remove(&(ev.entity, ev.other)) {
+                let e = format!("entity event out of order: {:?}", *ev);
+                log.errors.push(e);
+            }
+        });
+}
+
+/// After [`watch_entity_events`]: no errors, and the pairs open for entities that still
+/// exist are the touching pairs, in both orientations.
+fn check_entity_events<V: Dim>(app: &App) {
+    let log = app.world().resource::<EntityEventLog>();
+    assert!(log.errors.is_empty(), "{:#?}", log.errors);
+    let open: Pairs = log
+        .open
+        .iter()
+        .filter(|(e, _)| app.world().get_entity(*e).is_ok())
+        .copied()
+        .collect();
+    let touching: Pairs = app
+        .world()
+        .resource::<AabbTree<V>>()
+        .touching_pairs()
+        .flat_map(|(a, b)| [(a, b), (b, a)])
+        .collect();
+    assert_eq!(
+        open, touching,
+        "entity events: open pairs are not the touching pairs"
+    );
+}
+
 fn churn_run<V: Dim>(sched: Sched, fixed_hz: f64, seed: u64, frames: u32) -> Vec<Ev> {
     let mut app = build_app::<V>(sched, fixed_hz, CollisionConfig::default());
     let mut rng = Rng::new(seed);
@@ -1423,6 +1718,7 @@ fn churn_run<V: Dim>(sched: Sched, fixed_hz: f64, seed: u64, frames: u32) -> Vec
     app.world_mut().resource_mut::<Churn<V>>().paused = true;
     run_ticks(&mut app, 1);
     let events = finish::<V>(&app);
+    assert!(app.world().resource::<EntityEventLog>().count > events.len());
     let count = |r: EndReason| events.iter().filter(|e| e.reason() == Some(r)).count();
     for r in [
         EndReason::Separated,
@@ -2228,6 +2524,8 @@ both_dims!(
     random_scene_fixed_post_update,
     random_scene_slow_fixed_rate,
     determinism_with_sweeps,
+    config_changes_mid_run,
+    swept_scene_matches_oracle,
     box_through_thin_wall,
     box_through_thin_wall_fixed,
     head_on_boxes,
