@@ -833,6 +833,11 @@ fn random_scene_slow_fixed_rate<V: Dim>() {
     run_scene_against_oracle::<V>(11, Sched::Fixed, 20.0, 40, 100, &[]);
 }
 
+/// The other way round: fixed 150 Hz, frames at 60 Hz, two or three ticks in a frame.
+fn random_scene_fast_fixed_rate<V: Dim>() {
+    run_scene_against_oracle::<V>(12, Sched::Fixed, 150.0, 40, 150, &[]);
+}
+
 /// Item 6: the same scene with sweeps on, twice: the same events in the same order.
 fn determinism_with_sweeps<V: Dim>() {
     let run = || {
@@ -2523,6 +2528,7 @@ both_dims!(
     random_scenes_match_oracle,
     random_scene_fixed_post_update,
     random_scene_slow_fixed_rate,
+    random_scene_fast_fixed_rate,
     determinism_with_sweeps,
     config_changes_mid_run,
     swept_scene_matches_oracle,
