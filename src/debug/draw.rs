@@ -119,8 +119,10 @@ pub(crate) fn draw<V: Vector + DrawVector>(
     }
     if o.swept_hits {
         for &(p, age) in &debug.recent_hits {
-            let r = 0.3 + age as f32 * 0.01;
-            V::draw_ball(&mut gizmos, &Ball::new(p, r), SWEPT);
+            // A ring that widens and fades as the hit gets older.
+            let fade = 1.0 - age as f32 / super::HIT_FRAMES as f32;
+            let r = 0.4 + (1.0 - fade) * 1.2;
+            V::draw_ball(&mut gizmos, &Ball::new(p, r), SWEPT.with_alpha(fade));
         }
     }
     if let Some(node) = debug.selected.and_then(|n| state.tree().node(n)) {

@@ -59,7 +59,7 @@ pub struct DebugOverlay {
     pub spheres: bool,
     /// The tree's internal nodes, coloured by depth [on].
     pub tree_nodes: bool,
-    /// The range of depths of internal nodes drawn, root = 0 [0..=6].
+    /// The range of depths of internal nodes drawn, root = 0 [0..=5].
     pub depth_range: (u32, u32),
     /// Touching pairs highlighted, with a line between their centers [on].
     pub touching: bool,
@@ -79,7 +79,7 @@ impl Default for DebugOverlay {
             fat_boxes: false,
             spheres: true,
             tree_nodes: true,
-            depth_range: (0, 6),
+            depth_range: (0, 5),
             touching: true,
             velocities: true,
             swept_hits: true,

@@ -25,14 +25,23 @@ pub(crate) fn panel<V: Vector>(
         return;
     };
     let title = if V::DIM == 2 { "bevy_aabb_tree · 2D" } else { "bevy_aabb_tree · 3D" };
-    let x = if V::DIM == 2 { 8.0 } else { 300.0 };
+    // 2D at the top left, 3D at the top right, so both fit when an app has both.
+    let x = if V::DIM == 2 {
+        8.0
+    } else {
+        ctx.content_rect().right() - 290.0
+    };
     egui::Window::new(title)
         .default_pos(egui::pos2(x, 8.0))
         .default_width(270.0)
         .show(ctx, |ui| {
             ui.label(format!("{:?} shows or hides the overlay", overlay.toggle_key));
-            ui.collapsing("Draw", |ui| switches(ui, &mut overlay));
-            ui.collapsing("Statistics", |ui| statistics(ui, &state, &debug));
+            egui::CollapsingHeader::new("Draw")
+                .default_open(true)
+                .show(ui, |ui| switches(ui, &mut overlay));
+            egui::CollapsingHeader::new("Statistics")
+                .default_open(true)
+                .show(ui, |ui| statistics(ui, &state, &debug));
             egui::CollapsingHeader::new("Tree inspector")
                 .default_open(false)
                 .show(ui, |ui| inspector(ui, &state, &mut debug));

@@ -343,15 +343,13 @@ pub(crate) fn narrow_phase<V: Vector>(config: Res<CollisionConfig>, mut state: R
             };
             if let Some((toi, normal)) = hit {
                 state.started.push((a.entity, b.entity, toi, normal));
-                if toi > 0.0 {
+                if !touching {
                     state.swept_hits.push(SweptHit {
                         entity: a.entity,
                         other: b.entity,
                         position: a0.center() + a.displacement * toi,
                         time_of_impact: toi,
                     });
-                }
-                if !touching {
                     swept_hits += 1;
                     state.ended.push((a.entity, b.entity, EndReason::PassedThrough));
                 }

@@ -67,7 +67,7 @@ impl StepStats {
     }
 }
 
-/// Where a swept hit was caught, for drawing.
+/// A pass-through caught by the swept test, for drawing.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SweptHit<V: Vector> {
     /// The first entity.
@@ -160,8 +160,8 @@ impl<V: Vector> AabbTree<V> {
         self.pairs.len()
     }
 
-    /// The swept hits of the last tick: pairs whose first contact the sweep found before
-    /// the end of the tick.
+    /// The swept hits of the last tick: pairs that touched during the tick but no longer
+    /// overlap at its end (one passed through the other), which only the swept test sees.
     pub fn swept_hits(&self) -> &[SweptHit<V>] {
         &self.swept_hits
     }

@@ -1,0 +1,148 @@
+//! The 2D demo: a few thousand crates and balls bouncing around, thin walls, and bullets
+//! far faster than the walls are thick, which the swept test stops anyway. The debug
+//! overlay shows the boxes, the tree and the numbers (F1 hides it).
+//!
+//! Run: `cargo run --release --features examples --example demo_2d`
+//! Headless check: `... --example demo_2d -- --screenshot shot.png --frames 150`
+
+#[path = "support/demo.rs"]
+mod demo;
+
+use bevy::prelude::*;
+use bevy::window::WindowResolution;
+use bevy_aabb_tree::debug::AabbTreeDebugPlugin;
+use bevy_aabb_tree::prelude::*;
+use demo::{Arena, Bouncy, DemoArgs, Lcg};
+
+const BODIES: usize = 2000;
+const BODY: u32 = 1 << 0;
+const WALL: u32 = 1 << 1;
+const BULLET: u32 = 1 << 2;
+
+#[derive(Component)]
+struct Bullet;
+
+#[derive(Resource)]
+struct Textures {
+    bullet: Handle<Image>,
+}
+
+fn main() {
+    let args = DemoArgs::parse();
+    let mut app = App::new();
+    app.add_plugins(DefaultPlugins.set(WindowPlugin {
+        primary_window: Some(Window {
+            title: "bevy_aabb_tree: 2D demo".into(),
+            resolution: WindowResolution::new(1280, 720),
+            ..default()
+        }),
+        ..default()
+    }))
+    .add_plugins((
+        AabbTreePlugin::<Vec2>::default(),
+        VelocityPlugin::<Vec2>::default(),
+        AabbTreeDebugPlugin::<Vec2>::default(),
+    ))
+    .insert_resource(ClearColor(Color::srgb(0.07, 0.08, 0.1)))
+    .insert_resource(Arena(Vec3::new(76.0, 42.0, 0.0)))
+    .add_systems(Startup, setup)
+    .add_systems(FixedUpdate, (demo::bounce::<Vec2>, fire, cull_bullets))
+    .add_observer(stop_bullet);
+    demo::screenshot_plugin(&mut app, args);
+    app.run();
+}
+
+fn setup(mut commands: Commands, assets: Res<AssetServer>) {
+    commands.spawn((
+        Camera2d,
+        Projection::Orthographic(OrthographicProjection {
+            scale: 1.0 / 7.5,
+            ..OrthographicProjection::default_2d()
+        }),
+        Transform::from_xyz(-6.0, 0.0, 0.0),
+    ));
+    let crate_tex = assets.load("crate.png");
+    let ball_tex = assets.load("ball.png");
+    commands.insert_resource(Textures {
+        bullet: assets.load("bullet.png"),
+    });
+
+    let mut rng = Lcg(2024);
+    for i in 0..BODIES {
+        let p = Vec2::new(rng.range(-75.0, 75.0), rng.range(-41.0, 41.0));
+        let angle = rng.range(0.0, std::f32::consts::TAU);
+        let speed = rng.range(1.0, 6.0);
+        let size = rng.range(0.25, 0.5);
+        let mut entity = commands.spawn((
+            Transform::from_translation(p.extend(0.0)),
+            Velocity(Vec2::from_angle(angle) * speed),
+            CollisionLayers::new(BODY, BODY | BULLET),
+            Bouncy,
+        ));
+        if i % 2 == 0 {
+            entity.insert((
+                Aabb::new(Vec2::splat(size)),
+                Sprite {
+                    image: crate_tex.clone(),
+                    custom_size: Some(Vec2::splat(2.0 * size)),
+                    ..default()
+                },
+            ));
+        } else {
+            entity.insert((
+                BoundingSphere::<Vec2>::new(size),
+                Sprite {
+                    image: ball_tex.clone(),
+                    custom_size: Some(Vec2::splat(2.0 * size)),
+                    ..default()
+                },
+            ));
+        }
+    }
+    // Thin walls: 0.2 units thick, far thinner than a bullet moves in a tick.
+    for x in [-40.0, -10.0, 20.0, 50.0] {
+        commands.spawn((
+            Transform::from_xyz(x, 0.0, 1.0),
+            Aabb::new(Vec2::new(0.1, 18.0)),
+            CollisionLayers::new(WALL, BULLET),
+            Sprite::from_color(Color::WHITE, Vec2::new(0.2, 36.0)),
+        ));
+    }
+}
+
+/// Fires a bullet at 300 units/s (about 4.7 units per tick) every few ticks.
+fn fire(mut commands: Commands, textures: Res<Textures>, mut tick: Local<u32>) {
+    *tick += 1;
+    if *tick % 4 != 0 {
+        return;
+    }
+    let y = ((*tick / 4) % 36) as f32 - 17.5;
+    commands.spawn((
+        Bullet,
+        Transform::from_xyz(-76.0, y, 2.0),
+        BoundingSphere::<Vec2>::new(0.3),
+        Velocity(Vec2::X * 300.0),
+        CollisionLayers::new(BULLET, WALL | BODY),
+        Sprite {
+            image: textures.bullet.clone(),
+            custom_size: Some(Vec2::splat(0.6)),
+            ..default()
+        },
+    ));
+}
+
+/// A bullet that touches anything is gone; without the swept test it would fly through
+/// the walls.
+fn stop_bullet(hit: On<CollisionStarted>, bullets: Query<(), With<Bullet>>, mut commands: Commands) {
+    if bullets.contains(hit.entity) {
+        commands.entity(hit.entity).try_despawn();
+    }
+}
+
+fn cull_bullets(mut commands: Commands, q: Query<(Entity, &Transform), With<Bullet>>) {
+    for (e, t) in &q {
+        if t.translation.x > 80.0 {
+            commands.entity(e).despawn();
+        }
+    }
+}
