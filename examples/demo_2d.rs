@@ -113,7 +113,7 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>) {
 /// Fires a bullet at 300 units/s (about 4.7 units per tick) every few ticks.
 fn fire(mut commands: Commands, textures: Res<Textures>, mut tick: Local<u32>) {
     *tick += 1;
-    if *tick % 4 != 0 {
+    if !(*tick).is_multiple_of(4) {
         return;
     }
     let y = ((*tick / 4) % 36) as f32 - 17.5;

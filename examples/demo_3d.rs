@@ -128,7 +128,7 @@ fn setup(
 /// Fires a bullet at 300 units/s (about 4.7 units per tick) every few ticks.
 fn fire(mut commands: Commands, look: Res<BulletLook>, mut tick: Local<u32>) {
     *tick += 1;
-    if *tick % 4 != 0 {
+    if !(*tick).is_multiple_of(4) {
         return;
     }
     let k = *tick / 4;
