@@ -41,15 +41,23 @@ impl<V: Vector> Ray<V> {
     ///
     /// Slab test. For each axis the ray is inside the slab `min..=max` for an interval of
     /// `t`; the ray meets the box where all these intervals overlap. Cases per axis:
-    /// - direction component zero: the ray is parallel to the slab; it is inside for every
-    ///   `t` when the origin's coordinate lies in the slab (faces included), else never;
+    /// - direction component zero, or so small (subnormal) that `1 / d` overflows: the ray
+    ///   is parallel to the slab; it is inside for every `t` when the origin's coordinate
+    ///   lies in the slab (faces included), else never;
     /// - otherwise the slab is entered and left at `(min - o) / d` and `(max - o) / d`, in
     ///   either order depending on the sign of `d`.
     ///
     /// Computing the parallel case by its own branch avoids `0 * inf = NaN` when the
-    /// origin lies exactly on a face.
+    /// origin lies exactly on a face. Treating a subnormal `d` as zero changes only hits at
+    /// parameters of `1e31` and beyond (for coordinates of order 1), and keeps the results
+    /// bit-identical to the tree's traversals, which multiply by the same reciprocals. A
+    /// negative or NaN `max_t` leaves no `t` to hit at (checked first: with a zero
+    /// direction no slab would clip the range).
     #[inline]
     pub fn box_hit_at(&self, aabb: &BoundingBox<V>, max_t: f32) -> Option<f32> {
+        if max_t.is_nan() || max_t < 0.0 {
+            return None;
+        }
         let mut t_enter = 0.0f32;
         let mut t_exit = max_t;
         for axis in 0..V::DIM {
@@ -57,12 +65,12 @@ impl<V: Vector> Ray<V> {
             let d = self.direction.axis(axis);
             let lo = aabb.min.axis(axis);
             let hi = aabb.max.axis(axis);
-            if d == 0.0 {
+            let inv = 1.0 / d;
+            if !inv.is_finite() {
                 if o < lo || o > hi {
                     return None;
                 }
             } else {
-                let inv = 1.0 / d;
                 let t1 = (lo - o) * inv;
                 let t2 = (hi - o) * inv;
                 let (near, far) = if t1 <= t2 { (t1, t2) } else { (t2, t1) };
@@ -90,12 +98,12 @@ impl<V: Vector> Ray<V> {
             let d = self.direction.axis(axis);
             let lo = aabb.min.axis(axis);
             let hi = aabb.max.axis(axis);
-            if d == 0.0 {
+            let inv = 1.0 / d;
+            if !inv.is_finite() {
                 if o < lo || o > hi {
                     return None;
                 }
             } else {
-                let inv = 1.0 / d;
                 let t1 = (lo - o) * inv;
                 let t2 = (hi - o) * inv;
                 let (near, far) = if t1 <= t2 { (t1, t2) } else { (t2, t1) };
@@ -120,9 +128,13 @@ impl<V: Vector> Ray<V> {
     /// Solves `|o + t d - c|² = r²`, a quadratic `a t² + 2 b t + c = 0` with `a = d·d`,
     /// `b = d·(o - c)`, `c = |o - c|² - r²`. Cases: `c <= 0` the origin is inside (0);
     /// `b > 0` it starts outside moving away (miss); negative discriminant misses; else
-    /// the smaller root.
+    /// the smaller root. A negative or NaN `max_t` leaves no `t` to hit at, even from
+    /// inside.
     #[inline]
     pub fn ball_hit_at(&self, ball: &Ball<V>, max_t: f32) -> Option<f32> {
+        if max_t.is_nan() || max_t < 0.0 {
+            return None;
+        }
         let m = self.origin - ball.center;
         let c = m.dot(m) - ball.radius * ball.radius;
         if c <= 0.0 {
@@ -156,7 +168,12 @@ pub(crate) struct RaySlabs<V: Vector> {
 
 impl<V: Vector> RaySlabs<V> {
     /// Precomputes the reciprocal direction. On axes where the direction is zero the slab
-    /// is handled by bounds instead (see [`Ray::box_hit_at`]).
+    /// is handled by bounds instead (see [`Ray::box_hit_at`]). So is an axis where the
+    /// direction is so small (subnormal) that its reciprocal overflows: an infinite
+    /// reciprocal gives `0 * inf = NaN`, a miss, for a box face through the origin. Along
+    /// such an axis the ray moves less than `3e-39` per unit of `t`, so treating it as
+    /// parallel only changes hits at parameters of `1e31` and beyond (for coordinates of
+    /// order 1).
     #[inline]
     pub fn new(ray: &Ray<V>) -> Self {
         let mut inv_dir = V::ZERO;
@@ -165,14 +182,15 @@ impl<V: Vector> RaySlabs<V> {
         let mut parallel = V::ZERO;
         for axis in 0..V::DIM {
             let d = ray.direction.axis(axis);
-            if d == 0.0 {
+            let inv = 1.0 / d;
+            if !inv.is_finite() {
                 // Parallel: inside for all t iff lo <= o <= hi. Encode as an interval test
                 // on the origin done separately, with no t constraint.
                 parallel_lo.set_axis(axis, ray.origin.axis(axis));
                 parallel_hi.set_axis(axis, ray.origin.axis(axis));
                 parallel.set_axis(axis, 1.0);
             } else {
-                inv_dir.set_axis(axis, 1.0 / d);
+                inv_dir.set_axis(axis, inv);
             }
         }
         Self {

@@ -89,7 +89,8 @@ pub fn sweep_boxes<V: Vector>(
 /// In `a`'s frame `b`'s center moves along `m(u) = (cb - ca) + u v` with `v = db - da`;
 /// they overlap while `|m(u)| <= ra + rb`, a quadratic inequality in `u`. Cases: zero
 /// relative motion (overlap for all time or never), negative discriminant (never), else
-/// the two roots clipped to `[0, 1]`.
+/// the two roots clipped to `[0, 1]`. The normal is `m(u0)` normalized; when both radii
+/// are zero the centers coincide at contact and it is the direction `b` came from, `-v`.
 pub fn sweep_balls<V: Vector>(a: &Ball<V>, da: V, b: &Ball<V>, db: V) -> Option<SweepHit<V>> {
     let m = b.center - a.center;
     let v = db - da;
@@ -119,7 +120,8 @@ pub fn sweep_balls<V: Vector>(a: &Ball<V>, da: V, b: &Ball<V>, db: V) -> Option<
     } else {
         let n = m + v * t0;
         let len = n.dot(n).sqrt();
-        (t0, if len > 0.0 { n / len } else { V::ZERO })
+        // Two points meet center on center (len = 0): b arrived from -v.
+        (t0, if len > 0.0 { n / len } else { -v / vv.sqrt() })
     };
     Some(SweepHit {
         u0,
@@ -139,6 +141,13 @@ pub fn sweep_balls<V: Vector>(a: &Ball<V>, da: V, b: &Ball<V>, db: V) -> Option<
 /// step the center can move by the current distance minus the radius without touching, so
 /// `u` advances by that over the speed; it converges on the first contact, or passes the
 /// end of the step (miss). Distances below `1e-5` of the box's size count as contact.
+/// Near a shallow approach to an edge or a corner each step gains less and less; if 64
+/// steps have not converged, the convexity of the gap in `u` (the distance from a point
+/// moving along a line to a convex set) finishes: a ternary search finds its minimum over
+/// the rest of the step (above the tolerance: a miss), then bisection between `u` and
+/// that minimum finds the first contact.
+/// The normal points from the center to the closest point of the box; for a radius of
+/// zero (a point reaching a face, the two coincide) it is the normal of the face crossed.
 pub fn sweep_ball_box<V: Vector>(
     ball: &Ball<V>,
     d_ball: V,
@@ -156,29 +165,60 @@ pub fn sweep_ball_box<V: Vector>(
         });
     }
     let ray = Ray::new(ball.center, v);
-    let mut u = ray.box_hit_at(&grown, 1.0)?;
+    let (mut u, entry_normal) = ray.box_hit_with_normal_at(&grown, 1.0)?;
     let speed = v.dot(v).sqrt();
     let scale = aabb.size().max_element().max(ball.radius).max(1.0);
     let tolerance = 1e-5 * scale;
-    for _ in 0..64 {
+    let gap_at = |u: f32| {
         let c = ray.at(u);
-        let closest = aabb.closest_point(c);
-        let gap = (c - closest).dot(c - closest).sqrt() - ball.radius;
+        let d = c - aabb.closest_point(c);
+        d.dot(d).sqrt() - ball.radius
+    };
+    let contact = |u: f32| {
+        let c = ray.at(u);
+        let n = aabb.closest_point(c) - c;
+        let len = n.dot(n).sqrt();
+        SweepHit {
+            u0: u,
+            u1: bounds.u1.max(u),
+            // A point on the face it entered through (radius 0): across that face.
+            normal: if len > 0.0 { n / len } else { -entry_normal },
+        }
+    };
+    for _ in 0..64 {
+        let gap = gap_at(u);
         if gap <= tolerance {
-            let n = closest - c;
-            let len = n.dot(n).sqrt();
-            return Some(SweepHit {
-                u0: u,
-                u1: bounds.u1.max(u),
-                normal: if len > 0.0 { n / len } else { V::ZERO },
-            });
+            return Some(contact(u));
         }
         u += gap / speed;
         if u > 1.0 {
             return None;
         }
     }
-    None
+    // Not converged (shallow approach): minimum of the convex gap over [u, 1], then the
+    // first contact between u (apart) and that minimum (touching).
+    let (mut lo, mut hi) = (u, 1.0f32);
+    for _ in 0..64 {
+        let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
+        if gap_at(m1) <= gap_at(m2) {
+            hi = m2;
+        } else {
+            lo = m1;
+        }
+    }
+    let (mut apart, mut touching) = (u, 0.5 * (lo + hi));
+    if gap_at(touching) > tolerance {
+        return None;
+    }
+    for _ in 0..64 {
+        let mid = 0.5 * (apart + touching);
+        if gap_at(mid) > tolerance {
+            apart = mid;
+        } else {
+            touching = mid;
+        }
+    }
+    Some(contact(touching))
 }
 
 /// Casts `shape` along `direction` against `target`: the first `t` in `[0, max_t]` at
