@@ -25,11 +25,13 @@ fn main() {
         .add_systems(FixedUpdate, (fire, cull))
         .add_systems(Update, toggle_sweeps)
         // A bullet that touches a wall stops there (a real game would spawn sparks).
-        .add_observer(|hit: On<CollisionStarted>, mut bullets: Query<&mut Velocity<Vec2>, With<Bullet>>| {
-            if let Ok(mut v) = bullets.get_mut(hit.entity) {
-                v.0 = Vec2::ZERO;
-            }
-        })
+        .add_observer(
+            |hit: On<CollisionStarted>, mut bullets: Query<&mut Velocity<Vec2>, With<Bullet>>| {
+                if let Ok(mut v) = bullets.get_mut(hit.entity) {
+                    v.0 = Vec2::ZERO;
+                }
+            },
+        )
         .run();
 }
 

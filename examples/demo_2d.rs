@@ -133,7 +133,11 @@ fn fire(mut commands: Commands, textures: Res<Textures>, mut tick: Local<u32>) {
 
 /// A bullet that touches anything is gone; without the swept test it would fly through
 /// the walls.
-fn stop_bullet(hit: On<CollisionStarted>, bullets: Query<(), With<Bullet>>, mut commands: Commands) {
+fn stop_bullet(
+    hit: On<CollisionStarted>,
+    bullets: Query<(), With<Bullet>>,
+    mut commands: Commands,
+) {
     if bullets.contains(hit.entity) {
         commands.entity(hit.entity).try_despawn();
     }

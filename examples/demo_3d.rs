@@ -61,7 +61,10 @@ fn setup(
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
 ) {
-    commands.spawn((Camera3d::default(), Transform::from_xyz(-4.0, 42.0, 80.0).looking_at(Vec3::new(8.0, -4.0, 0.0), Vec3::Y)));
+    commands.spawn((
+        Camera3d::default(),
+        Transform::from_xyz(-4.0, 42.0, 80.0).looking_at(Vec3::new(8.0, -4.0, 0.0), Vec3::Y),
+    ));
     commands.spawn((
         DirectionalLight {
             illuminance: 8000.0,
@@ -90,8 +93,17 @@ fn setup(
 
     let mut rng = Lcg(7);
     for i in 0..BODIES {
-        let p = Vec3::new(rng.range(-30.0, 30.0), rng.range(-12.0, 12.0), rng.range(-18.0, 18.0));
-        let dir = Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)).normalize_or(Vec3::X);
+        let p = Vec3::new(
+            rng.range(-30.0, 30.0),
+            rng.range(-12.0, 12.0),
+            rng.range(-18.0, 18.0),
+        );
+        let dir = Vec3::new(
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+        )
+        .normalize_or(Vec3::X);
         let speed = rng.range(1.0, 5.0);
         let size = rng.range(0.3, 0.6);
         let mut entity = commands.spawn((
@@ -102,9 +114,17 @@ fn setup(
         ));
         // The colliders are in local space: the transform's scale sizes them.
         if i % 2 == 0 {
-            entity.insert((Aabb::new(Vec3::splat(0.5)), Mesh3d(cube.clone()), MeshMaterial3d(crate_mat.clone())));
+            entity.insert((
+                Aabb::new(Vec3::splat(0.5)),
+                Mesh3d(cube.clone()),
+                MeshMaterial3d(crate_mat.clone()),
+            ));
         } else {
-            entity.insert((BoundingSphere::<Vec3>::new(1.0), Mesh3d(sphere.clone()), MeshMaterial3d(ball_mat.clone())));
+            entity.insert((
+                BoundingSphere::<Vec3>::new(1.0),
+                Mesh3d(sphere.clone()),
+                MeshMaterial3d(ball_mat.clone()),
+            ));
         }
     }
     // Thin walls across the bullets' path: 0.2 thick.
@@ -144,7 +164,11 @@ fn fire(mut commands: Commands, look: Res<BulletLook>, mut tick: Local<u32>) {
     ));
 }
 
-fn stop_bullet(hit: On<CollisionStarted>, bullets: Query<(), With<Bullet>>, mut commands: Commands) {
+fn stop_bullet(
+    hit: On<CollisionStarted>,
+    bullets: Query<(), With<Bullet>>,
+    mut commands: Commands,
+) {
     if bullets.contains(hit.entity) {
         commands.entity(hit.entity).try_despawn();
     }

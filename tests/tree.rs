@@ -27,14 +27,27 @@ struct Harness<V: Vector> {
 
 #[derive(Clone, Debug)]
 enum Op {
-    Insert { center: [f32; 3], half: [f32; 3] },
+    Insert {
+        center: [f32; 3],
+        half: [f32; 3],
+    },
     /// Remove the proxy at this position (modulo the count) in id order.
     Remove(usize),
     /// Move a proxy by a small step (`teleport = false`) or anywhere.
-    Move { which: usize, to: [f32; 3], half: [f32; 3], predicted: [f32; 3], teleport: bool },
+    Move {
+        which: usize,
+        to: [f32; 3],
+        half: [f32; 3],
+        predicted: [f32; 3],
+        teleport: bool,
+    },
     Pairs,
     Rebuild,
-    Queries { a: [f32; 3], b: [f32; 3], r: f32 },
+    Queries {
+        a: [f32; 3],
+        b: [f32; 3],
+        r: f32,
+    },
 }
 
 fn v<V: Vector>(a: [f32; 3]) -> V {
@@ -90,9 +103,18 @@ impl<V: Vector> Harness<V> {
                 self.tree.destroy_proxy(id).unwrap();
                 self.oracle.remove(&id);
                 self.moved.remove(&id);
-                assert!(self.tree.destroy_proxy(id).is_err(), "double destroy must fail");
+                assert!(
+                    self.tree.destroy_proxy(id).is_err(),
+                    "double destroy must fail"
+                );
             }
-            Op::Move { which, to, half, predicted, teleport } => {
+            Op::Move {
+                which,
+                to,
+                half,
+                predicted,
+                teleport,
+            } => {
                 let Some(id) = self.nth(which) else { return };
                 let entry = self.oracle[&id];
                 let center = if teleport {
@@ -141,7 +163,10 @@ impl<V: Vector> Harness<V> {
         self.tree.update_pairs(&mut pairs);
         let got: BTreeSet<_> = pairs.iter().copied().collect();
         assert_eq!(got.len(), pairs.len(), "a pair was reported twice");
-        assert!(pairs.iter().all(|(a, b)| a < b), "pairs must be ordered (a < b)");
+        assert!(
+            pairs.iter().all(|(a, b)| a < b),
+            "pairs must be ordered (a < b)"
+        );
         assert_eq!(got, expected);
         self.moved.clear();
         // Fat boxes are unchanged by the refit.
@@ -154,14 +179,22 @@ impl<V: Vector> Harness<V> {
         let query = BoundingBox::from_min_max(a.min(b), a.max(b));
         let mut got = BTreeSet::new();
         self.tree.query_box(&query, |id, _| got.insert(id));
-        let want: BTreeSet<_> =
-            self.oracle.iter().filter(|(_, e)| e.fat.overlaps(&query)).map(|(id, _)| *id).collect();
+        let want: BTreeSet<_> = self
+            .oracle
+            .iter()
+            .filter(|(_, e)| e.fat.overlaps(&query))
+            .map(|(id, _)| *id)
+            .collect();
         assert_eq!(got, want, "box query");
 
         let mut got = BTreeSet::new();
         self.tree.query_point(a, |id, _| got.insert(id));
-        let want: BTreeSet<_> =
-            self.oracle.iter().filter(|(_, e)| e.fat.contains_point(a)).map(|(id, _)| *id).collect();
+        let want: BTreeSet<_> = self
+            .oracle
+            .iter()
+            .filter(|(_, e)| e.fat.contains_point(a))
+            .map(|(id, _)| *id)
+            .collect();
         assert_eq!(got, want, "point query");
 
         let ball = bevy_aabb_tree::Ball::new(a, r);
@@ -185,7 +218,9 @@ impl<V: Vector> Harness<V> {
 
         let ray = Ray::new(a, b - a);
         let max_t = 1.5;
-        let got = self.tree.cast_ray(&ray, max_t, |id, _| ray.box_hit_at(&self.oracle[&id].tight, max_t));
+        let got = self.tree.cast_ray(&ray, max_t, |id, _| {
+            ray.box_hit_at(&self.oracle[&id].tight, max_t)
+        });
         let want = self
             .oracle
             .values()
@@ -193,7 +228,10 @@ impl<V: Vector> Harness<V> {
             .min_by(|x, y| x.total_cmp(y));
         assert_eq!(got.map(|h| h.t), want, "closest ray hit");
         if let Some(hit) = got {
-            assert_eq!(ray.box_hit_at(&self.oracle[&hit.proxy].tight, max_t), Some(hit.t));
+            assert_eq!(
+                ray.box_hit_at(&self.oracle[&hit.proxy].tight, max_t),
+                Some(hit.t)
+            );
         }
 
         let mut got = BTreeSet::new();
@@ -256,7 +294,9 @@ fn removal_orders<V: Vector>() {
     let orders: Vec<Vec<usize>> = {
         let fwd: Vec<usize> = (0..n as usize).collect();
         let rev: Vec<usize> = fwd.iter().rev().copied().collect();
-        let inter: Vec<usize> = (0..n as usize / 2).flat_map(|i| [i, n as usize - 1 - i]).collect();
+        let inter: Vec<usize> = (0..n as usize / 2)
+            .flat_map(|i| [i, n as usize - 1 - i])
+            .collect();
         let mut rnd = fwd.clone();
         let mut s = 7u32;
         for i in (1..rnd.len()).rev() {
@@ -270,7 +310,8 @@ fn removal_orders<V: Vector>() {
         let ids: Vec<ProxyId> = (0..n)
             .map(|i| {
                 let c = v::<V>([(i % 10) as f32 * 1.5, (i / 10) as f32 * 1.5, (i % 3) as f32]);
-                tree.create_proxy(BoundingBox::from_center_half_extents(c, V::splat(0.5)), i).unwrap()
+                tree.create_proxy(BoundingBox::from_center_half_extents(c, V::splat(0.5)), i)
+                    .unwrap()
             })
             .collect();
         tree.validate().unwrap();
@@ -414,7 +455,11 @@ fn long_run<V: Vector>(seed: u32) {
         } else if x < 0.975 {
             Op::Rebuild
         } else {
-            Op::Queries { a: p, b: [r() * 40.0 - 20.0, r() * 40.0 - 20.0, r() * 40.0 - 20.0], r: r() * 5.0 }
+            Op::Queries {
+                a: p,
+                b: [r() * 40.0 - 20.0, r() * 40.0 - 20.0, r() * 40.0 - 20.0],
+                r: r() * 5.0,
+            }
         };
         h.apply(&op);
         if i % 50_000 == 0 {

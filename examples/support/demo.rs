@@ -26,7 +26,10 @@ impl DemoArgs {
             match a.as_str() {
                 "--screenshot" => args.screenshot = it.next().map(PathBuf::from),
                 "--frames" => {
-                    args.frames = it.next().and_then(|n| n.parse().ok()).unwrap_or(args.frames)
+                    args.frames = it
+                        .next()
+                        .and_then(|n| n.parse().ok())
+                        .unwrap_or(args.frames)
                 }
                 other => eprintln!("ignoring unknown argument {other}"),
             }
@@ -66,7 +69,9 @@ pub fn bounce<V: bevy_aabb_tree::Vector>(
         let p = t.translation;
         let mut v3 = v.0.extend_to_3d();
         for axis in 0..V::DIM {
-            if (p[axis] > arena.0[axis] && v3[axis] > 0.0) || (p[axis] < -arena.0[axis] && v3[axis] < 0.0) {
+            if (p[axis] > arena.0[axis] && v3[axis] > 0.0)
+                || (p[axis] < -arena.0[axis] && v3[axis] < 0.0)
+            {
                 v3[axis] = -v3[axis];
             }
         }
@@ -81,8 +86,15 @@ pub fn screenshot_plugin(app: &mut App, args: DemoArgs) {
     }
 }
 
-fn take_screenshot(mut commands: Commands, frame: Res<FrameCount>, args: Res<DemoArgs>, mut exit: MessageWriter<AppExit>) {
-    let Some(path) = args.screenshot.clone() else { return };
+fn take_screenshot(
+    mut commands: Commands,
+    frame: Res<FrameCount>,
+    args: Res<DemoArgs>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    let Some(path) = args.screenshot.clone() else {
+        return;
+    };
     if frame.0 == args.frames {
         info!("capturing frame {} to {}", frame.0, path.display());
         commands.spawn(Screenshot::primary_window()).observe(

@@ -24,7 +24,9 @@ impl DrawVector for Vec2 {
         gizmos.rect_2d(aabb.center(), aabb.size(), color);
     }
     fn draw_ball(gizmos: &mut Gizmos<CollisionGizmos>, ball: &Ball<Self>, color: Color) {
-        gizmos.circle_2d(ball.center, ball.radius, color).resolution(24);
+        gizmos
+            .circle_2d(ball.center, ball.radius, color)
+            .resolution(24);
     }
     fn draw_line(gizmos: &mut Gizmos<CollisionGizmos>, a: Self, b: Self, color: Color) {
         gizmos.line_2d(a, b, color);
@@ -37,12 +39,15 @@ impl DrawVector for Vec2 {
 impl DrawVector for Vec3 {
     fn draw_box(gizmos: &mut Gizmos<CollisionGizmos>, aabb: &BoundingBox<Self>, color: Color) {
         gizmos.cube(
-            Transform::from_translation(aabb.center()).with_scale(aabb.size().max(Vec3::splat(1e-4))),
+            Transform::from_translation(aabb.center())
+                .with_scale(aabb.size().max(Vec3::splat(1e-4))),
             color,
         );
     }
     fn draw_ball(gizmos: &mut Gizmos<CollisionGizmos>, ball: &Ball<Self>, color: Color) {
-        gizmos.sphere(ball.center, ball.radius, color).resolution(16);
+        gizmos
+            .sphere(ball.center, ball.radius, color)
+            .resolution(16);
     }
     fn draw_line(gizmos: &mut Gizmos<CollisionGizmos>, a: Self, b: Self, color: Color) {
         gizmos.line(a, b, color);
@@ -114,7 +119,12 @@ pub(crate) fn draw<V: Vector + DrawVector>(
                     WorldShape::Ball(x) => V::draw_ball(&mut gizmos, &x, TOUCHING),
                 }
             }
-            V::draw_line(&mut gizmos, ta.world_shape().center(), tb.world_shape().center(), TOUCHING);
+            V::draw_line(
+                &mut gizmos,
+                ta.world_shape().center(),
+                tb.world_shape().center(),
+                TOUCHING,
+            );
         }
     }
     if o.swept_hits {

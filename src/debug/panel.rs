@@ -11,7 +11,11 @@ use crate::tree::NodeId;
 
 fn color32(color: Color) -> egui::Color32 {
     let c = color.to_srgba();
-    egui::Color32::from_rgb((c.red * 255.0) as u8, (c.green * 255.0) as u8, (c.blue * 255.0) as u8)
+    egui::Color32::from_rgb(
+        (c.red * 255.0) as u8,
+        (c.green * 255.0) as u8,
+        (c.blue * 255.0) as u8,
+    )
 }
 
 pub(crate) fn panel<V: Vector>(
@@ -24,7 +28,11 @@ pub(crate) fn panel<V: Vector>(
     let Ok(ctx) = contexts.ctx_mut() else {
         return;
     };
-    let title = if V::DIM == 2 { "bevy_aabb_tree · 2D" } else { "bevy_aabb_tree · 3D" };
+    let title = if V::DIM == 2 {
+        "bevy_aabb_tree · 2D"
+    } else {
+        "bevy_aabb_tree · 3D"
+    };
     // 2D at the top left, 3D at the top right, so both fit when an app has both.
     let x = if V::DIM == 2 {
         8.0
@@ -35,7 +43,10 @@ pub(crate) fn panel<V: Vector>(
         .default_pos(egui::pos2(x, 8.0))
         .default_width(270.0)
         .show(ctx, |ui| {
-            ui.label(format!("{:?} shows or hides the overlay", overlay.toggle_key));
+            ui.label(format!(
+                "{:?} shows or hides the overlay",
+                overlay.toggle_key
+            ));
             egui::CollapsingHeader::new("Draw")
                 .default_open(true)
                 .show(ui, |ui| switches(ui, &mut overlay));
@@ -70,37 +81,50 @@ fn switches(ui: &mut egui::Ui, o: &mut DebugOverlay) {
 fn statistics<V: Vector>(ui: &mut egui::Ui, state: &AabbTree<V>, debug: &DebugState<V>) {
     let s = state.stats();
     let t = state.tree_stats();
-    egui::Grid::new("stats").num_columns(2).striped(true).show(ui, |ui| {
-        let mut row = |k: &str, v: String| {
-            ui.label(k);
-            ui.label(v);
-            ui.end_row();
-        };
-        row("proxies", t.proxies.to_string());
-        row("nodes", t.nodes.to_string());
-        row("height", t.height.to_string());
-        row("area ratio (SAH)", format!("{:.2}", t.area_ratio));
-        row("bytes", format!("{} ({} / proxy)", t.bytes, t.bytes / t.proxies.max(1)));
-        row("moved this tick", s.moved.to_string());
-        row("new candidate pairs", s.new_candidates.to_string());
-        row("candidate pairs", s.candidates.to_string());
-        row("touching pairs", s.touching.to_string());
-        row("events (start / end)", format!("{} / {}", s.started, s.ended));
-        row("swept hits", s.swept_hits.to_string());
-        row("prepare", format!("{:.3} ms", s.prepare_ms));
-        row("broad phase", format!("{:.3} ms", s.broad_ms));
-        row("narrow phase", format!("{:.3} ms", s.narrow_ms));
-        row("events", format!("{:.3} ms", s.events_ms));
-        row("step", format!("{:.3} ms", s.total_ms()));
-    });
+    egui::Grid::new("stats")
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            let mut row = |k: &str, v: String| {
+                ui.label(k);
+                ui.label(v);
+                ui.end_row();
+            };
+            row("proxies", t.proxies.to_string());
+            row("nodes", t.nodes.to_string());
+            row("height", t.height.to_string());
+            row("area ratio (SAH)", format!("{:.2}", t.area_ratio));
+            row(
+                "bytes",
+                format!("{} ({} / proxy)", t.bytes, t.bytes / t.proxies.max(1)),
+            );
+            row("moved this tick", s.moved.to_string());
+            row("new candidate pairs", s.new_candidates.to_string());
+            row("candidate pairs", s.candidates.to_string());
+            row("touching pairs", s.touching.to_string());
+            row(
+                "events (start / end)",
+                format!("{} / {}", s.started, s.ended),
+            );
+            row("swept hits", s.swept_hits.to_string());
+            row("prepare", format!("{:.3} ms", s.prepare_ms));
+            row("broad phase", format!("{:.3} ms", s.broad_ms));
+            row("narrow phase", format!("{:.3} ms", s.narrow_ms));
+            row("events", format!("{:.3} ms", s.events_ms));
+            row("step", format!("{:.3} ms", s.total_ms()));
+        });
     plot(ui, debug);
 }
 
 /// A small line plot of the step time over recent frames.
 fn plot<V: Vector>(ui: &mut egui::Ui, debug: &DebugState<V>) {
     let max = debug.history.iter().copied().fold(0.1f32, f32::max);
-    ui.label(format!("step time, last {} frames (max {max:.2} ms)", debug.history.len()));
-    let (rect, _) = ui.allocate_exact_size(egui::vec2(ui.available_width(), 60.0), egui::Sense::hover());
+    ui.label(format!(
+        "step time, last {} frames (max {max:.2} ms)",
+        debug.history.len()
+    ));
+    let (rect, _) =
+        ui.allocate_exact_size(egui::vec2(ui.available_width(), 60.0), egui::Sense::hover());
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 2.0, egui::Color32::from_gray(25));
     let n = debug.history.len().max(2) as f32 - 1.0;
@@ -115,7 +139,10 @@ fn plot<V: Vector>(ui: &mut egui::Ui, debug: &DebugState<V>) {
             )
         })
         .collect();
-    painter.add(egui::Shape::line(points, egui::Stroke::new(1.5, egui::Color32::LIGHT_GREEN)));
+    painter.add(egui::Shape::line(
+        points,
+        egui::Stroke::new(1.5, egui::Color32::LIGHT_GREEN),
+    ));
 }
 
 fn inspector<V: Vector>(ui: &mut egui::Ui, state: &AabbTree<V>, debug: &mut DebugState<V>) {
@@ -173,35 +200,56 @@ fn inspector<V: Vector>(ui: &mut egui::Ui, state: &AabbTree<V>, debug: &mut Debu
         }
     });
     ui.separator();
-    egui::ScrollArea::vertical().max_height(220.0).show(ui, |ui| {
-        browse(ui, state, root, 0, debug);
-    });
+    egui::ScrollArea::vertical()
+        .max_height(220.0)
+        .show(ui, |ui| {
+            browse(ui, state, root, 0, debug);
+        });
 }
 
 /// A collapsible view of the tree, 8 levels deep at most; click a node to select it.
-fn browse<V: Vector>(ui: &mut egui::Ui, state: &AabbTree<V>, id: NodeId, depth: u32, debug: &mut DebugState<V>) {
+fn browse<V: Vector>(
+    ui: &mut egui::Ui,
+    state: &AabbTree<V>,
+    id: NodeId,
+    depth: u32,
+    debug: &mut DebugState<V>,
+) {
     let tree = state.tree();
     let Some(node) = tree.node(id) else { return };
     let label = match node.proxy {
-        Some(p) => format!("leaf #{} ({})", id.index(), tree.data(p).map(|e| e.to_string()).unwrap_or_default()),
+        Some(p) => format!(
+            "leaf #{} ({})",
+            id.index(),
+            tree.data(p).map(|e| e.to_string()).unwrap_or_default()
+        ),
         None => format!("node #{} h={}", id.index(), node.height),
     };
     let text = egui::RichText::new(label).color(color32(depth_color(depth)));
     match node.children {
         Some((c1, c2)) if depth < 8 => {
-            let header = egui::CollapsingHeader::new(text).id_salt(id.index()).default_open(depth < 1).show(ui, |ui| {
-                browse(ui, state, c1, depth + 1, debug);
-                browse(ui, state, c2, depth + 1, debug);
-            });
-            if header.header_response.secondary_clicked() || header.header_response.double_clicked() {
+            let header = egui::CollapsingHeader::new(text)
+                .id_salt(id.index())
+                .default_open(depth < 1)
+                .show(ui, |ui| {
+                    browse(ui, state, c1, depth + 1, debug);
+                    browse(ui, state, c2, depth + 1, debug);
+                });
+            if header.header_response.secondary_clicked() || header.header_response.double_clicked()
+            {
                 debug.selected = Some(id);
             }
             if header.header_response.hovered() {
-                header.header_response.on_hover_text("double-click to select");
+                header
+                    .header_response
+                    .on_hover_text("double-click to select");
             }
         }
         _ => {
-            if ui.selectable_label(debug.selected == Some(id), text).clicked() {
+            if ui
+                .selectable_label(debug.selected == Some(id), text)
+                .clicked()
+            {
                 debug.selected = Some(id);
             }
         }

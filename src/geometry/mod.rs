@@ -27,6 +27,6 @@ mod sweep;
 
 pub use ball::Ball;
 pub use bounding_box::{BoundingBox, overlaps_center_half_extents};
-pub(crate) use ray::RaySlabs;
 pub use ray::Ray;
+pub(crate) use ray::RaySlabs;
 pub use sweep::{SweepHit, box_cast_at, sweep_ball_box, sweep_balls, sweep_boxes};

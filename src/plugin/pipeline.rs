@@ -58,7 +58,10 @@ fn world_ball<V: Vector>(affine: &Affine3A, radius: f32, offset: V) -> Ball<V> {
     let scale = if V::DIM == 2 {
         m.x_axis.length().max(m.y_axis.length())
     } else {
-        m.x_axis.length().max(m.y_axis.length()).max(m.z_axis.length())
+        m.x_axis
+            .length()
+            .max(m.y_axis.length())
+            .max(m.z_axis.length())
     };
     Ball::new(V::truncate_from_3d(center), radius * scale)
 }
@@ -83,12 +86,18 @@ fn invalid_reason<V: Vector>(
     if let Some(a) = aabb
         && !(a.half_extents.is_finite() && V::ZERO.all_le(a.half_extents) && a.offset.is_finite())
     {
-        return Some(format!("Aabb half extents {:?} offset {:?}", a.half_extents, a.offset));
+        return Some(format!(
+            "Aabb half extents {:?} offset {:?}",
+            a.half_extents, a.offset
+        ));
     }
     if let Some(s) = sphere
         && !(s.radius.is_finite() && s.radius >= 0.0 && s.offset.is_finite())
     {
-        return Some(format!("BoundingSphere radius {} offset {:?}", s.radius, s.offset));
+        return Some(format!(
+            "BoundingSphere radius {} offset {:?}",
+            s.radius, s.offset
+        ));
     }
     if !velocity.is_finite() {
         return Some(format!("Velocity {velocity:?}"));
@@ -154,7 +163,9 @@ pub(crate) fn prepare<V: Vector>(
         let swept = shape.aabb().swept(-displacement);
         let predicted = velocity * predict;
         if problem.is_none() && !(swept.is_valid() && predicted.is_finite()) {
-            problem = Some(format!("sweep {swept:?} or prediction {predicted:?} overflows"));
+            problem = Some(format!(
+                "sweep {swept:?} or prediction {predicted:?} overflows"
+            ));
         }
 
         if let Some(what) = problem {
@@ -185,7 +196,9 @@ pub(crate) fn prepare<V: Vector>(
                     }
                     Ok(_) => {}
                     Err(e) => {
-                        warn!("bevy_aabb_tree: entity {entity} left out of collision detection: {e}");
+                        warn!(
+                            "bevy_aabb_tree: entity {entity} left out of collision detection: {e}"
+                        );
                         tracked.invalid = true;
                         tracked.proxy = None;
                         state.remove_proxy(id, EndReason::Invalid);
@@ -206,7 +219,9 @@ pub(crate) fn prepare<V: Vector>(
                         id
                     }
                     Err(e) => {
-                        warn!("bevy_aabb_tree: entity {entity} left out of collision detection: {e}");
+                        warn!(
+                            "bevy_aabb_tree: entity {entity} left out of collision detection: {e}"
+                        );
                         tracked.invalid = true;
                         continue;
                     }
@@ -282,7 +297,8 @@ fn overlap_normal<V: Vector>(a: &WorldShape<V>, b: &WorldShape<V>) -> V {
         let mut normal = V::ZERO;
         let d = y.center() - x.center();
         for axis in 0..V::DIM {
-            let depth = x.max.axis(axis).min(y.max.axis(axis)) - x.min.axis(axis).max(y.min.axis(axis));
+            let depth =
+                x.max.axis(axis).min(y.max.axis(axis)) - x.min.axis(axis).max(y.min.axis(axis));
             if depth < best {
                 best = depth;
                 normal = V::ZERO;
@@ -302,18 +318,19 @@ fn sweep<V: Vector>(a0: &WorldShape<V>, da: V, b0: &WorldShape<V>, db: V) -> Opt
         (WorldShape::Box(x), WorldShape::Box(y)) => sweep_boxes(x, da, y, db),
         (WorldShape::Ball(x), WorldShape::Ball(y)) => sweep_balls(x, da, y, db),
         (WorldShape::Ball(x), WorldShape::Box(y)) => sweep_ball_box(x, da, y, db),
-        (WorldShape::Box(x), WorldShape::Ball(y)) => {
-            sweep_ball_box(y, db, x, da).map(|mut h| {
-                h.normal = -h.normal;
-                h
-            })
-        }
+        (WorldShape::Box(x), WorldShape::Ball(y)) => sweep_ball_box(y, db, x, da).map(|mut h| {
+            h.normal = -h.normal;
+            h
+        }),
     }?;
     Some((hit.u0, hit.normal))
 }
 
 /// Stage 5: exact and swept tests of every candidate pair; records the transitions.
-pub(crate) fn narrow_phase<V: Vector>(config: Res<CollisionConfig>, mut state: ResMut<AabbTree<V>>) {
+pub(crate) fn narrow_phase<V: Vector>(
+    config: Res<CollisionConfig>,
+    mut state: ResMut<AabbTree<V>>,
+) {
     let start = Instant::now();
     let state = &mut *state;
     let mut i = 0;
@@ -328,7 +345,11 @@ pub(crate) fn narrow_phase<V: Vector>(config: Res<CollisionConfig>, mut state: R
         let touching = layers_ok && shapes_overlap(&a.shape, &b.shape);
         let moving = a.displacement != V::ZERO || b.displacement != V::ZERO;
         if pair.touching && !touching {
-            let reason = if layers_ok { EndReason::Separated } else { EndReason::LayersChanged };
+            let reason = if layers_ok {
+                EndReason::Separated
+            } else {
+                EndReason::LayersChanged
+            };
             state.ended.push((a.entity, b.entity, reason));
         } else if !pair.touching && layers_ok {
             let a0 = a.shape.translated(-a.displacement);
@@ -351,7 +372,9 @@ pub(crate) fn narrow_phase<V: Vector>(config: Res<CollisionConfig>, mut state: R
                         time_of_impact: toi,
                     });
                     swept_hits += 1;
-                    state.ended.push((a.entity, b.entity, EndReason::PassedThrough));
+                    state
+                        .ended
+                        .push((a.entity, b.entity, EndReason::PassedThrough));
                 }
             }
         }

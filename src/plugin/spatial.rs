@@ -194,10 +194,13 @@ impl<V: Vector> SpatialQuery<'_, V> {
             return None;
         }
         let ray = Ray::new(shape.center(), direction);
-        let hit = self.state.tree.cast_box(&ray, shape.half_extents(), max_t, |id, _| {
-            let body = self.body(id).filter(|b| filter.accepts(b))?;
-            cast_shape(shape, direction, max_t, &body.shape).map(|h| h.0)
-        })?;
+        let hit = self
+            .state
+            .tree
+            .cast_box(&ray, shape.half_extents(), max_t, |id, _| {
+                let body = self.body(id).filter(|b| filter.accepts(b))?;
+                cast_shape(shape, direction, max_t, &body.shape).map(|h| h.0)
+            })?;
         let body = self.body(hit.proxy)?;
         let (t, normal) = cast_shape(shape, direction, max_t, &body.shape)?;
         Some(ShapeHit {
@@ -216,7 +219,14 @@ fn ray_shape<V: Vector>(ray: &Ray<V>, shape: &WorldShape<V>, max_t: f32) -> Opti
             let t = ray.ball_hit_at(b, max_t)?;
             let n = ray.at(t) - b.center;
             let len = n.dot(n).sqrt();
-            Some((t, if t > 0.0 && len > 0.0 { n / len } else { V::ZERO }))
+            Some((
+                t,
+                if t > 0.0 && len > 0.0 {
+                    n / len
+                } else {
+                    V::ZERO
+                },
+            ))
         }
     }
 }

@@ -131,9 +131,10 @@ impl<V: Vector> AabbTree<V> {
 
     /// Every pair touching after the last tick, in a deterministic order.
     pub fn touching_pairs(&self) -> impl Iterator<Item = (Entity, Entity)> + '_ {
-        self.pairs.iter().filter(|p| p.touching).filter_map(|p| {
-            Some((self.entity_of(p.a)?, self.entity_of(p.b)?))
-        })
+        self.pairs
+            .iter()
+            .filter(|p| p.touching)
+            .filter_map(|p| Some((self.entity_of(p.a)?, self.entity_of(p.b)?)))
     }
 
     /// The entities touching `entity` after the last tick. O(pairs).
@@ -167,7 +168,11 @@ impl<V: Vector> AabbTree<V> {
     }
 
     pub(crate) fn entity_of(&self, id: ProxyId) -> Option<Entity> {
-        self.bodies.get(id.index()).copied().flatten().map(|b| b.entity)
+        self.bodies
+            .get(id.index())
+            .copied()
+            .flatten()
+            .map(|b| b.entity)
     }
 
     pub(crate) fn body(&self, id: ProxyId) -> Option<&Body<V>> {
