@@ -251,7 +251,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let scale = count_bins as f32 / extent;
         let bin_of = |item: &BuildItem<V>| {
             let c = item.aabb.min.axis(axis) + item.aabb.max.axis(axis);
-            (((c - origin) * scale) as usize).min(count_bins - 1)
+            // Through i32: a cheaper conversion than to usize; the value is at least 0.
+            (((c - origin) * scale) as i32).min(count_bins as i32 - 1) as usize
         };
         let empty = BoundingBox::from_min_max(V::INFINITY, V::NEG_INFINITY);
         let mut bin_box = [empty; BINS];
