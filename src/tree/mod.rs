@@ -366,23 +366,25 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let Some(node) = self.live_leaf(id) else {
             return Err(TreeError::UnknownProxy(id));
         };
-        if !tight.is_valid() {
-            return Err(TreeError::InvalidBox);
-        }
-        if !displacement.is_finite() {
-            return Err(TreeError::InvalidValue);
+        // Most calls change nothing, so the checks of the common path are cheap ones:
+        // every comparison made, combined with `&` (see `valid_box`).
+        if !(valid_box(&tight) & displacement.abs().all_lt(V::INFINITY)) {
+            return Err(if valid_box(&tight) {
+                TreeError::InvalidValue
+            } else {
+                TreeError::InvalidBox
+            });
         }
         let old = node.aabb;
-        if old.contains(&tight) {
+        let fat = self.fatten(&tight, displacement);
+        if old.min.all_le(tight.min) & tight.max.all_le(old.max) {
             // Still inside. Re-fatten only a box that has become far too large (a fast
             // proxy that slowed down), which would otherwise report stale pairs forever.
-            let needed = self.fatten(&tight, displacement);
-            if old.area() <= 4.0 * needed.area() {
+            if old.area() <= 4.0 * fat.area() {
                 return Ok(false);
             }
         }
-        let fat = self.fatten(&tight, displacement);
-        if !fat.is_valid() {
+        if !valid_box(&fat) {
             return Err(TreeError::InvalidBox);
         }
         self.set_leaf_box(id.node(), fat);
@@ -538,4 +540,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.nodes_visited.fetch_add(nodes, Ordering::Relaxed);
         self.leaves_visited.fetch_add(leaves, Ordering::Relaxed);
     }
+}
+
+/// [`BoundingBox::is_valid`] with three comparisons per axis and no branch:
+/// `-inf < min <= max < inf` holds exactly for finite corners with `min <= max` (a NaN
+/// fails every comparison, and an infinite corner fails the outer ones).
+#[inline(always)]
+fn valid_box<V: Vector>(b: &BoundingBox<V>) -> bool {
+    V::NEG_INFINITY.all_lt(b.min) & b.min.all_le(b.max) & b.max.all_lt(V::INFINITY)
 }

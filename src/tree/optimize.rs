@@ -11,12 +11,15 @@
 use crate::Vector;
 use crate::tree::{DynamicTree, NodeId};
 
+/// Moves (fat box changes) that pay for one leaf placed anew by a rebuild.
+const LEAVES_PER_MOVES: usize = 5;
+
 /// Where the incremental optimization stands.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Optimizer {
     /// Changed subtrees of about [`Self::subtree_height`], found by the last refit.
     pub candidates: Vec<NodeId>,
-    /// Moves since the last optimization.
+    /// Moves not yet paid for by rebuilds.
     changes: usize,
     /// Optimizations run so far.
     runs: u32,
@@ -45,37 +48,39 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Called after each pair update (marks already cleared) with the number of proxies
     /// that had moved.
     ///
-    /// Runs once the moves since the last run reach 1/16 of the proxies (every update when
-    /// most boxes move, now and then when few do; never for a static tree). A run:
-    /// - rebuilds, from their leaves, candidate subtrees (changed subtrees of about
-    ///   `4 * sqrt(n)` leaves noted by the refit, so the work goes where boxes moved),
-    ///   starting at a different candidate each run, until about `n / 20` leaves have been
-    ///   placed anew (at least one subtree);
+    /// The work follows the moves: every move that changed a fat box earns the right to
+    /// place 1/[`LEAVES_PER_MOVES`] of a leaf anew (a fat box changes each time its proxy
+    /// has gone about a margin, fast or slow, so this is about the damage done). Once the
+    /// credit covers a subtree of the rebuild size (about `4 * sqrt(n)` leaves), a run:
+    /// - rebuilds, from their leaves, candidate subtrees (changed subtrees of that size
+    ///   noted by the refit, so the work goes where boxes moved), starting at a different
+    ///   candidate each run, while credit is left (at most `n / 10` leaves a run);
     /// - every other run, rebuilds the top of the tree over its subtrees of about
     ///   `sqrt(n)` leaves, kept whole, which regroups them; together with the subtree
     ///   rebuilds this lets a leaf migrate to the part of the tree it has moved into.
     ///
-    /// A candidate is checked again before it is rebuilt (an earlier rebuild may have freed
-    /// and reused its node): it must be an internal node of at most the subtree height
-    /// whose parent is above that height.
+    /// A static tree is never touched. A candidate is checked again before it is rebuilt
+    /// (an earlier rebuild may have freed and reused its node): it must be an internal
+    /// node of at most the subtree height whose parent is above that height.
     pub(crate) fn optimize(&mut self, moved: usize) {
         let n = self.proxy_count;
         self.optimizer.changes += moved;
-        if self.root.is_null() || n < 16 || self.optimizer.changes * 16 < n {
+        let subtree_height = self.optimizer.subtree_height(n);
+        // Leaves of a typical subtree of that height.
+        let subtree_leaves = 1usize << (subtree_height - 1);
+        let credit = (self.optimizer.changes / LEAVES_PER_MOVES).min(n / 10);
+        if self.root.is_null() || n < 16 || credit < subtree_leaves.min(n / 10) {
             self.optimizer.candidates.clear();
             return;
         }
-        self.optimizer.changes = 0;
         self.optimizer.runs = self.optimizer.runs.wrapping_add(1);
         let runs = self.optimizer.runs;
 
-        let subtree_height = self.optimizer.subtree_height(n);
-        let budget = (n / 10).max(1);
         let candidates = core::mem::take(&mut self.optimizer.candidates);
         let count = candidates.len();
+        let mut rebuilt = 0;
         if count > 0 {
             let start = (runs as usize).wrapping_mul(0x9E37_79B9) % count;
-            let mut rebuilt = 0;
             for k in 0..count {
                 let id = candidates[(start + k) % count];
                 let node = &self.nodes[id.index()];
@@ -89,13 +94,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 }
                 self.rebuild_subtree(id, 0);
                 rebuilt += self.scratch.items.len();
-                if rebuilt >= budget {
+                if rebuilt >= credit {
                     break;
                 }
             }
         }
         self.optimizer.candidates = candidates;
         self.optimizer.candidates.clear();
+        // Spend what was used (and drop what could not be: no candidates).
+        self.optimizer.changes = self
+            .optimizer
+            .changes
+            .saturating_sub(rebuilt.max(credit) * LEAVES_PER_MOVES);
 
         if runs % 2 == 1 {
             self.rebuild_subtree(self.root, Optimizer::top_keep_height(n));
