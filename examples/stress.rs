@@ -1,0 +1,328 @@
+//! Stress test of the whole plugin, headless: the "ECS tick" scenario of
+//! `shared/benchmark-scenario.md`.
+//!
+//! `cargo run --release --example stress -- N [2d|3d] [fast|slow]` (defaults: 10000 2d fast).
+//!
+//! N entities of the "uniform boxes" scene (`benches/support/scene.rs`), each with an [`Aabb`]
+//! and a [`Velocity`], moved by a `FixedUpdate` system that bounces them off the region's walls
+//! exactly as `Scene::step` does. `MinimalPlugins` + `TransformPlugin`, a fixed 60 Hz step and
+//! `TimeUpdateStrategy::FixedTimesteps(1)`, so every `app.update()` runs one fixed tick. After
+//! a warm-up, 300 ticks are measured and a table of medians printed: the plugin's stages from
+//! [`AabbTree::stats`], the whole `app.update()`, and the bare tree step on the same scene
+//! (`benches/support/ours_driver.rs`, same process), with the ratio "full tick / bare step".
+
+#[path = "../benches/support/ours_driver.rs"]
+mod ours_driver;
+#[path = "../benches/support/scene.rs"]
+mod scene;
+
+use std::time::{Duration, Instant};
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_aabb_tree::Vector;
+use bevy_aabb_tree::prelude::*;
+use ours_driver::{Displacement, FromArray, OursBroadPhase};
+use scene::Scene;
+
+/// Ticks run before measuring (the first one inserts every collider).
+const WARMUP: usize = 30;
+/// Ticks measured.
+const TICKS: usize = 300;
+
+/// The scene's region and step, for the mover.
+#[derive(Resource, Clone, Copy)]
+struct Region {
+    side: f32,
+    dt: f32,
+}
+
+/// Moves every entity by its velocity and bounces it off the region's walls, exactly as
+/// `Scene::step` does (same operations in the same order, so the ECS scene and the bare
+/// scene stay bit for bit the same).
+fn move_boxes<V: Vector, const D: usize>(
+    region: Res<Region>,
+    mut q: Query<(&mut Transform, &mut Velocity<V>)>,
+) {
+    let Region { side, dt } = *region;
+    for (mut transform, mut velocity) in &mut q {
+        let mut c = transform.translation;
+        let mut v = velocity.0.extend_to_3d();
+        let mut flipped = false;
+        for k in 0..D {
+            c[k] += v[k] * dt;
+            if c[k] < 0.0 {
+                c[k] = 0.0;
+                v[k] = v[k].abs();
+                flipped = true;
+            } else if c[k] > side {
+                c[k] = side;
+                v[k] = -v[k].abs();
+                flipped = true;
+            }
+        }
+        transform.translation = c;
+        if flipped {
+            velocity.0 = V::truncate_from_3d(v);
+        }
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Medians of the plugin's run.
+struct PluginRun {
+    prepare: f64,
+    broad: f64,
+    narrow: f64,
+    events: f64,
+    plugin_total: f64,
+    update: f64,
+    events_per_tick: f64,
+    touching: f64,
+    candidates: f64,
+    moved: f64,
+    tree_bytes_per_proxy: f64,
+    setup_s: f64,
+}
+
+fn run_plugin<V, const D: usize>(scene: &Scene<D>) -> PluginRun
+where
+    V: FromArray<D>
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+{
+    let start = Instant::now();
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
+        .add_plugins(AabbTreePlugin::<V>::default())
+        .insert_resource(Time::<Fixed>::from_duration(Duration::from_secs_f32(
+            scene.dt,
+        )))
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
+        .insert_resource(Region {
+            side: scene.side,
+            dt: scene.dt,
+        })
+        .add_systems(FixedUpdate, move_boxes::<V, D>);
+    let half = V::splat(scene.half);
+    let boxes: Vec<_> = (0..scene.len())
+        .map(|i| {
+            let mut t = Vec3::ZERO;
+            for k in 0..D {
+                t[k] = scene.centers[i][k];
+            }
+            (
+                Transform::from_translation(t),
+                Aabb::new(half),
+                Velocity(V::from_array(scene.velocities[i])),
+            )
+        })
+        .collect();
+    app.world_mut().spawn_batch(boxes);
+    // What `App::run` does before the first update.
+    app.finish();
+    app.cleanup();
+    for _ in 0..WARMUP {
+        app.update();
+    }
+    let setup_s = start.elapsed().as_secs_f64();
+
+    let mut cols: [Vec<f64>; 10] = Default::default();
+    for _ in 0..TICKS {
+        let t = Instant::now();
+        app.update();
+        let update = t.elapsed().as_secs_f64() * 1e3;
+        let s = *app.world().resource::<AabbTree<V>>().stats();
+        let row = [
+            s.prepare_ms as f64,
+            s.broad_ms as f64,
+            s.narrow_ms as f64,
+            s.events_ms as f64,
+            s.total_ms() as f64,
+            update,
+            (s.started + s.ended) as f64,
+            s.touching as f64,
+            s.candidates as f64,
+            s.moved as f64,
+        ];
+        for (c, x) in cols.iter_mut().zip(row) {
+            c.push(x);
+        }
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let events_per_tick = mean(&cols[6]);
+    let tree = app.world().resource::<AabbTree<V>>();
+    let tree_bytes_per_proxy = tree.tree_stats().bytes as f64 / scene.len().max(1) as f64;
+    let [
+        prepare,
+        broad,
+        narrow,
+        events,
+        plugin_total,
+        update,
+        _,
+        touching,
+        candidates,
+        moved,
+    ] = &mut cols;
+    PluginRun {
+        prepare: median(prepare),
+        broad: median(broad),
+        narrow: median(narrow),
+        events: median(events),
+        plugin_total: median(plugin_total),
+        update: median(update),
+        events_per_tick,
+        touching: median(touching),
+        candidates: median(candidates),
+        moved: median(moved),
+        tree_bytes_per_proxy,
+        setup_s,
+    }
+}
+
+/// Median ms per step of the bare tree driven on the scene (after the same warm-up), and the
+/// median number of pairs it reported.
+fn run_bare<V: FromArray<D>, const D: usize>(
+    scene: &Scene<D>,
+    displacement: Displacement,
+) -> (f64, f64) {
+    let mut scene = scene.clone();
+    let mut bare = OursBroadPhase::<V, D>::with_displacement(&scene, displacement);
+    for _ in 0..WARMUP {
+        scene.step();
+        bare.step(&scene);
+    }
+    let mut times = Vec::with_capacity(TICKS);
+    let mut pairs = Vec::with_capacity(TICKS);
+    for _ in 0..TICKS {
+        scene.step();
+        let t = Instant::now();
+        let n = std::hint::black_box(bare.step(&scene));
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        pairs.push(n as f64);
+    }
+    (median(&mut times), median(&mut pairs))
+}
+
+fn report<V, const D: usize>(n: usize, vs: f32, label: &str)
+where
+    Scene<D>: UniformDyn,
+    V: FromArray<D>
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+{
+    let scene = Scene::<D>::uniform_dyn(n, vs);
+    println!(
+        "stress: {n} entities, {}D, {label} (vs = {vs}), {WARMUP} warm-up ticks, {TICKS} measured",
+        D
+    );
+    let p = run_plugin::<V, D>(&scene);
+    let (bare_vel, bare_vel_pairs) = run_bare::<V, D>(&scene, Displacement::Velocity);
+    let (bare_zero, bare_zero_pairs) = run_bare::<V, D>(&scene, Displacement::Zero);
+
+    println!();
+    println!("| stage (median of {TICKS} ticks) | ms |");
+    println!("|---|---|");
+    println!("| prepare | {:.3} |", p.prepare);
+    println!("| broad | {:.3} |", p.broad);
+    println!("| narrow | {:.3} |", p.narrow);
+    println!("| events | {:.3} |", p.events);
+    println!("| plugin tick (sum of stages) | {:.3} |", p.plugin_total);
+    println!("| whole app.update() | {:.3} |", p.update);
+    println!(
+        "| bare tree step, displacement = velocity*dt | {:.3} |",
+        bare_vel
+    );
+    println!("| bare tree step, displacement = 0 | {:.3} |", bare_zero);
+    println!();
+    println!(
+        "events/tick (started + ended, mean): {:.1}",
+        p.events_per_tick
+    );
+    println!(
+        "touching pairs: {:.0}, candidate pairs: {:.0}, proxies moved/tick: {:.0}",
+        p.touching, p.candidates, p.moved
+    );
+    println!(
+        "bare tree pairs reported/step: {:.0} (velocity), {:.0} (zero)",
+        bare_vel_pairs, bare_zero_pairs
+    );
+    println!(
+        "ratio plugin tick / bare step (velocity): {:.2}   app.update() / bare step (velocity): {:.2}",
+        p.plugin_total / bare_vel,
+        p.update / bare_vel
+    );
+    println!(
+        "ratio plugin tick / bare step (zero): {:.2}   app.update() / bare step (zero): {:.2}",
+        p.plugin_total / bare_zero,
+        p.update / bare_zero
+    );
+    let ecs = size_of::<TrackedCollider<V>>()
+        + size_of::<Aabb<V>>()
+        + size_of::<Velocity<V>>()
+        + size_of::<Transform>();
+    println!(
+        "bytes per proxy: tree {:.1} + ECS {} (TrackedCollider {} + Aabb {} + Velocity {} + Transform {}) = {:.1}",
+        p.tree_bytes_per_proxy,
+        ecs,
+        size_of::<TrackedCollider<V>>(),
+        size_of::<Aabb<V>>(),
+        size_of::<Velocity<V>>(),
+        size_of::<Transform>(),
+        p.tree_bytes_per_proxy + ecs as f64
+    );
+    println!("(setup + warm-up: {:.2} s)", p.setup_s);
+}
+
+/// `Scene::<D>::uniform` for either dimension.
+trait UniformDyn {
+    fn uniform_dyn(n: usize, vs: f32) -> Self;
+}
+
+impl UniformDyn for Scene<2> {
+    fn uniform_dyn(n: usize, vs: f32) -> Self {
+        Scene::<2>::uniform(n, vs)
+    }
+}
+
+impl UniformDyn for Scene<3> {
+    fn uniform_dyn(n: usize, vs: f32) -> Self {
+        Scene::<3>::uniform(n, vs)
+    }
+}
+
+pub fn main() {
+    let mut n = 10_000;
+    let mut three_d = false;
+    let mut vs = Scene::<2>::FAST;
+    let mut label = "fast";
+    for arg in std::env::args().skip(1) {
+        match arg.as_str() {
+            "2d" => three_d = false,
+            "3d" => three_d = true,
+            "fast" => (vs, label) = (Scene::<2>::FAST, "fast"),
+            "slow" => (vs, label) = (Scene::<2>::SLOW, "slow"),
+            other => match other.replace('_', "").parse() {
+                Ok(x) => n = x,
+                Err(_) => {
+                    eprintln!("usage: stress [N] [2d|3d] [fast|slow]");
+                    std::process::exit(2);
+                }
+            },
+        }
+    }
+    if three_d {
+        report::<Vec3, 3>(n, vs, label);
+    } else {
+        report::<Vec2, 2>(n, vs, label);
+    }
+}
