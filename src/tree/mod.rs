@@ -441,6 +441,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let node = &mut self.nodes[leaf.index()];
         node.aabb = fat;
         self.moved_count += (node.stamp != epoch) as usize;
+        self.optimizer.changes += 1;
         node.stamp = epoch;
         let mut index = node.parent;
         while !index.is_null() {

@@ -20,7 +20,7 @@ pub(crate) struct Optimizer {
     /// Changed subtrees of about [`Self::subtree_height`], found by the last refit.
     pub candidates: Vec<NodeId>,
     /// Moves not yet paid for by rebuilds.
-    changes: usize,
+    pub changes: usize,
     /// Optimizations run so far.
     runs: u32,
 }
@@ -45,11 +45,12 @@ impl Optimizer {
 }
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// Called after each pair update (marks already cleared) with the number of proxies
-    /// that had moved.
+    /// Called after each pair update (marks already cleared).
     ///
-    /// The work follows the moves: every move that changed a fat box earns the right to
-    /// place 1/[`LEAVES_PER_MOVES`] of a leaf anew (a fat box changes each time its proxy
+    /// The work follows the moves: every move that changed a fat box (counted by
+    /// `move_proxy` and `set_fat_box`; new proxies are inserted or built in good places
+    /// and count for nothing) earns the right to place 1/[`LEAVES_PER_MOVES`] of a leaf
+    /// anew (a fat box changes each time its proxy
     /// has gone about a margin, fast or slow, so this is about the damage done). Once the
     /// credit covers a subtree of the rebuild size (about `4 * sqrt(n)` leaves), a run:
     /// - rebuilds, from their leaves, candidate subtrees (changed subtrees of that size
@@ -62,9 +63,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// A static tree is never touched. A candidate is checked again before it is rebuilt
     /// (an earlier rebuild may have freed and reused its node): it must be an internal
     /// node of at most the subtree height whose parent is above that height.
-    pub(crate) fn optimize(&mut self, moved: usize) {
+    pub(crate) fn optimize(&mut self) {
         let n = self.proxy_count;
-        self.optimizer.changes += moved;
         let subtree_height = self.optimizer.subtree_height(n);
         // Leaves of a typical subtree of that height.
         let subtree_leaves = 1usize << (subtree_height - 1);

@@ -54,9 +54,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Forgets the moves, then lets the tree improve itself (see [`Self::optimize`]).
     fn finish_update(&mut self) {
-        let moved = self.moved_count;
         self.clear_marks();
-        self.optimize(moved);
+        self.optimize();
     }
 
     /// Post-order walk over the changed nodes: every changed internal node gets its exact
