@@ -19,7 +19,7 @@ fn overlap<V: Vector>(a: &BoundingBox<V>, b: &BoundingBox<V>) -> bool {
 /// The two stacks of the pair walk, kept by the tree between updates.
 #[derive(Debug, Default)]
 pub(crate) struct PairStacks {
-    /// Pending tasks: `(x, x)` is self(x), `(x, y)` cross(x, y).
+    /// Pending tasks: `(x, x)` is self(x), `(x, null)` refit(x), `(x, y)` cross(x, y).
     tasks: Vec<(NodeId, NodeId)>,
     /// Pending nodes of a leaf-against-subtree walk.
     walk: Vec<NodeId>,
@@ -34,9 +34,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// the sequence of operations applied to the tree (the same operations give the same
     /// order). `pairs` is not cleared first.
     pub fn update_pairs(&mut self, pairs: &mut Vec<(ProxyId, ProxyId)>) {
-        self.refit_changed();
         let mut stacks = core::mem::take(&mut self.pair_stacks);
-        self.for_each_changed_pair(&mut stacks, |a, b| {
+        self.refit_and_pairs(&mut stacks, |a, b| {
             pairs.push(if a < b { (a, b) } else { (b, a) })
         });
         self.pair_stacks = stacks;
@@ -45,9 +44,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Like [`Self::update_pairs`] but hands each pair to `f` instead of collecting them.
     pub fn update_pairs_with(&mut self, mut f: impl FnMut(ProxyId, ProxyId)) {
-        self.refit_changed();
         let mut stacks = core::mem::take(&mut self.pair_stacks);
-        self.for_each_changed_pair(&mut stacks, |a, b| if a < b { f(a, b) } else { f(b, a) });
+        self.refit_and_pairs(&mut stacks, |a, b| if a < b { f(a, b) } else { f(b, a) });
         self.pair_stacks = stacks;
         self.finish_update();
     }
@@ -58,17 +56,39 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.optimize();
     }
 
-    /// Post-order walk over the changed nodes: every changed internal node gets its exact
-    /// box back (moves only ever grow ancestors) and, when few proxies moved, a chance to
-    /// rotate. The changed
-    /// subtrees of the size [`Self::optimize`] rebuilds are noted as its candidates.
+    /// One walk over the changed part of the tree that calls `f` for each overlapping pair
+    /// of leaves with at least one moved leaf, and refits the changed nodes on its way
+    /// back up.
     ///
-    /// No stack: the walk follows parent links. From a node it goes down to its first
-    /// changed internal child, else its second, else it finishes the node (refit, rotate)
-    /// and climbs: from a first child to its sibling when that is changed and internal,
-    /// otherwise to the parent, which it finishes in turn. A rotation at a node only
-    /// rearranges what lies below it, so the way up stays valid.
-    pub(crate) fn refit_changed(&mut self) {
+    /// Pairs. Two leaves overlap only if every pair of their ancestors does, and each pair
+    /// of leaves has exactly one lowest common ancestor, where one leaf is under `child1`
+    /// and the other under `child2`. So the walk has these tasks:
+    /// - *self(N)*, N internal and changed: the pairs inside N's subtree: self(child) for
+    ///   each internal changed child (an unchanged subtree has no moved leaf, so no new
+    ///   pair), and the pair (child1, child2); and, once all of that is done, refit(N);
+    /// - *cross(X, Y)*, both internal: the pairs with one leaf in X and one in Y. Both are
+    ///   split at once: each of the four pairs of a child of X and a child of Y is a pair
+    ///   of nodes;
+    /// - *a pair of nodes* A, B ([`Self::node_pair`]) is dropped when neither changed or
+    ///   their boxes do not overlap. Otherwise: two leaves, report them; two internal
+    ///   nodes, cross(A, B); a leaf and an internal node, walk the internal node's subtree
+    ///   against the leaf right away ([`Self::leaf_against_subtree`]).
+    ///
+    /// Refits. *refit(N)* gives N its exact box back (moves only ever grow ancestors),
+    /// lets it rotate when few proxies moved (when many did, the incremental optimization
+    /// rebuilds parts of the tree after every update, which does more for the tree than
+    /// rotations, for less), and notes it as a candidate for [`Self::optimize`] when it is
+    /// a changed subtree of the size that rebuilds. Tasks run last pushed first, and
+    /// self(N) pushes refit(N) before anything else, so refit(N) runs once every task
+    /// inside N's subtree has, and no task left refers to it: rotating there is safe, and
+    /// the refits run children first. The pair tests therefore see boxes that are not yet
+    /// tight (the exact boxes of the last update grown by this step's moves): they may
+    /// look further, never miss a pair, and leaves' boxes are always exact.
+    pub(crate) fn refit_and_pairs(
+        &mut self,
+        stacks: &mut PairStacks,
+        mut f: impl FnMut(ProxyId, ProxyId),
+    ) {
         self.optimizer.candidates.clear();
         if self.root.is_null()
             || !self.is_changed(self.root)
@@ -78,105 +98,37 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         let epoch = self.epoch;
         let subtree_height = self.optimizer.subtree_height(self.proxy_count);
-        // Rotations only when few proxies moved: when many did, the incremental
-        // optimization rebuilds parts of the tree after every update, which does more for
-        // the tree than rotations at about half the cost of this walk.
         let rotate = self.moved_count * 16 < self.proxy_count;
-        let descend = |nodes: &[crate::tree::Node<V>], id: NodeId| -> NodeId {
-            let child = nodes[id.index()].child1;
-            let c = &nodes[child.index()];
-            if c.stamp == epoch && !c.is_leaf() {
-                return child;
-            }
-            let child = nodes[id.index()].child2;
-            let c = &nodes[child.index()];
-            if c.stamp == epoch && !c.is_leaf() {
-                return child;
-            }
-            NodeId::NULL
-        };
-        let mut id = self.root;
-        loop {
-            // Down to a changed node without changed internal children.
-            loop {
-                let next = descend(&self.nodes, id);
-                if next.is_null() {
-                    break;
-                }
-                id = next;
-            }
-            // Finish nodes on the way up until a second child is left to visit.
-            loop {
-                self.refit_node(id);
-                if rotate {
-                    self.rotate(id);
-                }
-                let node = &self.nodes[id.index()];
-                let parent = node.parent;
-                if node.height <= subtree_height
-                    && (parent.is_null() || self.nodes[parent.index()].height > subtree_height)
-                {
-                    self.optimizer.candidates.push(id);
-                }
-                if parent.is_null() {
-                    return;
-                }
-                let p = &self.nodes[parent.index()];
-                if p.child1 == id {
-                    let sibling = p.child2;
-                    let s = &self.nodes[sibling.index()];
-                    if s.stamp == epoch && !s.is_leaf() {
-                        id = sibling;
-                        break;
-                    }
-                }
-                id = parent;
-            }
-        }
-    }
-
-    /// Walks the changed part of the tree against itself and calls `f` for each
-    /// overlapping pair of leaves with at least one moved leaf.
-    ///
-    /// Two leaves overlap only if every pair of their ancestors does, and each pair of
-    /// leaves has exactly one lowest common ancestor, where one leaf is under `child1`
-    /// and the other under `child2`. So the walk has three kinds of task:
-    /// - *self(N)*, N internal and changed: the pairs inside N's subtree: self(child) for
-    ///   each internal changed child (an unchanged subtree has no moved leaf, so no new
-    ///   pair), and the pair (child1, child2);
-    /// - *cross(X, Y)*, both internal: the pairs with one leaf in X and one in Y. Both are
-    ///   split at once: each of the four pairs of a child of X and a child of Y is a pair
-    ///   of nodes;
-    /// - *a pair of nodes* A, B ([`Self::node_pair`]) is dropped when neither changed or
-    ///   their boxes do not overlap. Otherwise: two leaves, report them; two internal
-    ///   nodes, cross(A, B); a leaf and an internal node, walk the internal node's subtree
-    ///   against the leaf right away ([`Self::leaf_against_subtree`]).
-    pub(crate) fn for_each_changed_pair(
-        &self,
-        stacks: &mut PairStacks,
-        mut f: impl FnMut(ProxyId, ProxyId),
-    ) {
-        if self.root.is_null()
-            || !self.is_changed(self.root)
-            || self.nodes[self.root.index()].is_leaf()
-        {
-            return;
-        }
-        let nodes = &self.nodes;
         let mut visited = 0u64;
         let mut reported = 0u64;
         stacks.tasks.clear();
         stacks.tasks.push((self.root, self.root));
         while let Some((x, y)) = stacks.tasks.pop() {
             visited += 1;
+            if y.is_null() {
+                self.refit_node(x);
+                if rotate {
+                    self.rotate(x);
+                }
+                let node = &self.nodes[x.index()];
+                let parent = node.parent;
+                if node.height <= subtree_height
+                    && (parent.is_null() || self.nodes[parent.index()].height > subtree_height)
+                {
+                    self.optimizer.candidates.push(x);
+                }
+                continue;
+            }
+            let nodes = &self.nodes;
             let nx = &nodes[x.index()];
             if x == y {
+                stacks.tasks.push((x, NodeId::NULL));
                 let (c1, c2) = (nx.child1, nx.child2);
                 let (n1, n2) = (&nodes[c1.index()], &nodes[c2.index()]);
-                if n2.stamp == self.epoch && !n2.is_leaf() {
+                if n2.stamp == epoch && !n2.is_leaf() {
                     stacks.tasks.push((c2, c2));
                 }
-                if n1.stamp == self.epoch && !n1.is_leaf() {
+                if n1.stamp == epoch && !n1.is_leaf() {
                     stacks.tasks.push((c1, c1));
                 }
                 self.node_pair(c1, c2, stacks, &mut visited, &mut reported, &mut f);
