@@ -82,6 +82,7 @@ struct PluginRun {
     plugin_total: f64,
     update: f64,
     events_per_tick: f64,
+    swept_per_tick: f64,
     touching: f64,
     candidates: f64,
     moved: f64,
@@ -133,7 +134,7 @@ where
     }
     let setup_s = start.elapsed().as_secs_f64();
 
-    let mut cols: [Vec<f64>; 10] = Default::default();
+    let mut cols: [Vec<f64>; 11] = Default::default();
     for _ in 0..TICKS {
         let t = Instant::now();
         app.update();
@@ -150,6 +151,7 @@ where
             s.touching as f64,
             s.candidates as f64,
             s.moved as f64,
+            s.swept_hits as f64,
         ];
         for (c, x) in cols.iter_mut().zip(row) {
             c.push(x);
@@ -157,6 +159,7 @@ where
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let events_per_tick = mean(&cols[6]);
+    let swept_per_tick = mean(&cols[10]);
     let tree = app.world().resource::<AabbTree<V>>();
     let tree_bytes_per_proxy = tree.tree_stats().bytes as f64 / scene.len().max(1) as f64;
     let [
@@ -170,6 +173,7 @@ where
         touching,
         candidates,
         moved,
+        _,
     ] = &mut cols;
     PluginRun {
         prepare: median(prepare),
@@ -179,6 +183,7 @@ where
         plugin_total: median(plugin_total),
         update: median(update),
         events_per_tick,
+        swept_per_tick,
         touching: median(touching),
         candidates: median(candidates),
         moved: median(moved),
@@ -245,8 +250,8 @@ where
     println!("| bare tree step, displacement = 0 | {:.3} |", bare_zero);
     println!();
     println!(
-        "events/tick (started + ended, mean): {:.1}",
-        p.events_per_tick
+        "events/tick (started + ended, mean): {:.1}, of which swept hits/tick (mean): {:.2}",
+        p.events_per_tick, p.swept_per_tick
     );
     println!(
         "touching pairs: {:.0}, candidate pairs: {:.0}, proxies moved/tick: {:.0}",
