@@ -19,7 +19,7 @@ fn overlap<V: Vector>(a: &BoundingBox<V>, b: &BoundingBox<V>) -> bool {
 /// The two stacks of the pair walk, kept by the tree between updates.
 #[derive(Debug, Default)]
 pub(crate) struct PairStacks {
-    /// Pending tasks: `(x, x)` is self(x), `(x, null)` refit(x), `(x, y)` cross(x, y).
+    /// Pending tasks: `(x, x)` is self(x), `(x, null)` refit(x), `(x, y)` a pair of nodes.
     tasks: Vec<(NodeId, NodeId)>,
     /// Pending nodes of a leaf-against-subtree walk.
     walk: Vec<NodeId>,
@@ -69,10 +69,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// - *cross(X, Y)*, both internal: the pairs with one leaf in X and one in Y. Both are
     ///   split at once: each of the four pairs of a child of X and a child of Y is a pair
     ///   of nodes;
-    /// - *a pair of nodes* A, B ([`Self::node_pair`]) is dropped when neither changed or
-    ///   their boxes do not overlap. Otherwise: two leaves, report them; two internal
-    ///   nodes, cross(A, B); a leaf and an internal node, walk the internal node's subtree
-    ///   against the leaf right away ([`Self::leaf_against_subtree`]).
+    /// - *a pair of nodes* A, B is dropped when neither changed or their boxes do not
+    ///   overlap ([`Self::hit`]), else becomes a task. When it runs: two leaves, report
+    ///   them; two internal nodes, cross(A, B); a leaf and an internal node, walk the
+    ///   internal node's subtree against the leaf ([`Self::leaf_against_subtree`]).
+    ///
+    /// Whether a pair of nodes passes is hard to predict, so passing takes no branch: a
+    /// task is written to the stack in any case and kept or not by how far the top moves.
+    /// The kind of a task is only looked at when it runs, once per pair that passed.
     ///
     /// Refits. *refit(N)* gives N its exact box back (moves only ever grow ancestors),
     /// lets it rotate when few proxies moved (when many did, the incremental optimization
@@ -101,10 +105,24 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let rotate = self.moved_count * 16 < self.proxy_count;
         let mut visited = 0u64;
         let mut reported = 0u64;
-        stacks.tasks.clear();
-        stacks.tasks.push((self.root, self.root));
-        while let Some((x, y)) = stacks.tasks.pop() {
+        // `tasks` is used as a fixed array: its length is its capacity, `fill` how much
+        // of it is in use. Every push writes its slot and moves `fill` by 0 or 1, so that
+        // the outcome of a test that is hard to predict takes no branch.
+        let tasks = &mut stacks.tasks;
+        if tasks.len() < 256 {
+            tasks.resize(256, (NodeId::NULL, NodeId::NULL));
+        }
+        tasks[0] = (self.root, self.root);
+        let mut fill = 1;
+        while fill > 0 {
+            fill -= 1;
+            let (x, y) = tasks[fill];
             visited += 1;
+            // Room for the most one task pushes (five).
+            if fill + 5 > tasks.len() {
+                let len = tasks.len();
+                tasks.resize(2 * len, (NodeId::NULL, NodeId::NULL));
+            }
             if y.is_null() {
                 self.refit_node(x);
                 if rotate {
@@ -120,67 +138,76 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 continue;
             }
             let nodes = &self.nodes;
-            let nx = &nodes[x.index()];
+            let (nx, ny) = (&nodes[x.index()], &nodes[y.index()]);
             if x == y {
-                stacks.tasks.push((x, NodeId::NULL));
+                tasks[fill] = (x, NodeId::NULL);
+                fill += 1;
                 let (c1, c2) = (nx.child1, nx.child2);
                 let (n1, n2) = (&nodes[c1.index()], &nodes[c2.index()]);
-                if n2.stamp == epoch && !n2.is_leaf() {
-                    stacks.tasks.push((c2, c2));
+                tasks[fill] = (c2, c2);
+                fill += ((n2.stamp == epoch) & !n2.is_leaf()) as usize;
+                tasks[fill] = (c1, c1);
+                fill += ((n1.stamp == epoch) & !n1.is_leaf()) as usize;
+                tasks[fill] = (c1, c2);
+                fill += Self::hit(n1, n2, epoch) as usize;
+                continue;
+            }
+            match (nx.is_leaf(), ny.is_leaf()) {
+                (true, true) => {
+                    reported += 1;
+                    f(ProxyId(x.0), ProxyId(y.0));
                 }
-                if n1.stamp == epoch && !n1.is_leaf() {
-                    stacks.tasks.push((c1, c1));
+                (true, false) => self.leaf_against_subtree(
+                    x,
+                    y,
+                    &mut stacks.walk,
+                    &mut visited,
+                    &mut reported,
+                    &mut f,
+                ),
+                (false, true) => self.leaf_against_subtree(
+                    y,
+                    x,
+                    &mut stacks.walk,
+                    &mut visited,
+                    &mut reported,
+                    &mut f,
+                ),
+                (false, false) => {
+                    // cross(x, y): the four pairs of a child of each.
+                    let (x1, x2, y1, y2) = (nx.child1, nx.child2, ny.child1, ny.child2);
+                    let (nx1, nx2) = (&nodes[x1.index()], &nodes[x2.index()]);
+                    let (ny1, ny2) = (&nodes[y1.index()], &nodes[y2.index()]);
+                    tasks[fill] = (x2, y2);
+                    fill += Self::hit(nx2, ny2, epoch) as usize;
+                    tasks[fill] = (x2, y1);
+                    fill += Self::hit(nx2, ny1, epoch) as usize;
+                    tasks[fill] = (x1, y2);
+                    fill += Self::hit(nx1, ny2, epoch) as usize;
+                    tasks[fill] = (x1, y1);
+                    fill += Self::hit(nx1, ny1, epoch) as usize;
                 }
-                self.node_pair(c1, c2, stacks, &mut visited, &mut reported, &mut f);
-            } else {
-                let ny = &nodes[y.index()];
-                let (x1, x2, y1, y2) = (nx.child1, nx.child2, ny.child1, ny.child2);
-                self.node_pair(x1, y1, stacks, &mut visited, &mut reported, &mut f);
-                self.node_pair(x1, y2, stacks, &mut visited, &mut reported, &mut f);
-                self.node_pair(x2, y1, stacks, &mut visited, &mut reported, &mut f);
-                self.node_pair(x2, y2, stacks, &mut visited, &mut reported, &mut f);
             }
         }
         self.count_visits(visited, reported);
     }
 
-    /// A pair of nodes of the pair walk (see [`Self::for_each_changed_pair`]).
+    /// Whether a pair of nodes can hold a new pair of leaves: one of them changed and
+    /// their boxes overlap.
     #[inline(always)]
-    fn node_pair(
-        &self,
-        a: NodeId,
-        b: NodeId,
-        stacks: &mut PairStacks,
-        visited: &mut u64,
-        reported: &mut u64,
-        f: &mut impl FnMut(ProxyId, ProxyId),
-    ) {
-        let (na, nb) = (&self.nodes[a.index()], &self.nodes[b.index()]);
-        let changed = (na.stamp == self.epoch) | (nb.stamp == self.epoch);
-        if !(changed & overlap(&na.aabb, &nb.aabb)) {
-            return;
-        }
-        match (na.is_leaf(), nb.is_leaf()) {
-            (true, true) => {
-                *reported += 1;
-                f(ProxyId(a.0), ProxyId(b.0));
-            }
-            (false, false) => stacks.tasks.push((a, b)),
-            (true, false) => {
-                self.leaf_against_subtree(a, b, &mut stacks.walk, visited, reported, f)
-            }
-            (false, true) => {
-                self.leaf_against_subtree(b, a, &mut stacks.walk, visited, reported, f)
-            }
-        }
+    fn hit(a: &crate::tree::Node<V>, b: &crate::tree::Node<V>, epoch: u32) -> bool {
+        ((a.stamp == epoch) | (b.stamp == epoch)) & overlap(&a.aabb, &b.aabb)
     }
 
     /// Reports every leaf under the internal node `top` whose box overlaps the leaf `leaf`'s,
     /// of which one of the two moved; `top`'s own box overlaps and one of the two changed.
     ///
     /// Depth first, the leaf's box and mark held at hand. At each internal node both
-    /// children are tested: a passing leaf is reported, a passing internal child is
-    /// walked next (the second one, when both pass, waits on `walk`).
+    /// children are tested. Which of them continue is hard to predict, so it is settled
+    /// without branching: both are written to the top of `walk` and the top moves up by
+    /// one for each passing internal child (first child last, so walked first). Only a
+    /// passing leaf (a pair to report, rarer) and the end of the walk take a branch.
+    /// `walk` is used as a fixed array (its length is its capacity, `top` its fill).
     #[inline]
     fn leaf_against_subtree(
         &self,
@@ -196,40 +223,37 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let leaf_node = &nodes[leaf.index()];
         let aabb = leaf_node.aabb;
         let leaf_changed = leaf_node.stamp == epoch;
-        let mut current = top;
-        loop {
+        if walk.len() < 64 {
+            walk.resize(64, NodeId::NULL);
+        }
+        walk[0] = top;
+        let mut fill = 1;
+        while fill > 0 {
+            fill -= 1;
             *visited += 1;
-            let node = &nodes[current.index()];
+            let node = &nodes[walk[fill].index()];
             let (c1, c2) = (node.child1, node.child2);
             let (n1, n2) = (&nodes[c1.index()], &nodes[c2.index()]);
             let hit1 = (leaf_changed | (n1.stamp == epoch)) & overlap(&n1.aabb, &aabb);
             let hit2 = (leaf_changed | (n2.stamp == epoch)) & overlap(&n2.aabb, &aabb);
-            let mut next = NodeId::NULL;
-            if hit1 {
-                if n1.is_leaf() {
+            let (leaf1, leaf2) = (n1.is_leaf(), n2.is_leaf());
+            if (hit1 & leaf1) | (hit2 & leaf2) {
+                if hit1 & leaf1 {
                     *reported += 1;
                     f(ProxyId(leaf.0), ProxyId(c1.0));
-                } else {
-                    next = c1;
                 }
-            }
-            if hit2 {
-                if n2.is_leaf() {
+                if hit2 & leaf2 {
                     *reported += 1;
                     f(ProxyId(leaf.0), ProxyId(c2.0));
-                } else if next.is_null() {
-                    next = c2;
-                } else {
-                    walk.push(c2);
                 }
             }
-            if next.is_null() {
-                match walk.pop() {
-                    Some(id) => next = id,
-                    None => return,
-                }
+            if fill + 2 > walk.len() {
+                walk.resize(2 * walk.len(), NodeId::NULL);
             }
-            current = next;
+            walk[fill] = c2;
+            fill += (hit2 & !leaf2) as usize;
+            walk[fill] = c1;
+            fill += (hit1 & !leaf1) as usize;
         }
     }
 }
