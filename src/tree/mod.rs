@@ -92,6 +92,10 @@ impl fmt::Display for TreeError {
 
 impl std::error::Error for TreeError {}
 
+/// Ancestors that a move always updates before it tests whether it may stop (see
+/// `DynamicTree::set_leaf_box`).
+const UNCONDITIONAL_LEVELS: u32 = 2;
+
 /// The default margin by which fat boxes grow beyond the tight box, in world units.
 pub const DEFAULT_MARGIN: f32 = 0.05;
 
@@ -433,9 +437,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// At each ancestor: it grows to enclose `fat` (a no-op when it already does) and is
     /// marked. Growing by `fat` rather than by the child's new box is enough: the ancestor
     /// already encloses the child's old box, and the new one is the old one plus `fat`.
-    /// The walk stops at an ancestor that already enclosed `fat` and was already marked:
-    /// every ancestor above it encloses it and is marked too. Both updates are done
-    /// without branching, so the only branch that depends on the data is the stop.
+    /// The walk may stop at an ancestor that already enclosed `fat` and was already
+    /// marked: every ancestor above it encloses it and is marked too, so going on is
+    /// harmless, only useless.
+    ///
+    /// Where it stops is hard to predict, and a mispredicted stop also throws away the
+    /// work the processor had started on the next calls (the memory loads above all). So
+    /// the first [`UNCONDITIONAL_LEVELS`] ancestors are always updated, without a branch
+    /// on the data, and the stop is tested from there on.
     fn set_leaf_box(&mut self, leaf: NodeId, fat: BoundingBox<V>) {
         let epoch = self.epoch;
         let node = &mut self.nodes[leaf.index()];
@@ -444,13 +453,15 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.optimizer.changes += 1;
         node.stamp = epoch;
         let mut index = node.parent;
+        let mut level = 0;
         while !index.is_null() {
             let node = &mut self.nodes[index.index()];
             let encloses = node.aabb.min.all_le(fat.min) & fat.max.all_le(node.aabb.max);
             let done = encloses & (node.stamp == epoch);
             node.aabb = node.aabb.merged(&fat);
             node.stamp = epoch;
-            if done {
+            level += 1;
+            if done & (level >= UNCONDITIONAL_LEVELS) {
                 break;
             }
             index = node.parent;
