@@ -159,11 +159,16 @@ impl<V: Vector> Ray<V> {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RaySlabs<V: Vector> {
     origin: V,
+    /// `1 / direction` on ordinary axes, 0 on parallel ones (so that their entry and exit
+    /// parameters are 0, finite, never NaN).
     inv_dir: V,
+    /// `+inf` on parallel axes, `-inf` elsewhere: raised to it, a parallel axis's exit
+    /// parameter constrains nothing, and the others are unchanged.
+    far_pad: V,
     parallel_lo: V,
     parallel_hi: V,
-    /// 1 on parallel axes, 0 elsewhere.
-    parallel: V,
+    /// Whether any axis is parallel (only then is the origin tested against slabs).
+    any_parallel: bool,
 }
 
 impl<V: Vector> RaySlabs<V> {
@@ -177,9 +182,10 @@ impl<V: Vector> RaySlabs<V> {
     #[inline]
     pub fn new(ray: &Ray<V>) -> Self {
         let mut inv_dir = V::ZERO;
+        let mut far_pad = V::NEG_INFINITY;
         let mut parallel_lo = V::NEG_INFINITY;
         let mut parallel_hi = V::INFINITY;
-        let mut parallel = V::ZERO;
+        let mut any_parallel = false;
         for axis in 0..V::DIM {
             let d = ray.direction.axis(axis);
             let inv = 1.0 / d;
@@ -188,7 +194,8 @@ impl<V: Vector> RaySlabs<V> {
                 // on the origin done separately, with no t constraint.
                 parallel_lo.set_axis(axis, ray.origin.axis(axis));
                 parallel_hi.set_axis(axis, ray.origin.axis(axis));
-                parallel.set_axis(axis, 1.0);
+                far_pad.set_axis(axis, f32::INFINITY);
+                any_parallel = true;
             } else {
                 inv_dir.set_axis(axis, inv);
             }
@@ -196,27 +203,32 @@ impl<V: Vector> RaySlabs<V> {
         Self {
             origin: ray.origin,
             inv_dir,
+            far_pad,
             parallel_lo,
             parallel_hi,
-            parallel,
+            any_parallel,
         }
     }
 
     /// Entry parameter of the ray into `aabb` within `[0, max_t]`, or `None`.
+    ///
+    /// Per axis the slab is entered at the smaller of the two face parameters and left at
+    /// the larger; the ray is inside the box from the largest entry (and 0) to the
+    /// smallest exit (and `max_t`). A parallel axis has both parameters 0 (its reciprocal
+    /// is stored as 0): its entry, 0, changes nothing once the entry is raised to 0, and
+    /// its exit is raised to `+inf` by `far_pad`; whether the origin lies in its slab is
+    /// the separate test, done only for rays that have such an axis.
     #[inline]
     pub fn hit_at(&self, aabb: &BoundingBox<V>, max_t: f32) -> Option<f32> {
-        // Parallel axes: the origin coordinate must lie in the slab. On other axes the
-        // bounds are -inf/+inf so the test always passes.
-        if !(aabb.min.all_le(self.parallel_hi) && self.parallel_lo.all_le(aabb.max)) {
+        if self.any_parallel
+            && !(aabb.min.all_le(self.parallel_hi) && self.parallel_lo.all_le(aabb.max))
+        {
             return None;
         }
         let t1 = (aabb.min - self.origin) * self.inv_dir;
         let t2 = (aabb.max - self.origin) * self.inv_dir;
-        // Parallel axes constrain nothing in t: their lanes become -inf / +inf.
-        let near = V::select_lt(self.parallel, V::splat(0.5), t1.min(t2), V::NEG_INFINITY);
-        let far = V::select_lt(self.parallel, V::splat(0.5), t1.max(t2), V::INFINITY);
-        let near = near.max_element().max(0.0);
-        let far = far.min_element().min(max_t);
+        let near = t1.min(t2).max_element().max(0.0);
+        let far = t1.max(t2).max(self.far_pad).min_element().min(max_t);
         (near <= far).then_some(near)
     }
 }

@@ -122,7 +122,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
             return None;
         }
         let slabs = RaySlabs::new(ray);
-        let grow = |b: &BoundingBox<V>| BoundingBox::from_min_max(b.min - expand, b.max + expand);
+        // A plain ray (no expansion) tests the node boxes as they are: one branch that
+        // goes the same way for the whole query instead of two additions per box.
+        let plain = expand == V::ZERO;
+        let grow = |b: &BoundingBox<V>| {
+            if plain {
+                *b
+            } else {
+                BoundingBox::from_min_max(b.min - expand, b.max + expand)
+            }
+        };
         let mut best: Option<RayHit> = None;
         let mut best_t = max_t;
         let mut stack: SmallVec<[(NodeId, f32); 64]> = SmallVec::new();
