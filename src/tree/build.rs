@@ -257,10 +257,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let empty = BoundingBox::from_min_max(V::INFINITY, V::NEG_INFINITY);
         let mut bin_box = [empty; BINS];
         let mut bin_count = [0u32; BINS];
-        bins.clear();
-        for item in items.iter() {
+        if bins.len() < n {
+            bins.resize(n, 0);
+        }
+        let bins = &mut bins[..n];
+        for (item, slot) in items.iter().zip(bins.iter_mut()) {
             let b = bin_of(item);
-            bins.push(b as u8);
+            *slot = b as u8;
             bin_count[b] += 1;
             bin_box[b].merge(&item.aabb);
         }

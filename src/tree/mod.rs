@@ -530,7 +530,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Recomputes an internal node's box, height and change mark from its children.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn refit_node(&mut self, id: NodeId) {
         let (c1, c2) = {
             let n = &self.nodes[id.index()];
