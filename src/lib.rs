@@ -6,6 +6,8 @@
 )]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
+// Nothing that comes from user data may panic: errors are returned or logged instead.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[cfg(feature = "debug")]
 pub mod debug;

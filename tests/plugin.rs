@@ -2433,6 +2433,80 @@ fn other_bad_input<V: Dim>() {
             }),
             true,
         ),
+        (
+            "NaN scale",
+            Box::new(|e| e.get_mut::<Transform>().unwrap().scale = Vec3::new(1.0, f32::NAN, 1.0)),
+            true,
+        ),
+        (
+            "garbage transform",
+            Box::new(|e| {
+                *e.get_mut::<Transform>().unwrap() = Transform {
+                    translation: Vec3::NAN,
+                    rotation: Quat::from_xyzw(f32::NAN, f32::INFINITY, 0.0, -0.0),
+                    scale: Vec3::NEG_INFINITY,
+                }
+            }),
+            true,
+        ),
+        (
+            "NaN half extents",
+            Box::new(|e| {
+                e.insert(Aabb::new(V::splat(f32::NAN)));
+            }),
+            true,
+        ),
+        (
+            "infinite half extents",
+            Box::new(|e| {
+                e.insert(Aabb::new(V::splat(f32::INFINITY)));
+            }),
+            true,
+        ),
+        // The new shape goes in before the box leaves, so the entity stays a collider.
+        (
+            "NaN radius",
+            Box::new(|e| {
+                e.insert(BoundingSphere::<V>::new(f32::NAN))
+                    .remove::<Aabb<V>>();
+            }),
+            true,
+        ),
+        (
+            "negative radius",
+            Box::new(|e| {
+                e.insert(BoundingSphere::<V>::new(-1.0)).remove::<Aabb<V>>();
+            }),
+            true,
+        ),
+        (
+            "infinite radius",
+            Box::new(|e| {
+                e.insert(BoundingSphere::<V>::new(f32::INFINITY))
+                    .remove::<Aabb<V>>();
+            }),
+            true,
+        ),
+        (
+            "zero scale",
+            Box::new(|e| e.get_mut::<Transform>().unwrap().scale = Vec3::ZERO),
+            false,
+        ),
+        (
+            "zero half extents",
+            Box::new(|e| {
+                e.insert(Aabb::new(V::ZERO));
+            }),
+            false,
+        ),
+        (
+            "crosses the world in one tick",
+            Box::new(|e| {
+                e.insert(Velocity(V::splat(1e7)));
+                e.get_mut::<Transform>().unwrap().translation = Vec3::splat(1e5);
+            }),
+            false,
+        ),
         ("huge", translation(Vec3::splat(1e30)), false),
         ("huge negative", translation(Vec3::splat(-3e38)), false),
         (
@@ -2443,7 +2517,17 @@ fn other_bad_input<V: Dim>() {
             false,
         ),
     ];
-    for (name, mutate, invalid) in cases {
+    // The bystanders' events without any bad input, to compare each case with.
+    let control = |events: &[Ev], a: Entity| -> Vec<String> {
+        events
+            .iter()
+            .filter(|e| e.entity != a && e.other != a)
+            .map(|e| format!("{e:?}"))
+            .collect()
+    };
+    let mut expected_bystanders: Option<Vec<String>> = None;
+    let noop: Mutation = Box::new(|_| {});
+    for (name, mutate, invalid) in std::iter::once(("control", noop, false)).chain(cases) {
         let mut app = update_app::<V>(Sched::Update);
         app.world_mut().resource_mut::<Rec>().skip_brute_force = !invalid;
         let a = app
@@ -2476,8 +2560,17 @@ fn other_bad_input<V: Dim>() {
             Aabb::new(V::splat(0.5)),
             Velocity(V::ZERO),
         ));
+        entity.remove::<BoundingSphere<V>>();
         run_ticks(&mut app, 2);
         let events = finish::<V>(&app);
+        let bystanders = control(&events, a);
+        match &expected_bystanders {
+            None => {
+                assert!(bystanders.len() > 5, "the bystanders must touch");
+                expected_bystanders = Some(bystanders);
+            }
+            Some(expected) => assert_eq!(&bystanders, expected, "{name}: bystanders disturbed"),
+        }
         let mine: Vec<_> = events
             .iter()
             .filter(|e| e.pair() == key(a, b))
@@ -2502,6 +2595,314 @@ fn other_bad_input<V: Dim>() {
                 .is_some()
         );
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Reliability: shape switches, despawns inside observers, determinism, mass churn
+
+/// The pair's events as `(tick, reason)`, `None` for a start.
+fn pair_log(events: &[Ev], a: Entity, b: Entity) -> Vec<(u32, Option<EndReason>)> {
+    events
+        .iter()
+        .filter(|e| e.pair() == key(a, b))
+        .map(|e| (e.tick, e.reason()))
+        .collect()
+}
+
+/// Switching a collider between `Aabb` and `BoundingSphere`: inserting the new shape
+/// before removing the old keeps a contact that still touches (no events); a new shape
+/// that no longer touches ends it as `Separated`; removing first ends it (`Removed`) and
+/// it starts again; removing both shapes in one command ends it.
+fn shape_switch<V: Dim>() {
+    let mut s = touching_scene::<V>(Sched::Update);
+    let (a, b) = (s.a, s.b);
+    let world = s.app.world_mut();
+    // Tick 1: a becomes a sphere (0.8 apart, radii 0.5: still touching).
+    world
+        .entity_mut(a)
+        .insert(BoundingSphere::<V>::new(0.5))
+        .remove::<Aabb<V>>();
+    run_ticks(&mut s.app, 1);
+    // Tick 2: b becomes a box.
+    s.app
+        .world_mut()
+        .entity_mut(b)
+        .insert(Aabb::new(V::splat(0.5)))
+        .remove::<BoundingSphere<V>>();
+    run_ticks(&mut s.app, 1);
+    assert_eq!(pair_log(&events(&s.app), a, b), vec![(0, None)]);
+    // Tick 3: a becomes a small box, 0.8 - 0.5 - 0.1 = 0.2 apart.
+    s.app
+        .world_mut()
+        .entity_mut(a)
+        .insert(Aabb::new(V::splat(0.1)))
+        .remove::<BoundingSphere<V>>();
+    run_ticks(&mut s.app, 1);
+    // Tick 4: a becomes a large sphere again (touching), tick 5: removed before the new
+    // shape is inserted.
+    s.app
+        .world_mut()
+        .entity_mut(a)
+        .insert(BoundingSphere::<V>::new(0.5))
+        .remove::<Aabb<V>>();
+    run_ticks(&mut s.app, 1);
+    s.app
+        .world_mut()
+        .entity_mut(a)
+        .remove::<BoundingSphere<V>>()
+        .insert(Aabb::new(V::splat(0.5)));
+    run_ticks(&mut s.app, 1);
+    // Tick 6: b gets a second shape, then both go in one command.
+    s.app
+        .world_mut()
+        .entity_mut(b)
+        .insert(BoundingSphere::<V>::new(0.5));
+    run_ticks(&mut s.app, 1);
+    s.app
+        .world_mut()
+        .entity_mut(b)
+        .remove::<(Aabb<V>, BoundingSphere<V>)>();
+    run_ticks(&mut s.app, 1);
+    let events = finish::<V>(&s.app);
+    assert_eq!(
+        pair_log(&events, a, b),
+        vec![
+            (0, None),
+            (3, Some(EndReason::Separated)),
+            (4, None),
+            // Ended by the removal observer before tick 5 ran: recorded before it.
+            (5, Some(EndReason::Removed)),
+            (5, None),
+            (7, Some(EndReason::Removed)),
+        ],
+        "{events:#?}"
+    );
+    let state = s.app.world().resource::<AabbTree<V>>();
+    assert_eq!(state.tree().len(), 3, "b left the tree");
+    assert_eq!(pair_events(&s, &events).len(), 6);
+}
+
+/// Despawning from inside observers of the collision events, and from a system reading
+/// the messages right after the pipeline: one end per start, entity events in order.
+fn despawn_in_observers<V: Dim>() {
+    #[derive(Clone, Copy, Debug)]
+    enum Who {
+        SelfOnStart,
+        OtherOnStart,
+        BothOnStart,
+        BothOnEnd,
+        SystemAfterEvents,
+    }
+    for who in [
+        Who::SelfOnStart,
+        Who::OtherOnStart,
+        Who::BothOnStart,
+        Who::BothOnEnd,
+        Who::SystemAfterEvents,
+    ] {
+        eprintln!("case {who:?}");
+        let mut app = update_app::<V>(Sched::Update);
+        let mut spawn = |x: f32| {
+            let mut e = app
+                .world_mut()
+                .spawn((Transform::from_xyz(x, 0.0, 0.0), Aabb::new(V::splat(0.5))));
+            match who {
+                Who::SelfOnStart | Who::BothOnStart => {
+                    e.observe(|ev: On<CollisionStarted>, mut commands: Commands| {
+                        commands.entity(ev.entity).despawn();
+                    });
+                }
+                Who::BothOnEnd => {
+                    e.observe(|ev: On<CollisionEnded>, mut commands: Commands| {
+                        commands.entity(ev.entity).despawn();
+                    });
+                }
+                _ => {}
+            }
+            e.id()
+        };
+        let a = spawn(0.0);
+        let b = spawn(0.8);
+        let bystander = spawn(5.0);
+        if let Who::OtherOnStart = who {
+            app.world_mut().entity_mut(a).observe(
+                |ev: On<CollisionStarted>, mut commands: Commands| {
+                    commands.entity(ev.other).despawn();
+                },
+            );
+        }
+        if let Who::SystemAfterEvents = who {
+            app.add_systems(
+                Update,
+                (|mut started: MessageReader<CollisionStarted>, mut commands: Commands| {
+                    for hit in started.read() {
+                        commands.entity(hit.other).despawn();
+                    }
+                })
+                .after(CollisionSystems::Events),
+            );
+        }
+        run_ticks(&mut app, 2);
+        if let Who::BothOnEnd = who {
+            // Nothing despawned yet: they touch. Move b away; both despawn on the end.
+            assert!(app.world().get_entity(b).is_ok(), "{who:?}");
+            set_translation(&mut app, b, Vec3::new(3.0, 0.0, 0.0));
+            run_ticks(&mut app, 2);
+        }
+        let events = finish::<V>(&app);
+        let log = pair_log(&events, a, b);
+        assert_eq!(log.len(), 2, "{who:?}: {events:#?}");
+        assert_eq!(log[0].1, None, "{who:?}");
+        let expected_end = match who {
+            Who::BothOnEnd => EndReason::Separated,
+            _ => EndReason::Removed,
+        };
+        assert_eq!(log[1].1, Some(expected_end), "{who:?}");
+        let alive = [a, b].map(|e| app.world().get_entity(e).is_ok());
+        let expected_alive = match who {
+            Who::SelfOnStart | Who::BothOnStart => [false, false],
+            Who::OtherOnStart | Who::SystemAfterEvents => [true, false],
+            Who::BothOnEnd => [false, false],
+        };
+        // `SelfOnStart` observes both: each despawns itself on its own start.
+        assert_eq!(alive, expected_alive, "{who:?}");
+        assert!(app.world().get_entity(bystander).is_ok());
+        let state = app.world().resource::<AabbTree<V>>();
+        let live = alive.iter().filter(|&&x| x).count() + 1;
+        assert_eq!(state.tree().len(), live, "{who:?}");
+    }
+}
+
+/// The same scene with unrelated colliders (far away, never touching anything) and
+/// non-collider entities spawned after it in different orders gives byte-identical event
+/// sequences, although the tree's shape and the proxies' ids differ.
+fn spawn_order_determinism<V: Dim>() {
+    let scene = random_scene::<V>(77, 40, 80);
+    let mut runs: Vec<String> = Vec::new();
+    for order_seed in [1u64, 2, 3] {
+        let mut app = update_app::<V>(Sched::Update);
+        app.world_mut().resource_mut::<Rec>().skip_brute_force = true;
+        let entities = spawn_scene(&mut app, &scene);
+        let mut rng = Rng::new(order_seed);
+        let mut unrelated: Vec<usize> = (0..60).collect();
+        for i in (1..unrelated.len()).rev() {
+            unrelated.swap(i, rng.below(i + 1));
+        }
+        for &k in &unrelated {
+            let world = app.world_mut();
+            let t = Transform::from_translation(flat::<V>(Vec3::new(
+                1000.0 + 10.0 * k as f32,
+                -500.0,
+                300.0,
+            )));
+            match k % 3 {
+                0 => world.spawn((t, Aabb::new(V::splat(0.5)))),
+                1 => world.spawn((t, BoundingSphere::<V>::new(0.5), Velocity(V::ZERO))),
+                _ => world.spawn(t),
+            };
+        }
+        run_ticks(&mut app, scene.frames.len() as u32);
+        let events = finish::<V>(&app);
+        assert!(
+            events
+                .iter()
+                .all(|e| entities.contains(&e.entity) && entities.contains(&e.other)),
+            "an unrelated entity collided"
+        );
+        assert!(
+            events.len() > 20,
+            "too few events to test: {}",
+            events.len()
+        );
+        runs.push(format!("{events:?}"));
+    }
+    assert_eq!(runs[0], runs[1]);
+    assert_eq!(runs[0], runs[2]);
+}
+
+/// Zero-size colliders are valid: a point box or a zero-radius sphere touches what
+/// contains it, boundary included; a zero scale makes a point of any collider.
+fn zero_size_colliders<V: Dim>() {
+    let mut app = update_app::<V>(Sched::Update);
+    let world = app.world_mut();
+    let big = world
+        .spawn((Transform::default(), Aabb::new(V::splat(0.5))))
+        .id();
+    let point_box = world
+        .spawn((Transform::from_xyz(0.5, 0.0, 0.0), Aabb::new(V::ZERO)))
+        .id();
+    let point_ball = world
+        .spawn((
+            Transform::from_xyz(-0.25, 0.25, 0.0),
+            BoundingSphere::<V>::new(0.0),
+        ))
+        .id();
+    let squashed = world
+        .spawn((
+            Transform::from_xyz(0.0, -0.5, 0.0).with_scale(Vec3::ZERO),
+            Aabb::new(V::splat(3.0)),
+        ))
+        .id();
+    let outside = world
+        .spawn((Transform::from_xyz(0.0, 0.51, 0.0), Aabb::new(V::ZERO)))
+        .id();
+    run_ticks(&mut app, 1);
+    let events = finish::<V>(&app);
+    let pairs: Pairs = events.iter().map(Ev::pair).collect();
+    assert_eq!(
+        pairs,
+        Pairs::from([
+            key(big, point_box),
+            key(big, point_ball),
+            key(big, squashed),
+        ]),
+        "{events:#?}"
+    );
+    assert!(
+        app.world()
+            .get::<TrackedCollider<V>>(outside)
+            .unwrap()
+            .proxy()
+            .is_some()
+    );
+}
+
+/// Thousands of spawns in one frame, then thousands of despawns in one frame while
+/// touching: the starts equal brute force (the recorder checks every tick), every start
+/// gets its end, and the tree ends empty and valid.
+fn mass_spawn_despawn<V: Dim>() {
+    let mut app = update_app::<V>(Sched::Update);
+    let side = 45; // 2025 colliders on a grid, neighbours 0.9 apart: touching.
+    let mut entities = Vec::new();
+    for i in 0..side {
+        for j in 0..side {
+            let t = Transform::from_xyz(i as f32 * 0.9, j as f32 * 0.9, 0.0);
+            let e = if (i + j) % 2 == 0 {
+                app.world_mut().spawn((t, Aabb::new(V::splat(0.5)))).id()
+            } else {
+                app.world_mut()
+                    .spawn((t, BoundingSphere::<V>::new(0.5)))
+                    .id()
+            };
+            entities.push(e);
+        }
+    }
+    run_ticks(&mut app, 1);
+    let started = events(&app).len();
+    assert!(started > 3000, "{started} starts");
+    for e in entities.iter().step_by(2) {
+        app.world_mut().despawn(*e);
+    }
+    run_ticks(&mut app, 1);
+    for e in entities.iter().skip(1).step_by(2) {
+        app.world_mut().despawn(*e);
+    }
+    run_ticks(&mut app, 1);
+    let events = finish::<V>(&app);
+    assert_eq!(events.len(), 2 * started);
+    let state = app.world().resource::<AabbTree<V>>();
+    assert_eq!(state.tree().len(), 0);
+    assert_eq!(state.touching_pairs().count(), 0);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -2550,4 +2951,9 @@ both_dims!(
     spatial_queries,
     nan_translation,
     other_bad_input,
+    shape_switch,
+    despawn_in_observers,
+    spawn_order_determinism,
+    zero_size_colliders,
+    mass_spawn_despawn,
 );

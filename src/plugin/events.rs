@@ -5,7 +5,8 @@ use bevy::prelude::*;
 /// Two colliders started touching during the last tick.
 ///
 /// - As a [`Message`]: one per pair and tick, read with `MessageReader<CollisionStarted>`.
-///   `entity` and `other` are in the tree's pair order.
+///   `entity` is the one of smaller index (`Entity::index`), and a tick's messages are
+///   sorted by pair, so the same scene gives the same sequence whatever the tree's shape.
 /// - As an [`EntityEvent`]: triggered once for each of the two entities, with that entity
 ///   as `entity` and its partner as `other`, so `commands.entity(door).observe(..)` sees
 ///   every collision of the door with the door first. Global observers see both.
@@ -49,8 +50,8 @@ pub enum EndReason {
 /// they separate, when one passes through the other in one tick, and when either one is
 /// despawned, loses its collider, is disabled, becomes invalid or stops matching layers.
 ///
-/// Delivered like [`CollisionStarted`]: one message per pair, and an entity event for each
-/// entity that still exists.
+/// Delivered like [`CollisionStarted`]: one message per pair (smaller index first, sorted by
+/// pair), and an entity event for each entity that still exists.
 #[derive(Message, EntityEvent, Clone, Copy, Debug, PartialEq, Reflect)]
 #[reflect(Debug, PartialEq)]
 pub struct CollisionEnded {

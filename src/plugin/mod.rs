@@ -61,6 +61,14 @@
 //! which). An object that passes completely through another within one tick gets both in
 //! that tick, the start with its time of impact.
 //!
+//! Within a tick the messages come starts first, then ends, each sorted by pair, and each
+//! names the entity of smaller index as `entity`: the same scene gives the same sequence,
+//! whatever order unrelated entities were spawned in. Entity events follow the same
+//! order, all starts of a tick before its ends, even when an observer despawns an entity. To change an entity's
+//! shape without ending its contacts, insert the new shape before removing the old one
+//! (`insert(BoundingSphere::new(r)).remove::<Aabb<V>>()`); with both present the `Aabb`
+//! counts. README.md's "What happens when…" table lists every case.
+//!
 //! # Layers
 //!
 //! [`CollisionLayers`] holds two `u32` masks; two entities interact when each one's
@@ -263,8 +271,12 @@ where
                 )
                     .run_if(|config: Res<CollisionConfig>| config.enabled),
             )
-            .add_observer(pipeline::on_collider_gone::<V, Remove, Aabb<V>>)
-            .add_observer(pipeline::on_collider_gone::<V, Remove, BoundingSphere<V>>)
+            // On despawn `Despawn` observers run before `Remove` ones: the proxy is gone
+            // before the shape observers could keep it for a remaining shape.
+            .add_observer(pipeline::on_collider_gone::<V, Despawn, Aabb<V>>)
+            .add_observer(pipeline::on_collider_gone::<V, Despawn, BoundingSphere<V>>)
+            .add_observer(pipeline::on_shape_removed::<V, Aabb<V>>)
+            .add_observer(pipeline::on_shape_removed::<V, BoundingSphere<V>>)
             .add_observer(pipeline::on_collider_gone::<V, Add, Disabled>);
         let (tick, touching) = paths::<V>();
         app.register_diagnostic(Diagnostic::new(tick).with_suffix("ms"))

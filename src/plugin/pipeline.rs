@@ -150,7 +150,14 @@ pub(crate) fn prepare<V: Vector>(
         let shape = match (aabb, sphere) {
             (Some(a), _) => WorldShape::Box(world_box(&affine, a.half_extents, a.offset)),
             (None, Some(s)) => WorldShape::Ball(world_ball(&affine, s.radius, s.offset)),
-            (None, None) => continue,
+            (None, None) => {
+                // Both shapes removed by one command: each `Remove` observer saw the
+                // other still there and kept the proxy.
+                if let Some(id) = tracked.proxy.take() {
+                    state.remove_proxy(id, EndReason::Removed);
+                }
+                continue;
+            }
         };
         let velocity = velocity.map_or(V::ZERO, |v| v.0);
         let layers = layers.copied().unwrap_or_default();
@@ -395,25 +402,65 @@ pub(crate) fn narrow_phase<V: Vector>(
     state.stats.narrow_ms = start.elapsed().as_secs_f32() * 1000.0;
 }
 
-/// Triggers an entity event only if its target still exists when commands are applied
-/// (the entity may be despawned in the same frame).
-fn trigger_if_alive<E>(commands: &mut Commands, event: E)
-where
-    E: for<'a> EntityEvent<Trigger<'a>: Default> + Copy + Send + Sync + 'static,
-{
+/// Triggers a batch of entity events in one command: every start, then every end, each to
+/// its target only if it still exists when the command runs. One command, because Bevy
+/// applies what observers queue (a despawn, say) between commands: with a command per
+/// event, an observer despawning its entity on a start would send its partner the end
+/// before the partner's own start.
+fn trigger_batch(
+    commands: &mut Commands,
+    started: Vec<CollisionStarted>,
+    ended: Vec<CollisionEnded>,
+) {
+    if started.is_empty() && ended.is_empty() {
+        return;
+    }
     commands.queue(move |world: &mut World| {
-        if world.get_entity(event.event_target()).is_ok() {
-            world.trigger(event);
+        for event in started {
+            if world.get_entity(event.entity).is_ok() {
+                world.trigger(event);
+            }
+        }
+        for event in ended {
+            if world.get_entity(event.entity).is_ok() {
+                world.trigger(event);
+            }
         }
     });
 }
 
-/// Writes the recorded ends as messages and entity events.
-pub(crate) fn flush_ended<V: Vector>(
+/// The order events name entities in: by index, then generation.
+#[inline]
+fn entity_order(e: Entity) -> (u32, u32) {
+    (e.index_u32(), e.generation().to_bits())
+}
+
+/// The pair with the entity of smaller index first, and whether it was swapped. Messages
+/// name pairs this way so that their content and order follow the entities, not the
+/// tree's shape (which depends on insertion order).
+#[inline]
+fn canonical(a: Entity, b: Entity) -> (Entity, Entity, bool) {
+    if entity_order(b) < entity_order(a) {
+        (b, a, true)
+    } else {
+        (a, b, false)
+    }
+}
+
+/// Writes the recorded ends as messages, sorted by pair, and returns their entity events
+/// (one per entity).
+fn write_ended<V: Vector>(
     state: &mut AabbTree<V>,
     writer: &mut MessageWriter<CollisionEnded>,
-    commands: &mut Commands,
-) {
+) -> Vec<CollisionEnded> {
+    for end in &mut state.ended {
+        let (a, b, _) = canonical(end.0, end.1);
+        (end.0, end.1) = (a, b);
+    }
+    state
+        .ended
+        .sort_by_key(|&(a, b, _)| (entity_order(a), entity_order(b)));
+    let mut events = Vec::with_capacity(2 * state.ended.len());
     for (a, b, reason) in state.ended.drain(..) {
         let event = CollisionEnded {
             entity: a,
@@ -421,20 +468,20 @@ pub(crate) fn flush_ended<V: Vector>(
             reason,
         };
         writer.write(event);
-        trigger_if_alive(commands, event);
-        trigger_if_alive(
-            commands,
-            CollisionEnded {
-                entity: b,
-                other: a,
-                reason,
-            },
-        );
+        events.push(event);
+        events.push(CollisionEnded {
+            entity: b,
+            other: a,
+            reason,
+        });
     }
+    events
 }
 
-/// Stage 6: writes this tick's messages and triggers the entity events, starts before
-/// ends (a pass-through gives both, in that order).
+/// Stage 6: writes this tick's messages and triggers the entity events: starts before
+/// ends (a pass-through gives both, in that order), each kind sorted by pair with the
+/// entity of smaller index first, so the same scene gives the same sequence whatever the
+/// tree's shape.
 pub(crate) fn emit_events<V: Vector>(
     mut commands: Commands,
     mut state: ResMut<AabbTree<V>>,
@@ -445,6 +492,15 @@ pub(crate) fn emit_events<V: Vector>(
     let state = &mut *state;
     state.stats.started = state.started.len();
     state.stats.ended += state.ended.len();
+    for s in &mut state.started {
+        let (a, b, swapped) = canonical(s.0, s.1);
+        let normal = if swapped { -s.3 } else { s.3 };
+        *s = (a, b, s.2, normal);
+    }
+    state
+        .started
+        .sort_unstable_by_key(|&(a, b, _, _)| (entity_order(a), entity_order(b)));
+    let mut start_events = Vec::with_capacity(2 * state.started.len());
     for (a, b, toi, normal) in state.started.drain(..) {
         let n = normal.extend_to_3d();
         let event = CollisionStarted {
@@ -454,23 +510,21 @@ pub(crate) fn emit_events<V: Vector>(
             normal: n,
         };
         started.write(event);
-        trigger_if_alive(&mut commands, event);
-        trigger_if_alive(
-            &mut commands,
-            CollisionStarted {
-                entity: b,
-                other: a,
-                time_of_impact: toi,
-                normal: -n,
-            },
-        );
+        start_events.push(event);
+        start_events.push(CollisionStarted {
+            entity: b,
+            other: a,
+            time_of_impact: toi,
+            normal: -n,
+        });
     }
-    flush_ended(state, &mut ended, &mut commands);
+    let end_events = write_ended(state, &mut ended);
+    trigger_batch(&mut commands, start_events, end_events);
     state.stats.events_ms = start.elapsed().as_secs_f32() * 1000.0;
 }
 
-/// Observer: a collider component was removed (also on despawn) or the entity was
-/// disabled. The proxy leaves the tree at once and its touching pairs end.
+/// Observer: the entity is despawned or disabled. The proxy leaves the tree at once and
+/// its touching pairs end (`EndReason::Removed`).
 pub(crate) fn on_collider_gone<V: Vector, E: EntityEvent, C: Component>(
     event: On<E, C>,
     mut colliders: Query<&mut TrackedCollider<V>, Allow<Disabled>>,
@@ -479,16 +533,55 @@ pub(crate) fn on_collider_gone<V: Vector, E: EntityEvent, C: Component>(
     mut commands: Commands,
 ) {
     let entity = event.event_target();
-    let Ok(mut tracked) = colliders.get_mut(entity) else {
+    if let Ok(mut tracked) = colliders.get_mut(entity) {
+        drop_proxy(&mut tracked, &mut state, &mut ended, &mut commands);
+    }
+}
+
+/// Observer: a shape component (`Aabb` or `BoundingSphere`) is being removed. When the
+/// entity keeps the other shape, it stays in the tree and the next tick tests the new
+/// shape (contacts that still touch go on without events); otherwise it is gone as in
+/// [`on_collider_gone`]. On despawn, `Despawn` observers have already dropped the proxy.
+pub(crate) fn on_shape_removed<V: Vector, C: Component>(
+    event: On<Remove, C>,
+    mut colliders: Query<
+        (
+            &mut TrackedCollider<V>,
+            Has<Aabb<V>>,
+            Has<BoundingSphere<V>>,
+        ),
+        Allow<Disabled>,
+    >,
+    mut state: ResMut<AabbTree<V>>,
+    mut ended: MessageWriter<CollisionEnded>,
+    mut commands: Commands,
+) {
+    let Ok((mut tracked, has_box, has_ball)) = colliders.get_mut(event.event_target()) else {
         return;
     };
+    // `Remove` observers run while the component is still there: both shapes present
+    // means one remains.
+    if has_box && has_ball {
+        return;
+    }
+    drop_proxy(&mut tracked, &mut state, &mut ended, &mut commands);
+}
+
+/// Takes the collider's proxy out of the tree and ends its touching pairs.
+fn drop_proxy<V: Vector>(
+    tracked: &mut TrackedCollider<V>,
+    state: &mut AabbTree<V>,
+    ended: &mut MessageWriter<CollisionEnded>,
+    commands: &mut Commands,
+) {
     if let Some(id) = tracked.proxy.take() {
         state.remove_proxy(id, EndReason::Removed);
         // Starts still pending means a user system between the narrow phase and the
         // events removed it: `emit_events` comes next in this tick and writes the starts
         // before the ends. Flushing here would send an end before its start.
         if state.started.is_empty() {
-            flush_ended(&mut state, &mut ended, &mut commands);
+            let events = write_ended(state, ended);
+            trigger_batch(commands, Vec::new(), events);
         }
     }
 }

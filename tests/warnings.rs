@@ -1,0 +1,132 @@
+//! An invalid collider is reported by one warning that names the entity and the bad
+//! value, not one per tick; when it is valid again and later breaks again, it is reported
+//! again, once.
+//!
+//! A test binary of its own: it installs a global `tracing` subscriber that counts the
+//! warnings, which must not see other tests' apps.
+#![cfg(feature = "plugin")]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bevy::log::tracing::{Event, Level, Subscriber, field};
+use bevy::log::tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+use bevy::log::tracing_subscriber::registry::Registry;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_aabb_tree::prelude::*;
+
+/// Collects the message of every warning.
+#[derive(Clone, Default)]
+struct Warnings(Arc<Mutex<Vec<String>>>);
+
+struct MessageText(String);
+
+impl field::Visit for MessageText {
+    fn record_debug(&mut self, field: &field::Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "message" {
+            self.0 = format!("{value:?}");
+        }
+    }
+}
+
+impl<S: Subscriber> Layer<S> for Warnings {
+    fn on_event(&self, event: &Event<'_>, _: Context<'_, S>) {
+        if *event.metadata().level() == Level::WARN {
+            let mut text = MessageText(String::new());
+            event.record(&mut text);
+            self.0.lock().unwrap().push(text.0);
+        }
+    }
+}
+
+fn warnings_about(warnings: &Warnings, entity: Entity) -> Vec<String> {
+    let name = format!("entity {entity} ");
+    warnings
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|w| w.contains(&name))
+        .cloned()
+        .collect()
+}
+
+fn run<V>(warnings: &Warnings)
+where
+    V: bevy_aabb_tree::Vector
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+{
+    // Entity ids repeat between apps: forget the other run's warnings.
+    warnings.0.lock().unwrap().clear();
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
+        .add_plugins(AabbTreePlugin::<V>::new(Update))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+            1.0 / 60.0,
+        )));
+    let bad = app
+        .world_mut()
+        .spawn((Transform::default(), Aabb::new(V::splat(0.5))))
+        .id();
+    let good = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(0.8, 0.0, 0.0),
+            BoundingSphere::<V>::new(0.5),
+        ))
+        .id();
+    app.update();
+
+    // Broken for 20 frames: one warning, naming the entity and the value.
+    app.world_mut()
+        .get_mut::<Transform>(bad)
+        .unwrap()
+        .translation
+        .x = f32::NAN;
+    for _ in 0..20 {
+        app.update();
+    }
+    let seen = warnings_about(warnings, bad);
+    assert_eq!(seen.len(), 1, "{seen:#?}");
+    assert!(seen[0].contains("NaN"), "the value is named: {}", seen[0]);
+    assert!(seen[0].contains("translation"), "{}", seen[0]);
+
+    // Repaired: no new warning, back in the tree.
+    app.world_mut()
+        .get_mut::<Transform>(bad)
+        .unwrap()
+        .translation
+        .x = 0.0;
+    for _ in 0..5 {
+        app.update();
+    }
+    assert_eq!(warnings_about(warnings, bad).len(), 1);
+    assert!(app.world().resource::<AabbTree<V>>().is_touching(bad, good));
+
+    // Broken again in another way: one more warning, with that value.
+    app.world_mut()
+        .entity_mut(bad)
+        .insert(Aabb::new(V::splat(-1.0)));
+    for _ in 0..20 {
+        app.update();
+    }
+    let seen = warnings_about(warnings, bad);
+    assert_eq!(seen.len(), 2, "{seen:#?}");
+    assert!(seen[1].contains("half extents"), "{}", seen[1]);
+    // The valid entity was never warned about.
+    assert!(warnings_about(warnings, good).is_empty());
+}
+
+#[test]
+fn one_warning_per_invalid_episode() {
+    let warnings = Warnings::default();
+    let subscriber = Registry::default().with(warnings.clone());
+    // Global, so that systems on any thread of the task pools report to it.
+    bevy::log::tracing::subscriber::set_global_default(subscriber).unwrap();
+    run::<Vec2>(&warnings);
+    run::<Vec3>(&warnings);
+}
