@@ -1,0 +1,581 @@
+//! Random sequences of tree operations against a brute-force oracle.
+//!
+//! The first input byte picks the dimension (2D or 3D); the rest decodes into operations:
+//! insert, remove (also of ids already removed), move (small steps and teleports), set
+//! margin, set fat box, bulk build, rebuild, clear, pair updates and every query. Some
+//! operations get hostile values (NaN, infinities, negative extents, huge coordinates):
+//! the tree must refuse them with an error and stay unchanged, never panic.
+//!
+//! After every operation `validate()` must pass and the tree must agree with the oracle (a
+//! plain map of the live proxies' tight and fat boxes): the same proxies, payloads, fat
+//! boxes and moved count. Pair updates and queries are compared with a linear scan over
+//! the fat boxes, touching counting as overlapping (the same conventions as
+//! tests/tree.rs).
+
+#![no_main]
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use arbitrary::{Result, Unstructured};
+use bevy_aabb_tree::geometry::box_cast_at;
+use bevy_aabb_tree::{Ball, BoundingBox, DynamicTree, ProxyId, Ray, TreeError, Vec2, Vec3, Vector};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let mut u = Unstructured::new(data);
+    let Ok(three_d) = u.arbitrary::<bool>() else {
+        return;
+    };
+    if three_d {
+        run::<Vec3>(&mut u);
+    } else {
+        run::<Vec2>(&mut u);
+    }
+});
+
+/// Most operations per input: keeps one input's run short.
+const MAX_OPS: usize = 400;
+/// Most ids remembered for later removes and moves (live or not).
+const MAX_ISSUED: usize = 512;
+
+fn run<V: Vector>(u: &mut Unstructured) {
+    let margin = match u.int_in_range(0u8..=3) {
+        Ok(0) => 0.0,
+        Ok(1) => 0.05,
+        Ok(2) => 0.1,
+        _ => 1.0,
+    };
+    let mut h = Harness::<V> {
+        tree: DynamicTree::with_margin(margin),
+        oracle: BTreeMap::new(),
+        moved: BTreeSet::new(),
+        issued: Vec::new(),
+        next_tag: 0,
+    };
+    for _ in 0..MAX_OPS {
+        if u.is_empty() {
+            break;
+        }
+        if h.step(u).is_err() {
+            break;
+        }
+        h.check_state();
+    }
+    h.check_pairs();
+    h.check_state();
+}
+
+/// What the oracle knows about one live proxy.
+#[derive(Clone, Copy, Debug)]
+struct Entry<V: Vector> {
+    tight: BoundingBox<V>,
+    fat: BoundingBox<V>,
+    tag: u32,
+}
+
+struct Harness<V: Vector> {
+    tree: DynamicTree<V, u32>,
+    oracle: BTreeMap<ProxyId, Entry<V>>,
+    moved: BTreeSet<ProxyId>,
+    /// Every id handed out (some destroyed since, some reused).
+    issued: Vec<ProxyId>,
+    next_tag: u32,
+}
+
+/// A coordinate. Sane values sit on a coarse grid (so faces often touch exactly) or are
+/// uniform in -20..20; hostile ones are NaN, infinities, huge, subnormal or any bit
+/// pattern.
+fn value(u: &mut Unstructured, hostile: bool) -> Result<f32> {
+    if hostile && u.ratio(1u8, 2)? {
+        return Ok(match u.int_in_range(0u8..=11)? {
+            0 => f32::NAN,
+            1 => f32::INFINITY,
+            2 => f32::NEG_INFINITY,
+            3 => 1e30,
+            4 => -1e30,
+            5 => f32::MAX,
+            6 => -f32::MAX,
+            7 => f32::MIN_POSITIVE * 0.5,
+            8 => -0.0,
+            9 => 3.0e38,
+            10 => -1e-30,
+            _ => f32::from_bits(u.arbitrary()?),
+        });
+    }
+    Ok(if u.arbitrary::<bool>()? {
+        f32::from(u.arbitrary::<i8>()?) * 0.25
+    } else {
+        f32::from(u.arbitrary::<u16>()?) / 65535.0 * 40.0 - 20.0
+    })
+}
+
+/// A half extent: small and non-negative when sane; negative or hostile otherwise.
+fn half_value(u: &mut Unstructured, hostile: bool) -> Result<f32> {
+    if hostile {
+        return value(u, true);
+    }
+    Ok(f32::from(u.int_in_range(0u8..=15)?) * 0.25)
+}
+
+fn vector<V: Vector>(u: &mut Unstructured, hostile: bool) -> Result<V> {
+    Ok(V::truncate_from_3d(Vec3::new(
+        value(u, hostile)?,
+        value(u, hostile)?,
+        value(u, hostile)?,
+    )))
+}
+
+fn half_vector<V: Vector>(u: &mut Unstructured, hostile: bool) -> Result<V> {
+    Ok(V::truncate_from_3d(Vec3::new(
+        half_value(u, hostile)?,
+        half_value(u, hostile)?,
+        half_value(u, hostile)?,
+    )))
+}
+
+impl<V: Vector> Harness<V> {
+    /// An id handed out earlier (possibly destroyed, possibly reused since).
+    fn pick(&self, u: &mut Unstructured) -> Result<Option<ProxyId>> {
+        if self.issued.is_empty() {
+            return Ok(None);
+        }
+        // Prefer live ids: a random issued id is mostly dead once many were removed.
+        if !self.oracle.is_empty() && u.ratio(3u8, 4)? {
+            let i = u.choose_index(self.oracle.len())?;
+            return Ok(self.oracle.keys().nth(i).copied());
+        }
+        let i = u.choose_index(self.issued.len())?;
+        Ok(Some(self.issued[i]))
+    }
+
+    fn issue(&mut self, id: ProxyId, tight: BoundingBox<V>, fat: BoundingBox<V>, tag: u32) {
+        assert!(
+            !self.oracle.contains_key(&id),
+            "id {id:?} handed out while live"
+        );
+        self.oracle.insert(id, Entry { tight, fat, tag });
+        self.moved.insert(id);
+        if self.issued.len() < MAX_ISSUED {
+            self.issued.push(id);
+        }
+    }
+
+    fn fat_of(&self, tight: &BoundingBox<V>, d: V) -> BoundingBox<V> {
+        tight.swept(d).grown(self.tree.margin())
+    }
+
+    fn step(&mut self, u: &mut Unstructured) -> Result<()> {
+        let hostile = u.ratio(1u8, 8)?;
+        match u.int_in_range(0u8..=31)? {
+            0..=7 => {
+                let tight = BoundingBox::from_center_half_extents(
+                    vector(u, hostile)?,
+                    half_vector(u, hostile)?,
+                );
+                let tag = self.next_tag;
+                self.next_tag += 1;
+                let expected_fat = self.fat_of(&tight, V::ZERO);
+                match self.tree.create_proxy(tight, tag) {
+                    Ok(id) => {
+                        assert!(
+                            tight.is_valid() && expected_fat.is_valid(),
+                            "accepted {tight:?}"
+                        );
+                        assert_eq!(self.tree.fat_box(id), Some(expected_fat));
+                        self.issue(id, tight, expected_fat, tag);
+                    }
+                    Err(e) => {
+                        assert_eq!(e, TreeError::InvalidBox);
+                        assert!(
+                            !(tight.is_valid() && expected_fat.is_valid()),
+                            "refused {tight:?}"
+                        );
+                    }
+                }
+            }
+            8..=10 => {
+                let Some(id) = self.pick(u)? else {
+                    return Ok(());
+                };
+                match self.oracle.remove(&id) {
+                    Some(entry) => {
+                        assert_eq!(self.tree.destroy_proxy(id), Ok(entry.tag));
+                        self.moved.remove(&id);
+                        assert_eq!(
+                            self.tree.destroy_proxy(id),
+                            Err(TreeError::UnknownProxy(id)),
+                            "double destroy must fail"
+                        );
+                    }
+                    None => {
+                        assert_eq!(
+                            self.tree.destroy_proxy(id),
+                            Err(TreeError::UnknownProxy(id))
+                        )
+                    }
+                }
+            }
+            11..=18 => {
+                let Some(id) = self.pick(u)? else {
+                    return Ok(());
+                };
+                let teleport = u.ratio(1u8, 6)?;
+                let step = vector::<V>(u, hostile)?;
+                let half = half_vector::<V>(u, hostile)?;
+                let d = if u.ratio(1u8, 4)? {
+                    V::ZERO
+                } else {
+                    vector::<V>(u, hostile)? * 0.1
+                };
+                let Some(entry) = self.oracle.get(&id).copied() else {
+                    let tight = BoundingBox::from_center_half_extents(step, half);
+                    assert_eq!(
+                        self.tree.move_proxy(id, tight, d),
+                        Err(TreeError::UnknownProxy(id))
+                    );
+                    return Ok(());
+                };
+                let center = if teleport {
+                    step
+                } else {
+                    entry.tight.center() + step * 0.05
+                };
+                let tight = BoundingBox::from_center_half_extents(center, half);
+                let was_moved = self.moved.contains(&id);
+                match self.tree.move_proxy(id, tight, d) {
+                    Ok(true) => {
+                        assert!(tight.is_valid() && d.is_finite());
+                        let fat = self.fat_of(&tight, d);
+                        assert_eq!(self.tree.fat_box(id), Some(fat));
+                        self.oracle.insert(
+                            id,
+                            Entry {
+                                tight,
+                                fat,
+                                ..entry
+                            },
+                        );
+                        self.moved.insert(id);
+                    }
+                    Ok(false) => {
+                        assert!(tight.is_valid() && d.is_finite());
+                        assert_eq!(self.tree.fat_box(id), Some(entry.fat));
+                        assert!(
+                            entry.fat.contains(&tight),
+                            "kept a fat box that does not enclose the tight box"
+                        );
+                        self.oracle.insert(id, Entry { tight, ..entry });
+                    }
+                    Err(e) => {
+                        let fat = self.fat_of(&tight, d);
+                        match e {
+                            TreeError::InvalidBox => {
+                                assert!(!tight.is_valid() || !fat.is_valid(), "{tight:?} {d:?}")
+                            }
+                            TreeError::InvalidValue => {
+                                assert!(tight.is_valid() && !d.is_finite(), "{tight:?} {d:?}")
+                            }
+                            TreeError::UnknownProxy(_) => panic!("live proxy unknown: {e}"),
+                        }
+                        assert_eq!(self.tree.fat_box(id), Some(entry.fat));
+                        assert_eq!(self.moved.contains(&id), was_moved);
+                    }
+                }
+            }
+            19 => {
+                let margin = if hostile {
+                    value(u, true)?
+                } else {
+                    f32::from(u.int_in_range(0u8..=8)?) * 0.125
+                };
+                let old = self.tree.margin();
+                match self.tree.set_margin(margin) {
+                    Ok(()) => {
+                        assert!(margin.is_finite() && margin >= 0.0);
+                        assert_eq!(self.tree.margin(), margin);
+                    }
+                    Err(e) => {
+                        assert_eq!(e, TreeError::InvalidValue);
+                        assert!(!(margin.is_finite() && margin >= 0.0));
+                        assert_eq!(self.tree.margin(), old);
+                    }
+                }
+            }
+            20 => {
+                let Some(id) = self.pick(u)? else {
+                    return Ok(());
+                };
+                let a = vector::<V>(u, hostile)?;
+                let b = vector::<V>(u, hostile)?;
+                // Sane: ordered corners. Hostile: as given (maybe inverted).
+                let fat = if hostile {
+                    BoundingBox::from_min_max(a, b)
+                } else {
+                    BoundingBox::from_min_max(a.min(b), a.max(b))
+                };
+                let entry = self.oracle.get(&id).copied();
+                let was_moved = self.moved.contains(&id);
+                match (self.tree.set_fat_box(id, fat), entry) {
+                    (Ok(()), Some(entry)) => {
+                        assert!(fat.is_valid());
+                        assert_eq!(self.tree.fat_box(id), Some(fat));
+                        // The exact shape is now the fat box itself, so the ray oracle
+                        // (which tests tight boxes) stays inside what the tree prunes by.
+                        self.oracle.insert(
+                            id,
+                            Entry {
+                                tight: fat,
+                                fat,
+                                ..entry
+                            },
+                        );
+                        self.moved.insert(id);
+                    }
+                    (Err(TreeError::UnknownProxy(_)), None) => {}
+                    (Err(TreeError::InvalidBox), Some(entry)) => {
+                        assert!(!fat.is_valid());
+                        assert_eq!(self.tree.fat_box(id), Some(entry.fat));
+                        assert_eq!(self.moved.contains(&id), was_moved);
+                    }
+                    (got, entry) => panic!("set_fat_box({fat:?}) on {entry:?} gave {got:?}"),
+                }
+            }
+            21..=22 => {
+                let n = u.int_in_range(0u8..=12)?;
+                let mut items = Vec::new();
+                for _ in 0..n {
+                    let bad = hostile && u.ratio(1u8, 4)?;
+                    let tight = BoundingBox::from_center_half_extents(
+                        vector(u, bad)?,
+                        half_vector(u, bad)?,
+                    );
+                    items.push((tight, self.next_tag));
+                    self.next_tag += 1;
+                }
+                let all_valid = items
+                    .iter()
+                    .all(|(t, _)| t.is_valid() && self.fat_of(t, V::ZERO).is_valid());
+                let len = self.tree.len();
+                match self.tree.build(items.iter().copied()) {
+                    Ok(ids) => {
+                        assert!(all_valid);
+                        assert_eq!(ids.len(), items.len());
+                        let distinct: BTreeSet<_> = ids.iter().collect();
+                        assert_eq!(distinct.len(), ids.len(), "build handed out an id twice");
+                        for (id, (tight, tag)) in ids.into_iter().zip(items) {
+                            let fat = self.fat_of(&tight, V::ZERO);
+                            assert_eq!(self.tree.fat_box(id), Some(fat));
+                            self.issue(id, tight, fat, tag);
+                        }
+                    }
+                    Err(e) => {
+                        assert_eq!(e, TreeError::InvalidBox);
+                        assert!(!all_valid);
+                        assert_eq!(self.tree.len(), len);
+                    }
+                }
+            }
+            23 => self.tree.rebuild(),
+            24 => {
+                if u.ratio(1u8, 8)? {
+                    self.tree.clear();
+                    self.oracle.clear();
+                    self.moved.clear();
+                }
+            }
+            25..=27 => self.check_pairs(),
+            _ => {
+                let a = vector::<V>(u, hostile)?;
+                let b = vector::<V>(u, hostile)?;
+                let r = if hostile {
+                    value(u, true)?
+                } else {
+                    f32::from(u.int_in_range(0u8..=24)?) * 0.25
+                };
+                let max_t = match u.int_in_range(0u8..=7)? {
+                    0 => f32::INFINITY,
+                    1 => 0.0,
+                    2 if hostile => value(u, true)?,
+                    3 => 1.0,
+                    _ => 1.5,
+                };
+                self.check_queries(a, b, r, max_t);
+            }
+        }
+        Ok(())
+    }
+
+    /// The tree's invariants and its agreement with the oracle.
+    fn check_state(&self) {
+        if let Err(e) = self.tree.validate() {
+            panic!("invalid tree: {e}");
+        }
+        assert_eq!(self.tree.len(), self.oracle.len());
+        assert_eq!(self.tree.moved_count(), self.moved.len());
+        for (id, e) in &self.oracle {
+            assert!(self.tree.contains(*id));
+            assert_eq!(self.tree.data(*id), Some(&e.tag));
+            assert_eq!(self.tree.fat_box(*id), Some(e.fat));
+        }
+        let live: Vec<_> = self
+            .tree
+            .proxies()
+            .map(|(id, tag, fat)| (id, *tag, fat))
+            .collect();
+        let want: Vec<_> = self
+            .oracle
+            .iter()
+            .map(|(id, e)| (*id, e.tag, e.fat))
+            .collect();
+        assert_eq!(live, want);
+        let stats = self.tree.stats();
+        assert_eq!(stats.proxies, self.oracle.len());
+        assert_eq!(stats.moved, self.moved.len());
+        let nodes = (2 * self.oracle.len()).saturating_sub(1);
+        assert_eq!(stats.nodes, nodes);
+    }
+
+    fn check_pairs(&mut self) {
+        let mut expected = BTreeSet::new();
+        let entries: Vec<_> = self.oracle.iter().collect();
+        for (i, (a, ea)) in entries.iter().enumerate() {
+            for (b, eb) in &entries[i + 1..] {
+                if (self.moved.contains(a) || self.moved.contains(b)) && ea.fat.overlaps(&eb.fat) {
+                    expected.insert((**a, **b));
+                }
+            }
+        }
+        let mut pairs = Vec::new();
+        self.tree.update_pairs(&mut pairs);
+        let got: BTreeSet<_> = pairs.iter().copied().collect();
+        assert_eq!(got.len(), pairs.len(), "a pair was reported twice");
+        assert!(
+            pairs.iter().all(|(a, b)| a < b),
+            "pairs must be ordered (a < b)"
+        );
+        assert_eq!(got, expected, "pairs");
+        self.moved.clear();
+        assert_eq!(self.tree.moved_count(), 0);
+        // A second update with nothing moved reports nothing.
+        let mut again = Vec::new();
+        self.tree.update_pairs(&mut again);
+        assert!(again.is_empty(), "pairs with nothing moved: {again:?}");
+    }
+
+    fn check_queries(&self, a: V, b: V, r: f32, max_t: f32) {
+        let query = BoundingBox::from_min_max(a.min(b), a.max(b));
+        let mut got = BTreeSet::new();
+        self.tree.query_box(&query, |id, _| got.insert(id));
+        let want: BTreeSet<_> = self
+            .oracle
+            .iter()
+            .filter(|(_, e)| e.fat.overlaps(&query))
+            .map(|(id, _)| *id)
+            .collect();
+        assert_eq!(got, want, "box query {query:?}");
+
+        // Early exit: stop after the first proxy.
+        let mut count = 0;
+        self.tree.query_box(&query, |_, _| {
+            count += 1;
+            false
+        });
+        assert_eq!(count, usize::from(!want.is_empty()), "early exit");
+
+        // An inverted box (as given) is a hostile query: the same test, no panic.
+        let inverted = BoundingBox::from_min_max(a, b);
+        let mut got = BTreeSet::new();
+        self.tree.query_box(&inverted, |id, _| got.insert(id));
+        let want: BTreeSet<_> = self
+            .oracle
+            .iter()
+            .filter(|(_, e)| e.fat.overlaps(&inverted))
+            .map(|(id, _)| *id)
+            .collect();
+        assert_eq!(got, want, "box query as given {inverted:?}");
+
+        let mut got = BTreeSet::new();
+        self.tree.query_point(a, |id, _| got.insert(id));
+        let want: BTreeSet<_> = self
+            .oracle
+            .iter()
+            .filter(|(_, e)| e.fat.contains_point(a))
+            .map(|(id, _)| *id)
+            .collect();
+        assert_eq!(got, want, "point query {a:?}");
+
+        let ball = Ball::new(a, r);
+        let mut got = BTreeSet::new();
+        self.tree.query_ball(&ball, |id, _| got.insert(id));
+        let want: BTreeSet<_> = self
+            .oracle
+            .iter()
+            .filter(|(_, e)| ball.overlaps_box(&e.fat))
+            .map(|(id, _)| *id)
+            .collect();
+        assert_eq!(got, want, "ball query {ball:?}");
+
+        let ray = Ray::new(a, b - a);
+        let got = self.tree.cast_ray(&ray, max_t, |id, _| {
+            ray.box_hit_at(&self.oracle[&id].tight, max_t)
+        });
+        let want = if ray.is_valid() {
+            self.oracle
+                .values()
+                .filter_map(|e| ray.box_hit_at(&e.tight, max_t))
+                .min_by(|x, y| x.total_cmp(y))
+        } else {
+            None
+        };
+        assert_eq!(got.map(|h| h.t), want, "closest ray hit {ray:?} {max_t}");
+        if let Some(hit) = got {
+            assert_eq!(
+                ray.box_hit_at(&self.oracle[&hit.proxy].tight, max_t),
+                Some(hit.t)
+            );
+        }
+
+        let mut got = BTreeSet::new();
+        self.tree.ray_hits(&ray, max_t, |id, _, t| {
+            assert_eq!(ray.box_hit_at(&self.oracle[&id].fat, max_t), Some(t));
+            got.insert(id)
+        });
+        let want: BTreeSet<_> = if ray.is_valid() {
+            self.oracle
+                .iter()
+                .filter(|(_, e)| ray.box_hit_at(&e.fat, max_t).is_some())
+                .map(|(id, _)| *id)
+                .collect()
+        } else {
+            BTreeSet::new()
+        };
+        assert_eq!(got, want, "all ray hits {ray:?} {max_t}");
+
+        // Box cast: a box of half extents `r / 5` centred on `a`, cast along `b - a`. The
+        // tree's ray starts at the shape's computed center so both sides agree exactly.
+        let shape = BoundingBox::from_center_half_extents(a, V::splat(r * 0.2));
+        let half = shape.half_extents();
+        let cast = Ray::new(shape.center(), ray.direction);
+        let got = self.tree.cast_box(&cast, half, max_t, |id, _| {
+            box_cast_at(&shape, cast.direction, max_t, &self.oracle[&id].tight).map(|h| h.0)
+        });
+        // A negative or NaN size (from a hostile radius) is only checked not to panic.
+        if V::ZERO.all_le(half) {
+            let want = if cast.is_valid() && half.is_finite() {
+                self.oracle
+                    .values()
+                    .filter_map(|e| {
+                        box_cast_at(&shape, cast.direction, max_t, &e.tight).map(|h| h.0)
+                    })
+                    .min_by(|x, y| x.total_cmp(y))
+            } else {
+                None
+            };
+            assert_eq!(
+                got.map(|h| h.t),
+                want,
+                "box cast {shape:?} {cast:?} {max_t}"
+            );
+        }
+    }
+}
