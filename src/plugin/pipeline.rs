@@ -538,20 +538,20 @@ pub(crate) fn on_collider_gone<V: Vector, E: EntityEvent, C: Component>(
     }
 }
 
+/// A collider's tracking state and which shapes it has.
+type ShapesItem<'a, V> = (
+    &'a mut TrackedCollider<V>,
+    Has<Aabb<V>>,
+    Has<BoundingSphere<V>>,
+);
+
 /// Observer: a shape component (`Aabb` or `BoundingSphere`) is being removed. When the
 /// entity keeps the other shape, it stays in the tree and the next tick tests the new
 /// shape (contacts that still touch go on without events); otherwise it is gone as in
 /// [`on_collider_gone`]. On despawn, `Despawn` observers have already dropped the proxy.
 pub(crate) fn on_shape_removed<V: Vector, C: Component>(
     event: On<Remove, C>,
-    mut colliders: Query<
-        (
-            &mut TrackedCollider<V>,
-            Has<Aabb<V>>,
-            Has<BoundingSphere<V>>,
-        ),
-        Allow<Disabled>,
-    >,
+    mut colliders: Query<ShapesItem<V>, Allow<Disabled>>,
     mut state: ResMut<AabbTree<V>>,
     mut ended: MessageWriter<CollisionEnded>,
     mut commands: Commands,
