@@ -1,0 +1,565 @@
+//! Soak test of the plugin: a long random life of a bounded population of colliders, in
+//! 2D and 3D, with the event stream and the tree checked after every tick.
+//!
+//! Ignored by default (CI only compiles it); run with `scripts/soak.sh`, or
+//! `SOAK_TICKS=100000 cargo test --release --all-features --test soak -- --ignored --nocapture`.
+//!
+//! Each `app.update()` is one tick (`AabbTreePlugin::new(Update)`). Between ticks the test
+//! spawns colliders (boxes or spheres, some with `Velocity`, some with `CollisionLayers`),
+//! despawns them, moves them (small steps, large jumps, `Teleported` jumps), gives them a
+//! NaN translation and repairs it later, removes and re-inserts their shape, swaps shapes,
+//! changes layers and toggles `Disabled`. After each tick it checks:
+//! - every `CollisionStarted` names a pair that is not open and every `CollisionEnded` one
+//!   that is (so each start gets exactly one end), never an entity paired with itself;
+//! - no event names an entity that never had a collider;
+//! - the tree passes `validate()`, and the touching pairs (`AabbTree::touching_pairs`) are
+//!   exactly the open pairs, each listed once, between live, enabled, valid colliders;
+//! - no message was missed.
+//!
+//! At the end it despawns everything and checks that every open pair got its end.
+#![cfg(feature = "plugin")]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+use bevy::ecs::entity_disabling::Disabled;
+use bevy::ecs::message::MessageCursor;
+use bevy::prelude::*;
+use bevy::reflect::{FromReflect, GetTypeRegistration, TypePath, Typed};
+use bevy::time::TimeUpdateStrategy;
+use bevy_aabb_tree::Vector;
+use bevy_aabb_tree::prelude::*;
+
+/// The two dimensions, as the plugin needs them.
+trait Dim: Vector + FromReflect + TypePath + GetTypeRegistration + Typed {}
+impl Dim for Vec2 {}
+impl Dim for Vec3 {}
+
+/// SplitMix64: small, seeded, the same everywhere.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Self {
+        Self(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x9E37_79B9_7F4A_7C15)
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[0, 1)`.
+    fn unit(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.unit()
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
+    fn chance(&mut self, p: f32) -> bool {
+        self.unit() < p
+    }
+
+    /// A point in `[lo, hi)` on each axis (z = 0 in 2D, so 2D entities stay in one plane).
+    fn point<V: Dim>(&mut self, lo: f32, hi: f32) -> Vec3 {
+        let v = Vec3::new(self.range(lo, hi), self.range(lo, hi), self.range(lo, hi));
+        V::truncate_from_3d(v).extend_to_3d()
+    }
+
+    fn vector<V: Dim>(&mut self, lo: f32, hi: f32) -> V {
+        V::truncate_from_3d(Vec3::new(
+            self.range(lo, hi),
+            self.range(lo, hi),
+            self.range(lo, hi),
+        ))
+    }
+
+    fn layers(&mut self) -> CollisionLayers {
+        if self.chance(0.05) {
+            return CollisionLayers::NONE;
+        }
+        let memberships = (1 << self.below(3)) | (self.below(8) as u32 & 1);
+        CollisionLayers::new(memberships, 1 + self.below(7) as u32)
+    }
+}
+
+/// Half the side of the square (2D) or cube (3D) the population lives in: about as dense
+/// in both dimensions.
+fn world_size<V: Dim>() -> f32 {
+    if V::DIM == 2 { 25.0 } else { 9.0 }
+}
+/// Population the spawns and despawns hover around.
+const POPULATION: usize = 250;
+
+/// What the test knows about one live entity.
+#[derive(Clone, Copy, Debug, Default)]
+struct Info {
+    /// Has an `Aabb` or a `BoundingSphere` now.
+    has_shape: bool,
+    /// The shape it had last (for re-insertion): a box or a sphere.
+    is_box: bool,
+    disabled: bool,
+    /// Its translation is NaN.
+    invalid: bool,
+    velocity: bool,
+}
+
+/// The open pairs and everything the stream checks need.
+#[derive(Default)]
+struct Stream {
+    started: MessageCursor<CollisionStarted>,
+    ended: MessageCursor<CollisionEnded>,
+    /// Open pairs (lower entity first) and the tick they started.
+    open: BTreeMap<(Entity, Entity), u64>,
+    /// Every entity that was ever given a collider.
+    had_collider: BTreeSet<Entity>,
+    starts: u64,
+    ends: u64,
+    ends_by_reason: BTreeMap<String, u64>,
+    pass_through: u64,
+}
+
+fn key(a: Entity, b: Entity) -> (Entity, Entity) {
+    if a <= b { (a, b) } else { (b, a) }
+}
+
+impl Stream {
+    fn check_names(&self, tick: u64, what: &str, a: Entity, b: Entity) {
+        assert_ne!(a, b, "tick {tick}: {what} pairs {a} with itself");
+        for e in [a, b] {
+            assert!(
+                self.had_collider.contains(&e),
+                "tick {tick}: {what} names {e}, which never had a collider"
+            );
+        }
+    }
+
+    fn read_starts(&mut self, app: &App, tick: u64) {
+        let messages = app.world().resource::<Messages<CollisionStarted>>();
+        let missed = self.started.missed_messages(messages);
+        assert_eq!(missed, 0, "tick {tick}: {missed} CollisionStarted missed");
+        let list: Vec<CollisionStarted> = self.started.read(messages).copied().collect();
+        for m in list {
+            self.check_names(tick, "CollisionStarted", m.entity, m.other);
+            assert!(
+                (0.0..=1.0).contains(&m.time_of_impact),
+                "tick {tick}: {m:?}: time of impact out of [0, 1]"
+            );
+            let pair = key(m.entity, m.other);
+            if let Some(since) = self.open.insert(pair, tick) {
+                panic!("tick {tick}: {m:?}: the pair is already open (since tick {since})");
+            }
+            self.starts += 1;
+        }
+    }
+
+    fn read_ends(&mut self, app: &App, tick: u64) {
+        let messages = app.world().resource::<Messages<CollisionEnded>>();
+        let missed = self.ended.missed_messages(messages);
+        assert_eq!(missed, 0, "tick {tick}: {missed} CollisionEnded missed");
+        let list: Vec<CollisionEnded> = self.ended.read(messages).copied().collect();
+        for m in list {
+            self.check_names(tick, "CollisionEnded", m.entity, m.other);
+            let pair = key(m.entity, m.other);
+            match self.open.remove(&pair) {
+                None => panic!("tick {tick}: {m:?}: the pair is not open"),
+                Some(since) if m.reason == EndReason::PassedThrough && since != tick => {
+                    panic!("tick {tick}: {m:?}: passed through, but started at tick {since}")
+                }
+                Some(_) => {}
+            }
+            if m.reason == EndReason::PassedThrough {
+                self.pass_through += 1;
+            }
+            self.ends += 1;
+            *self
+                .ends_by_reason
+                .entry(format!("{:?}", m.reason))
+                .or_default() += 1;
+        }
+    }
+}
+
+fn build_app<V: Dim>() -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        bevy::transform::TransformPlugin,
+        AabbTreePlugin::<V>::new(Update),
+    ))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+        1.0 / 60.0,
+    )));
+    app
+}
+
+struct Soak<V: Dim> {
+    app: App,
+    rng: Rng,
+    stream: Stream,
+    live: Vec<Entity>,
+    info: BTreeMap<Entity, Info>,
+    tick: u64,
+    counts: BTreeMap<&'static str, u64>,
+    _dim: std::marker::PhantomData<V>,
+}
+
+impl<V: Dim> Soak<V> {
+    fn count(&mut self, what: &'static str) {
+        *self.counts.entry(what).or_default() += 1;
+    }
+
+    fn random_live(&mut self) -> Option<Entity> {
+        (!self.live.is_empty()).then(|| self.live[self.rng.below(self.live.len())])
+    }
+
+    fn spawn(&mut self) {
+        let rng = &mut self.rng;
+        let translation = rng.point::<V>(-world_size::<V>(), world_size::<V>());
+        let is_box = rng.chance(0.6);
+        let velocity = rng.chance(0.3);
+        let layers = rng.chance(0.3).then(|| rng.layers());
+        let half = rng.vector::<V>(0.1, 1.5);
+        let radius = rng.range(0.1, 1.5);
+        let vel = rng.vector::<V>(-30.0, 30.0);
+        let mut e = self
+            .app
+            .world_mut()
+            .spawn(Transform::from_translation(translation));
+        if is_box {
+            e.insert(Aabb::new(half));
+        } else {
+            e.insert(BoundingSphere::<V>::new(radius));
+        }
+        if velocity {
+            e.insert(Velocity(vel));
+        }
+        if let Some(layers) = layers {
+            e.insert(layers);
+        }
+        let id = e.id();
+        self.stream.had_collider.insert(id);
+        self.live.push(id);
+        self.info.insert(
+            id,
+            Info {
+                has_shape: true,
+                is_box,
+                velocity,
+                ..Info::default()
+            },
+        );
+        self.count("spawn");
+    }
+
+    fn despawn(&mut self, e: Entity) {
+        self.app.world_mut().despawn(e);
+        self.live.retain(|&x| x != e);
+        self.info.remove(&e);
+        self.count("despawn");
+    }
+
+    fn translation(&mut self, e: Entity) -> Vec3 {
+        self.app.world().get::<Transform>(e).unwrap().translation
+    }
+
+    fn set_translation(&mut self, e: Entity, t: Vec3) {
+        self.app
+            .world_mut()
+            .get_mut::<Transform>(e)
+            .unwrap()
+            .translation = t;
+    }
+
+    /// One random change to the world.
+    fn act(&mut self) {
+        let n = self.live.len();
+        if n < POPULATION / 2 || (n < 2 * POPULATION && self.rng.chance(0.1)) {
+            self.spawn();
+            return;
+        }
+        let Some(e) = self.random_live() else { return };
+        let info = self.info[&e];
+        // Entities out of the tree (disabled, invalid, without a shape) come back more
+        // often than they leave, so most of the population stays live.
+        let x = match (info.disabled, info.invalid, info.has_shape) {
+            (true, _, _) if self.rng.chance(0.3) => 0.75,
+            (_, true, _) if self.rng.chance(0.3) => 0.60,
+            (_, _, false) if self.rng.chance(0.3) => 0.65,
+            _ => self.rng.unit(),
+        };
+        if x < 0.08 {
+            self.despawn(e);
+        } else if x < 0.50 {
+            // Small step (mostly), sometimes a large jump (a sweep across the world).
+            if info.invalid {
+                return;
+            }
+            let t = self.translation(e);
+            let step = if self.rng.chance(0.9) {
+                self.rng.point::<V>(-0.5, 0.5)
+            } else {
+                self.rng.point::<V>(-15.0, 15.0)
+            };
+            let w = world_size::<V>();
+            let to = (t + step).clamp(Vec3::splat(-w), Vec3::splat(w));
+            self.set_translation(e, to);
+            self.count("move");
+        } else if x < 0.58 {
+            if info.invalid {
+                return;
+            }
+            let to = self.rng.point::<V>(-world_size::<V>(), world_size::<V>());
+            self.set_translation(e, to);
+            self.app.world_mut().entity_mut(e).insert(Teleported);
+            self.count("teleport");
+        } else if x < 0.63 {
+            // Invalid, repaired later.
+            if info.invalid {
+                let to = self.rng.point::<V>(-world_size::<V>(), world_size::<V>());
+                self.set_translation(e, to);
+                self.count("repair");
+            } else {
+                self.set_translation(e, Vec3::NAN);
+                self.count("nan");
+            }
+            self.info.get_mut(&e).unwrap().invalid ^= true;
+        } else if x < 0.70 {
+            // Remove the shape, or insert it again.
+            let mut entity = self.app.world_mut().entity_mut(e);
+            if info.has_shape {
+                entity.remove::<(Aabb<V>, BoundingSphere<V>)>();
+                self.count("remove shape");
+            } else {
+                if info.is_box {
+                    entity.insert(Aabb::new(V::splat(0.5)));
+                } else {
+                    entity.insert(BoundingSphere::<V>::new(0.5));
+                }
+                self.count("reinsert shape");
+            }
+            self.info.get_mut(&e).unwrap().has_shape ^= true;
+        } else if x < 0.74 {
+            // Swap the shape without ending contacts: insert the new one, remove the old.
+            if !info.has_shape {
+                return;
+            }
+            let r = self.rng.range(0.1, 1.5);
+            let half = self.rng.vector::<V>(0.1, 1.5);
+            let mut entity = self.app.world_mut().entity_mut(e);
+            if info.is_box {
+                entity
+                    .insert(BoundingSphere::<V>::new(r))
+                    .remove::<Aabb<V>>();
+            } else {
+                entity.insert(Aabb::new(half)).remove::<BoundingSphere<V>>();
+            }
+            self.info.get_mut(&e).unwrap().is_box ^= true;
+            self.count("swap shape");
+        } else if x < 0.80 {
+            let mut entity = self.app.world_mut().entity_mut(e);
+            if info.disabled {
+                entity.remove::<Disabled>();
+                self.count("enable");
+            } else {
+                entity.insert(Disabled);
+                self.count("disable");
+            }
+            self.info.get_mut(&e).unwrap().disabled ^= true;
+        } else if x < 0.86 {
+            let layers = self.rng.layers();
+            let mut entity = self.app.world_mut().entity_mut(e);
+            if entity.contains::<CollisionLayers>() && self.rng.chance(0.3) {
+                entity.remove::<CollisionLayers>();
+            } else {
+                entity.insert(layers);
+            }
+            self.count("layers");
+        } else if x < 0.92 {
+            let vel = self.rng.vector::<V>(-30.0, 30.0);
+            let mut entity = self.app.world_mut().entity_mut(e);
+            if info.velocity {
+                entity.remove::<Velocity<V>>();
+            } else {
+                entity.insert(Velocity(vel));
+            }
+            self.info.get_mut(&e).unwrap().velocity ^= true;
+            self.count("velocity");
+        } else {
+            // A resize.
+            let half = self.rng.vector::<V>(0.05, 2.0);
+            let r = self.rng.range(0.05, 2.0);
+            let mut entity = self.app.world_mut().entity_mut(e);
+            if let Some(mut a) = entity.get_mut::<Aabb<V>>() {
+                a.half_extents = half;
+            } else if let Some(mut s) = entity.get_mut::<BoundingSphere<V>>() {
+                s.radius = r;
+            }
+            self.count("resize");
+        }
+    }
+
+    /// Moves every entity with a velocity by one tick of it (as `VelocityPlugin` would),
+    /// bouncing at the world's edge.
+    fn integrate(&mut self) {
+        let w = world_size::<V>();
+        let world = self.app.world_mut();
+        let mut q = world.query_filtered::<(&mut Transform, &mut Velocity<V>), Allow<Disabled>>();
+        for (mut t, mut v) in q.iter_mut(world) {
+            if !t.translation.is_finite() {
+                continue;
+            }
+            let vel = v.0.extend_to_3d();
+            let mut p = t.translation + vel / 60.0;
+            let mut new = vel;
+            for axis in 0..3 {
+                if p[axis].abs() > w {
+                    p[axis] = p[axis].clamp(-w, w);
+                    new[axis] = -new[axis];
+                }
+            }
+            t.translation = p;
+            if new != vel {
+                v.0 = V::truncate_from_3d(new);
+            }
+        }
+    }
+
+    /// The checks after a tick: tree valid, touching pairs = open pairs, each between live,
+    /// enabled, valid colliders.
+    fn check_tick(&mut self) {
+        let tick = self.tick;
+        let state = self.app.world().resource::<AabbTree<V>>();
+        if let Err(e) = state.tree().validate() {
+            panic!("tick {tick}: invalid tree: {e}");
+        }
+        let list: Vec<_> = state.touching_pairs().map(|(a, b)| key(a, b)).collect();
+        let touching: BTreeSet<_> = list.iter().copied().collect();
+        assert_eq!(
+            touching.len(),
+            list.len(),
+            "tick {tick}: a pair listed twice"
+        );
+        let open: BTreeSet<_> = self.stream.open.keys().copied().collect();
+        if touching != open {
+            panic!(
+                "tick {tick}: open pairs are not the touching pairs: open only {:?}, touching only {:?}",
+                open.difference(&touching).collect::<Vec<_>>(),
+                touching.difference(&open).collect::<Vec<_>>()
+            );
+        }
+        for (a, b) in &touching {
+            for e in [a, b] {
+                let info = self.info.get(e).copied();
+                assert!(
+                    info.is_some_and(|i| i.has_shape && !i.disabled && !i.invalid),
+                    "tick {tick}: {e} touches ({a}, {b}) but is {info:?}"
+                );
+            }
+        }
+        let proxies = state.tree().len();
+        let expected = self
+            .info
+            .values()
+            .filter(|i| i.has_shape && !i.disabled && !i.invalid)
+            .count();
+        assert_eq!(proxies, expected, "tick {tick}: proxies in the tree");
+    }
+
+    fn step(&mut self) {
+        let actions = 1 + self.rng.below(6);
+        for _ in 0..actions {
+            self.act();
+        }
+        self.integrate();
+        // Ends caused by the changes above (despawns, removals, `Disabled`) are written at
+        // once; read them before the tick's own starts and ends.
+        self.stream.read_ends(&self.app, self.tick);
+        self.app.update();
+        self.stream.read_starts(&self.app, self.tick);
+        self.stream.read_ends(&self.app, self.tick);
+        self.check_tick();
+        self.tick += 1;
+    }
+
+    fn finish(&mut self) {
+        for e in self.live.clone() {
+            self.despawn(e);
+        }
+        self.stream.read_ends(&self.app, self.tick);
+        assert!(
+            self.stream.open.is_empty(),
+            "after despawning everything, pairs without an end: {:?}",
+            self.stream.open
+        );
+        self.app.update();
+        self.stream.read_starts(&self.app, self.tick);
+        self.stream.read_ends(&self.app, self.tick);
+        self.check_tick();
+        assert!(self.app.world().resource::<AabbTree<V>>().tree().is_empty());
+        assert_eq!(self.stream.starts, self.stream.ends);
+    }
+}
+
+fn soak<V: Dim>(seed: u64) {
+    let ticks: u64 = std::env::var("SOAK_TICKS")
+        .ok()
+        .and_then(|s| s.replace('_', "").parse().ok())
+        .unwrap_or(100_000);
+    let mut soak = Soak::<V> {
+        app: build_app::<V>(),
+        rng: Rng::new(seed),
+        stream: Stream::default(),
+        live: Vec::new(),
+        info: BTreeMap::new(),
+        tick: 0,
+        counts: BTreeMap::new(),
+        _dim: std::marker::PhantomData,
+    };
+    let start = Instant::now();
+    let mut max_open = 0;
+    let mut max_live = 0;
+    for _ in 0..ticks {
+        soak.step();
+        max_open = max_open.max(soak.stream.open.len());
+        max_live = max_live.max(soak.live.len());
+    }
+    soak.finish();
+    let elapsed = start.elapsed();
+    let s = &soak.stream;
+    println!(
+        "soak {}D seed {seed}: {ticks} ticks in {:.1} s ({:.0} µs/tick); {} events checked \
+         ({} starts, {} ends: {:?}; {} passed through); at most {max_live} entities, \
+         {max_open} open pairs; {} entities ever had a collider; actions {:?}",
+        V::DIM,
+        elapsed.as_secs_f64(),
+        elapsed.as_secs_f64() * 1e6 / ticks.max(1) as f64,
+        s.starts + s.ends,
+        s.starts,
+        s.ends,
+        s.ends_by_reason,
+        s.pass_through,
+        s.had_collider.len(),
+        soak.counts,
+    );
+}
+
+#[test]
+#[ignore = "long: run with scripts/soak.sh"]
+fn soak_2d() {
+    soak::<Vec2>(0x0050_A42D);
+}
+
+#[test]
+#[ignore = "long: run with scripts/soak.sh"]
+fn soak_3d() {
+    soak::<Vec3>(0x0050_A43D);
+}
