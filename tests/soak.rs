@@ -35,39 +35,12 @@ trait Dim: Vector + FromReflect + TypePath + GetTypeRegistration + Typed {}
 impl Dim for Vec2 {}
 impl Dim for Vec3 {}
 
-/// SplitMix64: small, seeded, the same everywhere.
-struct Rng(u64);
+#[path = "common/rng.rs"]
+mod rng;
+use rng::Rng;
 
+/// What these tests draw beyond the shared generator.
 impl Rng {
-    fn new(seed: u64) -> Self {
-        Self(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x9E37_79B9_7F4A_7C15)
-    }
-
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[0, 1)`.
-    fn unit(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-    }
-
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.unit()
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-
-    fn chance(&mut self, p: f32) -> bool {
-        self.unit() < p
-    }
-
     /// A point in `[lo, hi)` on each axis (z = 0 in 2D, so 2D entities stay in one plane).
     fn point<V: Dim>(&mut self, lo: f32, hi: f32) -> Vec3 {
         let v = Vec3::new(self.range(lo, hi), self.range(lo, hi), self.range(lo, hi));
