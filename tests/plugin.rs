@@ -2878,6 +2878,41 @@ fn mass_spawn_despawn<V: Dim>() {
     assert_eq!(state.touching_pairs().count(), 0);
 }
 
+/// The pipeline's figures reach Bevy's diagnostics, equal to `AabbTree::stats`.
+fn diagnostics<V: Dim>() {
+    use bevy::diagnostic::{DiagnosticPath, DiagnosticsStore};
+    use bevy_aabb_tree::plugin::diagnostics as paths;
+    let s = touching_scene::<V>(Sched::Update);
+    let (touching, events, candidates, tick) = if V::DIM == 2 {
+        (
+            paths::TOUCHING_2D,
+            paths::EVENTS_2D,
+            paths::CANDIDATES_2D,
+            paths::TICK_MS_2D,
+        )
+    } else {
+        (
+            paths::TOUCHING_3D,
+            paths::EVENTS_3D,
+            paths::CANDIDATES_3D,
+            paths::TICK_MS_3D,
+        )
+    };
+    let store = s.app.world().resource::<DiagnosticsStore>();
+    let value = |path: &DiagnosticPath| {
+        store
+            .get(path)
+            .and_then(|d| d.value())
+            .unwrap_or_else(|| panic!("{path} has no measurement"))
+    };
+    let stats = *s.app.world().resource::<AabbTree<V>>().stats();
+    assert_eq!(value(&touching), 2.0);
+    assert_eq!(value(&events), 2.0, "two starts");
+    assert_eq!(value(&candidates), stats.candidates as f64);
+    assert_eq!(value(&tick), stats.total_ms() as f64);
+    assert!(value(&tick) >= 0.0);
+}
+
 // ---------------------------------------------------------------------------------------
 // The tests, in 2D and 3D
 
@@ -2929,4 +2964,5 @@ both_dims!(
     spawn_order_determinism,
     zero_size_colliders,
     mass_spawn_despawn,
+    diagnostics,
 );
