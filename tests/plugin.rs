@@ -2358,6 +2358,12 @@ fn other_bad_input<V: Dim>() {
     let translation = |t: Vec3| -> Mutation {
         Box::new(move |e| e.get_mut::<Transform>().unwrap().translation = t)
     };
+    // The new shape goes in before the box leaves, so the entity stays a collider.
+    let bad_radius = |r: f32| -> Mutation {
+        Box::new(move |e| {
+            e.insert(BoundingSphere::<V>::new(r)).remove::<Aabb<V>>();
+        })
+    };
     let cases: Vec<(&str, Mutation, bool)> = vec![
         ("NaN y", translation(Vec3::new(0.0, f32::NAN, 0.0)), true),
         (
@@ -2436,30 +2442,9 @@ fn other_bad_input<V: Dim>() {
             }),
             true,
         ),
-        // The new shape goes in before the box leaves, so the entity stays a collider.
-        (
-            "NaN radius",
-            Box::new(|e| {
-                e.insert(BoundingSphere::<V>::new(f32::NAN))
-                    .remove::<Aabb<V>>();
-            }),
-            true,
-        ),
-        (
-            "negative radius",
-            Box::new(|e| {
-                e.insert(BoundingSphere::<V>::new(-1.0)).remove::<Aabb<V>>();
-            }),
-            true,
-        ),
-        (
-            "infinite radius",
-            Box::new(|e| {
-                e.insert(BoundingSphere::<V>::new(f32::INFINITY))
-                    .remove::<Aabb<V>>();
-            }),
-            true,
-        ),
+        ("NaN radius", bad_radius(f32::NAN), true),
+        ("negative radius", bad_radius(-1.0), true),
+        ("infinite radius", bad_radius(f32::INFINITY), true),
         (
             "zero scale",
             Box::new(|e| e.get_mut::<Transform>().unwrap().scale = Vec3::ZERO),

@@ -64,10 +64,11 @@
 //! Within a tick the messages come starts first, then ends, each sorted by pair, and each
 //! names the entity of smaller index as `entity`: the same scene gives the same sequence,
 //! whatever order unrelated entities were spawned in. Entity events follow the same
-//! order, all starts of a tick before its ends, even when an observer despawns an entity. To change an entity's
-//! shape without ending its contacts, insert the new shape before removing the old one
-//! (`insert(BoundingSphere::new(r)).remove::<Aabb<V>>()`); with both present the `Aabb`
-//! counts. README.md's "What happens when…" table lists every case.
+//! order, all starts of a tick before its ends, even when an observer despawns an entity.
+//!
+//! To change an entity's shape without ending its contacts, insert the new shape before
+//! removing the old one (`insert(BoundingSphere::new(r)).remove::<Aabb<V>>()`); with both
+//! present the `Aabb` counts. README.md's "What happens when…" table lists every case.
 //!
 //! # Layers
 //!
