@@ -477,3 +477,126 @@ fn long_run_2d() {
 fn long_run_3d() {
     long_run::<Vec3>(2);
 }
+
+/// `move_proxies` against `move_proxy` called once per move, on two copies of one tree,
+/// over steps that move most boxes (so the incremental rebuilds, which re-lay out the
+/// arena, run every step): the same results, fat boxes and pairs, every pair set equal to
+/// a brute-force scan, and `validate` passing after every step. Batches include repeated
+/// ids, unknown ids and invalid boxes, and are both above and below the size from which
+/// the batch sorts its leaves.
+fn batch_moves<V: Vector>() {
+    let mut s = 4242u32;
+    let mut r = move || {
+        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
+        (s >> 8) as f32 / 16_777_216.0
+    };
+    let n = 3000;
+    let side = 2.5 * (n as f32).sqrt();
+    let mut centers: Vec<V> = (0..n)
+        .map(|_| v::<V>([r() * side, r() * side, r() * side]))
+        .collect();
+    let half = V::splat(0.5);
+    let mut batched = DynamicTree::<V, u32>::with_margin(0.05);
+    let ids = batched
+        .build(
+            centers
+                .iter()
+                .map(|&c| BoundingBox::from_center_half_extents(c, half))
+                .zip(0u32..),
+        )
+        .unwrap();
+    let mut single = batched.clone();
+    let (mut pairs_b, mut pairs_s) = (Vec::new(), Vec::new());
+    batched.update_pairs(&mut pairs_b);
+    single.update_pairs(&mut pairs_s);
+    assert_eq!(pairs_b, pairs_s);
+    // An id that names no proxy of the big tree: ids are dense from 0, so the id of the
+    // (n + 5)th proxy of another tree.
+    let unknown = {
+        let mut other = DynamicTree::<V, u32>::new();
+        let mut last = other.create_proxy(BoundingBox::default(), 0).unwrap();
+        while last.index() < n + 5 {
+            last = other.create_proxy(BoundingBox::default(), 0).unwrap();
+        }
+        last
+    };
+    for step in 0..40 {
+        // Small batches on some steps, large (most boxes) on the others.
+        let count = if step % 4 == 3 { 100 } else { n };
+        let mut moves = Vec::new();
+        for k in 0..count {
+            let i = (k * 7919 + step * 31) % n;
+            let jump = v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.4;
+            centers[i] += jump;
+            let mut tight = BoundingBox::from_center_half_extents(centers[i], half);
+            let mut id = ids[i];
+            match k % 97 {
+                5 => tight = BoundingBox::from_min_max(V::splat(f32::NAN), V::ONE),
+                6 => id = unknown,
+                _ => {}
+            }
+            let displacement = jump * (k % 3) as f32;
+            moves.push((id, tight, displacement));
+            if k % 50 == 7 {
+                // The same proxy again, a little further: the later box must win.
+                centers[i] += jump;
+                let tight = BoundingBox::from_center_half_extents(centers[i], half);
+                moves.push((ids[i], tight, V::ZERO));
+            }
+        }
+        let mut got = Vec::new();
+        batched.move_proxies(moves.iter().copied(), |id, res| got.push((id, res)));
+        let want: Vec<_> = moves
+            .iter()
+            .map(|&(id, tight, d)| (id, single.move_proxy(id, tight, d)))
+            .collect();
+        assert_eq!(got, want, "step {step}");
+        assert!(got.iter().any(|(_, r)| r.is_err()));
+        batched.validate().unwrap();
+        assert_eq!(batched.moved_count(), single.moved_count());
+        for &id in &ids {
+            assert_eq!(batched.fat_box(id), single.fat_box(id));
+        }
+        pairs_b.clear();
+        pairs_s.clear();
+        batched.update_pairs(&mut pairs_b);
+        single.update_pairs(&mut pairs_s);
+        batched.validate().unwrap();
+        single.validate().unwrap();
+        let got: BTreeSet<_> = pairs_b.iter().copied().collect();
+        assert_eq!(got.len(), pairs_b.len(), "a pair reported twice");
+        assert_eq!(got, pairs_s.iter().copied().collect::<BTreeSet<_>>());
+        if step % 10 == 9 {
+            // Every overlapping pair involving a proxy moved this step, by brute force.
+            let moved: BTreeSet<ProxyId> = moves
+                .iter()
+                .map(|m| m.0)
+                .filter(|id| want.iter().any(|(w, r)| w == id && r == &Ok(true)))
+                .collect();
+            let mut brute = BTreeSet::new();
+            for a in 0..n {
+                for b in a + 1..n {
+                    let (ia, ib) = (ids[a], ids[b]);
+                    if !(moved.contains(&ia) || moved.contains(&ib)) {
+                        continue;
+                    }
+                    let (fa, fb) = (batched.fat_box(ia).unwrap(), batched.fat_box(ib).unwrap());
+                    if fa.overlaps(&fb) {
+                        brute.insert((ia.min(ib), ia.max(ib)));
+                    }
+                }
+            }
+            assert_eq!(got, brute, "step {step}");
+        }
+    }
+}
+
+#[test]
+fn batch_moves_2d() {
+    batch_moves::<Vec2>();
+}
+
+#[test]
+fn batch_moves_3d() {
+    batch_moves::<Vec3>();
+}

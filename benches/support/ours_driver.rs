@@ -120,23 +120,29 @@ impl<V: FromArray<D>, const D: usize> OursBroadPhase<V, D> {
     /// One step on the scene's current centers: move every moving box, then update the pairs.
     /// Returns the number of pairs reported (see [`Self::pairs`]).
     pub fn step(&mut self, scene: &Scene<D>) -> usize {
-        let mut updated = 0;
-        for &i in &self.moving {
-            let i = i as usize;
-            let displacement = match self.displacement {
-                Displacement::Zero => V::ZERO,
-                Displacement::Velocity => V::from_array(scene.velocities[i]) * scene.dt,
-            };
-            let changed = self
-                .tree
-                .move_proxy(self.ids[i], Self::tight(scene, i), displacement)
-                .expect("a live proxy and a valid box");
-            updated += changed as usize;
-        }
-        self.updated = updated;
+        self.move_all(scene);
         self.pairs.clear();
         self.tree.update_pairs(&mut self.pairs);
         self.pairs.len()
+    }
+
+    /// Moves every moving box, in one [`DynamicTree::move_proxies`] batch.
+    fn move_all(&mut self, scene: &Scene<D>) {
+        let mut updated = 0;
+        let displacement = self.displacement;
+        let ids = &self.ids;
+        let moves = self.moving.iter().map(|&i| {
+            let i = i as usize;
+            let d = match displacement {
+                Displacement::Zero => V::ZERO,
+                Displacement::Velocity => V::from_array(scene.velocities[i]) * scene.dt,
+            };
+            (ids[i], Self::tight(scene, i), d)
+        });
+        self.tree.move_proxies(moves, |_, changed| {
+            updated += changed.expect("a live proxy and a valid box") as usize;
+        });
+        self.updated = updated;
     }
 
     /// [`Self::step`], also returning the time spent moving the boxes and the time spent in
@@ -146,16 +152,7 @@ impl<V: FromArray<D>, const D: usize> OursBroadPhase<V, D> {
         scene: &Scene<D>,
     ) -> (usize, std::time::Duration, std::time::Duration) {
         let start = std::time::Instant::now();
-        for &i in &self.moving {
-            let i = i as usize;
-            let displacement = match self.displacement {
-                Displacement::Zero => V::ZERO,
-                Displacement::Velocity => V::from_array(scene.velocities[i]) * scene.dt,
-            };
-            self.tree
-                .move_proxy(self.ids[i], Self::tight(scene, i), displacement)
-                .expect("a live proxy and a valid box");
-        }
+        self.move_all(scene);
         let moved = start.elapsed();
         self.pairs.clear();
         self.tree.update_pairs(&mut self.pairs);

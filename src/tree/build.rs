@@ -68,15 +68,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let leaf = self.allocate_node();
             let fat = self.fatten(&tight, V::ZERO);
             self.nodes[leaf.index()].aabb = fat;
-            self.data[leaf.index()] = Some(data);
-            self.proxy_count += 1;
             // Not linked yet: `rebuild` links every leaf.
             self.nodes[leaf.index()].parent = NodeId::NULL;
-            ids.push(ProxyId(leaf.0));
+            ids.push(self.allocate_proxy(leaf, data));
         }
         self.rebuild_with_extra(&ids);
         for id in &ids {
-            self.mark_moved(id.node());
+            self.mark_moved(self.leaf_of[id.index()]);
         }
         Ok(ids)
     }
@@ -93,9 +91,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if !self.root.is_null() {
             self.collect_items(self.root, 0, &mut scratch);
         }
-        scratch.items.extend(unlinked.iter().map(|id| BuildItem {
-            aabb: self.nodes[id.index()].aabb,
-            node: id.node(),
+        scratch.items.extend(unlinked.iter().map(|id| {
+            let node = self.leaf_of[id.index()];
+            BuildItem {
+                aabb: self.nodes[node.index()].aabb,
+                node,
+            }
         }));
         // Keep the result independent of the order leaves were found in.
         scratch.items.sort_unstable_by_key(|item| item.node);
@@ -104,6 +105,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             self.root = self.build_items(&mut scratch, NodeId::NULL, true);
         }
         self.scratch = scratch;
+        self.compact();
     }
 
     /// Rebuilds the subtree under `top` with a binned SAH split over its nodes of height
@@ -127,6 +129,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.scratch = scratch;
         if parent.is_null() {
             self.root = new_top;
+        }
+        self.relayout(new_top, Some(keep_height));
+        if parent.is_null() {
             return;
         }
         // Boxes above are exact already (the same leaves below); heights may differ.

@@ -31,8 +31,10 @@
 //!
 //! # How it works
 //!
-//! - One arena of nodes with a free list; a [`ProxyId`] is the index of its leaf, which
-//!   never moves, so ids are stable.
+//! - One arena of nodes with a free list. A [`ProxyId`] indexes a table of leaves, so it
+//!   stays the same while the leaf itself moves around the arena: rebuilds lay every
+//!   subtree they make out in depth-first order, so that a node's children, and the
+//!   leaves of one region, sit next to each other in memory.
 //! - Each leaf stores a *fat* box: the tight box extended along the predicted displacement
 //!   and grown by a margin. [`DynamicTree::move_proxy`] touches the tree only when the
 //!   tight box leaves the fat box; it then grows the ancestors that no longer enclose the
@@ -46,6 +48,8 @@
 
 mod build;
 mod insert;
+mod layout;
+mod moves;
 mod node;
 mod optimize;
 mod pairs;
@@ -104,7 +108,15 @@ pub const DEFAULT_MARGIN: f32 = 0.05;
 /// See the [module documentation](self) for a guide.
 pub struct DynamicTree<V: Vector, T = ()> {
     pub(crate) nodes: Vec<Node<V>>,
+    /// Each proxy's leaf node (`NULL` for a free proxy id).
+    pub(crate) leaf_of: Vec<NodeId>,
+    /// Each proxy's fat box, a copy of its leaf's: moves that stay inside it (most of
+    /// them) read this table, in proxy order, and not the leaf, wherever it sits.
+    pub(crate) fat_of: Vec<BoundingBox<V>>,
+    /// Each proxy's payload, by proxy id.
     pub(crate) data: Vec<Option<T>>,
+    /// Proxy ids free for reuse, the last freed on top.
+    pub(crate) free_proxies: Vec<u32>,
     pub(crate) root: NodeId,
     pub(crate) free_list: NodeId,
     pub(crate) proxy_count: usize,
@@ -115,8 +127,12 @@ pub struct DynamicTree<V: Vector, T = ()> {
     margin: f32,
     /// Buffers reused by rebuilds.
     pub(crate) scratch: build::BuildScratch<V>,
+    /// Buffers reused by re-layouts.
+    pub(crate) layout_scratch: layout::LayoutScratch<V>,
     /// State of the incremental optimization.
     pub(crate) optimizer: optimize::Optimizer,
+    /// Leaves of a batch of moves waiting for their new boxes (see `move_proxies`).
+    pub(crate) pending_moves: moves::PendingMoves<V>,
     /// Stacks of the pair walk, reused.
     pub(crate) pair_stacks: pairs::PairStacks,
     pub(crate) nodes_visited: AtomicU64,
@@ -144,7 +160,10 @@ impl<V: Vector, T: Clone> Clone for DynamicTree<V, T> {
     fn clone(&self) -> Self {
         Self {
             nodes: self.nodes.clone(),
+            leaf_of: self.leaf_of.clone(),
+            fat_of: self.fat_of.clone(),
             data: self.data.clone(),
+            free_proxies: self.free_proxies.clone(),
             root: self.root,
             free_list: self.free_list,
             proxy_count: self.proxy_count,
@@ -153,6 +172,8 @@ impl<V: Vector, T: Clone> Clone for DynamicTree<V, T> {
             moved_count: self.moved_count,
             margin: self.margin,
             scratch: Default::default(),
+            layout_scratch: Default::default(),
+            pending_moves: Default::default(),
             optimizer: self.optimizer.clone(),
             pair_stacks: Default::default(),
             nodes_visited: AtomicU64::new(self.nodes_visited.load(Ordering::Relaxed)),
@@ -166,7 +187,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
     pub fn new() -> Self {
         Self {
             nodes: Vec::new(),
+            leaf_of: Vec::new(),
+            fat_of: Vec::new(),
             data: Vec::new(),
+            free_proxies: Vec::new(),
             root: NodeId::NULL,
             free_list: NodeId::NULL,
             proxy_count: 0,
@@ -175,6 +199,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             moved_count: 0,
             margin: DEFAULT_MARGIN,
             scratch: Default::default(),
+            layout_scratch: Default::default(),
+            pending_moves: Default::default(),
             optimizer: Default::default(),
             pair_stacks: Default::default(),
             nodes_visited: AtomicU64::new(0),
@@ -254,22 +280,27 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// The fat box stored for a proxy.
     pub fn fat_box(&self, id: ProxyId) -> Option<BoundingBox<V>> {
-        self.live_leaf(id).map(|n| n.aabb)
+        self.live_leaf(id)?;
+        Some(self.fat_of[id.index()])
+    }
+
+    /// The leaf node holding a proxy, for inspection. It changes when rebuilds re-lay out
+    /// the arena; the proxy id does not.
+    pub fn leaf(&self, id: ProxyId) -> Option<NodeId> {
+        self.live_leaf(id)?;
+        Some(self.leaf_of[id.index()])
     }
 
     /// Every live proxy with its payload and fat box, in id order.
     pub fn proxies(&self) -> impl Iterator<Item = (ProxyId, &T, BoundingBox<V>)> + '_ {
-        self.nodes
+        self.leaf_of
             .iter()
             .zip(&self.data)
             .enumerate()
-            .filter_map(|(i, (node, data))| {
+            .filter_map(|(i, (&leaf, data))| {
                 let data = data.as_ref()?;
-                (node.is_allocated() && node.is_leaf()).then_some((
-                    ProxyId(i as u32),
-                    data,
-                    node.aabb,
-                ))
+                let node = self.nodes.get(leaf.index())?;
+                Some((ProxyId(i as u32), data, node.aabb))
             })
     }
 
@@ -284,7 +315,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             parent: (!node.parent.is_null()).then_some(node.parent),
             children: (!node.is_leaf()).then_some((node.child1, node.child2)),
             height: node.height,
-            proxy: node.is_leaf().then_some(ProxyId(id.0)),
+            proxy: node.is_leaf().then_some(node.proxy()),
         })
     }
 
@@ -326,16 +357,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
             return Err(TreeError::InvalidBox);
         }
         let leaf = self.allocate_node();
-        {
-            let node = &mut self.nodes[leaf.index()];
-            node.aabb = fat;
-            node.height = 0;
-        }
-        self.data[leaf.index()] = Some(data);
-        self.proxy_count += 1;
+        self.nodes[leaf.index()].aabb = fat;
+        let proxy = self.allocate_proxy(leaf, data);
         self.insert_leaf(leaf);
         self.mark_moved(leaf);
-        Ok(ProxyId(leaf.0))
+        Ok(proxy)
     }
 
     /// Removes a proxy and returns its payload.
@@ -343,15 +369,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if self.live_leaf(id).is_none() {
             return Err(TreeError::UnknownProxy(id));
         }
-        let leaf = id.node();
+        let leaf = self.leaf_of[id.index()];
         if self.nodes[leaf.index()].stamp == self.epoch {
             self.moved_count -= 1;
         }
         self.remove_leaf(leaf);
-        self.proxy_count -= 1;
-        let data = self.data[leaf.index()].take();
         self.free_node(leaf);
-        data.ok_or(TreeError::UnknownProxy(id))
+        self.proxy_count -= 1;
+        self.leaf_of[id.index()] = NodeId::NULL;
+        self.free_proxies.push(id.0);
+        self.data[id.index()]
+            .take()
+            .ok_or(TreeError::UnknownProxy(id))
     }
 
     /// Moves a proxy: `tight` is its new tight box, `displacement` how far it is expected
@@ -367,9 +396,29 @@ impl<V: Vector, T> DynamicTree<V, T> {
         tight: BoundingBox<V>,
         displacement: V,
     ) -> Result<bool, TreeError> {
-        let Some(node) = self.live_leaf(id) else {
+        let fat = self.new_fat_box(id, tight, displacement)?;
+        if let Some((leaf, fat)) = fat {
+            self.set_leaf_box(leaf, fat);
+        }
+        Ok(fat.is_some())
+    }
+
+    /// The checks and decision of a move, reading only the proxy tables: the proxy's leaf
+    /// and new fat box when the fat box must change (it is then stored in `fat_of`, and
+    /// the caller must store it in the leaf), `None` when the move changes nothing.
+    #[inline(always)]
+    pub(crate) fn new_fat_box(
+        &mut self,
+        id: ProxyId,
+        tight: BoundingBox<V>,
+        displacement: V,
+    ) -> Result<Option<(NodeId, BoundingBox<V>)>, TreeError> {
+        let Some(&leaf) = self.leaf_of.get(id.index()) else {
             return Err(TreeError::UnknownProxy(id));
         };
+        if leaf.is_null() {
+            return Err(TreeError::UnknownProxy(id));
+        }
         // Most calls change nothing, so the checks of the common path are cheap ones:
         // every comparison made, combined with `&` (see `valid_box`).
         if !(valid_box(&tight) & displacement.abs().all_lt(V::INFINITY)) {
@@ -379,20 +428,20 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 TreeError::InvalidBox
             });
         }
-        let old = node.aabb;
+        let old = self.fat_of[id.index()];
         let fat = self.fatten(&tight, displacement);
         if old.min.all_le(tight.min) & tight.max.all_le(old.max) {
             // Still inside. Re-fatten only a box that has become far too large (a fast
             // proxy that slowed down), which would otherwise report stale pairs forever.
             if old.area() <= 4.0 * fat.area() {
-                return Ok(false);
+                return Ok(None);
             }
         }
         if !valid_box(&fat) {
             return Err(TreeError::InvalidBox);
         }
-        self.set_leaf_box(id.node(), fat);
-        Ok(true)
+        self.fat_of[id.index()] = fat;
+        Ok(Some((leaf, fat)))
     }
 
     /// Replaces a proxy's fat box with exactly `fat` (no margin added) and marks it moved.
@@ -404,14 +453,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if !fat.is_valid() {
             return Err(TreeError::InvalidBox);
         }
-        self.set_leaf_box(id.node(), fat);
+        self.fat_of[id.index()] = fat;
+        self.set_leaf_box(self.leaf_of[id.index()], fat);
         Ok(())
     }
 
     /// Removes every proxy.
     pub fn clear(&mut self) {
         self.nodes.clear();
+        self.leaf_of.clear();
+        self.fat_of.clear();
         self.data.clear();
+        self.free_proxies.clear();
         self.root = NodeId::NULL;
         self.free_list = NodeId::NULL;
         self.proxy_count = 0;
@@ -422,13 +475,32 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     // ----- internals -------------------------------------------------------------------
 
-    /// The leaf of a live proxy. An allocated leaf always holds a payload (the tree gives
-    /// one to every leaf it links, and [`Self::validate`] checks it), so the payload slot
-    /// is not read.
+    /// The leaf of a live proxy. A live proxy always has a payload and a leaf that names
+    /// it back ([`Self::validate`] checks both), so neither is read here.
     #[inline]
     pub(crate) fn live_leaf(&self, id: ProxyId) -> Option<&Node<V>> {
-        let node = self.nodes.get(id.index())?;
-        (node.is_allocated() && node.is_leaf()).then_some(node)
+        let leaf = *self.leaf_of.get(id.index())?;
+        self.nodes.get(leaf.index())
+    }
+
+    /// Gives a new leaf (its fat box set) a proxy id (the last one freed, or a new one)
+    /// and its payload.
+    pub(crate) fn allocate_proxy(&mut self, leaf: NodeId, data: T) -> ProxyId {
+        let id = match self.free_proxies.pop() {
+            Some(id) => id,
+            None => {
+                self.leaf_of.push(NodeId::NULL);
+                self.fat_of.push(BoundingBox::default());
+                self.data.push(None);
+                (self.leaf_of.len() - 1) as u32
+            }
+        };
+        self.leaf_of[id as usize] = leaf;
+        self.fat_of[id as usize] = self.nodes[leaf.index()].aabb;
+        self.data[id as usize] = Some(data);
+        self.nodes[leaf.index()].child2 = NodeId(id);
+        self.proxy_count += 1;
+        ProxyId(id)
     }
 
     /// Stores a new fat box in a leaf, grows the ancestors that no longer enclose it and
@@ -445,7 +517,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// work the processor had started on the next calls (the memory loads above all). So
     /// the first [`UNCONDITIONAL_LEVELS`] ancestors are always updated, without a branch
     /// on the data, and the stop is tested from there on.
-    fn set_leaf_box(&mut self, leaf: NodeId, fat: BoundingBox<V>) {
+    pub(crate) fn set_leaf_box(&mut self, leaf: NodeId, fat: BoundingBox<V>) {
         let epoch = self.epoch;
         let node = &mut self.nodes[leaf.index()];
         node.aabb = fat;
@@ -508,7 +580,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
     pub(crate) fn allocate_node(&mut self) -> NodeId {
         let id = if self.free_list.is_null() {
             self.nodes.push(Node::free(NodeId::NULL));
-            self.data.push(None);
             NodeId((self.nodes.len() - 1) as u32)
         } else {
             let id = self.free_list;
@@ -524,7 +595,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     pub(crate) fn free_node(&mut self, id: NodeId) {
         self.nodes[id.index()] = Node::free(self.free_list);
-        self.data[id.index()] = None;
         self.free_list = id;
         self.node_count -= 1;
     }

@@ -29,37 +29,35 @@ impl NodeId {
 
 /// A handle to one proxy (leaf) of a [`DynamicTree`](crate::DynamicTree).
 ///
-/// Stable for the proxy's lifetime: rebalancing never changes it. After the proxy is
-/// destroyed its id may be reused by a later proxy.
+/// Stable for the proxy's lifetime: rebalancing and re-laying out the arena never change
+/// it. After the proxy is destroyed its id may be reused by a later proxy. Ids are dense
+/// (from 0 up to about the most proxies alive at once), so they index side tables well.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "plugin", derive(bevy::reflect::Reflect))]
 pub struct ProxyId(pub(crate) u32);
 
 impl ProxyId {
-    /// The arena index of the proxy's leaf node.
+    /// The id as an index, for side tables.
     #[inline]
     pub fn index(self) -> usize {
         self.0 as usize
-    }
-
-    /// The leaf node holding this proxy.
-    #[inline]
-    pub fn node(self) -> NodeId {
-        NodeId(self.0)
     }
 }
 
 pub(crate) const ALLOCATED: u8 = 1;
 
-/// One node of the arena. A leaf has no children (`child1` is null); an internal node has
-/// exactly two. A free node is not allocated and `parent` links the free list.
+/// One node of the arena. A leaf has no children (`child1` is null) and holds its proxy id
+/// in `child2`; an internal node has exactly two children. A free node is not allocated
+/// and `parent` links the free list.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Node<V: Vector> {
     /// Leaf: the fat box. Internal: encloses both children.
     pub aabb: BoundingBox<V>,
     /// Parent, or `NULL` at the root. In a free node: the next free node.
     pub parent: NodeId,
+    /// The first child, or `NULL` in a leaf.
     pub child1: NodeId,
+    /// The second child; in a leaf, the proxy id (see [`Node::proxy`]).
     pub child2: NodeId,
     /// The epoch at which this node's subtree last held a moved leaf; the subtree is
     /// "changed" when this equals the tree's current epoch.
@@ -85,6 +83,12 @@ impl<V: Vector> Node<V> {
     #[inline]
     pub(crate) fn is_leaf(&self) -> bool {
         self.child1.is_null()
+    }
+
+    /// The proxy of a leaf (meaningless for an internal node).
+    #[inline]
+    pub(crate) fn proxy(&self) -> ProxyId {
+        ProxyId(self.child2.0)
     }
 
     #[inline]

@@ -171,7 +171,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             match (nx.is_leaf(), ny.is_leaf()) {
                 (true, true) => {
                     reported += 1;
-                    f(ProxyId(x.0), ProxyId(y.0));
+                    f(nx.proxy(), ny.proxy());
                 }
                 (true, false) => self.leaf_against_subtree(
                     x,
@@ -248,7 +248,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         match (na.is_leaf(), nb.is_leaf()) {
             (true, true) => {
                 *reported += 1;
-                f(ProxyId(a.0), ProxyId(b.0));
+                f(na.proxy(), nb.proxy());
             }
             (false, false) => {
                 tasks[*fill] = (a, b);
@@ -300,11 +300,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
             if (hit1 & leaf1) | (hit2 & leaf2) {
                 if hit1 & leaf1 {
                     *reported += 1;
-                    f(ProxyId(leaf.0), ProxyId(c1.0));
+                    f(leaf_node.proxy(), n1.proxy());
                 }
                 if hit2 & leaf2 {
                     *reported += 1;
-                    f(ProxyId(leaf.0), ProxyId(c2.0));
+                    f(leaf_node.proxy(), n2.proxy());
                 }
             }
             if fill + 2 > walk.len() {

@@ -43,8 +43,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             }
             if node.is_leaf() {
                 leaves += 1;
-                if let Some(data) = &self.data[id.index()]
-                    && !f(ProxyId(id.0), data)
+                if let Some(data) = &self.data[node.proxy().index()]
+                    && !f(node.proxy(), data)
                 {
                     break;
                 }
@@ -147,14 +147,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let node = &self.nodes[id.index()];
             if node.is_leaf() {
                 leaves += 1;
-                if let Some(data) = &self.data[id.index()]
-                    && let Some(t) = hit(ProxyId(id.0), data)
+                if let Some(data) = &self.data[node.proxy().index()]
+                    && let Some(t) = hit(node.proxy(), data)
                     && t <= best_t
                     && t >= 0.0
                 {
                     best_t = t;
                     best = Some(RayHit {
-                        proxy: ProxyId(id.0),
+                        proxy: node.proxy(),
                         t,
                     });
                 }
@@ -201,8 +201,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             };
             if node.is_leaf() {
                 leaves += 1;
-                if let Some(data) = &self.data[id.index()]
-                    && !f(ProxyId(id.0), data, t)
+                if let Some(data) = &self.data[node.proxy().index()]
+                    && !f(node.proxy(), data, t)
                 {
                     break;
                 }

@@ -3,7 +3,8 @@
 use core::sync::atomic::Ordering;
 
 use crate::Vector;
-use crate::tree::{DynamicTree, Node};
+use crate::geometry::BoundingBox;
+use crate::tree::{DynamicTree, Node, NodeId};
 
 /// A snapshot of a tree's size, shape and the work its queries did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -22,7 +23,7 @@ pub struct TreeStats {
     pub area_ratio: f32,
     /// Proxies moved since the last pair update.
     pub moved: usize,
-    /// Bytes the arena uses (nodes and payload slots, by capacity).
+    /// Bytes the tree uses (nodes, the proxy table and payload slots, by capacity).
     pub bytes: usize,
     /// Nodes visited by queries and pair finding since the counters were last reset.
     pub nodes_visited: u64,
@@ -56,7 +57,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
             },
             moved: self.moved_count,
             bytes: self.nodes.capacity() * core::mem::size_of::<Node<V>>()
-                + self.data.capacity() * core::mem::size_of::<Option<T>>(),
+                + self.leaf_of.capacity() * core::mem::size_of::<NodeId>()
+                + self.fat_of.capacity() * core::mem::size_of::<BoundingBox<V>>()
+                + self.data.capacity() * core::mem::size_of::<Option<T>>()
+                + self.free_proxies.capacity() * core::mem::size_of::<u32>(),
             nodes_visited: self.nodes_visited.load(Ordering::Relaxed),
             leaves_visited: self.leaves_visited.load(Ordering::Relaxed),
         }

@@ -37,7 +37,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// - the root has no parent; every child's parent link points back to its parent;
     /// - every node reachable from the root is allocated and reached once (no cycles, no
     ///   sharing); every allocated node is reachable;
-    /// - internal nodes have two children, leaves none, and leaves (only) carry data;
+    /// - internal nodes have two children, leaves none; each leaf names a proxy whose
+    ///   table entry names the leaf back and which has a payload; every other proxy id is
+    ///   on the free list of ids, once, without a payload;
     /// - heights: 0 for leaves, 1 + the larger child height for internal nodes;
     /// - every box is valid and encloses its children's boxes;
     /// - a changed child has a changed parent (the marks form paths to the root), and the
@@ -48,8 +50,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// O(nodes). Meant for tests and debugging.
     pub fn validate(&self) -> Result<(), ValidationError> {
         let n = self.nodes.len();
-        if self.data.len() != n {
-            return fail(None, "payload slots and nodes differ in number");
+        if self.data.len() != self.leaf_of.len() || self.fat_of.len() != self.leaf_of.len() {
+            return fail(None, "payload slots and proxy slots differ in number");
         }
         let mut seen = vec![false; n];
         let mut reached = 0usize;
@@ -81,14 +83,24 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 }
                 if node.is_leaf() {
                     leaves += 1;
-                    if !node.child2.is_null() {
-                        return fail(Some(id), "leaf with a second child");
+                    let proxy = node.proxy().index();
+                    if self.leaf_of.get(proxy) != Some(&id) {
+                        return fail(
+                            Some(id),
+                            format!("leaf names proxy {proxy}, which does not name it back"),
+                        );
+                    }
+                    if self.fat_of.get(proxy) != Some(&node.aabb) {
+                        return fail(
+                            Some(id),
+                            format!("proxy {proxy}'s copy of the fat box differs from the leaf's"),
+                        );
                     }
                     if node.height != 0 {
                         return fail(Some(id), format!("leaf with height {}", node.height));
                     }
-                    if self.data[id.index()].is_none() {
-                        return fail(Some(id), "leaf without data");
+                    if self.data[proxy].is_none() {
+                        return fail(Some(id), format!("proxy {proxy} without data"));
                     }
                     if node.stamp == self.epoch {
                         moved += 1;
@@ -97,9 +109,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 }
                 if node.child2.is_null() {
                     return fail(Some(id), "internal node with one child");
-                }
-                if self.data[id.index()].is_some() {
-                    return fail(Some(id), "internal node with data");
                 }
                 let mut max_height = 0;
                 let mut any_changed = false;
@@ -165,6 +174,37 @@ impl<V: Vector, T> DynamicTree<V, T> {
             return fail(
                 None,
                 format!("moved count {} but {moved} marked leaves", self.moved_count),
+            );
+        }
+        let live = self.leaf_of.iter().filter(|leaf| !leaf.is_null()).count();
+        if live != leaves {
+            return fail(
+                None,
+                format!("{live} proxies name a leaf but {leaves} leaves are reachable"),
+            );
+        }
+        let mut free_ids = vec![false; self.leaf_of.len()];
+        for &id in &self.free_proxies {
+            let i = id as usize;
+            if i >= free_ids.len() || free_ids[i] {
+                return fail(
+                    None,
+                    format!("free proxy id {id} out of range or listed twice"),
+                );
+            }
+            free_ids[i] = true;
+            if !self.leaf_of[i].is_null() || self.data[i].is_some() {
+                return fail(None, format!("free proxy id {id} has a leaf or a payload"));
+            }
+        }
+        if live + self.free_proxies.len() != self.leaf_of.len() {
+            return fail(
+                None,
+                format!(
+                    "{live} live + {} free proxy ids != {} ids",
+                    self.free_proxies.len(),
+                    self.leaf_of.len()
+                ),
             );
         }
         let mut free = 0usize;

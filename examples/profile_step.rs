@@ -1,0 +1,59 @@
+//! Splits a step of the "uniform boxes" scenario into its parts (moves, pair update) and
+//! prints the medians: `cargo run --release --no-default-features --example profile_step --
+//! [2d|3d] [N] [fast|slow]`.
+
+#[path = "../benches/support/ours_driver.rs"]
+mod ours_driver;
+#[path = "../benches/support/scene.rs"]
+mod scene;
+
+use glam::{Vec2, Vec3};
+use ours_driver::{FromArray, OursBroadPhase};
+use scene::Scene;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn run<V: FromArray<D>, const D: usize>(mut scene: Scene<D>, label: &str) {
+    let mut ours = OursBroadPhase::<V, D>::new(&scene);
+    let (mut moves, mut updates) = (Vec::new(), Vec::new());
+    for _ in 0..300 {
+        scene.step();
+        let (_, m, u) = ours.step_timed(&scene);
+        moves.push(m.as_secs_f64() * 1e3);
+        updates.push(u.as_secs_f64() * 1e3);
+    }
+    let stats = ours.tree().stats();
+    println!(
+        "{label}: moves {:.3} ms, update_pairs {:.3} ms, height {}, area ratio {:.1}",
+        median(moves),
+        median(updates),
+        stats.height,
+        stats.area_ratio
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let dim = args.first().map_or("2d", String::as_str);
+    let n: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100_000);
+    let slow = args.get(2).is_some_and(|s| s == "slow");
+    let label = format!("{dim} n={n} {}", if slow { "slow" } else { "fast" });
+    if dim == "3d" {
+        let vs = if slow {
+            Scene::<3>::SLOW
+        } else {
+            Scene::<3>::FAST
+        };
+        run::<Vec3, 3>(Scene::<3>::uniform(n, vs), &label);
+    } else {
+        let vs = if slow {
+            Scene::<2>::SLOW
+        } else {
+            Scene::<2>::FAST
+        };
+        run::<Vec2, 2>(Scene::<2>::uniform(n, vs), &label);
+    }
+}

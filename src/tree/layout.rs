@@ -1,0 +1,188 @@
+//! Where nodes sit in the arena: laying subtrees out so that the walks read memory in
+//! order.
+//!
+//! Every walk of the tree (the pair walk above all) reads the two children of a node
+//! together, then goes down into one of them. Nodes placed at random in the arena make
+//! each of those reads a cache miss once the tree outgrows the caches. So whenever a
+//! subtree is rebuilt, its nodes are moved, over the same set of arena slots, into this
+//! order:
+//!
+//! - the subtree's top first;
+//! - the two children of a node always side by side (one read brings in both, or most of
+//!   both);
+//! - the pairs in depth-first order, first child first: a pair of children is followed by
+//!   the pair below the first child, and so on down, then the pairs of the second child's
+//!   side. A region of space, which is a subtree, is then one stretch of memory.
+//!
+//! Proxy ids do not change: a proxy names its leaf through the tree's table of leaves,
+//! which the move updates.
+
+use crate::Vector;
+use crate::tree::{DynamicTree, Node, NodeId};
+
+/// Marks a node as its parent's second child in [`LayoutScratch::parent`].
+const SECOND: u32 = 1 << 31;
+/// No parent among the moved nodes (the top).
+const NO_PARENT: u32 = u32::MAX;
+
+/// Buffers reused by re-layouts.
+#[derive(Debug)]
+pub(crate) struct LayoutScratch<V: Vector> {
+    /// The nodes moved, in their new order.
+    order: Vec<NodeId>,
+    /// For each of `order`: the position of its parent in `order`, with [`SECOND`] set
+    /// for a second child ([`NO_PARENT`] for the top).
+    parent: Vec<u32>,
+    /// Nodes kept in place whose parent moves: (node, parent's position in `order`).
+    kept: Vec<(NodeId, u32)>,
+    /// The slots the moved nodes go to.
+    slots: Vec<NodeId>,
+    /// Copies of the moved nodes, links rewritten.
+    copies: Vec<Node<V>>,
+    /// Nodes waiting to have their children placed, with their position in `order`.
+    stack: Vec<(NodeId, u32)>,
+}
+
+impl<V: Vector> Default for LayoutScratch<V> {
+    fn default() -> Self {
+        Self {
+            order: Vec::new(),
+            parent: Vec::new(),
+            kept: Vec::new(),
+            slots: Vec::new(),
+            copies: Vec::new(),
+            stack: Vec::new(),
+        }
+    }
+}
+
+impl<V: Vector, T> DynamicTree<V, T> {
+    /// Moves the nodes of the subtree under `top` into the [module's order](self), over the
+    /// slots they occupy now. With `keep_height` `Some(h)`, `h > 0`, nodes of height `h` or
+    /// less stay where they are, with their subtrees; only their parent links change.
+    /// Boxes, heights, marks, payloads and proxy ids are kept.
+    pub(crate) fn relayout(&mut self, top: NodeId, keep_height: Option<u16>) {
+        let mut scratch = core::mem::take(&mut self.layout_scratch);
+        self.collect_layout(top, keep_height, &mut scratch);
+        scratch.slots.clear();
+        scratch.slots.extend_from_slice(&scratch.order);
+        scratch.slots.sort_unstable();
+        if scratch.slots != scratch.order {
+            self.move_nodes(&mut scratch);
+        }
+        self.layout_scratch = scratch;
+    }
+
+    /// Lays the whole tree out in the [module's order](self) from slot 0 and drops the
+    /// free slots: the arena ends up exactly as large as the tree.
+    pub(crate) fn compact(&mut self) {
+        if self.root.is_null() {
+            self.nodes.clear();
+            self.free_list = NodeId::NULL;
+            return;
+        }
+        let mut scratch = core::mem::take(&mut self.layout_scratch);
+        self.collect_layout(self.root, None, &mut scratch);
+        let count = scratch.order.len();
+        scratch.slots.clear();
+        scratch.slots.extend((0..count as u32).map(NodeId));
+        self.move_nodes(&mut scratch);
+        self.nodes.truncate(count);
+        self.free_list = NodeId::NULL;
+        self.layout_scratch = scratch;
+    }
+
+    /// Puts in `scratch.order` the nodes under `top` to move, in their new order, with
+    /// their parents' positions, and in `scratch.kept` the nodes kept in place under them.
+    fn collect_layout(
+        &self,
+        top: NodeId,
+        keep_height: Option<u16>,
+        scratch: &mut LayoutScratch<V>,
+    ) {
+        let keep = keep_height.unwrap_or(0);
+        let moves = |node: &Node<V>| keep == 0 || node.height > keep;
+        scratch.order.clear();
+        scratch.parent.clear();
+        scratch.kept.clear();
+        scratch.stack.clear();
+        scratch.order.push(top);
+        scratch.parent.push(NO_PARENT);
+        scratch.stack.push((top, 0));
+        while let Some((id, position)) = scratch.stack.pop() {
+            let node = &self.nodes[id.index()];
+            if node.is_leaf() {
+                continue;
+            }
+            let mut pending = [None, None];
+            for (k, child) in [node.child1, node.child2].into_iter().enumerate() {
+                if moves(&self.nodes[child.index()]) {
+                    let at = scratch.order.len() as u32;
+                    scratch.order.push(child);
+                    scratch
+                        .parent
+                        .push(position | if k == 1 { SECOND } else { 0 });
+                    pending[k] = Some((child, at));
+                } else {
+                    scratch.kept.push((child, position));
+                }
+            }
+            // First child's side first: pushed last.
+            scratch.stack.extend(pending[1]);
+            scratch.stack.extend(pending[0]);
+        }
+    }
+
+    /// Moves node `order[i]` to slot `slots[i]` for every `i` and rewrites the links that
+    /// named the old slots: children's and kept nodes' parent links, parents' child links
+    /// (the top's parent, or the root, included) and the proxies' leaf entries. No node
+    /// outside `order` may sit in one of `slots`.
+    fn move_nodes(&mut self, scratch: &mut LayoutScratch<V>) {
+        let LayoutScratch {
+            order,
+            parent,
+            kept,
+            slots,
+            copies,
+            ..
+        } = scratch;
+        copies.clear();
+        copies.extend(order.iter().map(|id| self.nodes[id.index()]));
+        let top_parent = copies[0].parent;
+        for i in 0..copies.len() {
+            let slot = slots[i];
+            let link = parent[i];
+            if link == NO_PARENT {
+                copies[i].parent = top_parent;
+            } else {
+                let p = (link & !SECOND) as usize;
+                copies[i].parent = slots[p];
+                if link & SECOND == 0 {
+                    copies[p].child1 = slot;
+                } else {
+                    copies[p].child2 = slot;
+                }
+            }
+            if copies[i].is_leaf() {
+                self.leaf_of[copies[i].proxy().index()] = slot;
+            }
+        }
+        for (node, &slot) in copies.iter().zip(slots.iter()) {
+            self.nodes[slot.index()] = *node;
+        }
+        for &(node, p) in kept.iter() {
+            self.nodes[node.index()].parent = slots[p as usize];
+        }
+        let (old_top, new_top) = (order[0], slots[0]);
+        if top_parent.is_null() {
+            self.root = new_top;
+        } else {
+            let parent = &mut self.nodes[top_parent.index()];
+            if parent.child1 == old_top {
+                parent.child1 = new_top;
+            } else {
+                parent.child2 = new_top;
+            }
+        }
+    }
+}

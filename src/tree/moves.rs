@@ -1,0 +1,99 @@
+//! Moving many proxies at once.
+
+use crate::Vector;
+use crate::geometry::BoundingBox;
+use crate::tree::{DynamicTree, NodeId, ProxyId, TreeError};
+
+/// Batches smaller than this are applied in the order given: sorting would cost more than
+/// it saves.
+const SORT_FROM: usize = 256;
+
+/// Buffers of [`DynamicTree::move_proxies`], reused.
+#[derive(Debug)]
+pub(crate) struct PendingMoves<V: Vector> {
+    /// Leaves to update, with their new fat boxes, in the order of the moves.
+    moves: Vec<(NodeId, BoundingBox<V>)>,
+    /// The same, grouped by where the leaves sit in the arena.
+    sorted: Vec<(NodeId, BoundingBox<V>)>,
+    /// Start of each group in `sorted`.
+    starts: Vec<u32>,
+}
+
+impl<V: Vector> Default for PendingMoves<V> {
+    fn default() -> Self {
+        Self {
+            moves: Vec::new(),
+            sorted: Vec::new(),
+            starts: Vec::new(),
+        }
+    }
+}
+
+impl<V: Vector, T> DynamicTree<V, T> {
+    /// Moves many proxies: the same as calling [`Self::move_proxy`] on each `(id, tight,
+    /// displacement)` in order, with `result` told each call's outcome, but faster for
+    /// large batches.
+    ///
+    /// Deciding whether a move changes anything reads only a table in proxy order; the
+    /// leaves that must change (and their ancestors) are then updated in the order they
+    /// sit in memory rather than in the order of the moves, which turns most of their
+    /// cache misses into hits. The tree ends up exactly as after the single calls.
+    pub fn move_proxies(
+        &mut self,
+        moves: impl IntoIterator<Item = (ProxyId, BoundingBox<V>, V)>,
+        mut result: impl FnMut(ProxyId, Result<bool, TreeError>),
+    ) {
+        let mut pending = core::mem::take(&mut self.pending_moves);
+        pending.moves.clear();
+        for (id, tight, displacement) in moves {
+            match self.new_fat_box(id, tight, displacement) {
+                Ok(Some(change)) => {
+                    pending.moves.push(change);
+                    result(id, Ok(true));
+                }
+                Ok(None) => result(id, Ok(false)),
+                Err(e) => result(id, Err(e)),
+            }
+        }
+        if pending.moves.len() < SORT_FROM {
+            for &(leaf, fat) in &pending.moves {
+                self.set_leaf_box(leaf, fat);
+            }
+        } else {
+            self.group_by_place(&mut pending);
+            for &(leaf, fat) in &pending.sorted {
+                self.set_leaf_box(leaf, fat);
+            }
+        }
+        self.pending_moves = pending;
+    }
+
+    /// Puts `pending.moves` into `pending.sorted` grouped by arena region (a counting
+    /// sort on the leaf index's high bits, stable, so that two moves of one proxy keep
+    /// their order and the later box wins). Regions are small enough for the nodes of
+    /// one to stay in cache while it is worked through.
+    fn group_by_place(&self, pending: &mut PendingMoves<V>) {
+        const REGION_BITS: u32 = 9;
+        let regions = (self.nodes.len() >> REGION_BITS) + 1;
+        let PendingMoves {
+            moves,
+            sorted,
+            starts,
+        } = pending;
+        starts.clear();
+        starts.resize(regions + 1, 0);
+        for &(leaf, _) in moves.iter() {
+            starts[(leaf.index() >> REGION_BITS) + 1] += 1;
+        }
+        for r in 1..=regions {
+            starts[r] += starts[r - 1];
+        }
+        sorted.clear();
+        sorted.resize(moves.len(), (NodeId::NULL, BoundingBox::default()));
+        for &(leaf, fat) in moves.iter() {
+            let slot = &mut starts[leaf.index() >> REGION_BITS];
+            sorted[*slot as usize] = (leaf, fat);
+            *slot += 1;
+        }
+    }
+}
