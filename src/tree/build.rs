@@ -62,7 +62,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
         // Room for the new leaves and the internal nodes joining them to the rest.
         let extra = 2 * items.len();
         self.nodes.reserve(extra);
-        self.data.reserve(extra);
+        let new_ids = items.len().saturating_sub(self.free_proxies.len());
+        self.leaf_of.reserve(new_ids);
+        self.fat_of.reserve(new_ids);
+        self.data.reserve(new_ids);
         let mut ids = Vec::with_capacity(items.len());
         for (tight, data) in items {
             let leaf = self.allocate_node();

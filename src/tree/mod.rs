@@ -65,7 +65,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use crate::Vector;
 use crate::geometry::BoundingBox;
 
-pub(crate) use node::{ALLOCATED, Node};
+pub(crate) use node::{Node, Stamp};
 pub use node::{NodeId, NodeView, ProxyId};
 pub use query::RayHit;
 pub use stats::TreeStats;
@@ -122,7 +122,7 @@ pub struct DynamicTree<V: Vector, T = ()> {
     pub(crate) proxy_count: usize,
     pub(crate) node_count: usize,
     /// Nodes whose stamp equals the epoch are "changed" (hold a moved leaf).
-    pub(crate) epoch: u32,
+    pub(crate) epoch: Stamp,
     pub(crate) moved_count: usize,
     margin: f32,
     /// Buffers reused by rebuilds.
@@ -567,7 +567,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Forgets every mark: the next epoch starts with nothing changed.
     pub(crate) fn clear_marks(&mut self) {
         self.moved_count = 0;
-        if self.epoch == u32::MAX {
+        if self.epoch == Stamp::MAX {
             for node in &mut self.nodes {
                 node.stamp = 0;
             }
@@ -588,7 +588,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         };
         let node = &mut self.nodes[id.index()];
         *node = Node::free(NodeId::NULL);
-        node.flags = ALLOCATED;
+        node.height = 0;
         self.node_count += 1;
         id
     }

@@ -44,11 +44,16 @@ impl ProxyId {
     }
 }
 
-pub(crate) const ALLOCATED: u8 = 1;
+/// The height that marks a free node.
+pub(crate) const FREE_HEIGHT: u16 = u16::MAX;
 
-/// One node of the arena. A leaf has no children (`child1` is null) and holds its proxy id
-/// in `child2`; an internal node has exactly two children. A free node is not allocated
-/// and `parent` links the free list.
+/// A change mark: the tree's epoch when the mark was made. 16 bits keep a 2D node at
+/// 32 bytes, two of them a cache line; the tree clears every mark when the epoch wraps.
+pub(crate) type Stamp = u16;
+
+/// One node of the arena: 32 bytes in 2D, 40 in 3D. A leaf has no children (`child1` is
+/// null) and holds its proxy id in `child2`; an internal node has exactly two children. A
+/// free node has height [`FREE_HEIGHT`] and `parent` links the free list.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Node<V: Vector> {
     /// Leaf: the fat box. Internal: encloses both children.
@@ -61,10 +66,10 @@ pub(crate) struct Node<V: Vector> {
     pub child2: NodeId,
     /// The epoch at which this node's subtree last held a moved leaf; the subtree is
     /// "changed" when this equals the tree's current epoch.
-    pub stamp: u32,
-    /// 0 for leaves, else 1 + the larger height of the children.
+    pub stamp: Stamp,
+    /// 0 for leaves, else 1 + the larger height of the children; [`FREE_HEIGHT`] for a
+    /// free node.
     pub height: u16,
-    pub flags: u8,
 }
 
 impl<V: Vector> Node<V> {
@@ -75,8 +80,7 @@ impl<V: Vector> Node<V> {
             child1: NodeId::NULL,
             child2: NodeId::NULL,
             stamp: 0,
-            height: 0,
-            flags: 0,
+            height: FREE_HEIGHT,
         }
     }
 
@@ -93,7 +97,7 @@ impl<V: Vector> Node<V> {
 
     #[inline]
     pub(crate) fn is_allocated(&self) -> bool {
-        self.flags & ALLOCATED != 0
+        self.height != FREE_HEIGHT
     }
 }
 

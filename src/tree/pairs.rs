@@ -209,7 +209,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Whether a pair of nodes can hold a new pair of leaves: one of them changed and
     /// their boxes overlap.
     #[inline(always)]
-    fn hit(a: &crate::tree::Node<V>, b: &crate::tree::Node<V>, epoch: u32) -> bool {
+    fn hit(a: &crate::tree::Node<V>, b: &crate::tree::Node<V>, epoch: crate::tree::Stamp) -> bool {
         ((a.stamp == epoch) | (b.stamp == epoch)) & overlap(&a.aabb, &b.aabb)
     }
 
