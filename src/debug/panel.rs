@@ -98,6 +98,7 @@ fn statistics<V: Vector>(ui: &mut egui::Ui, state: &AabbTree<V>, debug: &DebugSt
                 "bytes",
                 format!("{} ({} / proxy)", t.bytes, t.bytes / t.proxies.max(1)),
             );
+            row("processed this tick", s.processed.to_string());
             row("moved this tick", s.moved.to_string());
             row("new candidate pairs", s.new_candidates.to_string());
             row("candidate pairs", s.candidates.to_string());

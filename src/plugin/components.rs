@@ -229,6 +229,9 @@ pub struct TrackedCollider<V: Vector> {
     pub(crate) proxy: Option<ProxyId>,
     /// The values were invalid at the last tick (warned once, left out of the tree).
     pub(crate) invalid: bool,
+    /// The displacement was non-zero when the collider was last processed: the next tick
+    /// processes it even if its inputs did not change, so that it reads as still.
+    pub(crate) moved: bool,
 }
 
 impl<V: Vector> TrackedCollider<V> {

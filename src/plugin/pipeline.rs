@@ -19,7 +19,7 @@ use crate::plugin::{
 fn world_affine(
     transform: &Transform,
     parent: Option<&ChildOf>,
-    hierarchy: &Query<(&Transform, Option<&ChildOf>), Allow<Disabled>>,
+    hierarchy: &Hierarchy,
 ) -> Affine3A {
     let mut affine = transform.compute_affine();
     let mut next = parent.map(ChildOf::parent);
@@ -66,113 +66,161 @@ fn world_ball<V: Vector>(affine: &Affine3A, radius: f32, offset: V) -> Ball<V> {
     Ball::new(V::truncate_from_3d(center), radius * scale)
 }
 
-/// Describes what is invalid about a collider, for the one warning.
+/// What is invalid about a collider, for the one warning. Formatted only when the
+/// warning is written: an entity that stays invalid costs no allocation per tick.
+#[derive(Clone, Copy, Debug)]
+enum Problem<V: Vector> {
+    Translation(Vec3),
+    Scale(Vec3),
+    Rotation(Quat),
+    Aabb(V, V),
+    Sphere(f32, V),
+    Velocity(V),
+    Shape(WorldShape<V>),
+    Overflow(BoundingBox<V>, V),
+}
+
+impl<V: Vector> core::fmt::Display for Problem<V> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Problem::Translation(t) => write!(f, "translation {t:?}"),
+            Problem::Scale(s) => write!(f, "scale {s:?}"),
+            Problem::Rotation(r) => write!(f, "rotation {r:?}"),
+            Problem::Aabb(half, offset) => {
+                write!(f, "Aabb half extents {half:?} offset {offset:?}")
+            }
+            Problem::Sphere(radius, offset) => {
+                write!(f, "BoundingSphere radius {radius} offset {offset:?}")
+            }
+            Problem::Velocity(v) => write!(f, "Velocity {v:?}"),
+            Problem::Shape(shape) => write!(f, "world shape {shape:?} (parent transform?)"),
+            Problem::Overflow(swept, predicted) => {
+                write!(f, "sweep {swept:?} or prediction {predicted:?} overflows")
+            }
+        }
+    }
+}
+
+/// What is invalid about a collider, if anything.
 fn invalid_reason<V: Vector>(
     shape: &WorldShape<V>,
     aabb: Option<&Aabb<V>>,
     sphere: Option<&BoundingSphere<V>>,
     velocity: V,
     transform: &Transform,
-) -> Option<String> {
+) -> Option<Problem<V>> {
     if !transform.translation.is_finite() {
-        return Some(format!("translation {:?}", transform.translation));
+        return Some(Problem::Translation(transform.translation));
     }
     if !transform.scale.is_finite() {
-        return Some(format!("scale {:?}", transform.scale));
+        return Some(Problem::Scale(transform.scale));
     }
     if !transform.rotation.is_finite() {
-        return Some(format!("rotation {:?}", transform.rotation));
+        return Some(Problem::Rotation(transform.rotation));
     }
     if let Some(a) = aabb
         && !(a.half_extents.is_finite() && V::ZERO.all_le(a.half_extents) && a.offset.is_finite())
     {
-        return Some(format!(
-            "Aabb half extents {:?} offset {:?}",
-            a.half_extents, a.offset
-        ));
+        return Some(Problem::Aabb(a.half_extents, a.offset));
     }
     if let Some(s) = sphere
         && !(s.radius.is_finite() && s.radius >= 0.0 && s.offset.is_finite())
     {
-        return Some(format!(
-            "BoundingSphere radius {} offset {:?}",
-            s.radius, s.offset
-        ));
+        return Some(Problem::Sphere(s.radius, s.offset));
     }
     if !velocity.is_finite() {
-        return Some(format!("Velocity {velocity:?}"));
+        return Some(Problem::Velocity(velocity));
     }
     if !shape.is_valid() {
-        return Some(format!("world shape {shape:?} (parent transform?)"));
+        return Some(Problem::Shape(*shape));
     }
     None
 }
 
-type ColliderItem<'a, V> = (
+type ColliderData<'a, V> = (
     Entity,
     &'a mut TrackedCollider<V>,
-    &'a Transform,
+    Ref<'a, Transform>,
     Option<&'a ChildOf>,
-    Option<&'a Aabb<V>>,
-    Option<&'a BoundingSphere<V>>,
-    Option<&'a Velocity<V>>,
-    Option<&'a CollisionLayers>,
+    Option<Ref<'a, Aabb<V>>>,
+    Option<Ref<'a, BoundingSphere<V>>>,
+    Option<Ref<'a, Velocity<V>>>,
+    Option<Ref<'a, CollisionLayers>>,
     Has<Teleported>,
 );
 
-/// Stage 1–3: world shapes from transforms, validity, insertion, fattening, tree update.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn prepare<V: Vector>(
-    mut commands: Commands,
-    time: Res<Time>,
-    config: Res<CollisionConfig>,
-    mut state: ResMut<AabbTree<V>>,
-    mut colliders: Query<ColliderItem<V>>,
-    hierarchy: Query<(&Transform, Option<&ChildOf>), Allow<Disabled>>,
-) {
-    let start = Instant::now();
-    let state = &mut *state;
-    if state.tree.margin() != config.margin {
-        let _ = state.tree.set_margin(config.margin.max(0.0));
-    }
-    state.stats.started = 0;
-    state.stats.ended = state.ended.len();
-    state.swept_hits.clear();
-    let dt = time.delta_secs();
-    let predict = dt * config.velocity_multiplier;
-    for (entity, mut tracked, transform, parent, aabb, sphere, velocity, layers, teleported) in
-        &mut colliders
-    {
+/// The inputs of one collider, as `prepare` reads them.
+struct Inputs<'a, V: Vector> {
+    entity: Entity,
+    transform: &'a Transform,
+    parent: Option<&'a ChildOf>,
+    aabb: Option<&'a Aabb<V>>,
+    sphere: Option<&'a BoundingSphere<V>>,
+    velocity: V,
+    layers: CollisionLayers,
+    teleported: bool,
+}
+
+/// The transforms up the `ChildOf` chain, disabled parents included.
+type Hierarchy<'w, 's> =
+    Query<'w, 's, (&'static Transform, Option<&'static ChildOf>), Allow<Disabled>>;
+
+/// What processing one collider needs besides the collider itself.
+struct Prepare<'a, 'cw, 'cs, 'hw, 'hs, V: Vector> {
+    commands: &'a mut Commands<'cw, 'cs>,
+    state: &'a mut AabbTree<V>,
+    hierarchy: &'a Hierarchy<'hw, 'hs>,
+    swept: bool,
+    /// `dt × velocity_multiplier`: the prediction is `velocity × predict`.
+    predict: f32,
+    /// Colliders processed so far.
+    processed: usize,
+}
+
+impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
+    /// Stages 1–3 for one collider: its world shape, validity, its proxy in the tree and
+    /// its body. Done again with unchanged inputs and a zero displacement, this changes
+    /// nothing, which is what lets `prepare` skip idle colliders.
+    fn process(&mut self, tracked: &mut TrackedCollider<V>, inputs: Inputs<'_, V>) {
+        let Inputs {
+            entity,
+            transform,
+            parent,
+            aabb,
+            sphere,
+            velocity,
+            layers,
+            teleported,
+        } = inputs;
+        self.processed += 1;
+        let state = &mut *self.state;
         if teleported {
-            commands.entity(entity).remove::<Teleported>();
+            self.commands.entity(entity).remove::<Teleported>();
         }
-        let affine = world_affine(transform, parent, &hierarchy);
-        let shape = match (aabb, sphere) {
-            (Some(a), _) => WorldShape::Box(world_box(&affine, a.half_extents, a.offset)),
-            (None, Some(s)) => WorldShape::Ball(world_ball(&affine, s.radius, s.offset)),
-            (None, None) => {
-                // Both shapes removed by one command: each `Remove` observer saw the
-                // other still there and kept the proxy.
-                if let Some(id) = tracked.proxy.take() {
-                    state.remove_proxy(id, EndReason::Removed);
-                }
-                continue;
+        let shape = if let Some(a) = aabb {
+            let affine = world_affine(transform, parent, self.hierarchy);
+            WorldShape::Box(world_box(&affine, a.half_extents, a.offset))
+        } else if let Some(s) = sphere {
+            let affine = world_affine(transform, parent, self.hierarchy);
+            WorldShape::Ball(world_ball(&affine, s.radius, s.offset))
+        } else {
+            // Both shapes removed by one command: each `Remove` observer saw the other
+            // still there and kept the proxy.
+            if let Some(id) = tracked.proxy.take() {
+                state.remove_proxy(id, EndReason::Removed);
             }
+            return;
         };
-        let velocity = velocity.map_or(V::ZERO, |v| v.0);
-        let layers = layers.copied().unwrap_or_default();
         let mut problem = invalid_reason(&shape, aabb, sphere, velocity, transform);
 
         let displacement = match tracked.proxy {
-            Some(_) if !teleported && config.swept => shape.center() - tracked.shape.center(),
+            Some(_) if !teleported && self.swept => shape.center() - tracked.shape.center(),
             _ => V::ZERO,
         };
         let swept = shape.aabb().swept(-displacement);
-        let predicted = velocity * predict;
+        let predicted = velocity * self.predict;
         if problem.is_none() && !(swept.is_valid() && predicted.is_finite()) {
-            problem = Some(format!(
-                "sweep {swept:?} or prediction {predicted:?} overflows"
-            ));
+            problem = Some(Problem::Overflow(swept, predicted));
         }
 
         if let Some(what) = problem {
@@ -185,7 +233,7 @@ pub(crate) fn prepare<V: Vector>(
             if let Some(id) = tracked.proxy.take() {
                 state.remove_proxy(id, EndReason::Invalid);
             }
-            continue;
+            return;
         }
         if tracked.invalid {
             info!("bevy_aabb_tree: entity {entity} is valid again and back in collision detection");
@@ -209,7 +257,7 @@ pub(crate) fn prepare<V: Vector>(
                         tracked.invalid = true;
                         tracked.proxy = None;
                         state.remove_proxy(id, EndReason::Invalid);
-                        continue;
+                        return;
                     }
                 }
                 id
@@ -230,7 +278,7 @@ pub(crate) fn prepare<V: Vector>(
                             "bevy_aabb_tree: entity {entity} left out of collision detection: {e}"
                         );
                         tracked.invalid = true;
-                        continue;
+                        return;
                     }
                 }
             }
@@ -238,6 +286,7 @@ pub(crate) fn prepare<V: Vector>(
         tracked.previous = shape.center() - displacement;
         tracked.shape = shape;
         tracked.fat = state.tree.fat_box(id).unwrap_or(tracked.fat);
+        tracked.moved = displacement != V::ZERO;
         state.set_body(
             id,
             Body {
@@ -248,6 +297,85 @@ pub(crate) fn prepare<V: Vector>(
             },
         );
     }
+}
+
+/// Stage 1–3: world shapes from transforms, validity, insertion, fattening, tree update.
+///
+/// Only colliders whose inputs changed since the last run are processed; the others keep
+/// their shape, proxy and body, which processing them again would leave as they are. A
+/// collider is processed when:
+/// - `Transform`, `Aabb`, `BoundingSphere`, `Velocity` or `CollisionLayers` changed (Bevy's
+///   change ticks: inserted or written through `Mut` since the last run), or the plugin's
+///   observers marked its `TrackedCollider` (one of those components, or `ChildOf`, was
+///   removed);
+/// - it has `Teleported`, or a `ChildOf` (a parent's move is not a change of the child's
+///   own components, so children are always processed);
+/// - it has no proxy: new, enabled again, or left out for invalid values (re-checked
+///   every tick until valid);
+/// - [`CollisionConfig`] changed (everything is processed);
+/// - it moved when it was last processed (`TrackedCollider::moved`): its displacement,
+///   non-zero then, must become zero, its previous position its position, and its fat
+///   box may shrink back. Processed once more with unchanged inputs, it is idle.
+///
+/// A change of the time step alone (a variable `dt` in `Update`) does not re-process idle
+/// colliders: it only changes the fattening of their boxes, never the events.
+pub(crate) fn prepare<V: Vector>(
+    mut commands: Commands,
+    time: Res<Time>,
+    config: Res<CollisionConfig>,
+    mut state: ResMut<AabbTree<V>>,
+    mut colliders: Query<ColliderData<V>>,
+    hierarchy: Hierarchy,
+) {
+    let start = Instant::now();
+    let state = &mut *state;
+    if state.tree.margin() != config.margin {
+        let _ = state.tree.set_margin(config.margin.max(0.0));
+    }
+    let everything = config.is_changed();
+    state.stats.started = 0;
+    state.stats.ended = state.ended.len();
+    state.swept_hits.clear();
+    let mut ctx = Prepare {
+        commands: &mut commands,
+        state,
+        hierarchy: &hierarchy,
+        swept: config.swept,
+        predict: time.delta_secs() * config.velocity_multiplier,
+        processed: 0,
+    };
+    for (entity, mut tracked, transform, parent, aabb, sphere, velocity, layers, teleported) in
+        &mut colliders
+    {
+        let changed = everything
+            || transform.is_changed()
+            || teleported
+            || parent.is_some()
+            || tracked.is_changed()
+            || aabb.as_ref().is_some_and(DetectChanges::is_changed)
+            || sphere.as_ref().is_some_and(DetectChanges::is_changed)
+            || velocity.as_ref().is_some_and(DetectChanges::is_changed)
+            || layers.as_ref().is_some_and(DetectChanges::is_changed)
+            || tracked.moved
+            || (tracked.proxy.is_none() && (aabb.is_some() || sphere.is_some()));
+        if !changed {
+            continue;
+        }
+        let inputs = Inputs {
+            entity,
+            transform: &transform,
+            parent,
+            aabb: aabb.as_deref(),
+            sphere: sphere.as_deref(),
+            velocity: velocity.map_or(V::ZERO, |v| v.0),
+            layers: layers.map_or_else(CollisionLayers::default, |l| *l),
+            teleported,
+        };
+        ctx.process(&mut tracked, inputs);
+    }
+    let processed = ctx.processed;
+    let state = ctx.state;
+    state.stats.processed = processed;
     state.stats.moved = state.tree.moved_count();
     state.stats.proxies = state.tree.len();
     state.stats.prepare_ms = start.elapsed().as_secs_f32() * 1000.0;
@@ -402,28 +530,40 @@ pub(crate) fn narrow_phase<V: Vector>(
     state.stats.narrow_ms = start.elapsed().as_secs_f32() * 1000.0;
 }
 
-/// Triggers a batch of entity events in one command: every start, then every end, each to
-/// its target only if it still exists when the command runs. One command, because Bevy
-/// applies what observers queue (a despawn, say) between commands: with a command per
-/// event, an observer despawning its entity on a start would send its partner the end
-/// before the partner's own start.
-fn trigger_batch(
-    commands: &mut Commands,
-    started: Vec<CollisionStarted>,
-    ended: Vec<CollisionEnded>,
-) {
-    if started.is_empty() && ended.is_empty() {
+/// Triggers the batch of entity events in `state.start_events` and `state.end_events` in
+/// one command: every start, then every end, each to its target only if it still exists
+/// when the command runs. One command, because Bevy applies what observers queue (a
+/// despawn, say) between commands: with a command per event, an observer despawning its
+/// entity on a start would send its partner the end before the partner's own start.
+///
+/// The command takes the two buffers and gives them back to the resource once it has
+/// triggered them, so that a steady stream of events allocates nothing.
+fn trigger_batch<V: Vector>(commands: &mut Commands, state: &mut AabbTree<V>) {
+    if state.start_events.is_empty() && state.end_events.is_empty() {
         return;
     }
+    let mut started = core::mem::take(&mut state.start_events);
+    let mut ended = core::mem::take(&mut state.end_events);
     commands.queue(move |world: &mut World| {
-        for event in started {
+        for event in started.drain(..) {
             if world.get_entity(event.entity).is_ok() {
                 world.trigger(event);
             }
         }
-        for event in ended {
+        for event in ended.drain(..) {
             if world.get_entity(event.entity).is_ok() {
                 world.trigger(event);
+            }
+        }
+        // Observers may have queued batches of their own meanwhile: keep the larger
+        // buffers.
+        if let Some(mut state) = world.get_resource_mut::<AabbTree<V>>() {
+            let state = state.bypass_change_detection();
+            if state.start_events.is_empty() && state.start_events.capacity() < started.capacity() {
+                state.start_events = started;
+            }
+            if state.end_events.is_empty() && state.end_events.capacity() < ended.capacity() {
+                state.end_events = ended;
             }
         }
     });
@@ -447,12 +587,9 @@ fn canonical(a: Entity, b: Entity) -> (Entity, Entity, bool) {
     }
 }
 
-/// Writes the recorded ends as messages, sorted by pair, and returns their entity events
-/// (one per entity).
-fn write_ended<V: Vector>(
-    state: &mut AabbTree<V>,
-    writer: &mut MessageWriter<CollisionEnded>,
-) -> Vec<CollisionEnded> {
+/// Writes the recorded ends as messages (one batch), sorted by pair, and appends their
+/// entity events (one per entity) to `state.end_events`.
+fn write_ended<V: Vector>(state: &mut AabbTree<V>, writer: &mut MessageWriter<CollisionEnded>) {
     for end in &mut state.ended {
         let (a, b, _) = canonical(end.0, end.1);
         (end.0, end.1) = (a, b);
@@ -460,22 +597,24 @@ fn write_ended<V: Vector>(
     state
         .ended
         .sort_by_key(|&(a, b, _)| (entity_order(a), entity_order(b)));
-    let mut events = Vec::with_capacity(2 * state.ended.len());
-    for (a, b, reason) in state.ended.drain(..) {
-        let event = CollisionEnded {
+    let AabbTree {
+        ended, end_events, ..
+    } = state;
+    let first = end_events.len();
+    for (a, b, reason) in ended.drain(..) {
+        end_events.push(CollisionEnded {
             entity: a,
             other: b,
             reason,
-        };
-        writer.write(event);
-        events.push(event);
-        events.push(CollisionEnded {
+        });
+        end_events.push(CollisionEnded {
             entity: b,
             other: a,
             reason,
         });
     }
-    events
+    // The messages are the events with the smaller index first: every other one.
+    writer.write_batch(end_events[first..].iter().step_by(2).copied());
 }
 
 /// Stage 6: writes this tick's messages and triggers the entity events: starts before
@@ -500,17 +639,20 @@ pub(crate) fn emit_events<V: Vector>(
     state
         .started
         .sort_unstable_by_key(|&(a, b, _, _)| (entity_order(a), entity_order(b)));
-    let mut start_events = Vec::with_capacity(2 * state.started.len());
-    for (a, b, toi, normal) in state.started.drain(..) {
+    let AabbTree {
+        started: recorded,
+        start_events,
+        ..
+    } = state;
+    let first = start_events.len();
+    for (a, b, toi, normal) in recorded.drain(..) {
         let n = normal.extend_to_3d();
-        let event = CollisionStarted {
+        start_events.push(CollisionStarted {
             entity: a,
             other: b,
             time_of_impact: toi,
             normal: n,
-        };
-        started.write(event);
-        start_events.push(event);
+        });
         start_events.push(CollisionStarted {
             entity: b,
             other: a,
@@ -518,8 +660,9 @@ pub(crate) fn emit_events<V: Vector>(
             normal: -n,
         });
     }
-    let end_events = write_ended(state, &mut ended);
-    trigger_batch(&mut commands, start_events, end_events);
+    started.write_batch(start_events[first..].iter().step_by(2).copied());
+    write_ended(state, &mut ended);
+    trigger_batch(&mut commands, state);
     state.stats.events_ms = start.elapsed().as_secs_f32() * 1000.0;
 }
 
@@ -560,11 +703,26 @@ pub(crate) fn on_shape_removed<V: Vector, C: Component>(
         return;
     };
     // `Remove` observers run while the component is still there: both shapes present
-    // means one remains.
+    // means one remains. The next tick processes the collider again (a removal is no
+    // change Bevy's change ticks show): it tests the remaining shape.
     if has_box && has_ball {
+        tracked.set_changed();
         return;
     }
     drop_proxy(&mut tracked, &mut state, &mut ended, &mut commands);
+}
+
+/// Observer: an input of the collider other than its shape (`Velocity`,
+/// `CollisionLayers`, `ChildOf`) is being removed. A removal is no change that Bevy's
+/// change ticks show, so this marks the collider's [`TrackedCollider`] changed: the next
+/// tick processes it again (default velocity and layers, or a root's transform).
+pub(crate) fn on_input_removed<V: Vector, C: Component>(
+    event: On<Remove, C>,
+    mut colliders: Query<&mut TrackedCollider<V>, Allow<Disabled>>,
+) {
+    if let Ok(mut tracked) = colliders.get_mut(event.event_target()) {
+        tracked.set_changed();
+    }
 }
 
 /// Takes the collider's proxy out of the tree and ends its touching pairs.
@@ -580,8 +738,8 @@ fn drop_proxy<V: Vector>(
         // events removed it: `emit_events` comes next in this tick and writes the starts
         // before the ends. Flushing here would send an end before its start.
         if state.started.is_empty() {
-            let events = write_ended(state, ended);
-            trigger_batch(commands, Vec::new(), events);
+            write_ended(state, ended);
+            trigger_batch(commands, state);
         }
     }
 }

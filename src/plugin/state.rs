@@ -4,7 +4,7 @@ use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 
 use crate::Vector;
-use crate::plugin::{CollisionLayers, EndReason, WorldShape};
+use crate::plugin::{CollisionEnded, CollisionLayers, CollisionStarted, EndReason, WorldShape};
 use crate::tree::{DynamicTree, ProxyId, TreeStats};
 
 /// What the pipeline keeps per proxy, indexed by the proxy's index.
@@ -12,7 +12,9 @@ use crate::tree::{DynamicTree, ProxyId, TreeStats};
 pub(crate) struct Body<V: Vector> {
     pub entity: Entity,
     pub shape: WorldShape<V>,
-    /// Displacement over the last tick (zero for teleports and new colliders).
+    /// Displacement over the last tick (zero for teleports and new colliders). Zero too
+    /// for a collider `prepare` skipped: it skips only colliders whose displacement was
+    /// zero at their last processing.
     pub displacement: V,
     pub layers: CollisionLayers,
 }
@@ -36,6 +38,11 @@ pub(crate) fn pair_key(a: ProxyId, b: ProxyId) -> u64 {
 pub struct StepStats {
     /// Colliders in the tree.
     pub proxies: usize,
+    /// Colliders the prepare stage processed this tick: those whose inputs changed, that
+    /// moved at their last processing, that have a `ChildOf` or no proxy, or every one
+    /// when [`CollisionConfig`](crate::plugin::CollisionConfig) changed. The others are
+    /// skipped at the cost of a change-tick test each.
+    pub processed: usize,
     /// Proxies whose fat box changed this tick.
     pub moved: usize,
     /// New candidate pairs the broad phase found this tick.
@@ -95,6 +102,10 @@ pub struct AabbTree<V: Vector> {
     pub(crate) ended: Vec<(Entity, Entity, EndReason)>,
     pub(crate) swept_hits: Vec<SweptHit<V>>,
     pub(crate) stats: StepStats,
+    /// Buffers for the entity events of one batch, kept between ticks (see
+    /// `pipeline::trigger_batch`).
+    pub(crate) start_events: Vec<CollisionStarted>,
+    pub(crate) end_events: Vec<CollisionEnded>,
 }
 
 impl<V: Vector> Default for AabbTree<V> {
@@ -109,6 +120,8 @@ impl<V: Vector> Default for AabbTree<V> {
             ended: Vec::new(),
             swept_hits: Vec::new(),
             stats: StepStats::default(),
+            start_events: Vec::new(),
+            end_events: Vec::new(),
         }
     }
 }
