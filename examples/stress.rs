@@ -1,7 +1,8 @@
 //! Stress test of the whole plugin, headless: the "ECS tick" scenario of
 //! `shared/benchmark-scenario.md`.
 //!
-//! `cargo run --release --example stress -- N [2d|3d] [fast|slow]` (defaults: 10000 2d fast).
+//! `cargo run --release --example stress -- N [2d|3d] [fast|slow] [--idle-fraction F]`
+//! (defaults: 10000 2d fast, idle fraction 0).
 //!
 //! N entities of the "uniform boxes" scene (`benches/support/scene.rs`), each with an [`Aabb`]
 //! and a [`Velocity`], moved by a `FixedUpdate` system that bounces them off the region's walls
@@ -10,6 +11,11 @@
 //! a warm-up, 300 ticks are measured and a table of medians printed: the plugin's stages from
 //! [`AabbTree::stats`], the whole `app.update()`, and the bare tree step on the same scene
 //! (`benches/support/ours_driver.rs`, same process), with the ratio "full tick / bare step".
+//!
+//! `--idle-fraction F` (0 to 1) makes that fraction of the entities static: they get no
+//! `Velocity`, the mover never touches their `Transform`, and the bare scene gives them a
+//! zero velocity (so the bare tree step only moves the others). This is the scene where
+//! change detection in the prepare stage matters: idle entities should cost next to nothing.
 
 #[path = "../benches/support/ours_driver.rs"]
 mod ours_driver;
@@ -86,6 +92,7 @@ struct PluginRun {
     touching: f64,
     candidates: f64,
     moved: f64,
+    processed: f64,
     tree_bytes_per_proxy: f64,
     setup_s: f64,
 }
@@ -112,20 +119,31 @@ where
         })
         .add_systems(FixedUpdate, move_boxes::<V, D>);
     let half = V::splat(scene.half);
-    let boxes: Vec<_> = (0..scene.len())
+    let translation = |i: usize| {
+        let mut t = Vec3::ZERO;
+        for k in 0..D {
+            t[k] = scene.centers[i][k];
+        }
+        Transform::from_translation(t)
+    };
+    let is_idle = |i: usize| scene.velocities[i].iter().all(|&v| v == 0.0);
+    let moving: Vec<_> = (0..scene.len())
+        .filter(|&i| !is_idle(i))
         .map(|i| {
-            let mut t = Vec3::ZERO;
-            for k in 0..D {
-                t[k] = scene.centers[i][k];
-            }
             (
-                Transform::from_translation(t),
+                translation(i),
                 Aabb::new(half),
                 Velocity(V::from_array(scene.velocities[i])),
             )
         })
         .collect();
-    app.world_mut().spawn_batch(boxes);
+    // Idle entities: no `Velocity`, so the mover's query never visits them.
+    let idle: Vec<_> = (0..scene.len())
+        .filter(|&i| is_idle(i))
+        .map(|i| (translation(i), Aabb::new(half)))
+        .collect();
+    app.world_mut().spawn_batch(moving);
+    app.world_mut().spawn_batch(idle);
     // What `App::run` does before the first update.
     app.finish();
     app.cleanup();
@@ -134,7 +152,7 @@ where
     }
     let setup_s = start.elapsed().as_secs_f64();
 
-    let mut cols: [Vec<f64>; 11] = Default::default();
+    let mut cols: [Vec<f64>; 12] = Default::default();
     for _ in 0..TICKS {
         let t = Instant::now();
         app.update();
@@ -152,6 +170,7 @@ where
             s.candidates as f64,
             s.moved as f64,
             s.swept_hits as f64,
+            s.processed as f64,
         ];
         for (c, x) in cols.iter_mut().zip(row) {
             c.push(x);
@@ -174,6 +193,7 @@ where
         candidates,
         moved,
         _,
+        processed,
     ] = &mut cols;
     PluginRun {
         prepare: median(prepare),
@@ -187,6 +207,7 @@ where
         touching: median(touching),
         candidates: median(candidates),
         moved: median(moved),
+        processed: median(processed),
         tree_bytes_per_proxy,
         setup_s,
     }
@@ -216,7 +237,7 @@ fn run_bare<V: FromArray<D>, const D: usize>(
     (median(&mut times), median(&mut pairs))
 }
 
-fn report<V, const D: usize>(n: usize, vs: f32, label: &str)
+fn report<V, const D: usize>(n: usize, vs: f32, label: &str, idle_fraction: f32)
 where
     Scene<D>: UniformDyn,
     V: FromArray<D>
@@ -225,10 +246,16 @@ where
         + bevy::reflect::GetTypeRegistration
         + bevy::reflect::Typed,
 {
-    let scene = Scene::<D>::uniform_dyn(n, vs);
+    let mut scene = Scene::<D>::uniform_dyn(n, vs);
+    // The first `moving` boxes (a random subset: the centers are uniform) keep moving.
+    let moving = n - ((n as f64 * idle_fraction as f64).round() as usize).min(n);
+    for v in &mut scene.velocities[moving..] {
+        *v = [0.0; D];
+    }
     println!(
-        "stress: {n} entities, {}D, {label} (vs = {vs}), {WARMUP} warm-up ticks, {TICKS} measured",
-        D
+        "stress: {n} entities, {}D, {label} (vs = {vs}), idle fraction {idle_fraction} ({} idle, {moving} moving), {WARMUP} warm-up ticks, {TICKS} measured",
+        D,
+        n - moving
     );
     let p = run_plugin::<V, D>(&scene);
     let (bare_vel, bare_vel_pairs) = run_bare::<V, D>(&scene, Displacement::Velocity);
@@ -254,8 +281,8 @@ where
         p.events_per_tick, p.swept_per_tick
     );
     println!(
-        "touching pairs: {:.0}, candidate pairs: {:.0}, proxies moved/tick: {:.0}",
-        p.touching, p.candidates, p.moved
+        "touching pairs: {:.0}, candidate pairs: {:.0}, proxies moved/tick: {:.0}, colliders processed/tick: {:.0}",
+        p.touching, p.candidates, p.moved, p.processed
     );
     println!(
         "bare tree pairs reported/step: {:.0} (velocity), {:.0} (zero)",
@@ -310,24 +337,33 @@ pub fn main() {
     let mut three_d = false;
     let mut vs = Scene::<2>::FAST;
     let mut label = "fast";
-    for arg in std::env::args().skip(1) {
+    let mut idle_fraction = 0.0f32;
+    let usage = || -> ! {
+        eprintln!("usage: stress [N] [2d|3d] [fast|slow] [--idle-fraction F]");
+        std::process::exit(2);
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
         match arg.as_str() {
+            "--idle-fraction" => {
+                idle_fraction = match args.next().map(|f| f.parse::<f32>()) {
+                    Some(Ok(f)) if (0.0..=1.0).contains(&f) => f,
+                    _ => usage(),
+                }
+            }
             "2d" => three_d = false,
             "3d" => three_d = true,
             "fast" => (vs, label) = (Scene::<2>::FAST, "fast"),
             "slow" => (vs, label) = (Scene::<2>::SLOW, "slow"),
             other => match other.replace('_', "").parse() {
                 Ok(x) => n = x,
-                Err(_) => {
-                    eprintln!("usage: stress [N] [2d|3d] [fast|slow]");
-                    std::process::exit(2);
-                }
+                Err(_) => usage(),
             },
         }
     }
     if three_d {
-        report::<Vec3, 3>(n, vs, label);
+        report::<Vec3, 3>(n, vs, label, idle_fraction);
     } else {
-        report::<Vec2, 2>(n, vs, label);
+        report::<Vec2, 2>(n, vs, label, idle_fraction);
     }
 }
