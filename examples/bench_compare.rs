@@ -437,6 +437,85 @@ fn static_world(grid: usize, movers: usize) -> Scene<2> {
     }
 }
 
+/// Our tree with its pair update spread over threads, as a driver.
+struct OursParallel<V: FromArray<D>, const D: usize>(OursBroadPhase<V, D>);
+
+/// Threads of the parallel scenario: `AABB_THREADS`, else every core.
+fn parallel_threads() -> usize {
+    std::env::var("AABB_THREADS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+impl<V: FromArray<D>, const D: usize> Driver<D> for OursParallel<V, D> {
+    fn build(scene: &Scene<D>) -> Self {
+        let mut ours = OursBroadPhase::new(scene);
+        ours.set_threads(parallel_threads());
+        Self(ours)
+    }
+    fn step(&mut self, scene: &Scene<D>) -> usize {
+        self.0.step(scene)
+    }
+    fn pair_set(&self) -> HashSet<(u32, u32)> {
+        self.0.pairs().map(ordered).collect()
+    }
+    fn closest_ray(
+        &self,
+        origin: [f32; D],
+        dir: [f32; D],
+        max_toi: f32,
+        scene: &Scene<D>,
+    ) -> Option<(u32, f32)> {
+        self.0.closest_ray(origin, dir, max_toi, scene)
+    }
+    fn bytes_per_proxy(&self, _n: usize) -> f64 {
+        self.0.bytes_per_proxy()
+    }
+}
+
+/// Parallel pair finding: our tree with the pair update on every core against the serial
+/// update, "uniform boxes, fast", in one run. `ratio` is parallel / serial (the speed-up
+/// is its inverse).
+fn parallel(filter: Option<&str>) {
+    let threads = parallel_threads();
+    for n in [10_000, 100_000] {
+        let label = format!("parallel 2d n={n} fast threads={threads}");
+        if filter.is_none_or(|f| label.contains(f)) {
+            let s = step_both::<2, OursParallel<Vec2, 2>, OursBroadPhase<Vec2, 2>>(
+                Scene::<2>::uniform(n, Scene::<2>::FAST),
+            );
+            report_parallel(&label, &s);
+        }
+        let label = format!("parallel 3d n={n} fast threads={threads}");
+        if filter.is_none_or(|f| label.contains(f)) {
+            let s = step_both::<3, OursParallel<Vec3, 3>, OursBroadPhase<Vec3, 3>>(
+                Scene::<3>::uniform(n, Scene::<3>::FAST),
+            );
+            report_parallel(&label, &s);
+        }
+    }
+}
+
+fn report_parallel<O: Driver<D>, P: Driver<D>, const D: usize>(label: &str, s: &Stepped<O, P, D>) {
+    println!(
+        "{label} parallel={:.3}ms serial={:.3}ms pairs={:.0}/{:.0} speedup={:.2} ratio={:.2}",
+        s.ours_ms,
+        s.parry_ms,
+        s.ours_pairs,
+        s.parry_pairs,
+        s.parry_ms / s.ours_ms,
+        s.ours_ms / s.parry_ms,
+    );
+    if s.mismatches > 0 || s.first_mismatch.is_some() {
+        println!(
+            "    pair counts differ on {} of {STEPS} steps; {}",
+            s.mismatches,
+            s.first_mismatch.as_deref().unwrap_or("sets compared equal")
+        );
+    }
+}
+
 fn static_scenario() {
     let (grid, movers) = (1000, 1000);
     let scene = static_world(grid, movers);
@@ -462,13 +541,17 @@ fn main() {
         "uniform" => uniform(filter.as_deref()),
         "rays" => rays(),
         "static" => static_scenario(),
+        "parallel" => parallel(filter.as_deref()),
         "all" => {
             uniform(filter.as_deref());
             rays();
             static_scenario();
+            parallel(filter.as_deref());
         }
         other => {
-            eprintln!("unknown scenario {other:?}: expected uniform, rays, static or all");
+            eprintln!(
+                "unknown scenario {other:?}: expected uniform, rays, static, parallel or all"
+            );
             std::process::exit(2);
         }
     }

@@ -655,3 +655,117 @@ fn epoch_wrap_2d() {
 fn epoch_wrap_3d() {
     epoch_wrap::<Vec3>();
 }
+
+/// The parallel pair update against the serial one, on two copies of a tree moved the
+/// same way: the same pair set every step (each pair once), also equal to a brute-force
+/// scan, with 1 to 8 threads, with the tasks of `parallel_pairs` run in reverse order,
+/// and `validate` passing after every update. The two trees' shapes drift apart (the
+/// parallel update refits before it walks), so each is checked on its own boxes.
+fn parallel_pairs<V: Vector>() {
+    let mut s = 777u32;
+    let mut r = move || {
+        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
+        (s >> 8) as f32 / 16_777_216.0
+    };
+    let n = 2000;
+    let side = 2.5 * (n as f32).sqrt();
+    let mut centers: Vec<V> = (0..n)
+        .map(|_| v::<V>([r() * side, r() * side, r() * side]))
+        .collect();
+    let half = V::splat(0.5);
+    let boxes = |centers: &[V]| -> Vec<BoundingBox<V>> {
+        centers
+            .iter()
+            .map(|&c| BoundingBox::from_center_half_extents(c, half))
+            .collect()
+    };
+    let mut serial = DynamicTree::<V, u32>::with_margin(0.05);
+    let ids = serial
+        .build(boxes(&centers).into_iter().zip(0u32..))
+        .unwrap();
+    let mut parallel = serial.clone();
+    let brute = |tree: &DynamicTree<V, u32>, moved: &BTreeSet<ProxyId>| {
+        let fat: Vec<_> = ids.iter().map(|&id| tree.fat_box(id).unwrap()).collect();
+        let is_moved: Vec<bool> = ids.iter().map(|id| moved.contains(id)).collect();
+        let mut want = BTreeSet::new();
+        for a in 0..n {
+            for b in a + 1..n {
+                if (is_moved[a] || is_moved[b]) && fat[a].overlaps(&fat[b]) {
+                    let (ia, ib) = (ids[a], ids[b]);
+                    want.insert((ia.min(ib), ia.max(ib)));
+                }
+            }
+        }
+        want
+    };
+    let all: BTreeSet<ProxyId> = ids.iter().copied().collect();
+    for step in 0..24 {
+        let (mut moved_s, mut moved_p) = (BTreeSet::new(), BTreeSet::new());
+        if step > 0 {
+            // Most boxes move on even steps, a few on odd ones.
+            let count = if step % 2 == 0 { n } else { 40 };
+            for k in 0..count {
+                let i = (k * 131 + step * 17) % n;
+                centers[i] += v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.3;
+                let tight = BoundingBox::from_center_half_extents(centers[i], half);
+                if serial.move_proxy(ids[i], tight, V::ZERO).unwrap() {
+                    moved_s.insert(ids[i]);
+                }
+                if parallel.move_proxy(ids[i], tight, V::ZERO).unwrap() {
+                    moved_p.insert(ids[i]);
+                }
+            }
+        } else {
+            moved_s = all.clone();
+            moved_p = all.clone();
+        }
+        assert_eq!(moved_s, moved_p);
+        let want_s = brute(&serial, &moved_s);
+        let want_p = brute(&parallel, &moved_p);
+        let mut got_s = Vec::new();
+        serial.update_pairs(&mut got_s);
+        let mut got_p = Vec::new();
+        if step % 3 == 2 {
+            // The task API, tasks run last to first.
+            let job = parallel.parallel_pairs(1 + step % 7);
+            for task in job.tasks().iter().rev() {
+                job.run(task, |a, b| got_p.push((a, b)));
+            }
+        } else {
+            parallel.update_pairs_parallel(&mut got_p, 1 + step % 8);
+        }
+        serial.validate().unwrap();
+        parallel.validate().unwrap();
+        let set_s: BTreeSet<_> = got_s.iter().copied().collect();
+        let set_p: BTreeSet<_> = got_p.iter().copied().collect();
+        assert_eq!(set_s.len(), got_s.len(), "step {step}: serial pair twice");
+        assert_eq!(set_p.len(), got_p.len(), "step {step}: parallel pair twice");
+        assert!(got_p.iter().all(|(a, b)| a < b));
+        assert_eq!(set_s, want_s, "step {step}: serial");
+        assert_eq!(set_p, want_p, "step {step}: parallel");
+        assert_eq!(parallel.moved_count(), 0);
+    }
+    // The same tree and thread count give the same order.
+    let mut a = parallel.clone();
+    let mut b = parallel.clone();
+    for (k, &id) in ids.iter().enumerate().take(500) {
+        let tight = BoundingBox::from_center_half_extents(centers[k] + V::splat(0.7), half);
+        a.move_proxy(id, tight, V::ZERO).unwrap();
+        b.move_proxy(id, tight, V::ZERO).unwrap();
+    }
+    let (mut pa, mut pb) = (Vec::new(), Vec::new());
+    a.update_pairs_parallel(&mut pa, 3);
+    b.update_pairs_parallel(&mut pb, 3);
+    assert!(!pa.is_empty());
+    assert_eq!(pa, pb);
+}
+
+#[test]
+fn parallel_pairs_2d() {
+    parallel_pairs::<Vec2>();
+}
+
+#[test]
+fn parallel_pairs_3d() {
+    parallel_pairs::<Vec3>();
+}

@@ -78,6 +78,8 @@ pub struct OursBroadPhase<V: FromArray<D>, const D: usize> {
     pairs: Vec<(ProxyId, ProxyId)>,
     /// Leaves whose fat box changed in the last step.
     updated: usize,
+    /// Threads of the pair update (1: the serial `update_pairs`).
+    threads: usize,
 }
 
 /// The 2D driver.
@@ -107,9 +109,27 @@ impl<V: FromArray<D>, const D: usize> OursBroadPhase<V, D> {
             displacement,
             pairs: Vec::new(),
             updated: n,
+            threads: 1,
         };
         this.tree.update_pairs(&mut this.pairs);
         this
+    }
+
+    /// Runs later pair updates on `threads` threads
+    /// ([`DynamicTree::update_pairs_parallel`]); 1 is the serial update.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
+    }
+
+    /// The pair update of a step, serial or parallel.
+    fn update_pairs(&mut self) {
+        self.pairs.clear();
+        if self.threads > 1 {
+            self.tree
+                .update_pairs_parallel(&mut self.pairs, self.threads);
+        } else {
+            self.tree.update_pairs(&mut self.pairs);
+        }
     }
 
     #[inline]
@@ -121,8 +141,7 @@ impl<V: FromArray<D>, const D: usize> OursBroadPhase<V, D> {
     /// Returns the number of pairs reported (see [`Self::pairs`]).
     pub fn step(&mut self, scene: &Scene<D>) -> usize {
         self.move_all(scene);
-        self.pairs.clear();
-        self.tree.update_pairs(&mut self.pairs);
+        self.update_pairs();
         self.pairs.len()
     }
 
@@ -154,8 +173,7 @@ impl<V: FromArray<D>, const D: usize> OursBroadPhase<V, D> {
         let start = std::time::Instant::now();
         self.move_all(scene);
         let moved = start.elapsed();
-        self.pairs.clear();
-        self.tree.update_pairs(&mut self.pairs);
+        self.update_pairs();
         (self.pairs.len(), moved, start.elapsed() - moved)
     }
 

@@ -53,6 +53,7 @@ mod moves;
 mod node;
 mod optimize;
 mod pairs;
+pub mod parallel;
 mod query;
 mod remove;
 mod rotate;
@@ -67,6 +68,7 @@ use crate::geometry::BoundingBox;
 
 pub(crate) use node::{Node, Stamp};
 pub use node::{NodeId, NodeView, ProxyId};
+pub use parallel::{PairTask, ParallelPairs};
 pub use query::RayHit;
 pub use stats::TreeStats;
 pub use validate::ValidationError;

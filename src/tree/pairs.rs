@@ -27,9 +27,11 @@ const ROTATE_MAX_HEIGHT: u16 = 6;
 #[derive(Debug, Default)]
 pub(crate) struct PairStacks {
     /// Pending tasks: `(x, x)` is self(x), `(x, null)` refit(x), `(x, y)` a pair of nodes.
-    tasks: Vec<(NodeId, NodeId)>,
+    pub tasks: Vec<(NodeId, NodeId)>,
     /// Pending nodes of a leaf-against-subtree walk.
-    walk: Vec<NodeId>,
+    pub walk: Vec<NodeId>,
+    /// Pending nodes of the refit that starts a parallel update: (node, children done).
+    pub refits: Vec<(NodeId, bool)>,
 }
 
 impl<V: Vector, T> DynamicTree<V, T> {
@@ -58,7 +60,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Forgets the moves, then lets the tree improve itself (see [`Self::optimize`]).
-    fn finish_update(&mut self) {
+    pub(crate) fn finish_update(&mut self) {
         self.clear_marks();
         self.optimize();
     }
@@ -107,7 +109,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
         {
             return;
         }
-        let epoch = self.epoch;
         let subtree_height = self.optimizer.subtree_height(self.proxy_count);
         let rotate = self.moved_count * 16 < self.proxy_count;
         let mut visited = 0u64;
@@ -131,85 +132,101 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 tasks.resize(2 * len, (NodeId::NULL, NodeId::NULL));
             }
             if y.is_null() {
-                self.refit_node(x);
-                if rotate && self.nodes[x.index()].height <= ROTATE_MAX_HEIGHT {
-                    self.rotate(x);
-                }
-                let node = &self.nodes[x.index()];
-                let parent = node.parent;
-                if node.height <= subtree_height
-                    && (parent.is_null() || self.nodes[parent.index()].height > subtree_height)
-                {
-                    self.optimizer.candidates.push(x);
-                }
+                self.refit_task(x, rotate, subtree_height);
                 continue;
             }
-            let nodes = &self.nodes;
-            let (nx, ny) = (&nodes[x.index()], &nodes[y.index()]);
-            if x == y {
-                tasks[fill] = (x, NodeId::NULL);
-                fill += 1;
-                let (c1, c2) = (nx.child1, nx.child2);
-                let (n1, n2) = (&nodes[c1.index()], &nodes[c2.index()]);
-                tasks[fill] = (c2, c2);
-                fill += ((n2.stamp == epoch) & !n2.is_leaf()) as usize;
-                tasks[fill] = (c1, c1);
-                fill += ((n1.stamp == epoch) & !n1.is_leaf()) as usize;
-                self.node_pair(
-                    c1,
-                    c2,
-                    (n1, n2),
-                    tasks,
-                    &mut fill,
-                    &mut stacks.walk,
-                    &mut visited,
-                    &mut reported,
-                    &mut f,
-                );
-                continue;
-            }
-            match (nx.is_leaf(), ny.is_leaf()) {
-                (true, true) => {
-                    reported += 1;
-                    f(nx.proxy(), ny.proxy());
-                }
-                (true, false) => self.leaf_against_subtree(
-                    x,
-                    y,
-                    &mut stacks.walk,
-                    &mut visited,
-                    &mut reported,
-                    &mut f,
-                ),
-                (false, true) => self.leaf_against_subtree(
-                    y,
-                    x,
-                    &mut stacks.walk,
-                    &mut visited,
-                    &mut reported,
-                    &mut f,
-                ),
-                (false, false) => {
-                    // cross(x, y): the four pairs of a child of each.
-                    let (x1, x2, y1, y2) = (nx.child1, nx.child2, ny.child1, ny.child2);
-                    let (nx1, nx2) = (&nodes[x1.index()], &nodes[x2.index()]);
-                    let (ny1, ny2) = (&nodes[y1.index()], &nodes[y2.index()]);
-                    let walk = &mut stacks.walk;
-                    let (v, r) = (&mut visited, &mut reported);
-                    self.node_pair(x2, y2, (nx2, ny2), tasks, &mut fill, walk, v, r, &mut f);
-                    self.node_pair(x2, y1, (nx2, ny1), tasks, &mut fill, walk, v, r, &mut f);
-                    self.node_pair(x1, y2, (nx1, ny2), tasks, &mut fill, walk, v, r, &mut f);
-                    self.node_pair(x1, y1, (nx1, ny1), tasks, &mut fill, walk, v, r, &mut f);
-                }
-            }
+            let mut counts = (&mut visited, &mut reported);
+            self.run_task(
+                x,
+                y,
+                true,
+                tasks,
+                &mut fill,
+                &mut stacks.walk,
+                &mut counts,
+                &mut f,
+            );
         }
         self.count_visits(visited, reported);
+    }
+
+    /// refit(x): x gets its exact box back, may rotate, and is noted as a candidate for
+    /// [`Self::optimize`] when it is a changed subtree of the size that rebuilds.
+    #[inline]
+    pub(crate) fn refit_task(&mut self, x: NodeId, rotate: bool, subtree_height: u16) {
+        self.refit_node(x);
+        if rotate && self.nodes[x.index()].height <= ROTATE_MAX_HEIGHT {
+            self.rotate(x);
+        }
+        let node = &self.nodes[x.index()];
+        let parent = node.parent;
+        if node.height <= subtree_height
+            && (parent.is_null() || self.nodes[parent.index()].height > subtree_height)
+        {
+            self.optimizer.candidates.push(x);
+        }
+    }
+
+    /// Runs one task of the walk other than a refit: self(x) when `x == y` (which first
+    /// pushes refit(x) when `refits`), else a pair of nodes that passed [`Self::hit`].
+    /// `tasks` must have room for five more tasks above `fill`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn run_task(
+        &self,
+        x: NodeId,
+        y: NodeId,
+        refits: bool,
+        tasks: &mut [(NodeId, NodeId)],
+        fill: &mut usize,
+        walk: &mut Vec<NodeId>,
+        (visited, reported): &mut (&mut u64, &mut u64),
+        f: &mut impl FnMut(ProxyId, ProxyId),
+    ) {
+        let epoch = self.epoch;
+        let nodes = &self.nodes;
+        let (nx, ny) = (&nodes[x.index()], &nodes[y.index()]);
+        if x == y {
+            tasks[*fill] = (x, NodeId::NULL);
+            *fill += refits as usize;
+            let (c1, c2) = (nx.child1, nx.child2);
+            let (n1, n2) = (&nodes[c1.index()], &nodes[c2.index()]);
+            tasks[*fill] = (c2, c2);
+            *fill += ((n2.stamp == epoch) & !n2.is_leaf()) as usize;
+            tasks[*fill] = (c1, c1);
+            *fill += ((n1.stamp == epoch) & !n1.is_leaf()) as usize;
+            self.node_pair(c1, c2, (n1, n2), tasks, fill, walk, visited, reported, f);
+            return;
+        }
+        match (nx.is_leaf(), ny.is_leaf()) {
+            (true, true) => {
+                **reported += 1;
+                f(nx.proxy(), ny.proxy());
+            }
+            (true, false) => self.leaf_against_subtree(x, y, walk, visited, reported, f),
+            (false, true) => self.leaf_against_subtree(y, x, walk, visited, reported, f),
+            (false, false) => {
+                // cross(x, y): the four pairs of a child of each.
+                let (x1, x2, y1, y2) = (nx.child1, nx.child2, ny.child1, ny.child2);
+                let (nx1, nx2) = (&nodes[x1.index()], &nodes[x2.index()]);
+                let (ny1, ny2) = (&nodes[y1.index()], &nodes[y2.index()]);
+                let (v, r) = (&mut **visited, &mut **reported);
+                self.node_pair(x2, y2, (nx2, ny2), tasks, fill, walk, v, r, f);
+                self.node_pair(x2, y1, (nx2, ny1), tasks, fill, walk, v, r, f);
+                self.node_pair(x1, y2, (nx1, ny2), tasks, fill, walk, v, r, f);
+                self.node_pair(x1, y1, (nx1, ny1), tasks, fill, walk, v, r, f);
+            }
+        }
     }
 
     /// Whether a pair of nodes can hold a new pair of leaves: one of them changed and
     /// their boxes overlap.
     #[inline(always)]
-    fn hit(a: &crate::tree::Node<V>, b: &crate::tree::Node<V>, epoch: crate::tree::Stamp) -> bool {
+    pub(crate) fn hit(
+        a: &crate::tree::Node<V>,
+        b: &crate::tree::Node<V>,
+        epoch: crate::tree::Stamp,
+    ) -> bool {
         ((a.stamp == epoch) | (b.stamp == epoch)) & overlap(&a.aabb, &b.aabb)
     }
 

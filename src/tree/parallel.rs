@@ -1,0 +1,242 @@
+//! Finding pairs on several threads.
+//!
+//! The pair walk of [`DynamicTree::update_pairs`] splits into independent pieces: the
+//! pairs inside a subtree are those inside each child plus those across the two children,
+//! and the pairs across two subtrees are those across each pair of their children. So:
+//!
+//! 1. the changed part of the tree is refitted first, alone (it writes nodes);
+//! 2. the walk's first levels are unrolled, breadth first, into a list of
+//!    [`PairTask`]s that share no pair, until there are enough of them to keep every
+//!    thread busy;
+//! 3. the tasks run on any threads, reading the tree only, each into its own list;
+//! 4. the lists are joined in task order, and the moves are forgotten.
+//!
+//! The pairs found are exactly those of the serial walk. Their order differs from it
+//! but, as with the serial walk, depends only on the operations applied to the tree (and
+//! the number of tasks asked for), never on the threads.
+//!
+//! [`DynamicTree::update_pairs_parallel`] does all of it on scoped standard threads. To
+//! run the tasks on another pool (Bevy's, in this crate's plugin), use
+//! [`DynamicTree::parallel_pairs`].
+
+use crate::Vector;
+use crate::tree::pairs::PairStacks;
+use crate::tree::{DynamicTree, NodeId, ProxyId};
+
+/// One independent piece of a parallel pair walk: the pairs inside one subtree, or the
+/// pairs across two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PairTask {
+    a: NodeId,
+    b: NodeId,
+}
+
+/// A pair update split into tasks, holding the tree until it is dropped. Dropping it ends
+/// the update: the moves are forgotten and the tree optimizes itself, as at the end of
+/// [`DynamicTree::update_pairs`]. Made by [`DynamicTree::parallel_pairs`].
+pub struct ParallelPairs<'a, V: Vector, T> {
+    tree: &'a mut DynamicTree<V, T>,
+    tasks: Vec<PairTask>,
+}
+
+impl<V: Vector, T> ParallelPairs<'_, V, T> {
+    /// The tasks, to be run with [`Self::run`], each once, in any order and on any
+    /// threads. Joining their pairs in this order gives a deterministic result.
+    pub fn tasks(&self) -> &[PairTask] {
+        &self.tasks
+    }
+
+    /// Runs one task, calling `f` for each of its pairs (`(a, b)` with `a < b`). Only
+    /// reads the tree, so tasks may run at the same time on different threads.
+    pub fn run(&self, task: &PairTask, mut f: impl FnMut(ProxyId, ProxyId)) {
+        self.tree
+            .run_pair_task(*task, |a, b| if a < b { f(a, b) } else { f(b, a) });
+    }
+}
+
+impl<V: Vector, T> Drop for ParallelPairs<'_, V, T> {
+    fn drop(&mut self) {
+        self.tree.finish_parallel_update();
+    }
+}
+
+impl<V: Vector, T> DynamicTree<V, T> {
+    /// Starts a pair update whose walk runs as independent tasks (see the
+    /// [module documentation](crate::tree::parallel)): refits the changed part of the
+    /// tree, then splits the walk into at least `min_tasks` tasks where the tree allows.
+    /// The update ends when the returned value is dropped; the pairs of all its tasks are
+    /// exactly those [`Self::update_pairs`] would have reported.
+    pub fn parallel_pairs(&mut self, min_tasks: usize) -> ParallelPairs<'_, V, T> {
+        self.refit_changed();
+        let tasks = self.split_pair_walk(min_tasks.max(1));
+        ParallelPairs { tree: self, tasks }
+    }
+
+    /// [`Self::update_pairs`] with the walk spread over `threads` scoped threads (the
+    /// calling one included). The pairs are the same; their order, joined task by task,
+    /// depends on `threads` but not on how the threads ran.
+    pub fn update_pairs_parallel(&mut self, pairs: &mut Vec<(ProxyId, ProxyId)>, threads: usize)
+    where
+        T: Sync,
+        V: Sync,
+    {
+        let threads = threads.max(1);
+        let job = self.parallel_pairs(4 * threads);
+        let tasks = job.tasks();
+        let per_thread = tasks.len().div_ceil(threads).max(1);
+        let job = &job;
+        let lists: Vec<Vec<(ProxyId, ProxyId)>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = tasks
+                .chunks(per_thread)
+                .skip(1)
+                .map(|chunk| {
+                    scope.spawn(move || {
+                        let mut out = Vec::new();
+                        for task in chunk {
+                            job.run(task, |a, b| out.push((a, b)));
+                        }
+                        out
+                    })
+                })
+                .collect();
+            let mut first = Vec::new();
+            for task in tasks.chunks(per_thread).next().unwrap_or(&[]) {
+                job.run(task, |a, b| first.push((a, b)));
+            }
+            let mut lists = vec![first];
+            for handle in handles {
+                // A task that panicked (the walk has no path that does) is not
+                // swallowed: its panic goes on in this thread.
+                lists.push(
+                    handle
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                );
+            }
+            lists
+        });
+        for list in lists {
+            pairs.extend(list);
+        }
+    }
+
+    /// refit(N) of the walk for every changed internal node, children first: the first
+    /// step of a parallel update, which leaves the pair tasks only reading.
+    fn refit_changed(&mut self) {
+        self.optimizer.candidates.clear();
+        if self.root.is_null()
+            || !self.is_changed(self.root)
+            || self.nodes[self.root.index()].is_leaf()
+        {
+            return;
+        }
+        let subtree_height = self.optimizer.subtree_height(self.proxy_count);
+        let rotate = self.moved_count * 16 < self.proxy_count;
+        let epoch = self.epoch;
+        // (node, false): expand; (node, true): refit, its children being done.
+        let mut stack = core::mem::take(&mut self.pair_stacks.refits);
+        stack.clear();
+        stack.push((self.root, false));
+        while let Some((id, expanded)) = stack.pop() {
+            if expanded {
+                self.refit_task(id, rotate, subtree_height);
+                continue;
+            }
+            stack.push((id, true));
+            let node = &self.nodes[id.index()];
+            for child in [node.child2, node.child1] {
+                let c = &self.nodes[child.index()];
+                if c.stamp == epoch && !c.is_leaf() {
+                    stack.push((child, false));
+                }
+            }
+        }
+        self.pair_stacks.refits = stack;
+    }
+
+    /// Unrolls the first levels of the pair walk, breadth first, into tasks that share no
+    /// pair, until there are `min_tasks` or nothing left to unroll.
+    fn split_pair_walk(&self, min_tasks: usize) -> Vec<PairTask> {
+        let mut tasks = Vec::new();
+        if self.root.is_null()
+            || !self.is_changed(self.root)
+            || self.nodes[self.root.index()].is_leaf()
+        {
+            return tasks;
+        }
+        let epoch = self.epoch;
+        let mut queue = std::collections::VecDeque::new();
+        queue.push_back(PairTask {
+            a: self.root,
+            b: self.root,
+        });
+        // Tasks that cannot be split (a leaf against something) are final.
+        while let Some(task) = queue.pop_front() {
+            if queue.len() + tasks.len() + 1 >= min_tasks {
+                queue.push_front(task);
+                break;
+            }
+            let (na, nb) = (&self.nodes[task.a.index()], &self.nodes[task.b.index()]);
+            let hits = |a: NodeId, b: NodeId| {
+                Self::hit(&self.nodes[a.index()], &self.nodes[b.index()], epoch)
+                    .then_some(PairTask { a, b })
+            };
+            if task.a == task.b {
+                // self(N): self of each changed internal child, and child against child.
+                for child in [na.child1, na.child2] {
+                    let c = &self.nodes[child.index()];
+                    if c.stamp == epoch && !c.is_leaf() {
+                        queue.push_back(PairTask { a: child, b: child });
+                    }
+                }
+                queue.extend(hits(na.child1, na.child2));
+            } else if !na.is_leaf() && !nb.is_leaf() {
+                for x in [na.child1, na.child2] {
+                    for y in [nb.child1, nb.child2] {
+                        queue.extend(hits(x, y));
+                    }
+                }
+            } else {
+                tasks.push(task);
+            }
+        }
+        tasks.extend(queue);
+        tasks
+    }
+
+    /// Runs one task of a parallel walk (no refits: [`Self::refit_changed`] did them).
+    fn run_pair_task(&self, task: PairTask, mut f: impl FnMut(ProxyId, ProxyId)) {
+        let mut stacks = PairStacks::default();
+        let tasks = &mut stacks.tasks;
+        tasks.resize(256, (NodeId::NULL, NodeId::NULL));
+        tasks[0] = (task.a, task.b);
+        let mut fill = 1;
+        let (mut visited, mut reported) = (0u64, 0u64);
+        while fill > 0 {
+            fill -= 1;
+            let (x, y) = tasks[fill];
+            visited += 1;
+            if fill + 5 > tasks.len() {
+                let len = tasks.len();
+                tasks.resize(2 * len, (NodeId::NULL, NodeId::NULL));
+            }
+            let mut counts = (&mut visited, &mut reported);
+            self.run_task(
+                x,
+                y,
+                false,
+                tasks,
+                &mut fill,
+                &mut stacks.walk,
+                &mut counts,
+                &mut f,
+            );
+        }
+        self.count_visits(visited, reported);
+    }
+
+    /// The end of a parallel update: forget the moves, optimize.
+    fn finish_parallel_update(&mut self) {
+        self.finish_update();
+    }
+}
