@@ -42,6 +42,11 @@
 //! - Insertion picks the sibling with the lowest surface-area cost (branch and bound) and
 //!   rotates nodes on the way up; [`DynamicTree::update_pairs`] refits and rotates the
 //!   changed part of the tree, then walks it against itself to find the new pairs.
+//! - [`DynamicTree::move_proxies`] applies a batch of moves: the same result as one
+//!   [`DynamicTree::move_proxy`] call each, but the leaves' ancestors are updated in the
+//!   order the leaves sit in memory, which is much faster for thousands of moves.
+//! - [`DynamicTree::update_pairs_parallel`] (or [`DynamicTree::parallel_pairs`], to use
+//!   another thread pool) finds the same pairs with the walk split over threads.
 //! - [`DynamicTree::build`] builds a whole tree at once with a binned SAH split.
 //! - [`DynamicTree::validate`] checks every invariant; the tests call it after every
 //!   operation.
