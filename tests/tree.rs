@@ -548,7 +548,19 @@ fn batch_moves<V: Vector>() {
         batched.move_proxies(moves.iter().copied(), |id, res| got.push((id, res)));
         let want: Vec<_> = moves
             .iter()
-            .map(|&(id, tight, d)| (id, single.move_proxy(id, tight, d)))
+            .map(|&(id, tight, d)| {
+                let old = single.fat_box(id);
+                let result = single.move_proxy(id, tight, d);
+                // The rule callers can apply themselves says the same.
+                if let (Some(old), Ok(changed)) = (old, &result) {
+                    let fat = single.fatten(&tight, d);
+                    assert_eq!(
+                        *changed,
+                        !DynamicTree::<V, u32>::keeps_fat_box(&old, &tight, &fat)
+                    );
+                }
+                (id, result)
+            })
             .collect();
         assert_eq!(got, want, "step {step}");
         assert!(got.iter().any(|(_, r)| r.is_err()));
@@ -768,4 +780,86 @@ fn parallel_pairs_2d() {
 #[test]
 fn parallel_pairs_3d() {
     parallel_pairs::<Vec3>();
+}
+
+/// `set_fat_boxes` against `set_fat_box` called once per box on two copies of a tree:
+/// the same results (an unknown id and invalid boxes refused), fat boxes, moved counts
+/// and pairs, with batches above and below the size from which the batch sorts.
+fn batch_fat_boxes<V: Vector>() {
+    let mut s = 99u32;
+    let mut r = move || {
+        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
+        (s >> 8) as f32 / 16_777_216.0
+    };
+    let n = 1500;
+    let side = 2.5 * (n as f32).sqrt();
+    let mut batched = DynamicTree::<V, u32>::new();
+    let ids = batched
+        .build((0..n as u32).map(|i| {
+            let c = v::<V>([r() * side, r() * side, r() * side]);
+            (BoundingBox::from_center_half_extents(c, V::splat(0.5)), i)
+        }))
+        .unwrap();
+    let mut single = batched.clone();
+    let (mut pb, mut ps) = (Vec::new(), Vec::new());
+    batched.update_pairs(&mut pb);
+    single.update_pairs(&mut ps);
+    let unknown = {
+        let mut other = DynamicTree::<V, u32>::new();
+        let mut last = other.create_proxy(BoundingBox::default(), 0).unwrap();
+        while last.index() < n + 3 {
+            last = other.create_proxy(BoundingBox::default(), 0).unwrap();
+        }
+        last
+    };
+    for step in 0..12 {
+        let count = if step % 3 == 2 { 50 } else { n };
+        let boxes: Vec<_> = (0..count)
+            .map(|k| {
+                let i = (k * 389 + step) % n;
+                let c = v::<V>([r() * side, r() * side, r() * side]);
+                let fat = BoundingBox::from_center_half_extents(c, V::splat(0.5 + r()));
+                match k % 101 {
+                    3 => (unknown, fat),
+                    4 => (ids[i], BoundingBox::from_min_max(V::ONE, V::ZERO)),
+                    _ => (ids[i], fat),
+                }
+            })
+            .collect();
+        let mut got = Vec::new();
+        batched.set_fat_boxes(boxes.iter().copied(), |id, res| got.push((id, res)));
+        let want: Vec<_> = boxes
+            .iter()
+            .map(|&(id, fat)| (id, single.set_fat_box(id, fat)))
+            .collect();
+        assert_eq!(got, want, "step {step}");
+        assert!(want.iter().any(|(_, r)| r.is_err()));
+        batched.validate().unwrap();
+        assert_eq!(batched.moved_count(), single.moved_count());
+        for &id in &ids {
+            assert_eq!(batched.fat_box(id), single.fat_box(id));
+        }
+        pb.clear();
+        ps.clear();
+        batched.update_pairs(&mut pb);
+        single.update_pairs(&mut ps);
+        batched.validate().unwrap();
+        let set_b: BTreeSet<_> = pb.iter().copied().collect();
+        assert_eq!(set_b.len(), pb.len());
+        assert_eq!(
+            set_b,
+            ps.iter().copied().collect::<BTreeSet<_>>(),
+            "step {step}"
+        );
+    }
+}
+
+#[test]
+fn batch_fat_boxes_2d() {
+    batch_fat_boxes::<Vec2>();
+}
+
+#[test]
+fn batch_fat_boxes_3d() {
+    batch_fat_boxes::<Vec3>();
 }

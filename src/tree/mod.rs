@@ -437,18 +437,30 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         let old = self.fat_of[id.index()];
         let fat = self.fatten(&tight, displacement);
-        if old.min.all_le(tight.min) & tight.max.all_le(old.max) {
-            // Still inside. Re-fatten only a box that has become far too large (a fast
-            // proxy that slowed down), which would otherwise report stale pairs forever.
-            if old.area() <= 4.0 * fat.area() {
-                return Ok(None);
-            }
+        if Self::keeps_fat_box(&old, &tight, &fat) {
+            return Ok(None);
         }
         if !valid_box(&fat) {
             return Err(TreeError::InvalidBox);
         }
         self.fat_of[id.index()] = fat;
         Ok(Some((leaf, fat)))
+    }
+
+    /// Whether a move keeps the proxy's fat box `old` (the tree is not touched): the new
+    /// tight box `tight` lies inside it, and it is at most four times the area of `fat`,
+    /// the fat box the move would give. A fat box far larger than needed (a fast proxy
+    /// that slowed down) is replaced, or it would report stale pairs forever.
+    ///
+    /// This is the rule of [`Self::move_proxy`], for callers that keep their proxies' fat
+    /// boxes and hand the changed ones over with [`Self::set_fat_boxes`].
+    #[inline(always)]
+    pub fn keeps_fat_box(
+        old: &BoundingBox<V>,
+        tight: &BoundingBox<V>,
+        fat: &BoundingBox<V>,
+    ) -> bool {
+        (old.min.all_le(tight.min) & tight.max.all_le(old.max)) && old.area() <= 4.0 * fat.area()
     }
 
     /// Replaces a proxy's fat box with exactly `fat` (no margin added) and marks it moved.

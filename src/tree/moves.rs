@@ -55,17 +55,53 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 Err(e) => result(id, Err(e)),
             }
         }
+        self.apply_pending(&mut pending);
+        self.pending_moves = pending;
+    }
+
+    /// [`Self::set_fat_box`] for many proxies: the same as one call per `(id, fat)`, in
+    /// order, with `result` told each call's outcome, but the leaves' ancestors are
+    /// updated in memory order (see [`Self::move_proxies`]).
+    ///
+    /// For callers that keep each proxy's fat box and decide themselves, with
+    /// [`Self::keeps_fat_box`] and [`Self::fatten`], which moves change it.
+    pub fn set_fat_boxes(
+        &mut self,
+        boxes: impl IntoIterator<Item = (ProxyId, BoundingBox<V>)>,
+        mut result: impl FnMut(ProxyId, Result<(), TreeError>),
+    ) {
+        let mut pending = core::mem::take(&mut self.pending_moves);
+        pending.moves.clear();
+        for (id, fat) in boxes {
+            let Some(leaf) = self.leaf(id) else {
+                result(id, Err(TreeError::UnknownProxy(id)));
+                continue;
+            };
+            if !fat.is_valid() {
+                result(id, Err(TreeError::InvalidBox));
+                continue;
+            }
+            self.fat_of[id.index()] = fat;
+            pending.moves.push((leaf, fat));
+            result(id, Ok(()));
+        }
+        self.apply_pending(&mut pending);
+        self.pending_moves = pending;
+    }
+
+    /// Stores the pending leaves' new boxes and updates their ancestors, in memory order
+    /// when there are enough of them.
+    fn apply_pending(&mut self, pending: &mut PendingMoves<V>) {
         if pending.moves.len() < SORT_FROM {
             for &(leaf, fat) in &pending.moves {
                 self.set_leaf_box(leaf, fat);
             }
         } else {
-            self.group_by_place(&mut pending);
+            self.group_by_place(pending);
             for &(leaf, fat) in &pending.sorted {
                 self.set_leaf_box(leaf, fat);
             }
         }
-        self.pending_moves = pending;
     }
 
     /// Puts `pending.moves` into `pending.sorted` grouped by arena region (a counting
