@@ -1,6 +1,6 @@
 //! Splits a step of the "uniform boxes" scenario into its parts (moves, pair update) and
 //! prints the medians: `cargo run --release --no-default-features --example profile_step --
-//! [2d|3d] [N] [fast|slow]`.
+//! [2d|3d] [N] [fast|slow] [THREADS]` (threads of the pair update, 1 by default).
 
 #[path = "../benches/support/ours_driver.rs"]
 mod ours_driver;
@@ -16,8 +16,9 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-fn run<V: FromArray<D>, const D: usize>(mut scene: Scene<D>, label: &str) {
+fn run<V: FromArray<D>, const D: usize>(mut scene: Scene<D>, label: &str, threads: usize) {
     let mut ours = OursBroadPhase::<V, D>::new(&scene);
+    ours.set_threads(threads);
     let (mut moves, mut updates) = (Vec::new(), Vec::new());
     for _ in 0..300 {
         scene.step();
@@ -40,20 +41,24 @@ fn main() {
     let dim = args.first().map_or("2d", String::as_str);
     let n: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100_000);
     let slow = args.get(2).is_some_and(|s| s == "slow");
-    let label = format!("{dim} n={n} {}", if slow { "slow" } else { "fast" });
+    let threads: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let label = format!(
+        "{dim} n={n} {} threads={threads}",
+        if slow { "slow" } else { "fast" }
+    );
     if dim == "3d" {
         let vs = if slow {
             Scene::<3>::SLOW
         } else {
             Scene::<3>::FAST
         };
-        run::<Vec3, 3>(Scene::<3>::uniform(n, vs), &label);
+        run::<Vec3, 3>(Scene::<3>::uniform(n, vs), &label, threads);
     } else {
         let vs = if slow {
             Scene::<2>::SLOW
         } else {
             Scene::<2>::FAST
         };
-        run::<Vec2, 2>(Scene::<2>::uniform(n, vs), &label);
+        run::<Vec2, 2>(Scene::<2>::uniform(n, vs), &label, threads);
     }
 }

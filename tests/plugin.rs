@@ -877,6 +877,7 @@ fn config_changes_mid_run<V: Dim>() {
         velocity_multiplier,
         swept: false,
         enabled: true,
+        ..default()
     };
     run_scene_against_oracle::<V>(
         3,

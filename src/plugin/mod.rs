@@ -183,6 +183,13 @@ pub struct CollisionConfig {
     pub swept: bool,
     /// Whether the pipeline runs at all. Default `true`.
     pub enabled: bool,
+    /// Spread the pair walk over Bevy's `ComputeTaskPool` in ticks where at least this
+    /// many colliders moved (see [`DynamicTree::parallel_pairs`](crate::DynamicTree::parallel_pairs)).
+    /// The pairs, and so the events, are exactly those of the serial walk. Default
+    /// `None` (always serial): on the two-core machines the crate is measured on, the
+    /// parallel walk was 0.92–0.98× the serial one at 100,000 boxes (the moves, the refit
+    /// and the tree's upkeep stay serial); try it where there are many cores.
+    pub parallel_pairs_from: Option<usize>,
 }
 
 impl Default for CollisionConfig {
@@ -192,6 +199,7 @@ impl Default for CollisionConfig {
             velocity_multiplier: 2.0,
             swept: true,
             enabled: true,
+            parallel_pairs_from: None,
         }
     }
 }

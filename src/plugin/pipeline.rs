@@ -12,6 +12,7 @@ use crate::plugin::{
     Aabb, AabbTree, BoundingSphere, CollisionConfig, CollisionEnded, CollisionLayers,
     CollisionStarted, EndReason, Teleported, TrackedCollider, Velocity, WorldShape,
 };
+use crate::tree::DynamicTree;
 
 /// The entity's world transform, computed from `Transform` up the `ChildOf` chain so that
 /// moves made earlier in the same frame (in `FixedUpdate`) count, even though
@@ -242,23 +243,26 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
 
         let id = match tracked.proxy {
             Some(id) => {
+                // `tracked.fat` is the proxy's fat box in the tree: the move is decided
+                // here, by the tree's rule, and the changed boxes are handed over in one
+                // batch at the end of `prepare` (`DynamicTree::set_fat_boxes`).
                 let layers_changed = state.body(id).is_some_and(|b| b.layers != layers);
-                match state.tree.move_proxy(id, swept, predicted) {
-                    Ok(false) if layers_changed => {
-                        // Same box, but pairs must be looked for again.
-                        let fat = tracked.fat;
-                        let _ = state.tree.set_fat_box(id, fat);
-                    }
-                    Ok(_) => {}
-                    Err(e) => {
+                let fat = state.tree.fatten(&swept, predicted);
+                if !DynamicTree::<V, Entity>::keeps_fat_box(&tracked.fat, &swept, &fat) {
+                    if !fat.is_valid() {
                         warn!(
-                            "bevy_aabb_tree: entity {entity} left out of collision detection: {e}"
+                            "bevy_aabb_tree: entity {entity} left out of collision detection: fat box {fat:?} overflows"
                         );
                         tracked.invalid = true;
                         tracked.proxy = None;
                         state.remove_proxy(id, EndReason::Invalid);
                         return;
                     }
+                    tracked.fat = fat;
+                    state.pending_fat.push((id, fat));
+                } else if layers_changed {
+                    // Same box, but pairs must be looked for again.
+                    state.pending_fat.push((id, tracked.fat));
                 }
                 id
             }
@@ -271,6 +275,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
                 match created {
                     Ok(id) => {
                         tracked.proxy = Some(id);
+                        tracked.fat = fat;
                         id
                     }
                     Err(e) => {
@@ -285,7 +290,6 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         };
         tracked.previous = shape.center() - displacement;
         tracked.shape = shape;
-        tracked.fat = state.tree.fat_box(id).unwrap_or(tracked.fat);
         tracked.moved = displacement != V::ZERO;
         state.set_body(
             id,
@@ -375,19 +379,68 @@ pub(crate) fn prepare<V: Vector>(
     }
     let processed = ctx.processed;
     let state = ctx.state;
+    let mut pending = core::mem::take(&mut state.pending_fat);
+    // Every id is a live proxy and every box valid (checked above), so the tree refuses
+    // none; should it, the collider would keep a stale fat box, which is logged.
+    state.tree.set_fat_boxes(pending.drain(..), |id, result| {
+        if let Err(e) = result {
+            error!("bevy_aabb_tree: proxy {id:?} kept its old fat box: {e}");
+        }
+    });
+    state.pending_fat = pending;
     state.stats.processed = processed;
     state.stats.moved = state.tree.moved_count();
     state.stats.proxies = state.tree.len();
     state.stats.prepare_ms = start.elapsed().as_secs_f32() * 1000.0;
 }
 
+/// The tree's pair update, its walk spread over the compute task pool when the config
+/// asks for it, enough colliders moved and the pool has more than one thread. The pairs
+/// are the same either way; the parallel ones are joined in task order. Returns the
+/// number of tasks run on the pool (0: serial).
+fn update_pairs<V: Vector>(
+    tree: &mut crate::DynamicTree<V, Entity>,
+    config: &CollisionConfig,
+    pairs: &mut Vec<(crate::ProxyId, crate::ProxyId)>,
+) -> usize {
+    use bevy::tasks::ComputeTaskPool;
+    let pool = ComputeTaskPool::try_get().filter(|pool| pool.thread_num() > 1);
+    let Some(pool) = pool.filter(|_| {
+        config
+            .parallel_pairs_from
+            .is_some_and(|from| tree.moved_count() >= from)
+    }) else {
+        tree.update_pairs(pairs);
+        return 0;
+    };
+    let threads = pool.thread_num();
+    let job = tree.parallel_pairs(4 * threads);
+    let per_task = job.tasks().len().div_ceil(threads).max(1);
+    let job = &job;
+    let lists = pool.scope(|scope| {
+        for chunk in job.tasks().chunks(per_task) {
+            scope.spawn(async move {
+                let mut out = Vec::new();
+                for task in chunk {
+                    job.run(task, |a, b| out.push((a, b)));
+                }
+                out
+            });
+        }
+    });
+    for list in lists {
+        pairs.extend(list);
+    }
+    job.tasks().len()
+}
+
 /// Stage 4: new candidate pairs from the tree, filtered by layers.
-pub(crate) fn broad_phase<V: Vector>(mut state: ResMut<AabbTree<V>>) {
+pub(crate) fn broad_phase<V: Vector>(config: Res<CollisionConfig>, mut state: ResMut<AabbTree<V>>) {
     let start = Instant::now();
     let state = &mut *state;
     let mut new_pairs = core::mem::take(&mut state.scratch_pairs);
     new_pairs.clear();
-    state.tree.update_pairs(&mut new_pairs);
+    state.stats.parallel_tasks = update_pairs(&mut state.tree, &config, &mut new_pairs);
     let mut added = 0;
     for &(a, b) in &new_pairs {
         let key = pair_key(a, b);

@@ -47,6 +47,9 @@ pub struct StepStats {
     pub moved: usize,
     /// New candidate pairs the broad phase found this tick.
     pub new_candidates: usize,
+    /// Tasks the pair walk ran on the compute task pool this tick; 0 when it ran serially
+    /// (see [`CollisionConfig::parallel_pairs_from`](crate::plugin::CollisionConfig::parallel_pairs_from)).
+    pub parallel_tasks: usize,
     /// Candidate pairs tracked (fat boxes overlapping).
     pub candidates: usize,
     /// Pairs touching after this tick.
@@ -98,6 +101,8 @@ pub struct AabbTree<V: Vector> {
     pub(crate) pairs: Vec<Pair>,
     pub(crate) pair_index: HashMap<u64, u32>,
     pub(crate) scratch_pairs: Vec<(ProxyId, ProxyId)>,
+    /// New fat boxes of the tick, handed to the tree in one batch at the end of `prepare`.
+    pub(crate) pending_fat: Vec<(ProxyId, crate::BoundingBox<V>)>,
     pub(crate) started: Vec<(Entity, Entity, f32, V)>,
     pub(crate) ended: Vec<(Entity, Entity, EndReason)>,
     pub(crate) swept_hits: Vec<SweptHit<V>>,
@@ -116,6 +121,7 @@ impl<V: Vector> Default for AabbTree<V> {
             pairs: Vec::new(),
             pair_index: HashMap::default(),
             scratch_pairs: Vec::new(),
+            pending_fat: Vec::new(),
             started: Vec::new(),
             ended: Vec::new(),
             swept_hits: Vec::new(),

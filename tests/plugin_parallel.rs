@@ -1,0 +1,152 @@
+//! The plugin's parallel pair walk (`CollisionConfig::parallel_pairs_from`) against the
+//! serial one: the same scene, run both ways, gives byte-identical message sequences, and
+//! the parallel run did run its walk as tasks on the compute task pool.
+//!
+//! Its own test binary, so that it can set up the (process-wide) compute task pool with
+//! several threads before any app does, whatever the machine's core count.
+#![cfg(feature = "plugin")]
+
+#[allow(dead_code)]
+#[path = "common/rng.rs"]
+mod rng;
+
+use std::time::Duration;
+
+use bevy::prelude::*;
+use bevy::reflect::{FromReflect, GetTypeRegistration, TypePath, Typed};
+use bevy::tasks::{ComputeTaskPool, TaskPoolBuilder};
+use bevy::time::TimeUpdateStrategy;
+use bevy_aabb_tree::Vector;
+use bevy_aabb_tree::prelude::*;
+use rng::Rng;
+
+/// A dimension the plugin runs in.
+trait Dim: Vector + FromReflect + TypePath + GetTypeRegistration + Typed {}
+impl Dim for Vec2 {}
+impl Dim for Vec3 {}
+
+#[derive(Resource, Default)]
+struct Log {
+    lines: Vec<String>,
+    parallel_tasks: usize,
+    /// Ticks with moves whose walk ran serially.
+    serial_ticks: usize,
+}
+
+fn collect<V: Dim>(
+    mut started: MessageReader<CollisionStarted>,
+    mut ended: MessageReader<CollisionEnded>,
+    tree: Res<AabbTree<V>>,
+    mut log: ResMut<Log>,
+) {
+    for e in started.read() {
+        log.lines.push(format!(
+            "start {} {} {:.4} {:?}",
+            e.entity, e.other, e.time_of_impact, e.normal
+        ));
+    }
+    for e in ended.read() {
+        log.lines
+            .push(format!("end {} {} {:?}", e.entity, e.other, e.reason));
+    }
+    let stats = tree.stats();
+    log.parallel_tasks += stats.parallel_tasks;
+    log.serial_ticks += (stats.moved > 0 && stats.parallel_tasks == 0) as usize;
+}
+
+/// 600 boxes and spheres bouncing in a box, some fast, with the pair walk parallel from
+/// `parallel_from` moved colliders on; returns the log.
+fn run<V: Dim>(parallel_from: Option<usize>) -> Log {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
+        .add_plugins((
+            AabbTreePlugin::<V>::default(),
+            VelocityPlugin::<V>::default(),
+        ))
+        .insert_resource(CollisionConfig {
+            parallel_pairs_from: parallel_from,
+            ..default()
+        })
+        .insert_resource(Time::<Fixed>::from_hz(60.0))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+            1.0 / 60.0,
+        )))
+        .init_resource::<Log>()
+        .add_systems(
+            FixedPostUpdate,
+            collect::<V>.after(CollisionSystems::Events),
+        );
+    let mut rng = Rng::new(2024);
+    let side = 40.0;
+    let point = |rng: &mut Rng| {
+        Vec3::new(
+            rng.range(-side, side),
+            rng.range(-side, side),
+            if V::DIM == 3 {
+                rng.range(-side, side)
+            } else {
+                0.0
+            },
+        )
+    };
+    for k in 0..600 {
+        let at = point(&mut rng);
+        let speed = if k % 10 == 0 { 300.0 } else { 8.0 };
+        let dir = point(&mut rng).normalize_or(Vec3::X) * speed;
+        let velocity = Velocity(V::truncate_from_3d(dir));
+        let t = Transform::from_translation(at);
+        if k % 3 == 0 {
+            app.world_mut()
+                .spawn((t, BoundingSphere::<V>::new(rng.range(0.3, 1.5)), velocity));
+        } else {
+            let half = V::truncate_from_3d(Vec3::new(
+                rng.range(0.2, 1.5),
+                rng.range(0.2, 1.5),
+                rng.range(0.2, 1.5),
+            ));
+            app.world_mut().spawn((t, Aabb::new(half), velocity));
+        }
+    }
+    for _ in 0..90 {
+        app.update();
+    }
+    app.world_mut().remove_resource::<Log>().unwrap_or_default()
+}
+
+fn parallel_matches_serial<V: Dim>() {
+    // Several compute threads even on a one-core machine (the pool is process-wide; this
+    // binary's tests set it up the same way, whichever runs first). Without Bevy's
+    // `multi_threaded` feature (it comes with `--all-features`, through `examples`) the
+    // pool has one thread, and the plugin must fall back to the serial walk.
+    ComputeTaskPool::get_or_init(|| TaskPoolBuilder::new().num_threads(4).build());
+    let threads = ComputeTaskPool::get().thread_num();
+    let serial = run::<V>(None);
+    let parallel = run::<V>(Some(0));
+    assert!(
+        serial.lines.len() > 100,
+        "too few events to compare: {}",
+        serial.lines.len()
+    );
+    assert_eq!(serial.parallel_tasks, 0);
+    if threads > 1 {
+        assert!(parallel.parallel_tasks > 0, "the parallel walk never ran");
+        assert_eq!(parallel.serial_ticks, 0);
+    } else {
+        assert_eq!(parallel.parallel_tasks, 0, "a one-thread pool ran tasks");
+    }
+    assert_eq!(serial.lines, parallel.lines);
+    // A threshold above the moves of every tick keeps the walk serial.
+    let high = run::<V>(Some(1_000_000));
+    assert_eq!(high.parallel_tasks, 0);
+    assert_eq!(serial.lines, high.lines);
+}
+
+#[test]
+fn parallel_matches_serial_2d() {
+    parallel_matches_serial::<Vec2>();
+}
+
+#[test]
+fn parallel_matches_serial_3d() {
+    parallel_matches_serial::<Vec3>();
+}
