@@ -863,3 +863,84 @@ fn batch_fat_boxes_2d() {
 fn batch_fat_boxes_3d() {
     batch_fat_boxes::<Vec3>();
 }
+
+/// The layout a build leaves: the root in slot 0, every node's two children side by side,
+/// the first child's side of the tree before the second's, and no free slot (the arena
+/// holds exactly the tree). After many moves and updates (incremental rebuilds re-lay out
+/// the subtrees they rebuild) most nodes still have their children side by side.
+fn build_layout<V: Vector>() {
+    let mut s = 5u32;
+    let mut r = move || {
+        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
+        (s >> 8) as f32 / 16_777_216.0
+    };
+    let n = 3000;
+    let side = 2.5 * (n as f32).sqrt();
+    let mut tree = DynamicTree::<V, u32>::new();
+    let mut centers: Vec<V> = (0..n)
+        .map(|_| v::<V>([r() * side, r() * side, r() * side]))
+        .collect();
+    let ids = tree
+        .build(
+            centers
+                .iter()
+                .map(|&c| BoundingBox::from_center_half_extents(c, V::splat(0.5)))
+                .zip(0u32..),
+        )
+        .unwrap();
+    assert_eq!(tree.root().map(|r| r.index()), Some(0));
+    let stats = tree.stats();
+    assert_eq!(stats.nodes, 2 * n - 1);
+    let mut slots = BTreeSet::new();
+    let mut siblings = (0, 0);
+    tree.visit_nodes(|id, node, _| {
+        slots.insert(id.index());
+        if let Some((c1, c2)) = node.children {
+            siblings.0 += 1;
+            siblings.1 += (c2.index() == c1.index() + 1) as usize;
+            assert!(c1.index() > id.index(), "a child before its parent");
+        }
+        true
+    });
+    assert_eq!(siblings.0, siblings.1, "children not side by side after a build");
+    assert_eq!(slots, (0..2 * n - 1).collect::<BTreeSet<_>>(), "free slots after a build");
+    for &id in &ids {
+        let leaf = tree.leaf(id).unwrap();
+        assert_eq!(tree.node(leaf).unwrap().proxy, Some(id));
+    }
+    let mut pairs = Vec::new();
+    for _ in 0..60 {
+        for (k, &id) in ids.iter().enumerate() {
+            centers[k] += v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.3;
+            let tight = BoundingBox::from_center_half_extents(centers[k], V::splat(0.5));
+            tree.move_proxy(id, tight, V::ZERO).unwrap();
+        }
+        pairs.clear();
+        tree.update_pairs(&mut pairs);
+    }
+    tree.validate().unwrap();
+    let mut siblings = (0, 0);
+    tree.visit_nodes(|_, node, _| {
+        if let Some((c1, c2)) = node.children {
+            siblings.0 += 1;
+            siblings.1 += (c2.index() == c1.index() + 1) as usize;
+        }
+        true
+    });
+    assert!(
+        siblings.1 * 10 >= siblings.0 * 9,
+        "{} of {} internal nodes have their children side by side",
+        siblings.1,
+        siblings.0
+    );
+}
+
+#[test]
+fn build_layout_2d() {
+    build_layout::<Vec2>();
+}
+
+#[test]
+fn build_layout_3d() {
+    build_layout::<Vec3>();
+}

@@ -2,7 +2,8 @@
 //!
 //! The first input byte picks the dimension (2D or 3D); the rest decodes into operations:
 //! insert, remove (also of ids already removed), move (small steps and teleports), set
-//! margin, set fat box, bulk build, rebuild, clear, pair updates and every query. Some
+//! margin, set fat box, bulk build, rebuild, clear, pair updates (serial and parallel) and
+//! every query. Some
 //! operations get hostile values (NaN, infinities, negative extents, huge coordinates):
 //! the tree must refuse them with an error and stay unchanged, never panic.
 //!
@@ -61,7 +62,7 @@ fn run<V: Vector>(u: &mut Unstructured) {
         }
         h.check_state();
     }
-    h.check_pairs();
+    h.check_pairs(1);
     h.check_state();
 }
 
@@ -383,7 +384,10 @@ impl<V: Vector> Harness<V> {
                     self.moved.clear();
                 }
             }
-            25..=27 => self.check_pairs(),
+            25..=27 => {
+                let threads = u.int_in_range(1u8..=4)?;
+                self.check_pairs(usize::from(threads));
+            }
             _ => {
                 let a = vector::<V>(u, hostile)?;
                 let b = vector::<V>(u, hostile)?;
@@ -435,7 +439,8 @@ impl<V: Vector> Harness<V> {
         assert_eq!(stats.nodes, nodes);
     }
 
-    fn check_pairs(&mut self) {
+    /// One pair update (serial, or parallel on `threads` threads) against the oracle.
+    fn check_pairs(&mut self, threads: usize) {
         let mut expected = BTreeSet::new();
         let entries: Vec<_> = self.oracle.iter().collect();
         for (i, (a, ea)) in entries.iter().enumerate() {
@@ -446,7 +451,11 @@ impl<V: Vector> Harness<V> {
             }
         }
         let mut pairs = Vec::new();
-        self.tree.update_pairs(&mut pairs);
+        if threads > 1 {
+            self.tree.update_pairs_parallel(&mut pairs, threads);
+        } else {
+            self.tree.update_pairs(&mut pairs);
+        }
         let got: BTreeSet<_> = pairs.iter().copied().collect();
         assert_eq!(got.len(), pairs.len(), "a pair was reported twice");
         assert!(
