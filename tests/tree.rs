@@ -902,8 +902,15 @@ fn build_layout<V: Vector>() {
         }
         true
     });
-    assert_eq!(siblings.0, siblings.1, "children not side by side after a build");
-    assert_eq!(slots, (0..2 * n - 1).collect::<BTreeSet<_>>(), "free slots after a build");
+    assert_eq!(
+        siblings.0, siblings.1,
+        "children not side by side after a build"
+    );
+    assert_eq!(
+        slots,
+        (0..2 * n - 1).collect::<BTreeSet<_>>(),
+        "free slots after a build"
+    );
     for &id in &ids {
         let leaf = tree.leaf(id).unwrap();
         assert_eq!(tree.node(leaf).unwrap().proxy, Some(id));
