@@ -2349,6 +2349,44 @@ fn spatial_queries<V: Dim>() {
 
 /// Item 8: a NaN translation for one tick ends the entity's pairs (`Invalid`), leaves it
 /// out of the tree; repaired, it comes back; the other pairs never notice.
+/// Finite values whose fat box overflows (a collider near the edge of `f32`'s range with
+/// a velocity that carries its fat box past it): the collider is left out, no proxy is
+/// left behind in the tree, tick after tick, and a bystander's contacts go on.
+fn fat_box_overflow<V: Dim>() {
+    let mut app = update_app::<V>(Sched::Update);
+    let world = app.world_mut();
+    let a = world
+        .spawn((Transform::default(), Aabb::new(V::splat(0.5))))
+        .id();
+    let b = world
+        .spawn((Transform::from_xyz(0.8, 0.0, 0.0), Aabb::new(V::splat(0.5))))
+        .id();
+    // Spawned once the time step is known, so that its first fat box already overflows.
+    run_ticks(&mut app, 1);
+    let edge = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(3.39e38, 0.0, 0.0),
+            Aabb::new(V::splat(1e36)),
+            Velocity(V::truncate_from_3d(Vec3::X * 1e37)),
+        ))
+        .id();
+    for _ in 0..5 {
+        run_ticks(&mut app, 1);
+        let tree = app.world().resource::<AabbTree<V>>();
+        assert_eq!(tree.tree().len(), 2, "a proxy was left behind");
+        tree.tree().validate().unwrap();
+    }
+    let tracked = app.world().get::<TrackedCollider<V>>(edge).unwrap();
+    assert!(tracked.proxy().is_none());
+    let events = finish::<V>(&app);
+    assert!(events.iter().all(|e| e.entity != edge && e.other != edge));
+    assert!(
+        events.iter().any(|e| e.pair() == key(a, b)),
+        "the bystanders' contact is missing: {events:?}"
+    );
+}
+
 fn nan_translation<V: Dim>() {
     let mut app = update_app::<V>(Sched::Update);
     let world = app.world_mut();
@@ -3466,6 +3504,7 @@ both_dims!(
     despawn_between_narrow_phase_and_events,
     spatial_queries,
     nan_translation,
+    fat_box_overflow,
     other_bad_input,
     shape_switch,
     despawn_in_observers,

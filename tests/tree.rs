@@ -671,8 +671,19 @@ fn epoch_wrap_3d() {
 /// The parallel pair update against the serial one, on two copies of a tree moved the
 /// same way: the same pair set every step (each pair once), also equal to a brute-force
 /// scan, with 1 to 8 threads, with the tasks of `parallel_pairs` run in reverse order,
-/// and `validate` passing after every update. The two trees' shapes drift apart (the
-/// parallel update refits before it walks), so each is checked on its own boxes.
+/// and `validate` passing after every update. The parallel update refits before it walks
+/// rather than on the way, in the same order, so the two trees stay identical node for
+/// node.
+/// Every node of a tree with its links and box, depth first.
+fn shape<V: Vector>(tree: &DynamicTree<V, u32>) -> Vec<String> {
+    let mut out = Vec::new();
+    tree.visit_nodes(|id, node, depth| {
+        out.push(format!("{id:?} {depth} {node:?}"));
+        true
+    });
+    out
+}
+
 fn parallel_pairs<V: Vector>() {
     let mut s = 777u32;
     let mut r = move || {
@@ -740,9 +751,12 @@ fn parallel_pairs<V: Vector>() {
         if step % 3 == 2 {
             // The task API, tasks run last to first.
             let job = parallel.parallel_pairs(1 + step % 7);
-            for task in job.tasks().iter().rev() {
+            for task in (0..job.task_count()).rev() {
                 job.run(task, |a, b| got_p.push((a, b)));
             }
+            // Indices past the last task do nothing.
+            job.run(job.task_count(), |a, b| got_p.push((a, b)));
+            job.run(usize::MAX, |a, b| got_p.push((a, b)));
         } else {
             parallel.update_pairs_parallel(&mut got_p, 1 + step % 8);
         }
@@ -756,6 +770,11 @@ fn parallel_pairs<V: Vector>() {
         assert_eq!(set_s, want_s, "step {step}: serial");
         assert_eq!(set_p, want_p, "step {step}: parallel");
         assert_eq!(parallel.moved_count(), 0);
+        assert_eq!(
+            shape(&serial),
+            shape(&parallel),
+            "step {step}: the trees differ"
+        );
     }
     // The same tree and thread count give the same order.
     let mut a = parallel.clone();
@@ -766,10 +785,19 @@ fn parallel_pairs<V: Vector>() {
         b.move_proxy(id, tight, V::ZERO).unwrap();
     }
     let (mut pa, mut pb) = (Vec::new(), Vec::new());
+    let mut c = a.clone();
     a.update_pairs_parallel(&mut pa, 3);
     b.update_pairs_parallel(&mut pb, 3);
     assert!(!pa.is_empty());
     assert_eq!(pa, pb);
+    // Any thread count is taken (capped), the same pairs found.
+    let mut pc = Vec::new();
+    c.update_pairs_parallel(&mut pc, usize::MAX);
+    c.validate().unwrap();
+    assert_eq!(
+        pc.iter().copied().collect::<BTreeSet<_>>(),
+        pa.iter().copied().collect::<BTreeSet<_>>()
+    );
 }
 
 #[test]
@@ -950,4 +978,87 @@ fn build_layout_2d() {
 #[test]
 fn build_layout_3d() {
     build_layout::<Vec3>();
+}
+
+/// A panic in the caller's callback (or iterator) halfway through a batch leaves a valid
+/// tree: every change decided so far is applied, the tree agrees with its own fat boxes,
+/// and the next update reports exactly the brute-force pairs.
+fn batch_panic_safety<V: Vector>() {
+    let n = 600;
+    let side = 2.5 * (n as f32).sqrt();
+    let mut s = 31u32;
+    let mut r = move || {
+        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
+        (s >> 8) as f32 / 16_777_216.0
+    };
+    let mut tree = DynamicTree::<V, u32>::new();
+    let ids = tree
+        .build((0..n as u32).map(|i| {
+            let c = v::<V>([r() * side, r() * side, r() * side]);
+            (BoundingBox::from_center_half_extents(c, V::splat(0.5)), i)
+        }))
+        .unwrap();
+    let mut pairs = Vec::new();
+    tree.update_pairs(&mut pairs);
+    let moves: Vec<_> = ids
+        .iter()
+        .map(|&id| {
+            let c = v::<V>([r() * side, r() * side, r() * side]);
+            (
+                id,
+                BoundingBox::from_center_half_extents(c, V::splat(0.5)),
+                V::ZERO,
+            )
+        })
+        .collect();
+    let mut seen = 0;
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        tree.move_proxies(moves.iter().copied(), |_, _| {
+            seen += 1;
+            assert!(seen < 400, "the caller's callback panics");
+        });
+    }));
+    assert!(caught.is_err());
+    tree.validate().unwrap();
+    let mut caught_boxes = 0;
+    let caught_fat = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let boxes = ids.iter().map(|&id| {
+            caught_boxes += 1;
+            assert!(caught_boxes < 300, "the caller's iterator panics");
+            (
+                id,
+                BoundingBox::from_center_half_extents(V::ZERO, V::splat(0.5)),
+            )
+        });
+        tree.set_fat_boxes(boxes, |_, _| {});
+    }));
+    assert!(caught_fat.is_err());
+    tree.validate().unwrap();
+    pairs.clear();
+    tree.update_pairs(&mut pairs);
+    tree.validate().unwrap();
+    let got: BTreeSet<_> = pairs.iter().copied().collect();
+    assert_eq!(got.len(), pairs.len());
+    let fat: Vec<_> = ids.iter().map(|&id| tree.fat_box(id).unwrap()).collect();
+    // Every reported pair overlaps, and the 299 boxes set before the iterator panicked
+    // (all at the origin, so all overlapping) are reported with one another.
+    for &(a, b) in &pairs {
+        assert!(tree.fat_box(a).unwrap().overlaps(&tree.fat_box(b).unwrap()));
+    }
+    for i in 0..299 {
+        for j in i + 1..299 {
+            assert!(fat[i].overlaps(&fat[j]));
+            assert!(got.contains(&(ids[i].min(ids[j]), ids[i].max(ids[j]))));
+        }
+    }
+}
+
+#[test]
+fn batch_panic_safety_2d() {
+    batch_panic_safety::<Vec2>();
+}
+
+#[test]
+fn batch_panic_safety_3d() {
+    batch_panic_safety::<Vec3>();
 }

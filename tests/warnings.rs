@@ -119,6 +119,25 @@ where
     assert!(seen[1].contains("half extents"), "{}", seen[1]);
     // The valid entity was never warned about.
     assert!(warnings_about(warnings, good).is_empty());
+
+    // Finite values whose fat box overflows (near the edge of `f32`'s range, with a
+    // velocity): one warning for the whole episode, not one per frame.
+    let edge = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(3.39e38, 0.0, 0.0),
+            Aabb::new(V::splat(1e36)),
+            Velocity(V::truncate_from_3d(Vec3::X * 1e37)),
+        ))
+        .id();
+    for _ in 0..20 {
+        app.update();
+    }
+    let seen = warnings_about(warnings, edge);
+    assert_eq!(seen.len(), 1, "{seen:#?}");
+    assert!(seen[0].contains("overflows"), "{}", seen[0]);
+    // Only `good` is in the tree (`bad` is still invalid): no proxy left behind.
+    assert_eq!(app.world().resource::<AabbTree<V>>().tree().len(), 1);
 }
 
 #[test]

@@ -96,7 +96,10 @@ impl<V: Vector> core::fmt::Display for Problem<V> {
             Problem::Velocity(v) => write!(f, "Velocity {v:?}"),
             Problem::Shape(shape) => write!(f, "world shape {shape:?} (parent transform?)"),
             Problem::Overflow(swept, predicted) => {
-                write!(f, "sweep {swept:?} or prediction {predicted:?} overflows")
+                write!(
+                    f,
+                    "sweep {swept:?}, prediction {predicted:?} or the fat box around them overflows"
+                )
             }
         }
     }
@@ -220,7 +223,12 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         };
         let swept = shape.aabb().swept(-displacement);
         let predicted = velocity * self.predict;
-        if problem.is_none() && !(swept.is_valid() && predicted.is_finite()) {
+        // The fat box too: finite values near the edge of `f32`'s range can overflow it.
+        if problem.is_none()
+            && !(swept.is_valid()
+                && predicted.is_finite()
+                && state.tree.fatten(&swept, predicted).is_valid())
+        {
             problem = Some(Problem::Overflow(swept, predicted));
         }
 
@@ -268,10 +276,16 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
             }
             None => {
                 let fat = state.tree.fatten(&swept, predicted);
-                let created = state
-                    .tree
-                    .create_proxy(swept, entity)
-                    .and_then(|id| state.tree.set_fat_box(id, fat).map(|_| id));
+                let created = state.tree.create_proxy(swept, entity).and_then(|id| {
+                    match state.tree.set_fat_box(id, fat) {
+                        Ok(()) => Ok(id),
+                        Err(e) => {
+                            // Not left behind in the tree.
+                            let _ = state.tree.destroy_proxy(id);
+                            Err(e)
+                        }
+                    }
+                });
                 match created {
                     Ok(id) => {
                         tracked.proxy = Some(id);
@@ -414,14 +428,15 @@ fn update_pairs<V: Vector>(
         return 0;
     };
     let threads = pool.thread_num();
-    let job = tree.parallel_pairs(4 * threads);
-    let per_task = job.tasks().len().div_ceil(threads).max(1);
+    let job = tree.parallel_pairs(threads.saturating_mul(4));
+    let count = job.task_count();
+    let per_thread = count.div_ceil(threads).max(1);
     let job = &job;
     let lists = pool.scope(|scope| {
-        for chunk in job.tasks().chunks(per_task) {
+        for start in (0..count).step_by(per_thread) {
             scope.spawn(async move {
                 let mut out = Vec::new();
-                for task in chunk {
+                for task in start..(start + per_thread).min(count) {
                     job.run(task, |a, b| out.push((a, b)));
                 }
                 out
@@ -431,7 +446,7 @@ fn update_pairs<V: Vector>(
     for list in lists {
         pairs.extend(list);
     }
-    job.tasks().len()
+    count
 }
 
 /// Stage 4: new candidate pairs from the tree, filtered by layers.

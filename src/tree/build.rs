@@ -82,8 +82,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         Ok(ids)
     }
 
-    /// Rebuilds the whole tree from its leaves with a binned SAH split. Proxy ids, fat
-    /// boxes and moved marks are kept.
+    /// Rebuilds the whole tree from its leaves with a binned SAH split, and lays the arena
+    /// out anew in depth-first order with no free slot (every [`NodeId`] may change).
+    /// Proxy ids, fat boxes and moved marks are kept.
     pub fn rebuild(&mut self) {
         self.rebuild_with_extra(&[]);
     }
@@ -113,8 +114,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Rebuilds the subtree under `top` with a binned SAH split over its nodes of height
     /// `keep_height` or less (kept whole and placed like leaves; 0 rebuilds down to the
-    /// leaves), then refits `top`'s ancestors, whose heights may change. Marks are kept:
-    /// each new node is changed when a node below it is.
+    /// leaves), lays the new subtree out over the slots the old one held (see
+    /// `tree::layout`), then refits `top`'s ancestors, whose heights may change. Marks are
+    /// kept: each new node is changed when a node below it is.
+    ///
+    /// The new subtree has exactly as many internal nodes as the old one, and takes back
+    /// the slots the old one freed (the free list hands out the last freed first), so no
+    /// node outside the subtree moves, and the optimizer's other candidates stay valid.
     pub(crate) fn rebuild_subtree(&mut self, top: NodeId, keep_height: u16) {
         let (parent, first) = {
             let node = &self.nodes[top.index()];

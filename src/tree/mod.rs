@@ -73,7 +73,7 @@ use crate::geometry::BoundingBox;
 
 pub(crate) use node::{Node, Stamp};
 pub use node::{NodeId, NodeView, ProxyId};
-pub use parallel::{PairTask, ParallelPairs};
+pub use parallel::ParallelPairs;
 pub use query::RayHit;
 pub use stats::TreeStats;
 pub use validate::ValidationError;
@@ -117,8 +117,9 @@ pub struct DynamicTree<V: Vector, T = ()> {
     pub(crate) nodes: Vec<Node<V>>,
     /// Each proxy's leaf node (`NULL` for a free proxy id).
     pub(crate) leaf_of: Vec<NodeId>,
-    /// Each proxy's fat box, a copy of its leaf's: moves that stay inside it (most of
-    /// them) read this table, in proxy order, and not the leaf, wherever it sits.
+    /// Each live proxy's fat box, a copy of its leaf's (stale for free ids): moves that
+    /// stay inside it (most of them) read this table, in proxy order, and not the leaf,
+    /// wherever it sits.
     pub(crate) fat_of: Vec<BoundingBox<V>>,
     /// Each proxy's payload, by proxy id.
     pub(crate) data: Vec<Option<T>>,
@@ -291,8 +292,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         Some(self.fat_of[id.index()])
     }
 
-    /// The leaf node holding a proxy, for inspection. It changes when rebuilds re-lay out
-    /// the arena; the proxy id does not.
+    /// The leaf node holding a proxy, for inspection. It may change on any pair update (the
+    /// incremental rebuilds re-lay out what they rebuild), on [`Self::rebuild`] and on
+    /// [`Self::build`]; the proxy id does not.
     pub fn leaf(&self, id: ProxyId) -> Option<NodeId> {
         self.live_leaf(id)?;
         Some(self.leaf_of[id.index()])

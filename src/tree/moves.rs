@@ -29,6 +29,30 @@ impl<V: Vector> Default for PendingMoves<V> {
     }
 }
 
+/// A batch of leaf updates under way. Its pending updates are applied when it is dropped,
+/// so that a panic in the caller's iterator or callback, halfway through a batch, still
+/// leaves every leaf with the box its proxy's copy records.
+struct Batch<'a, V: Vector, T> {
+    tree: &'a mut DynamicTree<V, T>,
+    pending: PendingMoves<V>,
+}
+
+impl<'a, V: Vector, T> Batch<'a, V, T> {
+    fn new(tree: &'a mut DynamicTree<V, T>) -> Self {
+        let mut pending = core::mem::take(&mut tree.pending_moves);
+        pending.moves.clear();
+        Self { tree, pending }
+    }
+}
+
+impl<V: Vector, T> Drop for Batch<'_, V, T> {
+    fn drop(&mut self) {
+        let mut pending = core::mem::take(&mut self.pending);
+        self.tree.apply_pending(&mut pending);
+        self.tree.pending_moves = pending;
+    }
+}
+
 impl<V: Vector, T> DynamicTree<V, T> {
     /// Moves many proxies: the same as calling [`Self::move_proxy`] on each `(id, tight,
     /// displacement)` in order, with `result` told each call's outcome, but faster for
@@ -43,20 +67,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
         moves: impl IntoIterator<Item = (ProxyId, BoundingBox<V>, V)>,
         mut result: impl FnMut(ProxyId, Result<bool, TreeError>),
     ) {
-        let mut pending = core::mem::take(&mut self.pending_moves);
-        pending.moves.clear();
+        let mut batch = Batch::new(self);
         for (id, tight, displacement) in moves {
-            match self.new_fat_box(id, tight, displacement) {
+            match batch.tree.new_fat_box(id, tight, displacement) {
                 Ok(Some(change)) => {
-                    pending.moves.push(change);
+                    batch.pending.moves.push(change);
                     result(id, Ok(true));
                 }
                 Ok(None) => result(id, Ok(false)),
                 Err(e) => result(id, Err(e)),
             }
         }
-        self.apply_pending(&mut pending);
-        self.pending_moves = pending;
     }
 
     /// [`Self::set_fat_box`] for many proxies: the same as one call per `(id, fat)`, in
@@ -70,10 +91,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         boxes: impl IntoIterator<Item = (ProxyId, BoundingBox<V>)>,
         mut result: impl FnMut(ProxyId, Result<(), TreeError>),
     ) {
-        let mut pending = core::mem::take(&mut self.pending_moves);
-        pending.moves.clear();
+        let mut batch = Batch::new(self);
         for (id, fat) in boxes {
-            let Some(leaf) = self.leaf(id) else {
+            let Some(leaf) = batch.tree.leaf(id) else {
                 result(id, Err(TreeError::UnknownProxy(id)));
                 continue;
             };
@@ -81,12 +101,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 result(id, Err(TreeError::InvalidBox));
                 continue;
             }
-            self.fat_of[id.index()] = fat;
-            pending.moves.push((leaf, fat));
+            batch.tree.fat_of[id.index()] = fat;
+            batch.pending.moves.push((leaf, fat));
             result(id, Ok(()));
         }
-        self.apply_pending(&mut pending);
-        self.pending_moves = pending;
     }
 
     /// Stores the pending leaves' new boxes and updates their ancestors, in memory order

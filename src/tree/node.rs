@@ -5,8 +5,10 @@ use crate::geometry::BoundingBox;
 
 /// Index of a node in the tree's arena.
 ///
-/// Internal nodes come and go as the tree is rebalanced; use [`ProxyId`] to refer to a
-/// proxy. Node ids are useful for inspecting the tree (the debug overlay's inspector).
+/// Valid until the tree next changes shape: internal nodes come and go as it is
+/// rebalanced, and every update may move nodes, leaves included, to new slots (rebuilt
+/// parts are re-laid out). Use [`ProxyId`] to refer to a proxy. Node ids are useful for
+/// inspecting the tree (the debug overlay's inspector).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "plugin", derive(bevy::reflect::Reflect))]
 pub struct NodeId(pub(crate) u32);

@@ -21,12 +21,16 @@
 
 use crate::Vector;
 use crate::tree::pairs::PairStacks;
+
+/// Most threads [`DynamicTree::update_pairs_parallel`] starts; more are not useful before
+/// the walk runs out of tasks.
+const MAX_THREADS: usize = 256;
 use crate::tree::{DynamicTree, NodeId, ProxyId};
 
 /// One independent piece of a parallel pair walk: the pairs inside one subtree, or the
 /// pairs across two.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PairTask {
+pub(crate) struct PairTask {
     a: NodeId,
     b: NodeId,
 }
@@ -34,23 +38,31 @@ pub struct PairTask {
 /// A pair update split into tasks, holding the tree until it is dropped. Dropping it ends
 /// the update: the moves are forgotten and the tree optimizes itself, as at the end of
 /// [`DynamicTree::update_pairs`]. Made by [`DynamicTree::parallel_pairs`].
+///
+/// Run every task before dropping it: the pairs of a task never run are not reported by
+/// any later update.
+#[must_use = "dropping the job without running its tasks loses this update's pairs"]
 pub struct ParallelPairs<'a, V: Vector, T> {
     tree: &'a mut DynamicTree<V, T>,
     tasks: Vec<PairTask>,
 }
 
 impl<V: Vector, T> ParallelPairs<'_, V, T> {
-    /// The tasks, to be run with [`Self::run`], each once, in any order and on any
-    /// threads. Joining their pairs in this order gives a deterministic result.
-    pub fn tasks(&self) -> &[PairTask] {
-        &self.tasks
+    /// The number of tasks: run each of `0..task_count()` once with [`Self::run`], in any
+    /// order and on any threads. Joining their pairs in index order gives a deterministic
+    /// result.
+    pub fn task_count(&self) -> usize {
+        self.tasks.len()
     }
 
-    /// Runs one task, calling `f` for each of its pairs (`(a, b)` with `a < b`). Only
-    /// reads the tree, so tasks may run at the same time on different threads.
-    pub fn run(&self, task: &PairTask, mut f: impl FnMut(ProxyId, ProxyId)) {
-        self.tree
-            .run_pair_task(*task, |a, b| if a < b { f(a, b) } else { f(b, a) });
+    /// Runs task `index`, calling `f` for each of its pairs (`(a, b)` with `a < b`); an
+    /// index past the last task does nothing. Only reads the tree, so tasks may run at
+    /// the same time on different threads.
+    pub fn run(&self, index: usize, mut f: impl FnMut(ProxyId, ProxyId)) {
+        if let Some(&task) = self.tasks.get(index) {
+            self.tree
+                .run_pair_task(task, |a, b| if a < b { f(a, b) } else { f(b, a) });
+        }
     }
 }
 
@@ -66,6 +78,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// tree, then splits the walk into at least `min_tasks` tasks where the tree allows.
     /// The update ends when the returned value is dropped; the pairs of all its tasks are
     /// exactly those [`Self::update_pairs`] would have reported.
+    #[must_use = "dropping the job without running its tasks loses this update's pairs"]
     pub fn parallel_pairs(&mut self, min_tasks: usize) -> ParallelPairs<'_, V, T> {
         self.refit_changed();
         let tasks = self.split_pair_walk(min_tasks.max(1));
@@ -73,45 +86,52 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// [`Self::update_pairs`] with the walk spread over `threads` scoped threads (the
-    /// calling one included). The pairs are the same; their order, joined task by task,
-    /// depends on `threads` but not on how the threads ran.
+    /// calling one included; at most 256). The pairs are the same; their order, joined
+    /// task by task, depends on `threads` but not on how the threads ran.
     pub fn update_pairs_parallel(&mut self, pairs: &mut Vec<(ProxyId, ProxyId)>, threads: usize)
     where
         T: Sync,
         V: Sync,
     {
-        let threads = threads.max(1);
-        let job = self.parallel_pairs(4 * threads);
-        let tasks = job.tasks();
-        let per_thread = tasks.len().div_ceil(threads).max(1);
+        let threads = threads.clamp(1, MAX_THREADS);
+        let job = self.parallel_pairs(threads.saturating_mul(4));
+        let count = job.task_count();
+        let per_thread = count.div_ceil(threads).max(1);
         let job = &job;
+        let run_range = move |range: core::ops::Range<usize>| {
+            let mut out = Vec::new();
+            for task in range {
+                job.run(task, |a, b| out.push((a, b)));
+            }
+            out
+        };
+        let ranges: Vec<_> = (0..count)
+            .step_by(per_thread)
+            .map(|start| start..(start + per_thread).min(count))
+            .collect();
         let lists: Vec<Vec<(ProxyId, ProxyId)>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = tasks
-                .chunks(per_thread)
+            // The first range runs here; each other one on a thread of its own, or here
+            // too should the system refuse a thread.
+            let spawned: Vec<_> = ranges
+                .iter()
                 .skip(1)
-                .map(|chunk| {
-                    scope.spawn(move || {
-                        let mut out = Vec::new();
-                        for task in chunk {
-                            job.run(task, |a, b| out.push((a, b)));
-                        }
-                        out
-                    })
+                .map(|range| {
+                    let moved = range.clone();
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, move || run_range(moved))
+                        .map_err(|_| range.clone())
                 })
                 .collect();
-            let mut first = Vec::new();
-            for task in tasks.chunks(per_thread).next().unwrap_or(&[]) {
-                job.run(task, |a, b| first.push((a, b)));
-            }
-            let mut lists = vec![first];
-            for handle in handles {
-                // A task that panicked (the walk has no path that does) is not
-                // swallowed: its panic goes on in this thread.
-                lists.push(
-                    handle
+            let mut lists = vec![ranges.first().cloned().map(run_range).unwrap_or_default()];
+            for handle in spawned {
+                lists.push(match handle {
+                    // A task that panicked (the walk has no path that does) is not
+                    // swallowed: its panic goes on in this thread.
+                    Ok(handle) => handle
                         .join()
                         .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                );
+                    Err(range) => run_range(range),
+                });
             }
             lists
         });

@@ -23,7 +23,8 @@ pub struct TreeStats {
     pub area_ratio: f32,
     /// Proxies moved since the last pair update.
     pub moved: usize,
-    /// Bytes the tree uses (nodes, the proxy table and payload slots, by capacity).
+    /// Bytes the tree's lasting arrays use (nodes, the proxy tables and payload slots, by
+    /// capacity); the scratch buffers kept between updates are not counted.
     pub bytes: usize,
     /// Nodes visited by queries and pair finding since the counters were last reset.
     pub nodes_visited: u64,
