@@ -6,7 +6,7 @@
 //!
 //! 1. the changed part of the tree is refitted first, alone (it writes nodes);
 //! 2. the walk's first levels are unrolled, breadth first, into a list of
-//!    [`PairTask`]s that share no pair, until there are enough of them to keep every
+//!    tasks that share no pair, until there are enough of them to keep every
 //!    thread busy;
 //! 3. the tasks run on any threads, reading the tree only, each into its own list;
 //! 4. the lists are joined in task order, and the moves are forgotten.
