@@ -102,15 +102,31 @@ fn ordered((a, b): (u32, u32)) -> (u32, u32) {
     (a.min(b), a.max(b))
 }
 
-impl<V: FromArray<D>, const D: usize> Driver<D> for OursBroadPhase<V, D> {
+/// Our tree as a driver: the serial pair update, or (`PARALLEL`) the pair walk spread over
+/// [`parallel_threads`] threads.
+struct Ours<V: FromArray<D>, const D: usize, const PARALLEL: bool>(OursBroadPhase<V, D>);
+
+/// Threads of the parallel scenario: `AABB_THREADS`, else every core.
+fn parallel_threads() -> usize {
+    std::env::var("AABB_THREADS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+impl<V: FromArray<D>, const D: usize, const PARALLEL: bool> Driver<D> for Ours<V, D, PARALLEL> {
     fn build(scene: &Scene<D>) -> Self {
-        OursBroadPhase::new(scene)
+        let mut ours = OursBroadPhase::new(scene);
+        if PARALLEL {
+            ours.set_threads(parallel_threads());
+        }
+        Self(ours)
     }
     fn step(&mut self, scene: &Scene<D>) -> usize {
-        OursBroadPhase::step(self, scene)
+        self.0.step(scene)
     }
     fn pair_set(&self) -> HashSet<(u32, u32)> {
-        self.pairs().map(ordered).collect()
+        self.0.pairs().map(ordered).collect()
     }
     fn closest_ray(
         &self,
@@ -119,12 +135,15 @@ impl<V: FromArray<D>, const D: usize> Driver<D> for OursBroadPhase<V, D> {
         max_toi: f32,
         scene: &Scene<D>,
     ) -> Option<(u32, f32)> {
-        OursBroadPhase::closest_ray(self, origin, dir, max_toi, scene)
+        self.0.closest_ray(origin, dir, max_toi, scene)
     }
     fn bytes_per_proxy(&self, _n: usize) -> f64 {
-        OursBroadPhase::bytes_per_proxy(self)
+        self.0.bytes_per_proxy()
     }
 }
+
+/// The serial driver.
+type OursSerial<V, const D: usize> = Ours<V, D, false>;
 
 macro_rules! impl_parry {
     ($ty:ident, $dim:literal) => {
@@ -301,12 +320,12 @@ fn uniform_case<const D: usize, O: Driver<D>, P: Driver<D>>(
 fn uniform(filter: Option<&str>) {
     for n in [10_000, 100_000] {
         for (speed, vs) in [("fast", Scene::<2>::FAST), ("slow", Scene::<2>::SLOW)] {
-            uniform_case::<2, OursBroadPhase<Vec2, 2>, ParryBroadPhase2d>(
+            uniform_case::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(
                 &format!("uniform 2d n={n} {speed}"),
                 Scene::<2>::uniform(n, vs),
                 filter,
             );
-            uniform_case::<3, OursBroadPhase<Vec3, 3>, ParryBroadPhase3d>(
+            uniform_case::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>(
                 &format!("uniform 3d n={n} {speed}"),
                 Scene::<3>::uniform(n, vs),
                 filter,
@@ -399,8 +418,8 @@ fn rays_case<const D: usize, O: Driver<D>, P: Driver<D>>(
 }
 
 fn rays() {
-    rays_case::<2, OursBroadPhase<Vec2, 2>, ParryBroadPhase2d>("2d", Scene::<2>::uniform_with_lcg);
-    rays_case::<3, OursBroadPhase<Vec3, 3>, ParryBroadPhase3d>("3d", Scene::<3>::uniform_with_lcg);
+    rays_case::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>("2d", Scene::<2>::uniform_with_lcg);
+    rays_case::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>("3d", Scene::<3>::uniform_with_lcg);
 }
 
 /// The "static world" scene in 2D: `movers` boxes moving as in "uniform boxes, fast" (drawn
@@ -437,43 +456,6 @@ fn static_world(grid: usize, movers: usize) -> Scene<2> {
     }
 }
 
-/// Our tree with its pair update spread over threads, as a driver.
-struct OursParallel<V: FromArray<D>, const D: usize>(OursBroadPhase<V, D>);
-
-/// Threads of the parallel scenario: `AABB_THREADS`, else every core.
-fn parallel_threads() -> usize {
-    std::env::var("AABB_THREADS")
-        .ok()
-        .and_then(|t| t.parse().ok())
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
-
-impl<V: FromArray<D>, const D: usize> Driver<D> for OursParallel<V, D> {
-    fn build(scene: &Scene<D>) -> Self {
-        let mut ours = OursBroadPhase::new(scene);
-        ours.set_threads(parallel_threads());
-        Self(ours)
-    }
-    fn step(&mut self, scene: &Scene<D>) -> usize {
-        self.0.step(scene)
-    }
-    fn pair_set(&self) -> HashSet<(u32, u32)> {
-        self.0.pairs().map(ordered).collect()
-    }
-    fn closest_ray(
-        &self,
-        origin: [f32; D],
-        dir: [f32; D],
-        max_toi: f32,
-        scene: &Scene<D>,
-    ) -> Option<(u32, f32)> {
-        self.0.closest_ray(origin, dir, max_toi, scene)
-    }
-    fn bytes_per_proxy(&self, _n: usize) -> f64 {
-        self.0.bytes_per_proxy()
-    }
-}
-
 /// Parallel pair finding: our tree with the pair update on every core against the serial
 /// update, "uniform boxes, fast", in one run. `ratio` is parallel / serial (the speed-up
 /// is its inverse).
@@ -482,16 +464,18 @@ fn parallel(filter: Option<&str>) {
     for n in [10_000, 100_000] {
         let label = format!("parallel 2d n={n} fast threads={threads}");
         if filter.is_none_or(|f| label.contains(f)) {
-            let s = step_both::<2, OursParallel<Vec2, 2>, OursBroadPhase<Vec2, 2>>(
-                Scene::<2>::uniform(n, Scene::<2>::FAST),
-            );
+            let s = step_both::<2, Ours<Vec2, 2, true>, OursSerial<Vec2, 2>>(Scene::<2>::uniform(
+                n,
+                Scene::<2>::FAST,
+            ));
             report_parallel(&label, &s);
         }
         let label = format!("parallel 3d n={n} fast threads={threads}");
         if filter.is_none_or(|f| label.contains(f)) {
-            let s = step_both::<3, OursParallel<Vec3, 3>, OursBroadPhase<Vec3, 3>>(
-                Scene::<3>::uniform(n, Scene::<3>::FAST),
-            );
+            let s = step_both::<3, Ours<Vec3, 3, true>, OursSerial<Vec3, 3>>(Scene::<3>::uniform(
+                n,
+                Scene::<3>::FAST,
+            ));
             report_parallel(&label, &s);
         }
     }
@@ -521,7 +505,7 @@ fn static_scenario() {
     let scene = static_world(grid, movers);
     let label = format!("static 2d n={}+{movers} fast", grid * grid);
     let start = Instant::now();
-    let s = step_both::<2, OursBroadPhase<Vec2, 2>, ParryBroadPhase2d>(scene);
+    let s = step_both::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(scene);
     report(&label, &s);
     println!(
         "    (builds and {STEPS} steps took {:.1} s)",

@@ -34,6 +34,31 @@ pub(crate) struct PairStacks {
     pub refits: Vec<(NodeId, bool)>,
 }
 
+impl PairStacks {
+    /// Readies `tasks` to hold `first` alone. `tasks` is used as a fixed array: its length
+    /// is its capacity, the walk's `fill` how much of it is in use. Every push writes its
+    /// slot and moves `fill` by 0 or 1, so that the outcome of a test that is hard to
+    /// predict takes no branch.
+    pub fn start(&mut self, first: (NodeId, NodeId)) {
+        if self.tasks.len() < 256 {
+            self.tasks.resize(256, (NodeId::NULL, NodeId::NULL));
+        }
+        self.tasks[0] = first;
+    }
+}
+
+/// Takes the top task off `tasks` (`fill` > 0), first making room for the most one task
+/// pushes (five).
+#[inline(always)]
+pub(crate) fn pop_task(tasks: &mut Vec<(NodeId, NodeId)>, fill: &mut usize) -> (NodeId, NodeId) {
+    *fill -= 1;
+    if *fill + 5 > tasks.len() {
+        let len = tasks.len();
+        tasks.resize(2 * len, (NodeId::NULL, NodeId::NULL));
+    }
+    tasks[*fill]
+}
+
 impl<V: Vector, T> DynamicTree<V, T> {
     /// Finishes a step of moves: tightens and rebalances the changed part of the tree, then
     /// appends to `pairs` every pair of proxies whose fat boxes overlap and of which at
@@ -103,34 +128,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
         mut f: impl FnMut(ProxyId, ProxyId),
     ) {
         self.optimizer.candidates.clear();
-        if self.root.is_null()
-            || !self.is_changed(self.root)
-            || self.nodes[self.root.index()].is_leaf()
-        {
+        if !self.has_walk() {
             return;
         }
-        let subtree_height = self.optimizer.subtree_height(self.proxy_count);
-        let rotate = self.moved_count * 16 < self.proxy_count;
+        let (rotate, subtree_height) = self.refit_settings();
         let mut visited = 0u64;
         let mut reported = 0u64;
-        // `tasks` is used as a fixed array: its length is its capacity, `fill` how much
-        // of it is in use. Every push writes its slot and moves `fill` by 0 or 1, so that
-        // the outcome of a test that is hard to predict takes no branch.
+        stacks.start((self.root, self.root));
         let tasks = &mut stacks.tasks;
-        if tasks.len() < 256 {
-            tasks.resize(256, (NodeId::NULL, NodeId::NULL));
-        }
-        tasks[0] = (self.root, self.root);
         let mut fill = 1;
         while fill > 0 {
-            fill -= 1;
-            let (x, y) = tasks[fill];
+            let (x, y) = pop_task(tasks, &mut fill);
             visited += 1;
-            // Room for the most one task pushes (five).
-            if fill + 5 > tasks.len() {
-                let len = tasks.len();
-                tasks.resize(2 * len, (NodeId::NULL, NodeId::NULL));
-            }
             if y.is_null() {
                 self.refit_task(x, rotate, subtree_height);
                 continue;
@@ -148,6 +157,22 @@ impl<V: Vector, T> DynamicTree<V, T> {
             );
         }
         self.count_visits(visited, reported);
+    }
+
+    /// Whether an update has a walk to do: the root is an internal node and changed.
+    pub(crate) fn has_walk(&self) -> bool {
+        !self.root.is_null()
+            && self.is_changed(self.root)
+            && !self.nodes[self.root.index()].is_leaf()
+    }
+
+    /// How the refits of an update go: whether changed nodes rotate (only when few
+    /// proxies moved), and the height of the subtrees the optimizer rebuilds.
+    pub(crate) fn refit_settings(&self) -> (bool, u16) {
+        (
+            self.moved_count * 16 < self.proxy_count,
+            self.optimizer.subtree_height(self.proxy_count),
+        )
     }
 
     /// refit(x): x gets its exact box back, may rotate, and is noted as a candidate for

@@ -20,7 +20,7 @@
 //! [`DynamicTree::parallel_pairs`].
 
 use crate::Vector;
-use crate::tree::pairs::PairStacks;
+use crate::tree::pairs::{PairStacks, pop_task};
 
 /// Most threads [`DynamicTree::update_pairs_parallel`] starts; more are not useful before
 /// the walk runs out of tasks.
@@ -68,7 +68,7 @@ impl<V: Vector, T> ParallelPairs<'_, V, T> {
 
 impl<V: Vector, T> Drop for ParallelPairs<'_, V, T> {
     fn drop(&mut self) {
-        self.tree.finish_parallel_update();
+        self.tree.finish_update();
     }
 }
 
@@ -144,14 +144,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// step of a parallel update, which leaves the pair tasks only reading.
     fn refit_changed(&mut self) {
         self.optimizer.candidates.clear();
-        if self.root.is_null()
-            || !self.is_changed(self.root)
-            || self.nodes[self.root.index()].is_leaf()
-        {
+        if !self.has_walk() {
             return;
         }
-        let subtree_height = self.optimizer.subtree_height(self.proxy_count);
-        let rotate = self.moved_count * 16 < self.proxy_count;
+        let (rotate, subtree_height) = self.refit_settings();
         let epoch = self.epoch;
         // (node, false): expand; (node, true): refit, its children being done.
         let mut stack = core::mem::take(&mut self.pair_stacks.refits);
@@ -178,10 +174,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// pair, until there are `min_tasks` or nothing left to unroll.
     fn split_pair_walk(&self, min_tasks: usize) -> Vec<PairTask> {
         let mut tasks = Vec::new();
-        if self.root.is_null()
-            || !self.is_changed(self.root)
-            || self.nodes[self.root.index()].is_leaf()
-        {
+        if !self.has_walk() {
             return tasks;
         }
         let epoch = self.epoch;
@@ -227,19 +220,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Runs one task of a parallel walk (no refits: [`Self::refit_changed`] did them).
     fn run_pair_task(&self, task: PairTask, mut f: impl FnMut(ProxyId, ProxyId)) {
         let mut stacks = PairStacks::default();
+        stacks.start((task.a, task.b));
         let tasks = &mut stacks.tasks;
-        tasks.resize(256, (NodeId::NULL, NodeId::NULL));
-        tasks[0] = (task.a, task.b);
         let mut fill = 1;
         let (mut visited, mut reported) = (0u64, 0u64);
         while fill > 0 {
-            fill -= 1;
-            let (x, y) = tasks[fill];
+            let (x, y) = pop_task(tasks, &mut fill);
             visited += 1;
-            if fill + 5 > tasks.len() {
-                let len = tasks.len();
-                tasks.resize(2 * len, (NodeId::NULL, NodeId::NULL));
-            }
             let mut counts = (&mut visited, &mut reported);
             self.run_task(
                 x,
@@ -253,10 +240,5 @@ impl<V: Vector, T> DynamicTree<V, T> {
             );
         }
         self.count_visits(visited, reported);
-    }
-
-    /// The end of a parallel update: forget the moves, optimize.
-    fn finish_parallel_update(&mut self) {
-        self.finish_update();
     }
 }
