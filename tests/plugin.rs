@@ -704,24 +704,36 @@ fn spawn_scene<V: Dim>(app: &mut App, scene: &Scene<V>) -> Vec<Entity> {
     entities
 }
 
-/// The oracle's touching pairs at each tick of the scene.
-fn scene_oracle<V: Dim>(scene: &Scene<V>, entities: &[Entity]) -> Vec<Pairs> {
-    scene
-        .frames
+/// The oracle's shape of every body, at each frame.
+fn frame_shapes<V: Dim>(bodies: &[BodySpec<V>], frames: &[Vec<Transform>]) -> Vec<Vec<OShape>> {
+    frames
         .iter()
         .map(|frame| {
-            let shapes: Vec<_> = scene
-                .bodies
+            bodies
                 .iter()
                 .zip(frame)
-                .zip(entities)
-                .map(|((b, t), &e)| {
-                    let shape = match &b.collider {
+                .map(|(b, t)| {
+                    match &b.collider {
                         ColliderSpec::Box(a) => oracle_shape::<V>(t, Some(a), None, None),
                         ColliderSpec::Ball(s) => oracle_shape::<V>(t, None, Some(s), None),
-                    };
-                    (e, shape.expect("scene values are valid"), b.layers)
+                    }
+                    .expect("scene values are valid")
                 })
+                .collect()
+        })
+        .collect()
+}
+
+/// The oracle's touching pairs at each tick of the scene.
+fn scene_oracle<V: Dim>(scene: &Scene<V>, entities: &[Entity]) -> Vec<Pairs> {
+    frame_shapes(&scene.bodies, &scene.frames)
+        .into_iter()
+        .map(|shapes| {
+            let shapes: Vec<_> = shapes
+                .into_iter()
+                .zip(&scene.bodies)
+                .zip(entities)
+                .map(|((shape, b), &e)| (e, shape, b.layers))
                 .collect();
             brute_force_pairs(&shapes)
         })
@@ -1076,24 +1088,7 @@ fn swept_scene_matches_oracle<V: Dim>() {
         run_ticks(&mut app, ticks as u32);
         let events = finish::<V>(&app);
 
-        let shapes: Vec<Vec<OShape>> = scene
-            .frames
-            .iter()
-            .map(|frame| {
-                scene
-                    .bodies
-                    .iter()
-                    .zip(frame)
-                    .map(|(b, t)| {
-                        match &b.collider {
-                            ColliderSpec::Box(a) => oracle_shape::<V>(t, Some(a), None, None),
-                            ColliderSpec::Ball(s) => oracle_shape::<V>(t, None, Some(s), None),
-                        }
-                        .unwrap()
-                    })
-                    .collect()
-            })
-            .collect();
+        let shapes = frame_shapes(&scene.bodies, &scene.frames);
         let layers: Vec<_> = scene.bodies.iter().map(|b| b.layers).collect();
         let passes = assert_swept_oracle(
             &format!("seed {seed}"),
@@ -3075,24 +3070,7 @@ fn idle_scene_matches_oracle<V: Dim>() {
         let ticks = 200;
         let scene = idle_scene::<V>(seed, 60, 6, ticks);
         let layers: Vec<_> = scene.bodies.iter().map(|b| b.layers).collect();
-        let shapes: Vec<Vec<OShape>> = scene
-            .frames
-            .iter()
-            .map(|frame| {
-                scene
-                    .bodies
-                    .iter()
-                    .zip(frame)
-                    .map(|(b, t)| {
-                        match &b.collider {
-                            ColliderSpec::Box(a) => oracle_shape::<V>(t, Some(a), None, None),
-                            ColliderSpec::Ball(s) => oracle_shape::<V>(t, None, Some(s), None),
-                        }
-                        .unwrap()
-                    })
-                    .collect()
-            })
-            .collect();
+        let shapes = frame_shapes(&scene.bodies, &scene.frames);
         for swept in [false, true] {
             let what = format!("seed {seed}, swept {swept}");
             let config = CollisionConfig { swept, ..default() };

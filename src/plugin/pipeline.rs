@@ -223,12 +223,10 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         };
         let swept = shape.aabb().swept(-displacement);
         let predicted = velocity * self.predict;
+        let fat = state.tree.fatten(&swept, predicted);
         // The fat box too: finite values near the edge of `f32`'s range can overflow it.
-        if problem.is_none()
-            && !(swept.is_valid()
-                && predicted.is_finite()
-                && state.tree.fatten(&swept, predicted).is_valid())
-        {
+        // Past this check, `swept` and `fat` are valid boxes.
+        if problem.is_none() && !(swept.is_valid() && predicted.is_finite() && fat.is_valid()) {
             problem = Some(Problem::Overflow(swept, predicted));
         }
 
@@ -255,17 +253,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
                 // here, by the tree's rule, and the changed boxes are handed over in one
                 // batch at the end of `prepare` (`DynamicTree::set_fat_boxes`).
                 let layers_changed = state.body(id).is_some_and(|b| b.layers != layers);
-                let fat = state.tree.fatten(&swept, predicted);
                 if !DynamicTree::<V, Entity>::keeps_fat_box(&tracked.fat, &swept, &fat) {
-                    if !fat.is_valid() {
-                        warn!(
-                            "bevy_aabb_tree: entity {entity} left out of collision detection: fat box {fat:?} overflows"
-                        );
-                        tracked.invalid = true;
-                        tracked.proxy = None;
-                        state.remove_proxy(id, EndReason::Invalid);
-                        return;
-                    }
                     tracked.fat = fat;
                     state.pending_fat.push((id, fat));
                 } else if layers_changed {
@@ -275,7 +263,6 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
                 id
             }
             None => {
-                let fat = state.tree.fatten(&swept, predicted);
                 let created = state.tree.create_proxy(swept, entity).and_then(|id| {
                     match state.tree.set_fat_box(id, fat) {
                         Ok(()) => Ok(id),
