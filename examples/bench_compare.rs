@@ -288,13 +288,7 @@ fn report<O: Driver<D>, P: Driver<D>, const D: usize>(label: &str, s: &Stepped<O
         s.parry.bytes_per_proxy(n),
         s.ours_ms / s.parry_ms,
     );
-    if s.mismatches > 0 || s.first_mismatch.is_some() {
-        println!(
-            "    pair counts differ on {} of {STEPS} steps; {}",
-            s.mismatches,
-            s.first_mismatch.as_deref().unwrap_or("sets compared equal")
-        );
-    }
+    report_mismatches(s);
     if s.ours_allocs > 0 || s.parry_allocs > 0 {
         println!(
             "    allocations in the last {} steps: ours {}, parry {}",
@@ -481,6 +475,17 @@ fn parallel(filter: Option<&str>) {
     }
 }
 
+/// The line saying where the two sides' pairs differed, if they did.
+fn report_mismatches<O, P, const D: usize>(s: &Stepped<O, P, D>) {
+    if s.mismatches > 0 || s.first_mismatch.is_some() {
+        println!(
+            "    pair counts differ on {} of {STEPS} steps; {}",
+            s.mismatches,
+            s.first_mismatch.as_deref().unwrap_or("sets compared equal")
+        );
+    }
+}
+
 fn report_parallel<O: Driver<D>, P: Driver<D>, const D: usize>(label: &str, s: &Stepped<O, P, D>) {
     println!(
         "{label} parallel={:.3}ms serial={:.3}ms pairs={:.0}/{:.0} speedup={:.2} ratio={:.2}",
@@ -491,13 +496,7 @@ fn report_parallel<O: Driver<D>, P: Driver<D>, const D: usize>(label: &str, s: &
         s.parry_ms / s.ours_ms,
         s.ours_ms / s.parry_ms,
     );
-    if s.mismatches > 0 || s.first_mismatch.is_some() {
-        println!(
-            "    pair counts differ on {} of {STEPS} steps; {}",
-            s.mismatches,
-            s.first_mismatch.as_deref().unwrap_or("sets compared equal")
-        );
-    }
+    report_mismatches(s);
 }
 
 fn static_scenario() {

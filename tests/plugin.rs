@@ -678,13 +678,15 @@ fn random_scene<V: Dim>(seed: u64, n: usize, ticks: usize) -> Scene<V> {
     Scene { bodies, frames }
 }
 
-/// Spawns the scene at its first frame and installs its script.
-fn spawn_scene<V: Dim>(app: &mut App, scene: &Scene<V>) -> Vec<Entity> {
-    let world = app.world_mut();
-    let entities: Vec<Entity> = scene
-        .bodies
+/// Spawns the bodies at the transforms of one frame.
+fn spawn_bodies<V: Dim>(
+    world: &mut World,
+    bodies: &[BodySpec<V>],
+    frame: &[Transform],
+) -> Vec<Entity> {
+    bodies
         .iter()
-        .zip(&scene.frames[0])
+        .zip(frame)
         .map(|(b, t)| {
             let mut e = world.spawn(*t);
             b.collider.insert(&mut e);
@@ -696,7 +698,13 @@ fn spawn_scene<V: Dim>(app: &mut App, scene: &Scene<V>) -> Vec<Entity> {
             }
             e.id()
         })
-        .collect();
+        .collect()
+}
+
+/// Spawns the scene at its first frame and installs its script.
+fn spawn_scene<V: Dim>(app: &mut App, scene: &Scene<V>) -> Vec<Entity> {
+    let world = app.world_mut();
+    let entities = spawn_bodies(world, &scene.bodies, &scene.frames[0]);
     world.insert_resource(Script {
         entities: entities.clone(),
         frames: scene.frames.clone(),
@@ -3076,22 +3084,7 @@ fn idle_scene_matches_oracle<V: Dim>() {
             let config = CollisionConfig { swept, ..default() };
             let mut app = build_app::<V>(Sched::Update, 60.0, config);
             let world = app.world_mut();
-            let entities: Vec<Entity> = scene
-                .bodies
-                .iter()
-                .zip(&scene.frames[0])
-                .map(|(b, t)| {
-                    let mut e = world.spawn(*t);
-                    b.collider.insert(&mut e);
-                    if let Some(l) = b.layers {
-                        e.insert(l);
-                    }
-                    if let Some(vel) = b.velocity {
-                        e.insert(Velocity(vel));
-                    }
-                    e.id()
-                })
-                .collect();
+            let entities = spawn_bodies(world, &scene.bodies, &scene.frames[0]);
             world.insert_resource(SparseScript {
                 writes: scene
                     .writes
