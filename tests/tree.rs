@@ -1062,3 +1062,118 @@ fn batch_panic_safety_2d() {
 fn batch_panic_safety_3d() {
     batch_panic_safety::<Vec3>();
 }
+
+/// Checks every internal node below the root: its box encloses its children's, and equals
+/// their union when `exact`. Returns how many internal nodes there are.
+fn check_internal_boxes<V: Vector>(tree: &DynamicTree<V, u32>, exact: bool) -> usize {
+    let mut internal = 0;
+    let mut stack: Vec<_> = tree.root().into_iter().collect();
+    while let Some(id) = stack.pop() {
+        let node = tree.node(id).unwrap();
+        if let Some(proxy) = node.proxy {
+            assert_eq!(tree.fat_box(proxy), Some(node.aabb));
+            continue;
+        }
+        let (c1, c2) = node.children.unwrap();
+        let union = tree
+            .node(c1)
+            .unwrap()
+            .aabb
+            .merged(&tree.node(c2).unwrap().aabb);
+        assert!(
+            node.aabb.contains(&union),
+            "node {id:?} does not enclose its children"
+        );
+        if exact {
+            assert_eq!(node.aabb, union, "node {id:?} is not exact");
+        }
+        internal += 1;
+        stack.extend([c1, c2]);
+    }
+    internal
+}
+
+/// A batch that changes a large share of the leaves refits the whole tree: every internal
+/// box is then exactly its children's union at once, where smaller batches and single
+/// moves only grow ancestors (exact again after the update). Pairs and fat boxes agree
+/// with single moves on a copy, and `validate` passes after every call.
+fn batch_refit<V: Vector>() {
+    let mut s = 777u32;
+    let mut r = move || {
+        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
+        (s >> 8) as f32 / 16_777_216.0
+    };
+    let n = 2000;
+    let side = 2.5 * (n as f32).sqrt();
+    let mut centers: Vec<V> = (0..n)
+        .map(|_| v::<V>([r() * side, r() * side, r() * side]))
+        .collect();
+    let half = V::splat(0.5);
+    let mut batched = DynamicTree::<V, u32>::with_margin(0.05);
+    let ids = batched
+        .build(
+            centers
+                .iter()
+                .map(|&c| BoundingBox::from_center_half_extents(c, half))
+                .zip(0u32..),
+        )
+        .unwrap();
+    let mut single = batched.clone();
+    let (mut pairs_b, mut pairs_s) = (Vec::new(), Vec::new());
+    batched.update_pairs(&mut pairs_b);
+    single.update_pairs(&mut pairs_s);
+    for step in 0..12 {
+        // Every box (a whole-tree refit), 300 of 2000 (sorted, ancestors grown), or 20.
+        let count = [n, 300, 20][step % 3];
+        let mut moves = Vec::new();
+        for k in 0..count {
+            let i = (k * 7 + step * 131) % n;
+            let jump = v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.6;
+            centers[i] += jump;
+            let tight = BoundingBox::from_center_half_extents(centers[i], half);
+            moves.push((ids[i], tight, jump));
+        }
+        let mut changed = 0;
+        batched.move_proxies(moves.iter().copied(), |_, res| {
+            changed += usize::from(res.unwrap());
+        });
+        for &(id, tight, d) in &moves {
+            single.move_proxy(id, tight, d).unwrap();
+        }
+        batched.validate().unwrap();
+        let internal = check_internal_boxes(&batched, count == n);
+        assert_eq!(internal, n - 1);
+        if count == n {
+            // Enough boxes left their fat box for the whole-tree refit to run.
+            assert!(changed * 4 >= n, "step {step}: {changed} changed");
+        }
+        pairs_b.clear();
+        pairs_s.clear();
+        batched.update_pairs(&mut pairs_b);
+        single.update_pairs(&mut pairs_s);
+        batched.validate().unwrap();
+        single.validate().unwrap();
+        check_internal_boxes(&batched, true);
+        check_internal_boxes(&single, true);
+        let got: BTreeSet<_> = pairs_b.iter().copied().collect();
+        assert_eq!(got.len(), pairs_b.len(), "a pair reported twice");
+        assert_eq!(
+            got,
+            pairs_s.iter().copied().collect::<BTreeSet<_>>(),
+            "step {step}"
+        );
+        for &id in &ids {
+            assert_eq!(batched.fat_box(id), single.fat_box(id));
+        }
+    }
+}
+
+#[test]
+fn batch_refit_2d() {
+    batch_refit::<Vec2>();
+}
+
+#[test]
+fn batch_refit_3d() {
+    batch_refit::<Vec3>();
+}

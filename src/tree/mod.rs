@@ -44,7 +44,9 @@
 //!   changed part of the tree, then walks it against itself to find the new pairs.
 //! - [`DynamicTree::move_proxies`] applies a batch of moves: the same result as one
 //!   [`DynamicTree::move_proxy`] call each, but the leaves' ancestors are updated in the
-//!   order the leaves sit in memory, which is much faster for thousands of moves.
+//!   order the leaves sit in memory, which is much faster for thousands of moves; when a
+//!   batch changes a large share of the leaves, one refit of the whole tree replaces the
+//!   growing of their ancestors.
 //! - [`DynamicTree::update_pairs_parallel`] (or [`DynamicTree::parallel_pairs`], to use
 //!   another thread pool) finds the same pairs with the walk split over threads.
 //! - [`DynamicTree::build`] builds a whole tree at once with a binned SAH split.
@@ -132,6 +134,9 @@ pub struct DynamicTree<V: Vector, T = ()> {
     /// Nodes whose stamp equals the epoch are "changed" (hold a moved leaf).
     pub(crate) epoch: Stamp,
     pub(crate) moved_count: usize,
+    /// Whether every internal node's box is exactly its children's: set by a whole-tree
+    /// refit, cleared when a move grows ancestors instead.
+    pub(crate) exact: bool,
     margin: f32,
     /// Buffers reused by rebuilds.
     pub(crate) scratch: build::BuildScratch<V>,
@@ -178,6 +183,7 @@ impl<V: Vector, T: Clone> Clone for DynamicTree<V, T> {
             node_count: self.node_count,
             epoch: self.epoch,
             moved_count: self.moved_count,
+            exact: self.exact,
             margin: self.margin,
             scratch: Default::default(),
             layout_scratch: Default::default(),
@@ -205,6 +211,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             node_count: 0,
             epoch: 1,
             moved_count: 0,
+            exact: false,
             margin: DEFAULT_MARGIN,
             scratch: Default::default(),
             layout_scratch: Default::default(),
@@ -540,6 +547,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// on the data, and the stop is tested from there on.
     pub(crate) fn set_leaf_box(&mut self, leaf: NodeId, fat: BoundingBox<V>) {
         let epoch = self.epoch;
+        self.exact = false;
         let node = &mut self.nodes[leaf.index()];
         node.aabb = fat;
         self.moved_count += (node.stamp != epoch) as usize;

@@ -8,6 +8,16 @@ use crate::tree::{DynamicTree, NodeId, ProxyId, TreeError};
 /// it saves.
 const SORT_FROM: usize = 256;
 
+/// Batches that change at least one leaf per this many proxies (and at least
+/// [`SORT_FROM`]) refit the whole tree instead of growing each leaf's ancestors. The
+/// refit costs one visit per internal node, in depth-first order (which the re-layouts
+/// make close to memory order); growing costs two or more scattered ancestors per leaf.
+/// Measured on the "uniform boxes, fast" scene (two thirds of 100k leaves change per
+/// step): moves 5.5 -> 3.8 ms in 2D, 8.4 -> 4.9 ms in 3D, and the pair walk faster too
+/// (exact boxes prune better, and its own refit has nothing left to do). With one leaf in
+/// 16 or 32 changing (the "slow" scene), the whole-tree refit cost more than it saved.
+const BULK_FROM: usize = 4;
+
 /// Buffers of [`DynamicTree::move_proxies`], reused.
 #[derive(Debug)]
 pub(crate) struct PendingMoves<V: Vector> {
@@ -61,7 +71,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Deciding whether a move changes anything reads only a table in proxy order; the
     /// leaves that must change (and their ancestors) are then updated in the order they
     /// sit in memory rather than in the order of the moves, which turns most of their
-    /// cache misses into hits. The tree ends up exactly as after the single calls.
+    /// cache misses into hits.
+    ///
+    /// The results, the fat boxes and the pairs of the next update are exactly those of
+    /// the single calls. The internal boxes may be tighter: a batch that changes at least
+    /// a quarter as many leaves as the tree has proxies refits every internal node at once
+    /// (a walk over the whole tree costs less than growing the ancestors of that many
+    /// leaves one by one), where single calls only grow ancestors until the next update.
     pub fn move_proxies(
         &mut self,
         moves: impl IntoIterator<Item = (ProxyId, BoundingBox<V>, V)>,
@@ -108,9 +124,22 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Stores the pending leaves' new boxes and updates their ancestors, in memory order
-    /// when there are enough of them.
+    /// when there are enough of them, or by one refit of the whole tree when most leaves
+    /// change.
     fn apply_pending(&mut self, pending: &mut PendingMoves<V>) {
-        if pending.moves.len() < SORT_FROM {
+        let count = pending.moves.len();
+        if count >= SORT_FROM && count * BULK_FROM >= self.proxy_count {
+            self.group_by_place(pending);
+            let epoch = self.epoch;
+            for &(leaf, fat) in &pending.sorted {
+                let node = &mut self.nodes[leaf.index()];
+                node.aabb = fat;
+                self.moved_count += (node.stamp != epoch) as usize;
+                node.stamp = epoch;
+            }
+            self.optimizer.changes += pending.sorted.len();
+            self.refit_all();
+        } else if pending.moves.len() < SORT_FROM {
             for &(leaf, fat) in &pending.moves {
                 self.set_leaf_box(leaf, fat);
             }
@@ -149,5 +178,33 @@ impl<V: Vector, T> DynamicTree<V, T> {
             sorted[*slot as usize] = (leaf, fat);
             *slot += 1;
         }
+    }
+
+    /// Gives every internal node its exact box, children first, and marks it changed when
+    /// a child is; the pair walk then finds the boxes exact and leaves them alone.
+    fn refit_all(&mut self) {
+        if self.root.is_null() || self.nodes[self.root.index()].is_leaf() {
+            return;
+        }
+        let mut stack = core::mem::take(&mut self.pair_stacks.refits);
+        stack.clear();
+        // At most the node being refit and one pending sibling per level, and the root.
+        stack.reserve(2 * self.nodes[self.root.index()].height as usize + 1);
+        stack.push((self.root, false));
+        while let Some((id, expanded)) = stack.pop() {
+            if expanded {
+                self.refit_node(id);
+                continue;
+            }
+            stack.push((id, true));
+            let node = &self.nodes[id.index()];
+            for child in [node.child2, node.child1] {
+                if !self.nodes[child.index()].is_leaf() {
+                    stack.push((child, false));
+                }
+            }
+        }
+        self.pair_stacks.refits = stack;
+        self.exact = true;
     }
 }

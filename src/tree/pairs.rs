@@ -30,7 +30,8 @@ pub(crate) struct PairStacks {
     pub tasks: Vec<(NodeId, NodeId)>,
     /// Pending nodes of a leaf-against-subtree walk.
     pub walk: Vec<NodeId>,
-    /// Pending nodes of the refit that starts a parallel update: (node, children done).
+    /// Pending nodes of a refit (of the whole tree after a large batch of moves, or of the
+    /// changed part before a parallel update): (node, children done).
     pub refits: Vec<(NodeId, bool)>,
 }
 
@@ -175,11 +176,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
         )
     }
 
-    /// refit(x): x gets its exact box back, may rotate, and is noted as a candidate for
-    /// [`Self::optimize`] when it is a changed subtree of the size that rebuilds.
+    /// refit(x): x gets its exact box back (unless every box is exact already and nothing
+    /// rotates), may rotate, and is noted as a candidate for [`Self::optimize`] when it is
+    /// a changed subtree of the size that rebuilds.
     #[inline]
     pub(crate) fn refit_task(&mut self, x: NodeId, rotate: bool, subtree_height: u16) {
-        self.refit_node(x);
+        if rotate || !self.exact {
+            self.refit_node(x);
+        }
         if rotate && self.nodes[x.index()].height <= ROTATE_MAX_HEIGHT {
             self.rotate(x);
         }
