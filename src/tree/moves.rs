@@ -129,15 +129,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
     fn apply_pending(&mut self, pending: &mut PendingMoves<V>) {
         let count = pending.moves.len();
         if count >= SORT_FROM && count * BULK_FROM >= self.proxy_count {
-            self.group_by_place(pending);
             let epoch = self.epoch;
-            for &(leaf, fat) in &pending.sorted {
+            for &(leaf, fat) in &pending.moves {
                 let node = &mut self.nodes[leaf.index()];
                 node.aabb = fat;
                 self.moved_count += (node.stamp != epoch) as usize;
                 node.stamp = epoch;
             }
-            self.optimizer.changes += pending.sorted.len();
+            self.optimizer.changes += pending.moves.len();
             self.refit_all();
         } else if pending.moves.len() < SORT_FROM {
             for &(leaf, fat) in &pending.moves {
