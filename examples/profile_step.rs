@@ -20,6 +20,7 @@ fn run<V: FromArray<D>, const D: usize>(mut scene: Scene<D>, label: &str, thread
     let mut ours = OursBroadPhase::<V, D>::new(&scene);
     ours.set_threads(threads);
     let (mut moves, mut updates) = (Vec::new(), Vec::new());
+    ours.tree().reset_counters();
     for _ in 0..300 {
         scene.step();
         let (_, m, u) = ours.step_timed(&scene);
@@ -28,11 +29,14 @@ fn run<V: FromArray<D>, const D: usize>(mut scene: Scene<D>, label: &str, thread
     }
     let stats = ours.tree().stats();
     println!(
-        "{label}: moves {:.3} ms, update_pairs {:.3} ms, height {}, area ratio {:.1}",
+        "{label}: moves {:.3} ms, update_pairs {:.3} ms, height {}, area ratio {:.1}, \
+         per step: nodes visited {:.0}, pairs found {:.0}",
         median(moves),
         median(updates),
         stats.height,
-        stats.area_ratio
+        stats.area_ratio,
+        stats.nodes_visited as f64 / 300.0,
+        stats.leaves_visited as f64 / 300.0,
     );
 }
 

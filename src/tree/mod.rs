@@ -532,7 +532,28 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Stores a new fat box in a leaf, grows the ancestors that no longer enclose it and
-    /// marks the leaf moved and its ancestors changed, in one walk up from the leaf.
+    /// marks the leaf moved and its ancestors changed: [`Self::write_leaf`], then
+    /// [`Self::grow_ancestors`].
+    pub(crate) fn set_leaf_box(&mut self, leaf: NodeId, fat: BoundingBox<V>) {
+        self.write_leaf(leaf, fat);
+        self.grow_ancestors(leaf, fat);
+    }
+
+    /// Stores a new fat box in a leaf and marks the leaf moved. Its ancestors must then be
+    /// grown ([`Self::grow_ancestors`]) or refit before the tree is used.
+    #[inline(always)]
+    pub(crate) fn write_leaf(&mut self, leaf: NodeId, fat: BoundingBox<V>) {
+        let epoch = self.epoch;
+        self.exact = false;
+        let node = &mut self.nodes[leaf.index()];
+        node.aabb = fat;
+        self.moved_count += (node.stamp != epoch) as usize;
+        self.optimizer.changes += 1;
+        node.stamp = epoch;
+    }
+
+    /// Grows the ancestors of a leaf whose box became `fat` until they enclose it, and
+    /// marks them changed, in one walk up from the leaf.
     ///
     /// At each ancestor: it grows to enclose `fat` (a no-op when it already does) and is
     /// marked. Growing by `fat` rather than by the child's new box is enough: the ancestor
@@ -545,15 +566,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// work the processor had started on the next calls (the memory loads above all). So
     /// the first [`UNCONDITIONAL_LEVELS`] ancestors are always updated, without a branch
     /// on the data, and the stop is tested from there on.
-    pub(crate) fn set_leaf_box(&mut self, leaf: NodeId, fat: BoundingBox<V>) {
+    pub(crate) fn grow_ancestors(&mut self, leaf: NodeId, fat: BoundingBox<V>) {
         let epoch = self.epoch;
-        self.exact = false;
-        let node = &mut self.nodes[leaf.index()];
-        node.aabb = fat;
-        self.moved_count += (node.stamp != epoch) as usize;
-        self.optimizer.changes += 1;
-        node.stamp = epoch;
-        let mut index = node.parent;
+        let mut index = self.nodes[leaf.index()].parent;
         let mut level = 0;
         while !index.is_null() {
             let node = &mut self.nodes[index.index()];

@@ -123,22 +123,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Stores the pending leaves' new boxes and updates their ancestors, in memory order
-    /// when there are enough of them, or by one refit of the whole tree when most leaves
-    /// change.
+    /// Stores the pending leaves' new boxes and updates their ancestors: grown leaf by
+    /// leaf, in memory order when there are enough leaves, or by one refit of the whole
+    /// tree when many changed.
     fn apply_pending(&mut self, pending: &mut PendingMoves<V>) {
         let count = pending.moves.len();
         if count >= SORT_FROM && count * BULK_FROM >= self.proxy_count {
-            let epoch = self.epoch;
             for &(leaf, fat) in &pending.moves {
-                let node = &mut self.nodes[leaf.index()];
-                node.aabb = fat;
-                self.moved_count += (node.stamp != epoch) as usize;
-                node.stamp = epoch;
+                self.write_leaf(leaf, fat);
             }
-            self.optimizer.changes += pending.moves.len();
             self.refit_all();
-        } else if pending.moves.len() < SORT_FROM {
+        } else if count < SORT_FROM {
             for &(leaf, fat) in &pending.moves {
                 self.set_leaf_box(leaf, fat);
             }

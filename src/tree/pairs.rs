@@ -133,6 +133,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
             return;
         }
         let (rotate, subtree_height) = self.refit_settings();
+        // With every box exact and no rotation, a refit would only note candidates: that
+        // is done when self(x) runs, and no refit task is pushed.
+        let refits = rotate || !self.exact;
         let mut visited = 0u64;
         let mut reported = 0u64;
         stacks.start((self.root, self.root));
@@ -145,11 +148,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 self.refit_task(x, rotate, subtree_height);
                 continue;
             }
+            if !refits && x == y {
+                self.note_candidate(x, subtree_height);
+            }
             let mut counts = (&mut visited, &mut reported);
             self.run_task(
                 x,
                 y,
-                true,
+                refits,
                 tasks,
                 &mut fill,
                 &mut stacks.walk,
@@ -187,6 +193,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if rotate && self.nodes[x.index()].height <= ROTATE_MAX_HEIGHT {
             self.rotate(x);
         }
+        self.note_candidate(x, subtree_height);
+    }
+
+    /// Notes the changed node `x` as a candidate for [`Self::optimize`] when it is a
+    /// subtree of the size that rebuilds.
+    #[inline]
+    fn note_candidate(&mut self, x: NodeId, subtree_height: u16) {
         let node = &self.nodes[x.index()];
         let parent = node.parent;
         if node.height <= subtree_height
