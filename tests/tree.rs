@@ -54,6 +54,37 @@ fn v<V: Vector>(a: [f32; 3]) -> V {
     V::truncate_from_3d(Vec3::from_array(a))
 }
 
+/// The uniform random numbers of the scenario's LCG (in `[0, 1)`), from `seed`.
+fn lcg(seed: u32) -> impl FnMut() -> f32 {
+    let mut s = seed;
+    move || {
+        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
+        (s >> 8) as f32 / 16_777_216.0
+    }
+}
+
+/// `n` boxes of half extent 0.5 at random centers in a square (cube) of side
+/// `2.5 * sqrt(n)`, built into a tree with margin 0.05: the centers, the tree, the ids.
+fn uniform_tree<V: Vector>(
+    r: &mut impl FnMut() -> f32,
+    n: usize,
+) -> (Vec<V>, DynamicTree<V, u32>, Vec<ProxyId>) {
+    let side = 2.5 * (n as f32).sqrt();
+    let centers: Vec<V> = (0..n)
+        .map(|_| v::<V>([r() * side, r() * side, r() * side]))
+        .collect();
+    let mut tree = DynamicTree::<V, u32>::with_margin(0.05);
+    let ids = tree
+        .build(
+            centers
+                .iter()
+                .map(|&c| BoundingBox::from_center_half_extents(c, V::splat(0.5)))
+                .zip(0u32..),
+        )
+        .unwrap();
+    (centers, tree, ids)
+}
+
 fn op_strategy() -> impl Strategy<Value = Op> {
     let p = || prop::array::uniform3(-20.0f32..20.0);
     let h = || prop::array::uniform3(0.0f32..3.0);
@@ -341,11 +372,7 @@ fn removal_orders_3d() {
 /// Bulk build gives the same pairs as brute force and a valid tree.
 fn bulk_build<V: Vector>() {
     let mut tree = DynamicTree::<V, u32>::new();
-    let mut s = 99u32;
-    let mut r = || {
-        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
-        (s >> 8) as f32 / 16_777_216.0
-    };
+    let mut r = lcg(99);
     let boxes: Vec<BoundingBox<V>> = (0..2000)
         .map(|_| {
             let c = v::<V>([r() * 60.0, r() * 60.0, r() * 60.0]);
@@ -427,11 +454,7 @@ fn bad_input_3d() {
 /// Hundreds of thousands of random operations on a small tree, validated throughout.
 fn long_run<V: Vector>(seed: u32) {
     let mut h = Harness::<V>::new();
-    let mut s = seed;
-    let mut r = move || {
-        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
-        (s >> 8) as f32 / 16_777_216.0
-    };
+    let mut r = lcg(seed);
     let ops = 150_000;
     for i in 0..ops {
         let x = r();
@@ -485,26 +508,10 @@ fn long_run_3d() {
 /// ids, unknown ids and invalid boxes, and are both above and below the size from which
 /// the batch sorts its leaves.
 fn batch_moves<V: Vector>() {
-    let mut s = 4242u32;
-    let mut r = move || {
-        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
-        (s >> 8) as f32 / 16_777_216.0
-    };
+    let mut r = lcg(4242);
     let n = 3000;
-    let side = 2.5 * (n as f32).sqrt();
-    let mut centers: Vec<V> = (0..n)
-        .map(|_| v::<V>([r() * side, r() * side, r() * side]))
-        .collect();
     let half = V::splat(0.5);
-    let mut batched = DynamicTree::<V, u32>::with_margin(0.05);
-    let ids = batched
-        .build(
-            centers
-                .iter()
-                .map(|&c| BoundingBox::from_center_half_extents(c, half))
-                .zip(0u32..),
-        )
-        .unwrap();
+    let (mut centers, mut batched, ids) = uniform_tree::<V>(&mut r, n);
     let mut single = batched.clone();
     let (mut pairs_b, mut pairs_s) = (Vec::new(), Vec::new());
     batched.update_pairs(&mut pairs_b);
@@ -685,11 +692,7 @@ fn shape<V: Vector>(tree: &DynamicTree<V, u32>) -> Vec<String> {
 }
 
 fn parallel_pairs<V: Vector>() {
-    let mut s = 777u32;
-    let mut r = move || {
-        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
-        (s >> 8) as f32 / 16_777_216.0
-    };
+    let mut r = lcg(777);
     let n = 2000;
     let side = 2.5 * (n as f32).sqrt();
     let mut centers: Vec<V> = (0..n)
@@ -814,11 +817,7 @@ fn parallel_pairs_3d() {
 /// the same results (an unknown id and invalid boxes refused), fat boxes, moved counts
 /// and pairs, with batches above and below the size from which the batch sorts.
 fn batch_fat_boxes<V: Vector>() {
-    let mut s = 99u32;
-    let mut r = move || {
-        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
-        (s >> 8) as f32 / 16_777_216.0
-    };
+    let mut r = lcg(99);
     let n = 1500;
     let side = 2.5 * (n as f32).sqrt();
     let mut batched = DynamicTree::<V, u32>::new();
@@ -897,11 +896,7 @@ fn batch_fat_boxes_3d() {
 /// holds exactly the tree). After many moves and updates (incremental rebuilds re-lay out
 /// the subtrees they rebuild) most nodes still have their children side by side.
 fn build_layout<V: Vector>() {
-    let mut s = 5u32;
-    let mut r = move || {
-        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
-        (s >> 8) as f32 / 16_777_216.0
-    };
+    let mut r = lcg(5);
     let n = 3000;
     let side = 2.5 * (n as f32).sqrt();
     let mut tree = DynamicTree::<V, u32>::new();
@@ -986,11 +981,7 @@ fn build_layout_3d() {
 fn batch_panic_safety<V: Vector>() {
     let n = 600;
     let side = 2.5 * (n as f32).sqrt();
-    let mut s = 31u32;
-    let mut r = move || {
-        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
-        (s >> 8) as f32 / 16_777_216.0
-    };
+    let mut r = lcg(31);
     let mut tree = DynamicTree::<V, u32>::new();
     let ids = tree
         .build((0..n as u32).map(|i| {
@@ -1098,26 +1089,10 @@ fn check_internal_boxes<V: Vector>(tree: &DynamicTree<V, u32>, exact: bool) -> u
 /// moves only grow ancestors (exact again after the update). Pairs and fat boxes agree
 /// with single moves on a copy, and `validate` passes after every call.
 fn batch_refit<V: Vector>() {
-    let mut s = 777u32;
-    let mut r = move || {
-        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
-        (s >> 8) as f32 / 16_777_216.0
-    };
+    let mut r = lcg(777);
     let n = 2000;
-    let side = 2.5 * (n as f32).sqrt();
-    let mut centers: Vec<V> = (0..n)
-        .map(|_| v::<V>([r() * side, r() * side, r() * side]))
-        .collect();
     let half = V::splat(0.5);
-    let mut batched = DynamicTree::<V, u32>::with_margin(0.05);
-    let ids = batched
-        .build(
-            centers
-                .iter()
-                .map(|&c| BoundingBox::from_center_half_extents(c, half))
-                .zip(0u32..),
-        )
-        .unwrap();
+    let (mut centers, mut batched, ids) = uniform_tree::<V>(&mut r, n);
     let mut single = batched.clone();
     let (mut pairs_b, mut pairs_s) = (Vec::new(), Vec::new());
     batched.update_pairs(&mut pairs_b);

@@ -1,8 +1,8 @@
 //! Random sequences of tree operations against a brute-force oracle.
 //!
 //! The first input byte picks the dimension (2D or 3D); the rest decodes into operations:
-//! insert, remove (also of ids already removed), move (small steps and teleports), set
-//! margin, set fat box, bulk build, rebuild, clear, pair updates (serial and parallel) and
+//! insert, remove (also of ids already removed), move (small steps and teleports), batches
+//! of moves (large enough to sort and to refit the whole tree), set margin, set fat box, bulk build, rebuild, clear, pair updates (serial and parallel) and
 //! every query. Some
 //! operations get hostile values (NaN, infinities, negative extents, huge coordinates):
 //! the tree must refuse them with an error and stay unchanged, never panic.
@@ -382,6 +382,8 @@ impl<V: Vector> Harness<V> {
                     self.tree.clear();
                     self.oracle.clear();
                     self.moved.clear();
+                } else {
+                    self.batch_move(u)?;
                 }
             }
             25..=27 => {
@@ -440,6 +442,80 @@ impl<V: Vector> Harness<V> {
     }
 
     /// One pair update (serial, or parallel on `threads` threads) against the oracle.
+    /// Moves every live proxy in one `move_proxies` batch, in rounds until the batch holds
+    /// at least 256 moves (so that it sorts its leaves, and refits the whole tree when
+    /// enough leaves change), plus one move of an id that may be dead. The oracle applies
+    /// the single-move rule to each entry in order.
+    fn batch_move(&mut self, u: &mut Unstructured) -> Result<()> {
+        let live: Vec<ProxyId> = self.oracle.keys().copied().collect();
+        if live.is_empty() {
+            return Ok(());
+        }
+        let mut s: u32 = u.arbitrary()?;
+        let spread = f32::from(u.int_in_range(0u8..=8)?) * 0.05;
+        let mut r = move || {
+            s = s.wrapping_mul(1664525).wrapping_add(1013904223);
+            (s >> 8) as f32 / 16_777_216.0 - 0.5
+        };
+        let rounds = 256usize.div_ceil(live.len());
+        let mut moves = Vec::new();
+        let mut centers: BTreeMap<ProxyId, V> = self
+            .oracle
+            .iter()
+            .map(|(id, e)| (*id, e.tight.center()))
+            .collect();
+        for _ in 0..rounds {
+            for &id in &live {
+                let c = centers.get_mut(&id).unwrap();
+                let step = V::truncate_from_3d(Vec3::new(r(), r(), r())) * spread;
+                *c += step;
+                let half = self.oracle[&id].tight.half_extents();
+                moves.push((id, BoundingBox::from_center_half_extents(*c, half), step));
+            }
+        }
+        if let Some(id) = self.pick(u)? {
+            let tight = BoundingBox::from_center_half_extents(V::ZERO, V::ONE);
+            moves.push((id, tight, V::ZERO));
+        }
+        let mut got = Vec::new();
+        self.tree
+            .move_proxies(moves.iter().copied(), |id, res| got.push((id, res)));
+        assert_eq!(got.len(), moves.len());
+        for (&(id, tight, d), &(got_id, res)) in moves.iter().zip(&got) {
+            assert_eq!(id, got_id);
+            let Some(entry) = self.oracle.get(&id).copied() else {
+                assert_eq!(res, Err(TreeError::UnknownProxy(id)));
+                continue;
+            };
+            // The order of `move_proxy`'s checks: the inputs, the rule, the new box.
+            let fat = self.fat_of(&tight, d);
+            if !(tight.is_valid() && d.is_finite()) {
+                assert!(res.is_err(), "accepted {tight:?} {d:?}");
+                continue;
+            }
+            let keeps = DynamicTree::<V, u32>::keeps_fat_box(&entry.fat, &tight, &fat);
+            if !keeps && !fat.is_valid() {
+                assert_eq!(res, Err(TreeError::InvalidBox), "{tight:?} {d:?}");
+                continue;
+            }
+            assert_eq!(res, Ok(!keeps), "batch move of {id:?}");
+            if keeps {
+                self.oracle.insert(id, Entry { tight, ..entry });
+            } else {
+                self.oracle.insert(
+                    id,
+                    Entry {
+                        tight,
+                        fat,
+                        ..entry
+                    },
+                );
+                self.moved.insert(id);
+            }
+        }
+        Ok(())
+    }
+
     fn check_pairs(&mut self, threads: usize) {
         let mut expected = BTreeSet::new();
         let entries: Vec<_> = self.oracle.iter().collect();
