@@ -113,16 +113,19 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// task is written to the stack in any case and kept or not by how far the top moves.
     /// The kind of a task is only looked at when it runs, once per pair that passed.
     ///
-    /// Refits. *refit(N)* gives N its exact box back (moves only ever grow ancestors),
-    /// lets it rotate (up to [`ROTATE_MAX_HEIGHT`]) when few proxies moved (when many did, the incremental optimization
-    /// rebuilds parts of the tree after every update, which does more for the tree than
-    /// rotations, for less), and notes it as a candidate for [`Self::optimize`] when it is
-    /// a changed subtree of the size that rebuilds. Tasks run last pushed first, and
-    /// self(N) pushes refit(N) before anything else, so refit(N) runs once every task
-    /// inside N's subtree has, and no task left refers to it: rotating there is safe, and
-    /// the refits run children first. The pair tests therefore see boxes that are not yet
-    /// tight (the exact boxes of the last update grown by this step's moves): they may
-    /// look further, never miss a pair, and leaves' boxes are always exact.
+    /// Refits. *refit(N)* gives N its exact box back (single moves and small batches only
+    /// grow ancestors), lets it rotate (up to [`ROTATE_MAX_HEIGHT`]) when few proxies
+    /// moved (when many did, the incremental optimization rebuilds parts of the tree
+    /// after every update, which does more for the tree than rotations, for less), and
+    /// notes it as a candidate for [`Self::optimize`] when it is a changed subtree of the
+    /// size that rebuilds. Tasks run last pushed first, and self(N) pushes refit(N) before
+    /// anything else, so refit(N) runs once every task inside N's subtree has, and no task
+    /// left refers to it: rotating there is safe, and the refits run children first. The
+    /// pair tests therefore see boxes that are not yet tight (the exact boxes of the last
+    /// update grown by this step's moves): they may look further, never miss a pair, and
+    /// leaves' boxes are always exact. When a large batch of moves has refit the whole
+    /// tree already (every box exact) and nothing rotates, no refit task is pushed: self(N)
+    /// notes the candidate itself.
     pub(crate) fn refit_and_pairs(
         &mut self,
         stacks: &mut PairStacks,
