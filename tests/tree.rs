@@ -505,8 +505,9 @@ fn long_run_3d() {
 /// over steps that move most boxes (so the incremental rebuilds, which re-lay out the
 /// arena, run every step): the same results, fat boxes and pairs, every pair set equal to
 /// a brute-force scan, and `validate` passing after every step. Batches include repeated
-/// ids, unknown ids and invalid boxes, and are both above and below the size from which
-/// the batch sorts its leaves.
+/// ids, unknown ids and invalid boxes, and take each of the three paths: below the size
+/// from which the batch sorts its leaves, above it, and large enough to refit the whole
+/// tree.
 fn batch_moves<V: Vector>() {
     let mut r = lcg(4242);
     let n = 3000;
@@ -528,8 +529,9 @@ fn batch_moves<V: Vector>() {
         last
     };
     for step in 0..40 {
-        // Small batches on some steps, large (most boxes) on the others.
-        let count = if step % 4 == 3 { 100 } else { n };
+        // Every box (the whole-tree refit), 500 of 3000 (sorted leaves, interleaved
+        // ancestor walks), or 100 (one walk after the other).
+        let count = [n, n, 500, 100][step % 4];
         let mut moves = Vec::new();
         for k in 0..count {
             let i = (k * 7919 + step * 31) % n;

@@ -107,7 +107,7 @@ impl std::error::Error for TreeError {}
 
 /// Ancestors that a move always updates before it tests whether it may stop (see
 /// `DynamicTree::set_leaf_box`).
-const UNCONDITIONAL_LEVELS: u32 = 2;
+pub(crate) const UNCONDITIONAL_LEVELS: u32 = 2;
 
 /// The default margin by which fat boxes grow beyond the tight box, in world units.
 pub const DEFAULT_MARGIN: f32 = 0.05;

@@ -2,7 +2,7 @@
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
-use crate::tree::{DynamicTree, NodeId, ProxyId, TreeError};
+use crate::tree::{DynamicTree, NodeId, ProxyId, TreeError, UNCONDITIONAL_LEVELS};
 
 /// Batches smaller than this are applied in the order given: sorting would cost more than
 /// it saves.
@@ -17,6 +17,10 @@ const SORT_FROM: usize = 256;
 /// (exact boxes prune better, and its own refit has nothing left to do). With one leaf in
 /// 16 or 32 changing (the "slow" scene), the whole-tree refit cost more than it saved.
 const BULK_FROM: usize = 4;
+
+/// Walks up the tree that a large batch keeps in flight at once (see
+/// `DynamicTree::grow_ancestors_interleaved`).
+const LANES: usize = 8;
 
 /// Buffers of [`DynamicTree::move_proxies`], reused.
 #[derive(Debug)]
@@ -140,7 +144,62 @@ impl<V: Vector, T> DynamicTree<V, T> {
         } else {
             self.group_by_place(pending);
             for &(leaf, fat) in &pending.sorted {
-                self.set_leaf_box(leaf, fat);
+                self.write_leaf(leaf, fat);
+            }
+            self.grow_ancestors_interleaved(&pending.sorted);
+        }
+    }
+
+    /// [`Self::grow_ancestors`] for each `(leaf, fat)`, with [`LANES`] walks up the tree
+    /// in flight at once, one step of each in turn.
+    ///
+    /// A walk up is a chain of dependent loads (each parent is known only once its child
+    /// is read), so one walk at a time waits for each miss in turn; several walks taken
+    /// in turn have several misses outstanding together. The outcome is the same as one
+    /// walk after the other: an ancestor ends as its old box grown by the box of every
+    /// leaf below it that moved, whatever the order. A walk stops at a node that already
+    /// encloses its box and is marked; if another walk made it so and has not yet grown
+    /// the ancestors above, that walk will, by a box that covers the stopped one.
+    fn grow_ancestors_interleaved(&mut self, items: &[(NodeId, BoundingBox<V>)]) {
+        let epoch = self.epoch;
+        // Each lane: the next ancestor to grow (null: idle), the box, the level.
+        let mut lanes = [(NodeId::NULL, BoundingBox::<V>::default(), 0u32); LANES];
+        let mut next = 0;
+        let mut active = 0;
+        for lane in &mut lanes {
+            if let Some(&(leaf, fat)) = items.get(next) {
+                *lane = (self.nodes[leaf.index()].parent, fat, 0);
+                next += 1;
+                active += 1;
+            }
+        }
+        while active > 0 {
+            for lane in &mut lanes {
+                let (index, fat, level) = *lane;
+                if index.is_null() {
+                    continue;
+                }
+                let node = &mut self.nodes[index.index()];
+                let encloses = node.aabb.min.all_le(fat.min) & fat.max.all_le(node.aabb.max);
+                let done = encloses & (node.stamp == epoch);
+                node.aabb = node.aabb.merged(&fat);
+                node.stamp = epoch;
+                let parent = node.parent;
+                if (done & (level + 1 >= UNCONDITIONAL_LEVELS)) | parent.is_null() {
+                    // This walk is over: start the next one in its lane.
+                    *lane = match items.get(next) {
+                        Some(&(leaf, fat)) => {
+                            next += 1;
+                            (self.nodes[leaf.index()].parent, fat, 0)
+                        }
+                        None => {
+                            active -= 1;
+                            (NodeId::NULL, fat, 0)
+                        }
+                    };
+                } else {
+                    *lane = (parent, fat, level + 1);
+                }
             }
         }
     }
