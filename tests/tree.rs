@@ -822,13 +822,7 @@ fn batch_fat_boxes<V: Vector>() {
     let mut r = lcg(99);
     let n = 1500;
     let side = 2.5 * (n as f32).sqrt();
-    let mut batched = DynamicTree::<V, u32>::new();
-    let ids = batched
-        .build((0..n as u32).map(|i| {
-            let c = v::<V>([r() * side, r() * side, r() * side]);
-            (BoundingBox::from_center_half_extents(c, V::splat(0.5)), i)
-        }))
-        .unwrap();
+    let (_, mut batched, ids) = uniform_tree::<V>(&mut r, n);
     let mut single = batched.clone();
     let (mut pb, mut ps) = (Vec::new(), Vec::new());
     batched.update_pairs(&mut pb);
@@ -900,19 +894,7 @@ fn batch_fat_boxes_3d() {
 fn build_layout<V: Vector>() {
     let mut r = lcg(5);
     let n = 3000;
-    let side = 2.5 * (n as f32).sqrt();
-    let mut tree = DynamicTree::<V, u32>::new();
-    let mut centers: Vec<V> = (0..n)
-        .map(|_| v::<V>([r() * side, r() * side, r() * side]))
-        .collect();
-    let ids = tree
-        .build(
-            centers
-                .iter()
-                .map(|&c| BoundingBox::from_center_half_extents(c, V::splat(0.5)))
-                .zip(0u32..),
-        )
-        .unwrap();
+    let (mut centers, mut tree, ids) = uniform_tree::<V>(&mut r, n);
     assert_eq!(tree.root().map(|r| r.index()), Some(0));
     let stats = tree.stats();
     assert_eq!(stats.nodes, 2 * n - 1);

@@ -248,15 +248,7 @@ impl<V: Vector> Harness<V> {
                         assert!(tight.is_valid() && d.is_finite());
                         let fat = self.fat_of(&tight, d);
                         assert_eq!(self.tree.fat_box(id), Some(fat));
-                        self.oracle.insert(
-                            id,
-                            Entry {
-                                tight,
-                                fat,
-                                ..entry
-                            },
-                        );
-                        self.moved.insert(id);
+                        self.record_move(id, entry, tight, Some(fat));
                     }
                     Ok(false) => {
                         assert!(tight.is_valid() && d.is_finite());
@@ -265,7 +257,7 @@ impl<V: Vector> Harness<V> {
                             entry.fat.contains(&tight),
                             "kept a fat box that does not enclose the tight box"
                         );
-                        self.oracle.insert(id, Entry { tight, ..entry });
+                        self.record_move(id, entry, tight, None);
                     }
                     Err(e) => {
                         let fat = self.fat_of(&tight, d);
@@ -499,21 +491,31 @@ impl<V: Vector> Harness<V> {
                 continue;
             }
             assert_eq!(res, Ok(!keeps), "batch move of {id:?}");
-            if keeps {
-                self.oracle.insert(id, Entry { tight, ..entry });
-            } else {
-                self.oracle.insert(
-                    id,
-                    Entry {
-                        tight,
-                        fat,
-                        ..entry
-                    },
-                );
-                self.moved.insert(id);
-            }
+            self.record_move(id, entry, tight, (!keeps).then_some(fat));
         }
         Ok(())
+    }
+
+    /// Records an accepted move of a live proxy: its new tight box, and its new fat box
+    /// (marking it moved) when the move changed it.
+    fn record_move(
+        &mut self,
+        id: ProxyId,
+        entry: Entry<V>,
+        tight: BoundingBox<V>,
+        fat: Option<BoundingBox<V>>,
+    ) {
+        if fat.is_some() {
+            self.moved.insert(id);
+        }
+        self.oracle.insert(
+            id,
+            Entry {
+                tight,
+                fat: fat.unwrap_or(entry.fat),
+                ..entry
+            },
+        );
     }
 
     fn check_pairs(&mut self, threads: usize) {

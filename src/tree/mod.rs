@@ -662,6 +662,40 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
+    /// Calls `visit` on every internal node of the tree (only the changed ones, below a
+    /// changed root, when `changed_only`), children before parents: the order of a refit.
+    pub(crate) fn refit_order(
+        &mut self,
+        changed_only: bool,
+        mut visit: impl FnMut(&mut Self, NodeId),
+    ) {
+        if self.root.is_null() || self.nodes[self.root.index()].is_leaf() {
+            return;
+        }
+        let epoch = self.epoch;
+        // (node, false): expand; (node, true): visit, its children being done.
+        let mut stack = core::mem::take(&mut self.pair_stacks.refits);
+        stack.clear();
+        // At most the node being visited and one pending sibling per level, and the root.
+        stack.reserve(2 * self.nodes[self.root.index()].height as usize + 1);
+        stack.push((self.root, false));
+        while let Some((id, expanded)) = stack.pop() {
+            if expanded {
+                visit(self, id);
+                continue;
+            }
+            stack.push((id, true));
+            let node = &self.nodes[id.index()];
+            for child in [node.child2, node.child1] {
+                let c = &self.nodes[child.index()];
+                if !c.is_leaf() && (!changed_only || c.stamp == epoch) {
+                    stack.push((child, false));
+                }
+            }
+        }
+        self.pair_stacks.refits = stack;
+    }
+
     pub(crate) fn count_visits(&self, nodes: u64, leaves: u64) {
         self.nodes_visited.fetch_add(nodes, Ordering::Relaxed);
         self.leaves_visited.fetch_add(leaves, Ordering::Relaxed);

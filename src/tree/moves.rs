@@ -236,28 +236,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Gives every internal node its exact box, children first, and marks it changed when
     /// a child is; the pair walk then finds the boxes exact and leaves them alone.
     fn refit_all(&mut self) {
-        if self.root.is_null() || self.nodes[self.root.index()].is_leaf() {
-            return;
-        }
-        let mut stack = core::mem::take(&mut self.pair_stacks.refits);
-        stack.clear();
-        // At most the node being refit and one pending sibling per level, and the root.
-        stack.reserve(2 * self.nodes[self.root.index()].height as usize + 1);
-        stack.push((self.root, false));
-        while let Some((id, expanded)) = stack.pop() {
-            if expanded {
-                self.refit_node(id);
-                continue;
-            }
-            stack.push((id, true));
-            let node = &self.nodes[id.index()];
-            for child in [node.child2, node.child1] {
-                if !self.nodes[child.index()].is_leaf() {
-                    stack.push((child, false));
-                }
-            }
-        }
-        self.pair_stacks.refits = stack;
+        self.refit_order(false, |tree, id| tree.refit_node(id));
         self.exact = true;
     }
 }

@@ -148,26 +148,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             return;
         }
         let (rotate, subtree_height) = self.refit_settings();
-        let epoch = self.epoch;
-        // (node, false): expand; (node, true): refit, its children being done.
-        let mut stack = core::mem::take(&mut self.pair_stacks.refits);
-        stack.clear();
-        stack.push((self.root, false));
-        while let Some((id, expanded)) = stack.pop() {
-            if expanded {
-                self.refit_task(id, rotate, subtree_height);
-                continue;
-            }
-            stack.push((id, true));
-            let node = &self.nodes[id.index()];
-            for child in [node.child2, node.child1] {
-                let c = &self.nodes[child.index()];
-                if c.stamp == epoch && !c.is_leaf() {
-                    stack.push((child, false));
-                }
-            }
-        }
-        self.pair_stacks.refits = stack;
+        self.refit_order(true, |tree, id| tree.refit_task(id, rotate, subtree_height));
     }
 
     /// Unrolls the first levels of the pair walk, breadth first, into tasks that share no
