@@ -451,6 +451,71 @@ fn bad_input_3d() {
     bad_input::<Vec3>();
 }
 
+/// The rule of a move, on hand-computed boxes (margin 0.05), through `move_proxy` and a
+/// one-move batch: a fat box is kept while it holds the tight box and is at most four
+/// times the area of the fat box the move would give, else replaced.
+fn fat_box_rule<V: Vector>(batch: bool) {
+    let mut tree = DynamicTree::<V, u32>::with_margin(0.05);
+    let unit = |min: [f32; 3], max: [f32; 3]| BoundingBox::from_min_max(v::<V>(min), v::<V>(max));
+    let a = tree.create_proxy(unit([0.0; 3], [1.0; 3]), 0).unwrap();
+    let b = tree
+        .create_proxy(unit([8.0, 0.5, 0.5], [9.0, 1.5, 1.5]), 1)
+        .unwrap();
+    let mut pairs = Vec::new();
+    tree.update_pairs(&mut pairs);
+    let step = |tree: &mut DynamicTree<V, u32>, tight, d: [f32; 3]| {
+        let result = if batch {
+            let mut got = None;
+            tree.move_proxies([(a, tight, v::<V>(d))], |_, r| got = Some(r));
+            got.unwrap()
+        } else {
+            tree.move_proxy(a, tight, v::<V>(d))
+        };
+        tree.validate().unwrap();
+        let mut pairs = Vec::new();
+        tree.update_pairs(&mut pairs);
+        tree.validate().unwrap();
+        (result, pairs)
+    };
+    let shifted = unit([0.5; 3], [1.5; 3]);
+    // Leaves the fat box: a new one, swept 10 along x, which reaches `b`.
+    assert_eq!(
+        step(&mut tree, shifted, [10.0, 0.0, 0.0]),
+        (Ok(true), vec![(a, b)])
+    );
+    let long = unit([0.5 - 0.05; 3], [11.5 + 0.05, 1.5 + 0.05, 1.5 + 0.05]);
+    assert_eq!(tree.fat_box(a), Some(long));
+    // Inside it, and still moving as fast: far larger than the tight box, but no larger
+    // than the fat box this move gives, so kept.
+    let further = unit([1.0, 0.5, 0.5], [2.0, 1.5, 1.5]);
+    assert_eq!(
+        step(&mut tree, further, [10.0, 0.0, 0.0]),
+        (Ok(false), vec![])
+    );
+    assert_eq!(tree.fat_box(a), Some(long));
+    // Stopped: the long box is over four times the area of `further` grown by the margin,
+    // so it is replaced, and `b` is no longer near.
+    assert_eq!(step(&mut tree, further, [0.0; 3]), (Ok(true), vec![]));
+    let short = unit(
+        [1.0 - 0.05, 0.5 - 0.05, 0.5 - 0.05],
+        [2.0 + 0.05, 1.5 + 0.05, 1.5 + 0.05],
+    );
+    assert_eq!(tree.fat_box(a), Some(short));
+    assert_eq!(step(&mut tree, further, [0.0; 3]), (Ok(false), vec![]));
+}
+
+#[test]
+fn fat_box_rule_2d() {
+    fat_box_rule::<Vec2>(false);
+    fat_box_rule::<Vec2>(true);
+}
+
+#[test]
+fn fat_box_rule_3d() {
+    fat_box_rule::<Vec3>(false);
+    fat_box_rule::<Vec3>(true);
+}
+
 /// Hundreds of thousands of random operations on a small tree, validated throughout.
 fn long_run<V: Vector>(seed: u32) {
     let mut h = Harness::<V>::new();
