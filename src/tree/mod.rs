@@ -445,11 +445,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
             });
         }
         let old = self.fat_of[id.index()];
-        let inside = old.min.all_le(tight.min) & tight.max.all_le(old.max);
-        // The fat box is never smaller than the tight box on any axis, so passing the area
-        // test against `tight` passes it against the fat box: the common case keeps its
-        // fat box without computing the new one.
-        if inside && old.area() <= 4.0 * tight.area() {
+        // The first half of `keeps_fat_box`, which needs no fat box: the common case keeps
+        // its fat box without computing the new one.
+        if Self::holds(&old, &tight) && Self::small_enough(&old, &tight) {
             return Ok(None);
         }
         let fat = self.fatten(&tight, displacement);
@@ -468,6 +466,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// the fat box the move would give. A fat box far larger than needed (a fast proxy
     /// that slowed down) is replaced, or it would report stale pairs forever.
     ///
+    /// The area test is made against `tight` first, and against `fat` only when that
+    /// fails: a fat box is never smaller than its tight box on any axis, so the outcome
+    /// is the same (short of an area that overflows to infinity times zero), and most
+    /// moves are decided without the new fat box.
+    ///
     /// This is the rule of [`Self::move_proxy`], for callers that keep their proxies' fat
     /// boxes and hand the changed ones over with [`Self::set_fat_boxes`].
     #[inline(always)]
@@ -476,7 +479,19 @@ impl<V: Vector, T> DynamicTree<V, T> {
         tight: &BoundingBox<V>,
         fat: &BoundingBox<V>,
     ) -> bool {
-        (old.min.all_le(tight.min) & tight.max.all_le(old.max)) && old.area() <= 4.0 * fat.area()
+        Self::holds(old, tight) && (Self::small_enough(old, tight) || Self::small_enough(old, fat))
+    }
+
+    /// Whether `outer` encloses `inner` (touching counts).
+    #[inline(always)]
+    fn holds(outer: &BoundingBox<V>, inner: &BoundingBox<V>) -> bool {
+        outer.min.all_le(inner.min) & inner.max.all_le(outer.max)
+    }
+
+    /// Whether `old` is at most four times the area of `new`.
+    #[inline(always)]
+    fn small_enough(old: &BoundingBox<V>, new: &BoundingBox<V>) -> bool {
+        old.area() <= 4.0 * new.area()
     }
 
     /// Replaces a proxy's fat box with exactly `fat` (no margin added) and marks it moved.
