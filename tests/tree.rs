@@ -85,6 +85,29 @@ fn uniform_tree<V: Vector>(
     (centers, tree, ids)
 }
 
+/// Updates the pairs of a tree moved in batches and of a copy moved one call at a time,
+/// validates both, and checks that the batched one reported each pair once and the same
+/// set as the copy; returns that set.
+fn same_pairs<V: Vector>(
+    batched: &mut DynamicTree<V, u32>,
+    single: &mut DynamicTree<V, u32>,
+    step: usize,
+) -> BTreeSet<(ProxyId, ProxyId)> {
+    let (mut pairs_b, mut pairs_s) = (Vec::new(), Vec::new());
+    batched.update_pairs(&mut pairs_b);
+    single.update_pairs(&mut pairs_s);
+    batched.validate().unwrap();
+    single.validate().unwrap();
+    let got: BTreeSet<_> = pairs_b.iter().copied().collect();
+    assert_eq!(got.len(), pairs_b.len(), "a pair reported twice");
+    assert_eq!(
+        got,
+        pairs_s.iter().copied().collect::<BTreeSet<_>>(),
+        "step {step}"
+    );
+    got
+}
+
 fn op_strategy() -> impl Strategy<Value = Op> {
     let p = || prop::array::uniform3(-20.0f32..20.0);
     let h = || prop::array::uniform3(0.0f32..3.0);
@@ -643,15 +666,7 @@ fn batch_moves<V: Vector>() {
         for &id in &ids {
             assert_eq!(batched.fat_box(id), single.fat_box(id));
         }
-        pairs_b.clear();
-        pairs_s.clear();
-        batched.update_pairs(&mut pairs_b);
-        single.update_pairs(&mut pairs_s);
-        batched.validate().unwrap();
-        single.validate().unwrap();
-        let got: BTreeSet<_> = pairs_b.iter().copied().collect();
-        assert_eq!(got.len(), pairs_b.len(), "a pair reported twice");
-        assert_eq!(got, pairs_s.iter().copied().collect::<BTreeSet<_>>());
+        let got = same_pairs(&mut batched, &mut single, step);
         if step % 10 == 9 {
             // Every overlapping pair involving a proxy moved this step, by brute force.
             let moved: BTreeSet<ProxyId> = moves
@@ -1143,9 +1158,8 @@ fn batch_refit<V: Vector>() {
     let half = V::splat(0.5);
     let (mut centers, mut batched, ids) = uniform_tree::<V>(&mut r, n);
     let mut single = batched.clone();
-    let (mut pairs_b, mut pairs_s) = (Vec::new(), Vec::new());
-    batched.update_pairs(&mut pairs_b);
-    single.update_pairs(&mut pairs_s);
+    batched.update_pairs(&mut Vec::new());
+    single.update_pairs(&mut Vec::new());
     for step in 0..12 {
         // Every box (a whole-tree refit), 300 of 2000 (sorted, ancestors grown), or 20.
         let count = [n, 300, 20][step % 3];
@@ -1171,21 +1185,9 @@ fn batch_refit<V: Vector>() {
             // Enough boxes left their fat box for the whole-tree refit to run.
             assert!(changed * 4 >= n, "step {step}: {changed} changed");
         }
-        pairs_b.clear();
-        pairs_s.clear();
-        batched.update_pairs(&mut pairs_b);
-        single.update_pairs(&mut pairs_s);
-        batched.validate().unwrap();
-        single.validate().unwrap();
+        same_pairs(&mut batched, &mut single, step);
         check_internal_boxes(&batched, true);
         check_internal_boxes(&single, true);
-        let got: BTreeSet<_> = pairs_b.iter().copied().collect();
-        assert_eq!(got.len(), pairs_b.len(), "a pair reported twice");
-        assert_eq!(
-            got,
-            pairs_s.iter().copied().collect::<BTreeSet<_>>(),
-            "step {step}"
-        );
         for &id in &ids {
             assert_eq!(batched.fat_box(id), single.fat_box(id));
         }
