@@ -88,9 +88,12 @@ impl<V: Vector> BoundingBox<V> {
     }
 
     /// Whether `other` lies entirely inside `self` (faces may touch).
+    ///
+    /// Both corners are compared, without a branch between them: the tree's hot paths
+    /// (a move's keep test, growing ancestors) call it on outcomes hard to predict.
     #[inline]
     pub fn contains(&self, other: &Self) -> bool {
-        self.min.all_le(other.min) && other.max.all_le(self.max)
+        self.min.all_le(other.min) & other.max.all_le(self.max)
     }
 
     /// Whether `point` is inside or on the boundary.

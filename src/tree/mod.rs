@@ -447,7 +447,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let old = self.fat_of[id.index()];
         // The first half of `keeps_fat_box`, which needs no fat box: the common case keeps
         // its fat box without computing the new one.
-        if Self::holds(&old, &tight) && Self::small_enough(&old, &tight) {
+        if old.contains(&tight) && Self::small_enough(&old, &tight) {
             return Ok(None);
         }
         let fat = self.fatten(&tight, displacement);
@@ -479,13 +479,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         tight: &BoundingBox<V>,
         fat: &BoundingBox<V>,
     ) -> bool {
-        Self::holds(old, tight) && (Self::small_enough(old, tight) || Self::small_enough(old, fat))
-    }
-
-    /// Whether `outer` encloses `inner` (touching counts).
-    #[inline(always)]
-    fn holds(outer: &BoundingBox<V>, inner: &BoundingBox<V>) -> bool {
-        outer.min.all_le(inner.min) & inner.max.all_le(outer.max)
+        old.contains(tight) && (Self::small_enough(old, tight) || Self::small_enough(old, fat))
     }
 
     /// Whether `old` is at most four times the area of `new`.
@@ -594,7 +588,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut level = 0;
         while !index.is_null() {
             let node = &mut self.nodes[index.index()];
-            let encloses = node.aabb.min.all_le(fat.min) & fat.max.all_le(node.aabb.max);
+            let encloses = node.aabb.contains(&fat);
             let done = encloses & (node.stamp == epoch);
             node.aabb = node.aabb.merged(&fat);
             node.stamp = epoch;

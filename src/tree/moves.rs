@@ -180,7 +180,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     continue;
                 }
                 let node = &mut self.nodes[index.index()];
-                let encloses = node.aabb.min.all_le(fat.min) & fat.max.all_le(node.aabb.max);
+                let encloses = node.aabb.contains(&fat);
                 let done = encloses & (node.stamp == epoch);
                 node.aabb = node.aabb.merged(&fat);
                 node.stamp = epoch;
