@@ -198,6 +198,7 @@ impl<V: Vector> AabbTree<V> {
         self.bodies.get(id.index()).and_then(Option::as_ref)
     }
 
+    #[inline(always)]
     pub(crate) fn set_body(&mut self, id: ProxyId, body: Body<V>) {
         if self.bodies.len() <= id.index() {
             self.bodies.resize(id.index() + 1, None);
