@@ -13,6 +13,7 @@ use crate::plugin::{
     CollisionStarted, EndReason, Teleported, TrackedCollider, Velocity, WorldShape,
 };
 use crate::tree::DynamicTree;
+use crate::tree::parallel::TASKS_PER_THREAD;
 
 /// The entity's world transform, computed from `Transform` up the `ChildOf` chain so that
 /// moves made earlier in the same frame (in `FixedUpdate`) count, even though
@@ -473,17 +474,16 @@ fn update_pairs<V: Vector>(
         return 0;
     };
     let threads = pool.thread_num();
-    let job = tree.parallel_pairs(threads.saturating_mul(4));
+    let job = tree.parallel_pairs(threads.saturating_mul(TASKS_PER_THREAD));
     let count = job.task_count();
-    let per_thread = count.div_ceil(threads).max(1);
     let job = &job;
+    // One pool task per walk task: the pool hands them to whichever thread is free, which
+    // evens out tasks of very different sizes; `scope` returns them in spawn order.
     let lists = pool.scope(|scope| {
-        for start in (0..count).step_by(per_thread) {
+        for task in 0..count {
             scope.spawn(async move {
                 let mut out = Vec::new();
-                for task in start..(start + per_thread).min(count) {
-                    job.run(task, |a, b| out.push((a, b)));
-                }
+                job.run(task, |a, b| out.push((a, b)));
                 out
             });
         }
