@@ -1,8 +1,8 @@
 //! Stress test of the whole plugin, headless: the "ECS tick" scenario of
 //! `shared/benchmark-scenario.md`.
 //!
-//! `cargo run --release --example stress -- N [2d|3d] [fast|slow] [--idle-fraction F]`
-//! (defaults: 10000 2d fast, idle fraction 0).
+//! `cargo run --release --example stress -- N [2d|3d] [fast|slow] [--idle-fraction F]
+//! [--threads T]` (defaults: 10000 2d fast, idle fraction 0, 1 thread).
 //!
 //! N entities of the "uniform boxes" scene (`benches/support/scene.rs`), each with an [`Aabb`]
 //! and a [`Velocity`], moved by a `FixedUpdate` system that bounces them off the region's walls
@@ -16,6 +16,13 @@
 //! `Velocity`, the mover never touches their `Transform`, and the bare scene gives them a
 //! zero velocity (so the bare tree step only moves the others). This is the scene where
 //! change detection in the prepare stage matters: idle entities should cost next to nothing.
+//!
+//! `--threads T` (T > 1) runs the pair walk in parallel: the compute task pool gets T
+//! threads, `CollisionConfig::parallel_pairs_from` is `Some(0)`, and the bare tree step
+//! uses `DynamicTree::update_pairs_parallel` with T threads. Bevy's task pool has more
+//! than one thread only with its `multi_threaded` feature: `cargo run --release --example
+//! stress --features bevy/multi_threaded -- N --threads T` (without it the plugin's walk
+//! stays serial, which the line "pair-walk tasks on the compute pool" shows as 0).
 
 #[path = "../benches/support/ours_driver.rs"]
 mod ours_driver;
@@ -94,10 +101,12 @@ struct PluginRun {
     moved: f64,
     processed: f64,
     tree_bytes_per_proxy: f64,
+    /// Pair-walk tasks run on the compute task pool per tick (0: serial walk).
+    parallel_tasks_per_tick: f64,
     setup_s: f64,
 }
 
-fn run_plugin<V, const D: usize>(scene: &Scene<D>) -> PluginRun
+fn run_plugin<V, const D: usize>(scene: &Scene<D>, threads: usize) -> PluginRun
 where
     V: FromArray<D>
         + bevy::reflect::FromReflect
@@ -106,6 +115,14 @@ where
         + bevy::reflect::Typed,
 {
     let start = Instant::now();
+    if threads > 1 {
+        // Before any app: `TaskPoolPlugin` keeps a pool that already exists.
+        bevy::tasks::ComputeTaskPool::get_or_init(|| {
+            bevy::tasks::TaskPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+        });
+    }
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
         .add_plugins(AabbTreePlugin::<V>::default())
@@ -113,6 +130,10 @@ where
             scene.dt,
         )))
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
+        .insert_resource(CollisionConfig {
+            parallel_pairs_from: (threads > 1).then_some(0),
+            ..default()
+        })
         .insert_resource(Region {
             side: scene.side,
             dt: scene.dt,
@@ -151,6 +172,7 @@ where
         app.update();
     }
     let setup_s = start.elapsed().as_secs_f64();
+    let mut parallel_tasks = 0usize;
 
     let mut cols: [Vec<f64>; 12] = Default::default();
     for _ in 0..TICKS {
@@ -158,6 +180,7 @@ where
         app.update();
         let update = t.elapsed().as_secs_f64() * 1e3;
         let s = *app.world().resource::<AabbTree<V>>().stats();
+        parallel_tasks += s.parallel_tasks;
         let row = [
             s.prepare_ms as f64,
             s.broad_ms as f64,
@@ -209,6 +232,7 @@ where
         moved: median(moved),
         processed: median(processed),
         tree_bytes_per_proxy,
+        parallel_tasks_per_tick: parallel_tasks as f64 / TICKS as f64,
         setup_s,
     }
 }
@@ -218,9 +242,11 @@ where
 fn run_bare<V: FromArray<D>, const D: usize>(
     scene: &Scene<D>,
     displacement: Displacement,
+    threads: usize,
 ) -> (f64, f64) {
     let mut scene = scene.clone();
     let mut bare = OursBroadPhase::<V, D>::with_displacement(&scene, displacement);
+    bare.set_threads(threads);
     for _ in 0..WARMUP {
         scene.step();
         bare.step(&scene);
@@ -237,7 +263,7 @@ fn run_bare<V: FromArray<D>, const D: usize>(
     (median(&mut times), median(&mut pairs))
 }
 
-fn report<V, const D: usize>(n: usize, vs: f32, label: &str, idle_fraction: f32)
+fn report<V, const D: usize>(n: usize, vs: f32, label: &str, idle_fraction: f32, threads: usize)
 where
     Scene<D>: UniformDyn,
     V: FromArray<D>
@@ -253,13 +279,13 @@ where
         *v = [0.0; D];
     }
     println!(
-        "stress: {n} entities, {}D, {label} (vs = {vs}), idle fraction {idle_fraction} ({} idle, {moving} moving), {WARMUP} warm-up ticks, {TICKS} measured",
+        "stress: {n} entities, {}D, {label} (vs = {vs}), idle fraction {idle_fraction} ({} idle, {moving} moving), pair walk on {threads} thread(s), {WARMUP} warm-up ticks, {TICKS} measured",
         D,
         n - moving
     );
-    let p = run_plugin::<V, D>(&scene);
-    let (bare_vel, bare_vel_pairs) = run_bare::<V, D>(&scene, Displacement::Velocity);
-    let (bare_zero, bare_zero_pairs) = run_bare::<V, D>(&scene, Displacement::Zero);
+    let p = run_plugin::<V, D>(&scene, threads);
+    let (bare_vel, bare_vel_pairs) = run_bare::<V, D>(&scene, Displacement::Velocity, threads);
+    let (bare_zero, bare_zero_pairs) = run_bare::<V, D>(&scene, Displacement::Zero, threads);
 
     println!();
     println!("| stage (median of {TICKS} ticks) | ms |");
@@ -283,6 +309,10 @@ where
     println!(
         "touching pairs: {:.0}, candidate pairs: {:.0}, proxies moved/tick: {:.0}, colliders processed/tick: {:.0}",
         p.touching, p.candidates, p.moved, p.processed
+    );
+    println!(
+        "pair-walk tasks on the compute pool/tick (mean): {:.1}",
+        p.parallel_tasks_per_tick
     );
     println!(
         "bare tree pairs reported/step: {:.0} (velocity), {:.0} (zero)",
@@ -338,8 +368,9 @@ pub fn main() {
     let mut vs = Scene::<2>::FAST;
     let mut label = "fast";
     let mut idle_fraction = 0.0f32;
+    let mut threads = 1usize;
     let usage = || -> ! {
-        eprintln!("usage: stress [N] [2d|3d] [fast|slow] [--idle-fraction F]");
+        eprintln!("usage: stress [N] [2d|3d] [fast|slow] [--idle-fraction F] [--threads T]");
         std::process::exit(2);
     };
     let mut args = std::env::args().skip(1);
@@ -348,6 +379,12 @@ pub fn main() {
             "--idle-fraction" => {
                 idle_fraction = match args.next().map(|f| f.parse::<f32>()) {
                     Some(Ok(f)) if (0.0..=1.0).contains(&f) => f,
+                    _ => usage(),
+                }
+            }
+            "--threads" => {
+                threads = match args.next().map(|t| t.parse::<usize>()) {
+                    Some(Ok(t)) if t >= 1 => t,
                     _ => usage(),
                 }
             }
@@ -362,8 +399,8 @@ pub fn main() {
         }
     }
     if three_d {
-        report::<Vec3, 3>(n, vs, label, idle_fraction);
+        report::<Vec3, 3>(n, vs, label, idle_fraction, threads);
     } else {
-        report::<Vec2, 2>(n, vs, label, idle_fraction);
+        report::<Vec2, 2>(n, vs, label, idle_fraction, threads);
     }
 }

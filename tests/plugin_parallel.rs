@@ -31,6 +31,8 @@ struct Log {
     parallel_tasks: usize,
     /// Ticks with moves whose walk ran serially.
     serial_ticks: usize,
+    /// Each tick's moved colliders and pair-walk tasks.
+    ticks: Vec<(usize, usize)>,
 }
 
 fn collect<V: Dim>(
@@ -52,6 +54,7 @@ fn collect<V: Dim>(
     let stats = tree.stats();
     log.parallel_tasks += stats.parallel_tasks;
     log.serial_ticks += (stats.moved > 0 && stats.parallel_tasks == 0) as usize;
+    log.ticks.push((stats.moved, stats.parallel_tasks));
 }
 
 /// 600 boxes and spheres bouncing in a box, some fast, with the pair walk parallel from
@@ -139,6 +142,26 @@ fn parallel_matches_serial<V: Dim>() {
     let high = run::<V>(Some(1_000_000));
     assert_eq!(high.parallel_tasks, 0);
     assert_eq!(serial.lines, high.lines);
+    // Thresholds at the most moves of a tick and one above: the walk is parallel exactly
+    // on the ticks that moved at least that many colliders (the moves do not depend on
+    // the walk).
+    let most = serial.ticks.iter().map(|&(m, _)| m).max().unwrap_or(0);
+    assert!(most > 0);
+    for from in [most, most + 1] {
+        let log = run::<V>(Some(from));
+        assert_eq!(serial.lines, log.lines);
+        assert_eq!(log.ticks.len(), serial.ticks.len());
+        for (tick, (&(m, tasks), &(serial_moved, _))) in
+            log.ticks.iter().zip(&serial.ticks).enumerate()
+        {
+            assert_eq!(m, serial_moved, "tick {tick}: moves differ");
+            assert_eq!(
+                tasks > 0,
+                threads > 1 && m >= from,
+                "tick {tick}: {m} moved, threshold {from}, {tasks} tasks"
+            );
+        }
+    }
 }
 
 #[test]
