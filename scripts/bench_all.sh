@@ -10,8 +10,13 @@ runs="${1:-3}"
 out=docs/bench
 mkdir -p "$out"
 cargo build --release --no-default-features --example bench_compare
+# The plugin's parallel walk needs a compute pool of several threads: Bevy's
+# `multi_threaded` feature. That build of `stress` is kept under another name.
+cargo build --release --example stress --features bevy/multi_threaded
+cp target/release/examples/stress target/release/examples/stress_multi_threaded
 cargo build --release --example stress
 bc=target/release/examples/bench_compare
+mt=target/release/examples/stress_multi_threaded
 for r in $(seq 1 "$runs"); do
     "$bc" uniform | tee "$out/uniform_run$r.txt"
     "$bc" rays | tee "$out/rays_run$r.txt"
@@ -19,6 +24,11 @@ for r in $(seq 1 "$runs"); do
     "$bc" parallel | tee "$out/parallel_run$r.txt"
     target/release/examples/stress 10000 | tee "$out/stress_run$r.txt"
     target/release/examples/stress 10000 --idle-fraction 0.9 | tee "$out/stress_idle_run$r.txt"
+    for n in 10000 100000; do
+        for t in 1 2; do
+            "$mt" "$n" --threads "$t" | tee "$out/stress_mt_${n}_threads${t}_run$r.txt"
+        done
+    done
     scripts/bench_ecs.sh | tee "$out/ecs_2d_run$r.txt"
     scripts/bench_ecs.sh 3d | tee "$out/ecs_3d_run$r.txt"
 done

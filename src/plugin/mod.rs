@@ -191,8 +191,8 @@ pub struct CollisionConfig {
     ///
     /// Default `Some(2_000)`. On two threads (`examples/stress.rs --threads 2`), the
     /// broad-phase stage broke even at about 730 moved colliders a tick and was 1.2x
-    /// faster at 1,900, 1.3x at 3,900 and 1.5x at 100,000. The moves, the refit and the
-    /// tree's upkeep stay serial.
+    /// faster at 1,900, 1.3x at 3,900 and 1.4 – 1.5x at 100,000 (`BENCHMARKS.md`). The
+    /// moves, the refit and the tree's upkeep stay serial.
     pub parallel_pairs_from: Option<usize>,
 }
 
