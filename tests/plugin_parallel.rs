@@ -33,6 +33,8 @@ struct Log {
     serial_ticks: usize,
     /// Each tick's moved colliders and pair-walk tasks.
     ticks: Vec<(usize, usize)>,
+    /// Each tick's `touching_pairs()`, in their order.
+    touching: Vec<Vec<(Entity, Entity)>>,
 }
 
 fn collect<V: Dim>(
@@ -55,6 +57,7 @@ fn collect<V: Dim>(
     log.parallel_tasks += stats.parallel_tasks;
     log.serial_ticks += (stats.moved > 0 && stats.parallel_tasks == 0) as usize;
     log.ticks.push((stats.moved, stats.parallel_tasks));
+    log.touching.push(tree.touching_pairs().collect());
 }
 
 /// 600 boxes and spheres bouncing in a box, some fast, with the pair walk parallel from
@@ -138,6 +141,9 @@ fn parallel_matches_serial<V: Dim>() {
         assert_eq!(parallel.parallel_tasks, 0, "a one-thread pool ran tasks");
     }
     assert_eq!(serial.lines, parallel.lines);
+    // Not only the messages (sorted by pair): the touching pairs come in the same order.
+    assert!(serial.touching.iter().any(|t| t.len() > 1));
+    assert_eq!(serial.touching, parallel.touching);
     // A threshold above the moves of every tick keeps the walk serial.
     let high = run::<V>(Some(1_000_000));
     assert_eq!(high.parallel_tasks, 0);

@@ -103,10 +103,11 @@ fn world_shape<V: Vector>(
 /// its transform only scales and translates, so the local box is scaled and moved without
 /// building the affine map.
 ///
-/// For finite values this is the box [`world_box`] gives, to the bit: the map's
-/// off-diagonal entries are zeros, which add nothing. A ball's radius is scaled by the
-/// largest `|scale|` factor, the length of the matrix column that [`world_ball`] takes
-/// (the same value unless squaring it over- or underflows).
+/// For finite values this is the shape [`world_box`] and [`world_ball`] give, to the bit
+/// (up to the sign of a zero): the map's off-diagonal entries are zeros, which add
+/// nothing, and a ball's radius is scaled by the largest `sqrt(s * s)` over the scale
+/// factors `s`, the length of each matrix column computed the same way (so a scale whose
+/// square overflows is refused on both paths).
 #[inline(always)]
 fn unrotated_shape<V: Vector>(
     transform: &Transform,
@@ -121,10 +122,13 @@ fn unrotated_shape<V: Vector>(
             scale.abs() * a.half_extents,
         )))
     } else {
+        let column_length = (0..V::DIM)
+            .map(|axis| (scale.axis(axis) * scale.axis(axis)).sqrt())
+            .fold(0.0, f32::max);
         sphere.map(|s| {
             WorldShape::Ball(Ball::new(
                 translation + scale * s.offset,
-                s.radius * scale.abs().max_element(),
+                s.radius * column_length,
             ))
         })
     }
@@ -501,7 +505,7 @@ pub(crate) fn broad_phase<V: Vector>(config: Res<CollisionConfig>, mut state: Re
     let mut new_pairs = core::mem::take(&mut state.scratch_pairs);
     new_pairs.clear();
     state.stats.parallel_tasks = update_pairs(&mut state.tree, &config, &mut new_pairs);
-    let mut added = 0;
+    let first_added = state.pairs.len();
     for &(a, b) in &new_pairs {
         let key = pair_key(a, b);
         if state.pair_index.contains_key(&key) {
@@ -519,9 +523,16 @@ pub(crate) fn broad_phase<V: Vector>(config: Res<CollisionConfig>, mut state: Re
             b,
             touching: false,
         });
-        added += 1;
     }
-    state.stats.new_candidates = added;
+    // The walk's order depends on whether it ran in parallel, and on how many threads the
+    // pool has. Sorted, the pairs added (fewer than the walk reports: most are candidates
+    // already) come in the same order on every machine, and so do `touching_pairs`,
+    // `colliding_with` and `swept_hits`.
+    state.pairs[first_added..].sort_unstable_by_key(|p| (p.a, p.b));
+    for (i, p) in state.pairs.iter().enumerate().skip(first_added) {
+        state.pair_index.insert(pair_key(p.a, p.b), i as u32);
+    }
+    state.stats.new_candidates = state.pairs.len() - first_added;
     state.scratch_pairs = new_pairs;
     state.stats.broad_ms = start.elapsed().as_secs_f32() * 1000.0;
 }
@@ -879,7 +890,7 @@ mod tests {
     }
 
     /// Translations, scales with mirrored and zero axes, offsets: the short path gives
-    /// exactly the general path's box, and its ball (radius times the largest `|scale|`).
+    /// exactly the general path's box and ball.
     fn short_path_matches_affine<V: Vector>(seed: u64) {
         let mut rng = Rng(seed);
         for i in 0..2000 {
@@ -907,14 +918,26 @@ mod tests {
             );
             let radius = rng.range(0.0, 50.0);
             let sphere = BoundingSphere::<V> { radius, offset };
-            let general = world_ball(&affine, radius, offset);
-            let expected_radius = radius * V::truncate_from_3d(scale).abs().max_element();
             assert_eq!(
                 unrotated_shape(&transform, None, Some(&sphere)),
-                Some(WorldShape::Ball(Ball::new(general.center, expected_radius))),
+                Some(WorldShape::Ball(world_ball(&affine, radius, offset))),
                 "{transform:?} {sphere:?}"
             );
-            assert!((expected_radius - general.radius).abs() <= 1e-6 * general.radius.max(1.0));
+        }
+        // Scales whose square over- or underflows: the same radius (infinite, refused
+        // later; or zero) on both paths.
+        for s in [3e19f32, -2e19, 1e-25, 0.0] {
+            let transform = Transform::from_scale(Vec3::splat(s));
+            let sphere = BoundingSphere::<V> {
+                radius: 1.5,
+                offset: V::ZERO,
+            };
+            let affine = transform.compute_affine();
+            assert_eq!(
+                unrotated_shape(&transform, None, Some(&sphere)),
+                Some(WorldShape::Ball(world_ball(&affine, 1.5, V::ZERO))),
+                "scale {s}"
+            );
         }
         let transform = Transform::from_xyz(1.0, 2.0, 3.0);
         assert_eq!(unrotated_shape::<V>(&transform, None, None), None);

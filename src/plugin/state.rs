@@ -148,7 +148,8 @@ impl<V: Vector> AabbTree<V> {
         &self.stats
     }
 
-    /// Every pair touching after the last tick, in a deterministic order.
+    /// Every pair touching after the last tick, in a deterministic order: the same for the
+    /// same sequence of ticks, whatever the machine and its number of threads.
     pub fn touching_pairs(&self) -> impl Iterator<Item = (Entity, Entity)> + '_ {
         self.pairs
             .iter()
