@@ -1223,3 +1223,69 @@ fn batch_refit_2d() {
 fn batch_refit_3d() {
     batch_refit::<Vec3>();
 }
+
+/// `reserve` makes room for exactly what the proxies then created take: the tree's bytes
+/// (counted by capacity) do not change while they are created, freed ids and nodes
+/// included, and the tree stays valid.
+fn reserve<V: Vector>() {
+    let mut r = lcg(4242);
+    let mut tree = DynamicTree::<V, u32>::with_margin(0.05);
+    let mut make = |tree: &mut DynamicTree<V, u32>, count: u32| -> Vec<ProxyId> {
+        (0..count)
+            .map(|k| {
+                let c = v::<V>([r() * 100.0, r() * 100.0, r() * 100.0]);
+                let b = BoundingBox::from_center_half_extents(c, V::splat(0.5));
+                tree.create_proxy(b, k).unwrap()
+            })
+            .collect()
+    };
+    tree.reserve(1000);
+    let reserved = tree.stats().bytes;
+    let ids = make(&mut tree, 1000);
+    tree.validate().unwrap();
+    assert_eq!(
+        tree.stats().bytes,
+        reserved,
+        "created 1000 after reserving 1000"
+    );
+    // Without the reservation, the same proxies leave arrays up to twice too large.
+    let mut grown = DynamicTree::<V, u32>::with_margin(0.05);
+    make(&mut grown, 1000);
+    assert!(grown.stats().bytes > reserved);
+    // Two nodes per proxy, no more.
+    assert_eq!(tree.stats().capacity, 2000);
+    // Freed ids and nodes count: with 300 destroyed, reserving 300 needs nothing more.
+    for &id in &ids[..300] {
+        tree.destroy_proxy(id).unwrap();
+    }
+    let before = tree.stats().bytes;
+    tree.reserve(300);
+    assert_eq!(
+        tree.stats().bytes,
+        before,
+        "300 freed proxies make room for 300"
+    );
+    make(&mut tree, 300);
+    tree.validate().unwrap();
+    assert_eq!(tree.stats().bytes, before, "created 300 into freed slots");
+    tree.reserve(500);
+    let reserved = tree.stats().bytes;
+    make(&mut tree, 500);
+    tree.validate().unwrap();
+    assert_eq!(tree.len(), 1500);
+    assert_eq!(
+        tree.stats().bytes,
+        reserved,
+        "created 500 after reserving 500"
+    );
+}
+
+#[test]
+fn reserve_2d() {
+    reserve::<Vec2>();
+}
+
+#[test]
+fn reserve_3d() {
+    reserve::<Vec3>();
+}

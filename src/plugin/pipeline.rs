@@ -401,6 +401,12 @@ pub(crate) fn prepare<V: Vector>(
         let _ = state.tree.set_margin(config.margin.max(0.0));
     }
     let everything = config.is_changed();
+    // Colliders spawned in bulk (a level loading) get their proxies without the tree's
+    // arrays growing a doubling at a time, which would leave up to half of them unused.
+    let colliders_count = colliders.iter().len();
+    state
+        .tree
+        .reserve(colliders_count.saturating_sub(state.tree.len()));
     state.stats.started = 0;
     state.stats.ended = state.ended.len();
     state.swept_hits.clear();

@@ -252,6 +252,19 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.proxy_count
     }
 
+    /// Makes room for at least `additional` more proxies, so that creating them one by
+    /// one does not grow the tree's arrays a doubling at a time (each proxy takes a leaf
+    /// and an internal node, and a slot in each per-proxy table).
+    pub fn reserve(&mut self, additional: usize) {
+        let new_ids = additional.saturating_sub(self.free_proxies.len());
+        self.leaf_of.reserve(new_ids);
+        self.fat_of.reserve(new_ids);
+        self.data.reserve(new_ids);
+        let free_nodes = self.nodes.len().saturating_sub(self.node_count);
+        self.nodes
+            .reserve(additional.saturating_mul(2).saturating_sub(free_nodes));
+    }
+
     /// Whether the tree holds no proxy.
     pub fn is_empty(&self) -> bool {
         self.proxy_count == 0
