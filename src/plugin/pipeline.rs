@@ -173,6 +173,7 @@ impl<V: Vector> core::fmt::Display for Problem<V> {
 }
 
 /// What is invalid about a collider, if anything.
+///
 /// Inlined for the reason [`world_shape`] is.
 #[inline(always)]
 fn invalid_reason<V: Vector>(
@@ -523,7 +524,7 @@ pub(crate) fn broad_phase<V: Vector>(config: Res<CollisionConfig>, mut state: Re
         if !ba.layers.interacts_with(&bb.layers) {
             continue;
         }
-        state.pair_index.insert(key, state.pairs.len() as u32);
+        // Indexed below, once sorted (the walk reports each pair once).
         state.pairs.push(Pair {
             a,
             b,
@@ -536,7 +537,8 @@ pub(crate) fn broad_phase<V: Vector>(config: Res<CollisionConfig>, mut state: Re
     // `colliding_with` and `swept_hits`.
     state.pairs[first_added..].sort_unstable_by_key(|p| (p.a, p.b));
     for (i, p) in state.pairs.iter().enumerate().skip(first_added) {
-        state.pair_index.insert(pair_key(p.a, p.b), i as u32);
+        let previous = state.pair_index.insert(pair_key(p.a, p.b), i as u32);
+        debug_assert!(previous.is_none(), "a pair reported twice by one walk");
     }
     state.stats.new_candidates = state.pairs.len() - first_added;
     state.scratch_pairs = new_pairs;

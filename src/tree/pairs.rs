@@ -148,7 +148,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let (rotate, subtree_height) = self.refit_settings();
         // With every box exact and no rotation, a refit would only note candidates: that
         // is done when self(x) runs, and no refit task is pushed.
-        let refits = rotate || !self.exact;
+        let refits = self.refits_needed(rotate);
         let mut visited = 0u64;
         let mut reported = 0u64;
         stacks.start((self.root, self.root));
@@ -196,12 +196,20 @@ impl<V: Vector, T> DynamicTree<V, T> {
         )
     }
 
+    /// Whether the changed nodes need refit(x) this update: to rotate, or because moves
+    /// only grew their ancestors (not every box is exact). Otherwise a refit would only
+    /// note the optimizer's candidates.
+    #[inline]
+    pub(crate) fn refits_needed(&self, rotate: bool) -> bool {
+        rotate || !self.exact
+    }
+
     /// refit(x): x gets its exact box back (unless every box is exact already and nothing
     /// rotates), may rotate, and is noted as a candidate for [`Self::optimize`] when it is
     /// a changed subtree of the size that rebuilds.
     #[inline]
     pub(crate) fn refit_task(&mut self, x: NodeId, rotate: bool, subtree_height: u16) {
-        if rotate || !self.exact {
+        if self.refits_needed(rotate) {
             self.refit_node(x);
         }
         if rotate && self.nodes[x.index()].height <= ROTATE_MAX_HEIGHT {
