@@ -706,7 +706,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut stack = core::mem::take(&mut self.pair_stacks.refits);
         stack.clear();
         // At most the node being visited and one pending sibling per level, and the root.
-        stack.reserve(2 * self.nodes[self.root.index()].height as usize + 1);
+        // Room for trees up to height 63 is taken at once: growing with the height would
+        // allocate again whenever an update makes the tree a level taller than ever.
+        stack.reserve((2 * self.nodes[self.root.index()].height as usize + 1).max(127));
         stack.push((self.root, false));
         while let Some((id, expanded)) = stack.pop() {
             if expanded {
