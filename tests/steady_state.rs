@@ -1,0 +1,126 @@
+//! No allocation in the steady state: once a tree has run a while on a scene, further steps
+//! (moves, pair updates, the incremental rebuilds) reuse the buffers they have and allocate
+//! nothing.
+//!
+//! Allocations are counted per thread by a counting global allocator, so that tests running
+//! beside these ones on other threads do not disturb the count. Every scene is driven the
+//! way the benchmarks drive the tree (`benches/support/ours_driver.rs`): warmed up, then a
+//! second run of steps is counted.
+
+#[path = "../benches/support/ours_driver.rs"]
+mod ours_driver;
+#[path = "../benches/support/scene.rs"]
+mod scene;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use glam::{Vec2, Vec3};
+use ours_driver::{FromArray, OursBroadPhase};
+use scene::Scene;
+
+/// The system allocator, counting this thread's allocations and reallocations.
+struct CountingAlloc;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn count() {
+    // `try_with`: a thread being torn down has no counter left, and is not counted.
+    let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+}
+
+fn allocations() -> usize {
+    ALLOCATIONS.with(Cell::get)
+}
+
+// SAFETY: forwards every call to the system allocator unchanged.
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count();
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count();
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
+
+/// Steps run before counting, and steps counted.
+const WARM_UP: usize = 120;
+const COUNTED: usize = 120;
+
+/// Runs `scene` warmed up, then counts the allocations of the next steps; also checks that
+/// the steps did report pairs (the scene is not trivially idle).
+fn steady_allocations<V: FromArray<D>, const D: usize>(mut scene: Scene<D>) -> usize {
+    let mut ours = OursBroadPhase::<V, D>::new(&scene);
+    for _ in 0..WARM_UP {
+        scene.step();
+        ours.step(&scene);
+    }
+    let before = allocations();
+    let mut pairs = 0;
+    let mut updated = 0;
+    for _ in 0..COUNTED {
+        scene.step();
+        pairs += ours.step(&scene);
+        updated += ours.updated_leaves();
+    }
+    let counted = allocations() - before;
+    assert!(pairs > 0, "the scene reported no pair");
+    assert!(updated > 0, "no fat box changed");
+    counted
+}
+
+/// Keeps every `keep`-th box moving and stops the others: a mostly static scene, whose
+/// small batches of moves take the tree's other paths (leaf by leaf, rotations).
+fn mostly_static<const D: usize>(mut scene: Scene<D>, keep: usize) -> Scene<D> {
+    for (i, v) in scene.velocities.iter_mut().enumerate() {
+        if i % keep != 0 {
+            *v = [0.0; D];
+        }
+    }
+    scene
+}
+
+#[test]
+fn no_allocation_in_the_steady_state_2d() {
+    let n = 4000;
+    for (label, scene) in [
+        ("fast", Scene::<2>::uniform(n, Scene::<2>::FAST)),
+        ("slow", Scene::<2>::uniform(n, Scene::<2>::SLOW)),
+        (
+            "one in 50 moving",
+            mostly_static(Scene::<2>::uniform(n, Scene::<2>::FAST), 50),
+        ),
+    ] {
+        assert_eq!(steady_allocations::<Vec2, 2>(scene), 0, "2D {label}");
+    }
+}
+
+#[test]
+fn no_allocation_in_the_steady_state_3d() {
+    let n = 4000;
+    for (label, scene) in [
+        ("fast", Scene::<3>::uniform(n, Scene::<3>::FAST)),
+        ("slow", Scene::<3>::uniform(n, Scene::<3>::SLOW)),
+        (
+            "one in 50 moving",
+            mostly_static(Scene::<3>::uniform(n, Scene::<3>::FAST), 50),
+        ),
+    ] {
+        assert_eq!(steady_allocations::<Vec3, 3>(scene), 0, "3D {label}");
+    }
+}
