@@ -7,6 +7,9 @@
 //! - `uniform`: "uniform boxes", 2D and 3D × 10k and 100k boxes × fast and slow;
 //! - `rays`: closest-hit rays on 10k boxes, 2D and 3D, right after the build and again after
 //!   300 fast steps (both trees in the same state: built from, then stepped on, one scene);
+//! - `queries`: box queries (areas of interest a few boxes across, see
+//!   `Scene::query_boxes`) on 10k boxes, 2D and 3D, after the build and after 300 fast
+//!   steps, against parry's `Bvh::intersect_aabb` (not a row of the scenario document);
 //! - `static`: "static world", 1,000,000 static boxes on a grid and 1,000 fast movers;
 //! - `all` (the default): all of the above.
 //!
@@ -95,6 +98,8 @@ trait Driver<const D: usize>: Sized {
         max_toi: f32,
         scene: &Scene<D>,
     ) -> Option<(u32, f32)>;
+    /// How many boxes' fat boxes overlap `(min, max)`, and the sum of their indices.
+    fn query_box(&self, min: [f32; D], max: [f32; D]) -> (u32, u64);
     fn bytes_per_proxy(&self, n: usize) -> f64;
 }
 
@@ -137,6 +142,9 @@ impl<V: FromArray<D>, const D: usize, const PARALLEL: bool> Driver<D> for Ours<V
     ) -> Option<(u32, f32)> {
         self.0.closest_ray(origin, dir, max_toi, scene)
     }
+    fn query_box(&self, min: [f32; D], max: [f32; D]) -> (u32, u64) {
+        self.0.query_box(min, max)
+    }
     fn bytes_per_proxy(&self, _n: usize) -> f64 {
         self.0.bytes_per_proxy()
     }
@@ -165,6 +173,9 @@ macro_rules! impl_parry {
                 scene: &Scene<$dim>,
             ) -> Option<(u32, f32)> {
                 $ty::closest_ray(self, origin, dir, max_toi, scene)
+            }
+            fn query_box(&self, min: [f32; $dim], max: [f32; $dim]) -> (u32, u64) {
+                $ty::query_box(self, min, max)
             }
             fn bytes_per_proxy(&self, n: usize) -> f64 {
                 self.tree().heap_memory_size() as f64 / n.max(1) as f64
@@ -416,6 +427,83 @@ fn rays() {
     rays_case::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>("3d", Scene::<3>::uniform_with_lcg);
 }
 
+/// Times the box queries on both drivers (alternating rounds, as the rays) after checking
+/// that they find the same boxes (count and index sum of each query). Prints the median µs
+/// per query of each.
+fn time_queries<const D: usize, O: Driver<D>, P: Driver<D>>(
+    label: &str,
+    ours: &O,
+    parry: &P,
+    queries: &[([f32; D], [f32; D])],
+) {
+    let (mut found, mut disagreements) = (0u64, 0);
+    for &(min, max) in queries {
+        let (a, b) = (ours.query_box(min, max), parry.query_box(min, max));
+        if a != b {
+            if disagreements == 0 {
+                println!("    query {min:?} {max:?}: ours {a:?}, parry {b:?}");
+            }
+            disagreements += 1;
+        }
+        found += u64::from(a.0);
+    }
+    let round = |f: &dyn Fn([f32; D], [f32; D]) -> (u32, u64)| {
+        let start = Instant::now();
+        for &(min, max) in queries {
+            black_box(f(black_box(min), max));
+        }
+        start.elapsed().as_secs_f64() * 1e6 / queries.len() as f64
+    };
+    let (mut ours_us, mut parry_us) = (Vec::new(), Vec::new());
+    for r in 0..RAY_ROUNDS {
+        let o = |min, max| ours.query_box(min, max);
+        let p = |min, max| parry.query_box(min, max);
+        if r % 2 == 0 {
+            ours_us.push(round(&o));
+            parry_us.push(round(&p));
+        } else {
+            parry_us.push(round(&p));
+            ours_us.push(round(&o));
+        }
+    }
+    let (o, p) = (median(ours_us), median(parry_us));
+    println!(
+        "{label} ours={o:.3}us parry={p:.3}us found/query={:.1} disagree={disagreements} ratio={:.2}",
+        found as f64 / queries.len() as f64,
+        o / p
+    );
+}
+
+fn queries_case<const D: usize, O: Driver<D>, P: Driver<D>>(
+    dim: &str,
+    uniform: fn(usize, f32, &mut Lcg) -> Scene<D>,
+) {
+    let n = 10_000;
+    let mut lcg = Lcg::new();
+    let scene = uniform(n, Scene::<D>::FAST, &mut lcg);
+    let queries = scene.query_boxes(&mut lcg);
+    let (ours, parry) = (O::build(&scene), P::build(&scene));
+    time_queries(
+        &format!("queries {dim} n={n} after build"),
+        &ours,
+        &parry,
+        &queries,
+    );
+    drop((ours, parry));
+    let s = step_both::<D, O, P>(scene);
+    time_queries(
+        &format!("queries {dim} n={n} after {STEPS} fast steps"),
+        &s.ours,
+        &s.parry,
+        &queries,
+    );
+}
+
+fn queries() {
+    queries_case::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>("2d", Scene::<2>::uniform_with_lcg);
+    queries_case::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>("3d", Scene::<3>::uniform_with_lcg);
+}
+
 /// The "static world" scene in 2D: `movers` boxes moving as in "uniform boxes, fast" (drawn
 /// like [`Scene::uniform`]: x, y, angle, speed per box), first, then a `grid × grid` regular
 /// grid of static boxes with the spacing of the uniform scene's density (2.5), cell centers
@@ -523,17 +611,19 @@ fn main() {
     match scenario.as_str() {
         "uniform" => uniform(filter.as_deref()),
         "rays" => rays(),
+        "queries" => queries(),
         "static" => static_scenario(),
         "parallel" => parallel(filter.as_deref()),
         "all" => {
             uniform(filter.as_deref());
             rays();
+            queries();
             static_scenario();
             parallel(filter.as_deref());
         }
         other => {
             eprintln!(
-                "unknown scenario {other:?}: expected uniform, rays, static, parallel or all"
+                "unknown scenario {other:?}: expected uniform, rays, queries, static, parallel or all"
             );
             std::process::exit(2);
         }

@@ -210,6 +210,20 @@ impl<V: FromArray<D>, const D: usize> OursBroadPhase<V, D> {
         self.tree.stats().bytes as f64 / self.ids.len().max(1) as f64
     }
 
+    /// Every box whose fat box overlaps the box `(min, max)` (touching counts), with
+    /// [`DynamicTree::query_box`]: how many, and the sum of their indices (a checksum to
+    /// compare with the parry driver, whose fat boxes are the same bit for bit).
+    pub fn query_box(&self, min: [f32; D], max: [f32; D]) -> (u32, u64) {
+        let aabb = BoundingBox::from_min_max(V::from_array(min), V::from_array(max));
+        let (mut count, mut sum) = (0u32, 0u64);
+        self.tree.query_box(&aabb, |_, &i| {
+            count += 1;
+            sum += u64::from(i);
+            true
+        });
+        (count, sum)
+    }
+
     /// Closest hit of the ray `origin + t * dir`, `t` in `[0, max_toi)`, against the scene's
     /// tight boxes: [`DynamicTree::cast_ray`] with a leaf test that runs the slab test
     /// ([`Ray::box_hit_at`]) on the tight box, bounded by the best hit so far (as parry's leaf

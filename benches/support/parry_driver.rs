@@ -295,6 +295,19 @@ macro_rules! parry_broad_phase {
                 &self.tree
             }
 
+            /// Every box whose fat box overlaps the box `(min, max)`, with `Bvh::intersect_aabb`
+            /// (inclusive, as rapier's query pipeline uses it): how many, and the sum of their
+            /// indices.
+            pub fn query_box(&self, min: [f32; $dim], max: [f32; $dim]) -> (u32, u64) {
+                let aabb = Self::aabb(min, max);
+                let (mut count, mut sum) = (0u32, 0u64);
+                for i in self.tree.intersect_aabb(&aabb) {
+                    count += 1;
+                    sum += u64::from(i);
+                }
+                (count, sum)
+            }
+
             /// Closest hit of the ray `origin + t * dir`, `t` in `[0, max_toi)`, against the
             /// scene's tight boxes, as rapier's query pipeline casts a ray on its BVH (through
             /// parry's composite-shape ray cast): `Bvh::cast_ray` (a best-first walk pruned by

@@ -75,6 +75,9 @@ impl<const D: usize> Scene<D> {
     pub const FAST: f32 = 1.0;
     /// Speed scale of the "slow" variant.
     pub const SLOW: f32 = 0.1;
+    /// Largest half extent of the query boxes of [`Self::query_boxes`] (an area of interest
+    /// a few boxes across).
+    pub const QUERY_HALF: f32 = 5.0;
 
     fn with_boxes(side: f32, centers: Vec<[f32; D]>, velocities: Vec<[f32; D]>) -> Self {
         Self {
@@ -139,6 +142,21 @@ impl<const D: usize> Scene<D> {
                 }
             }
         }
+    }
+
+    /// Query boxes for the `queries` scenario (not one of the scenario document's): `max(N /
+    /// 10, 1000)` cubes (squares in 2D), drawn from `lcg` in this order per box: the center's
+    /// coordinates (uniform in the region), then the half extent (uniform in `[0.5,`
+    /// [`Self::QUERY_HALF`]`)`). Given as `(min, max)`.
+    pub fn query_boxes(&self, lcg: &mut Lcg) -> Vec<([f32; D], [f32; D])> {
+        let count = (self.len() / 10).max(1000);
+        (0..count)
+            .map(|_| {
+                let center = [(); D].map(|_| lcg.next_f32() * self.side);
+                let half = lcg.range(0.5, Self::QUERY_HALF);
+                (center.map(|c| c - half), center.map(|c| c + half))
+            })
+            .collect()
     }
 
     /// The scenario's rays: `max(N / 10, 1000)` rays, drawn from `lcg` in this order per ray:
