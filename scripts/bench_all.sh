@@ -20,6 +20,7 @@ mt=target/release/examples/stress_multi_threaded
 for r in $(seq 1 "$runs"); do
     "$bc" uniform | tee "$out/uniform_run$r.txt"
     "$bc" rays | tee "$out/rays_run$r.txt"
+    "$bc" queries | tee "$out/queries_run$r.txt"
     "$bc" static | tee "$out/static_run$r.txt"
     "$bc" parallel | tee "$out/parallel_run$r.txt"
     target/release/examples/stress 10000 | tee "$out/stress_run$r.txt"
