@@ -339,6 +339,39 @@ fn uniform(filter: Option<&str>) {
     }
 }
 
+/// Runs `ours` and `parry` over every `(a, b)` of `inputs` for [`RAY_ROUNDS`] timed rounds
+/// each, alternating which goes first, and returns the median µs per input of each.
+fn alternate_rounds<const D: usize, R, S>(
+    inputs: &[([f32; D], [f32; D])],
+    ours: impl Fn([f32; D], [f32; D]) -> R,
+    parry: impl Fn([f32; D], [f32; D]) -> S,
+) -> (f64, f64) {
+    let round = |f: &dyn Fn([f32; D], [f32; D])| {
+        let start = Instant::now();
+        for &(a, b) in inputs {
+            f(black_box(a), b);
+        }
+        start.elapsed().as_secs_f64() * 1e6 / inputs.len() as f64
+    };
+    let o = |a, b| {
+        black_box(ours(a, b));
+    };
+    let p = |a, b| {
+        black_box(parry(a, b));
+    };
+    let (mut ours_us, mut parry_us) = (Vec::new(), Vec::new());
+    for r in 0..RAY_ROUNDS {
+        if r % 2 == 0 {
+            ours_us.push(round(&o));
+            parry_us.push(round(&p));
+        } else {
+            parry_us.push(round(&p));
+            ours_us.push(round(&o));
+        }
+    }
+    (median(ours_us), median(parry_us))
+}
+
 /// Times the rays on both drivers (alternating rounds) after checking that they agree.
 /// Returns the median µs per ray of each.
 fn time_rays<const D: usize, O: Driver<D>, P: Driver<D>>(
@@ -368,26 +401,11 @@ fn time_rays<const D: usize, O: Driver<D>, P: Driver<D>>(
             }
         }
     }
-    let round = |f: &dyn Fn([f32; D], [f32; D]) -> Option<(u32, f32)>| {
-        let start = Instant::now();
-        for &(origin, dir) in rays {
-            black_box(f(black_box(origin), dir));
-        }
-        start.elapsed().as_secs_f64() * 1e6 / rays.len() as f64
-    };
-    let (mut ours_us, mut parry_us) = (Vec::new(), Vec::new());
-    for r in 0..RAY_ROUNDS {
-        let o = |origin, dir| ours.closest_ray(origin, dir, max_toi, scene);
-        let p = |origin, dir| parry.closest_ray(origin, dir, max_toi, scene);
-        if r % 2 == 0 {
-            ours_us.push(round(&o));
-            parry_us.push(round(&p));
-        } else {
-            parry_us.push(round(&p));
-            ours_us.push(round(&o));
-        }
-    }
-    let (o, p) = (median(ours_us), median(parry_us));
+    let (o, p) = alternate_rounds(
+        rays,
+        |origin, dir| ours.closest_ray(origin, dir, max_toi, scene),
+        |origin, dir| parry.closest_ray(origin, dir, max_toi, scene),
+    );
     println!(
         "{label} ours={o:.3}us parry={p:.3}us hits={hits}/{} disagree={disagreements} ratio={:.2}",
         rays.len(),
@@ -447,26 +465,11 @@ fn time_queries<const D: usize, O: Driver<D>, P: Driver<D>>(
         }
         found += u64::from(a.0);
     }
-    let round = |f: &dyn Fn([f32; D], [f32; D]) -> (u32, u64)| {
-        let start = Instant::now();
-        for &(min, max) in queries {
-            black_box(f(black_box(min), max));
-        }
-        start.elapsed().as_secs_f64() * 1e6 / queries.len() as f64
-    };
-    let (mut ours_us, mut parry_us) = (Vec::new(), Vec::new());
-    for r in 0..RAY_ROUNDS {
-        let o = |min, max| ours.query_box(min, max);
-        let p = |min, max| parry.query_box(min, max);
-        if r % 2 == 0 {
-            ours_us.push(round(&o));
-            parry_us.push(round(&p));
-        } else {
-            parry_us.push(round(&p));
-            ours_us.push(round(&o));
-        }
-    }
-    let (o, p) = (median(ours_us), median(parry_us));
+    let (o, p) = alternate_rounds(
+        queries,
+        |min, max| ours.query_box(min, max),
+        |min, max| parry.query_box(min, max),
+    );
     println!(
         "{label} ours={o:.3}us parry={p:.3}us found/query={:.1} disagree={disagreements} ratio={:.2}",
         found as f64 / queries.len() as f64,
