@@ -64,18 +64,28 @@ const COUNTED: usize = 120;
 
 /// Runs `scene` warmed up, then counts the allocations of the next steps; also checks that
 /// the steps did report pairs (the scene is not trivially idle).
-fn steady_allocations<V: FromArray<D>, const D: usize>(mut scene: Scene<D>) -> usize {
+///
+/// With `tasks`, each pair update is the parallel one ([`DynamicTree::parallel_pairs`]) split
+/// into at least that many tasks, run on this thread one after the other.
+fn steady_allocations<V: FromArray<D>, const D: usize>(
+    mut scene: Scene<D>,
+    tasks: Option<usize>,
+) -> usize {
     let mut ours = OursBroadPhase::<V, D>::new(&scene);
+    let mut step = |ours: &mut OursBroadPhase<V, D>, scene: &Scene<D>| match tasks {
+        Some(tasks) => ours.step_with_tasks(scene, tasks),
+        None => ours.step(scene),
+    };
     for _ in 0..WARM_UP {
         scene.step();
-        ours.step(&scene);
+        step(&mut ours, &scene);
     }
     let before = allocations();
     let mut pairs = 0;
     let mut updated = 0;
     for _ in 0..COUNTED {
         scene.step();
-        pairs += ours.step(&scene);
+        pairs += step(&mut ours, &scene);
         updated += ours.updated_leaves();
     }
     let counted = allocations() - before;
@@ -106,7 +116,7 @@ fn no_allocation_in_the_steady_state_2d() {
             mostly_static(Scene::<2>::uniform(n, Scene::<2>::FAST), 50),
         ),
     ] {
-        assert_eq!(steady_allocations::<Vec2, 2>(scene), 0, "2D {label}");
+        assert_eq!(steady_allocations::<Vec2, 2>(scene, None), 0, "2D {label}");
     }
 }
 
@@ -121,6 +131,48 @@ fn no_allocation_in_the_steady_state_3d() {
             mostly_static(Scene::<3>::uniform(n, Scene::<3>::FAST), 50),
         ),
     ] {
-        assert_eq!(steady_allocations::<Vec3, 3>(scene), 0, "3D {label}");
+        assert_eq!(steady_allocations::<Vec3, 3>(scene, None), 0, "3D {label}");
+    }
+}
+
+/// The parallel pair update, its tasks run as a pool would run them (here on one thread, so
+/// that the counting sees them): splitting the walk and running its tasks reuse their
+/// buffers too. (A pool's own cost of spawning a task is the pool's.)
+#[test]
+fn no_allocation_in_the_steady_state_parallel_tasks() {
+    let n = 4000;
+    for tasks in [1, 32] {
+        for (label, allocations) in [
+            (
+                "2D fast",
+                steady_allocations::<Vec2, 2>(
+                    Scene::<2>::uniform(n, Scene::<2>::FAST),
+                    Some(tasks),
+                ),
+            ),
+            (
+                "2D slow",
+                steady_allocations::<Vec2, 2>(
+                    Scene::<2>::uniform(n, Scene::<2>::SLOW),
+                    Some(tasks),
+                ),
+            ),
+            (
+                "3D fast",
+                steady_allocations::<Vec3, 3>(
+                    Scene::<3>::uniform(n, Scene::<3>::FAST),
+                    Some(tasks),
+                ),
+            ),
+            (
+                "3D one in 50 moving",
+                steady_allocations::<Vec3, 3>(
+                    mostly_static(Scene::<3>::uniform(n, Scene::<3>::FAST), 50),
+                    Some(tasks),
+                ),
+            ),
+        ] {
+            assert_eq!(allocations, 0, "{label}, {tasks} tasks");
+        }
     }
 }

@@ -145,6 +145,20 @@ impl<V: FromArray<D>, const D: usize> OursBroadPhase<V, D> {
         self.pairs.len()
     }
 
+    /// [`Self::step`] with the pair update split into at least `min_tasks` tasks
+    /// ([`DynamicTree::parallel_pairs`]) run here one after the other, as a task pool would
+    /// run them: the parallel path without threads.
+    pub fn step_with_tasks(&mut self, scene: &Scene<D>, min_tasks: usize) -> usize {
+        self.move_all(scene);
+        self.pairs.clear();
+        let job = self.tree.parallel_pairs(min_tasks);
+        for task in 0..job.task_count() {
+            job.run(task, |a, b| self.pairs.push((a, b)));
+        }
+        drop(job);
+        self.pairs.len()
+    }
+
     /// Moves every moving box, in one [`DynamicTree::move_proxies`] batch.
     fn move_all(&mut self, scene: &Scene<D>) {
         let mut updated = 0;

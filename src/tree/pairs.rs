@@ -43,6 +43,12 @@ pub(crate) struct PairStacks {
     /// Pending nodes of a refit (of the whole tree after a large batch of moves, or of the
     /// changed part before a parallel update): (node, children done).
     pub refits: Vec<(NodeId, bool)>,
+    /// The tasks of the last parallel split, kept for the next one.
+    pub split_tasks: Vec<crate::tree::parallel::PairTask>,
+    /// The queue of the parallel split's breadth-first unrolling.
+    pub split_queue: std::collections::VecDeque<crate::tree::parallel::PairTask>,
+    /// The pairs of each task of `update_pairs_parallel`, one buffer per task.
+    pub task_pairs: Vec<std::sync::Mutex<Vec<(ProxyId, ProxyId)>>>,
 }
 
 impl PairStacks {

@@ -23,7 +23,14 @@ use crate::Vector;
 use crate::tree::pairs::{PairStacks, pop_task};
 
 use crate::tree::{DynamicTree, NodeId, ProxyId};
+use core::cell::RefCell;
 use core::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::VecDeque;
+
+std::thread_local! {
+    /// The stacks of the pair tasks run on this thread, kept between tasks.
+    static TASK_STACKS: RefCell<PairStacks> = RefCell::new(PairStacks::default());
+}
 
 /// Most threads [`DynamicTree::update_pairs_parallel`] starts; more are not useful before
 /// the walk runs out of tasks.
@@ -76,6 +83,8 @@ impl<V: Vector, T> ParallelPairs<'_, V, T> {
 
 impl<V: Vector, T> Drop for ParallelPairs<'_, V, T> {
     fn drop(&mut self) {
+        // Kept for the next split.
+        self.tree.pair_stacks.split_tasks = core::mem::take(&mut self.tasks);
         self.tree.finish_update();
     }
 }
@@ -89,7 +98,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     #[must_use = "dropping the job without running its tasks loses this update's pairs"]
     pub fn parallel_pairs(&mut self, min_tasks: usize) -> ParallelPairs<'_, V, T> {
         self.refit_changed();
-        let tasks = self.split_pair_walk(min_tasks.max(1));
+        let mut tasks = core::mem::take(&mut self.pair_stacks.split_tasks);
+        self.split_pair_walk(min_tasks.max(1), &mut tasks);
         ParallelPairs { tree: self, tasks }
     }
 
@@ -106,51 +116,58 @@ impl<V: Vector, T> DynamicTree<V, T> {
         V: Sync,
     {
         let threads = threads.clamp(1, MAX_THREADS);
+        // One buffer of pairs per task, kept between updates.
+        let mut buffers = core::mem::take(&mut self.pair_stacks.task_pairs);
         let job = self.parallel_pairs(threads.saturating_mul(TASKS_PER_THREAD));
         let count = job.task_count();
+        if buffers.len() < count {
+            buffers.resize_with(count, Default::default);
+        }
         let next = AtomicUsize::new(0);
-        let (job, next) = (&job, &next);
-        // Runs tasks until none is left; returns each one's pairs with its index.
+        let (job_ref, next, task_buffers) = (&job, &next, &buffers[..count]);
+        // Runs tasks until none is left, each into its own buffer. Each buffer is locked
+        // by its one task only: never contended, and never poisoned (a panicking thread
+        // is re-raised below before any buffer is read).
         let take_tasks = move || {
-            let mut done = Vec::new();
             loop {
                 let task = next.fetch_add(1, Ordering::Relaxed);
                 if task >= count {
-                    return done;
+                    return;
                 }
-                let mut out = Vec::new();
-                job.run(task, |a, b| out.push((a, b)));
-                done.push((task, out));
+                let mut out = task_buffers[task].lock().unwrap_or_else(|e| e.into_inner());
+                out.clear();
+                job_ref.run(task, |a, b| out.push((a, b)));
             }
         };
-        let mut lists: Vec<Vec<(ProxyId, ProxyId)>> = vec![Vec::new(); count];
-        std::thread::scope(|scope| {
-            // Threads the system refuses are simply not there: the others, this one
-            // included, take their tasks.
-            let spawned: Vec<_> = (1..threads.min(count))
-                .filter_map(|_| {
-                    std::thread::Builder::new()
-                        .spawn_scoped(scope, take_tasks)
-                        .ok()
-                })
-                .collect();
-            let mut done = take_tasks();
-            for handle in spawned {
-                // A task that panicked (the walk has no path that does) is not
-                // swallowed: its panic goes on in this thread.
-                done.extend(
+        if threads.min(count) <= 1 {
+            take_tasks();
+        } else {
+            std::thread::scope(|scope| {
+                // Threads the system refuses are simply not there: the others, this one
+                // included, take their tasks.
+                let spawned: Vec<_> = (1..threads.min(count))
+                    .filter_map(|_| {
+                        std::thread::Builder::new()
+                            .spawn_scoped(scope, take_tasks)
+                            .ok()
+                    })
+                    .collect();
+                take_tasks();
+                for handle in spawned {
+                    // A task that panicked (the walk has no path that does) is not
+                    // swallowed: its panic goes on in this thread.
                     handle
                         .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                );
-            }
-            for (task, out) in done {
-                lists[task] = out;
-            }
-        });
-        for list in lists {
-            pairs.extend(list);
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                }
+            });
         }
+        // In task order, whatever the threads did.
+        for buffer in task_buffers {
+            pairs.extend_from_slice(&buffer.lock().unwrap_or_else(|e| e.into_inner()));
+        }
+        drop(job);
+        self.pair_stacks.task_pairs = buffers;
     }
 
     /// The first step of a parallel update, which leaves the pair tasks only reading:
@@ -197,14 +214,27 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Unrolls the first levels of the pair walk, breadth first, into tasks that share no
-    /// pair, until there are `min_tasks` or nothing left to unroll.
-    fn split_pair_walk(&self, min_tasks: usize) -> Vec<PairTask> {
-        let mut tasks = Vec::new();
+    /// pair, until there are `min_tasks` or nothing left to unroll; `tasks` receives them
+    /// (cleared first).
+    fn split_pair_walk(&mut self, min_tasks: usize, tasks: &mut Vec<PairTask>) {
+        tasks.clear();
         if !self.has_walk() {
-            return tasks;
+            return;
         }
+        let mut queue = core::mem::take(&mut self.pair_stacks.split_queue);
+        queue.clear();
+        self.unroll_pair_walk(min_tasks, &mut queue, tasks);
+        self.pair_stacks.split_queue = queue;
+    }
+
+    /// The breadth-first unrolling of [`Self::split_pair_walk`], `queue` empty at first.
+    fn unroll_pair_walk(
+        &self,
+        min_tasks: usize,
+        queue: &mut VecDeque<PairTask>,
+        tasks: &mut Vec<PairTask>,
+    ) {
         let epoch = self.epoch;
-        let mut queue = std::collections::VecDeque::new();
         queue.push_back(PairTask {
             a: self.root,
             b: self.root,
@@ -239,13 +269,27 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 tasks.push(task);
             }
         }
-        tasks.extend(queue);
-        tasks
+        tasks.extend(queue.drain(..));
     }
 
     /// Runs one task of a parallel walk (no refits: [`Self::refit_changed`] did them).
-    fn run_pair_task(&self, task: PairTask, mut f: impl FnMut(ProxyId, ProxyId)) {
-        let mut stacks = PairStacks::default();
+    ///
+    /// Each thread keeps its stacks between tasks (and updates), so that a pool's
+    /// long-lived threads allocate nothing once warm. A task started from `f` on the same
+    /// thread (nothing in the crate does) gets stacks of its own.
+    fn run_pair_task(&self, task: PairTask, f: impl FnMut(ProxyId, ProxyId)) {
+        TASK_STACKS.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut stacks) => self.run_pair_task_with(task, &mut stacks, f),
+            Err(_) => self.run_pair_task_with(task, &mut PairStacks::default(), f),
+        });
+    }
+
+    fn run_pair_task_with(
+        &self,
+        task: PairTask,
+        stacks: &mut PairStacks,
+        mut f: impl FnMut(ProxyId, ProxyId),
+    ) {
         stacks.start((task.a, task.b));
         let tasks = &mut stacks.tasks;
         let mut fill = 1;
