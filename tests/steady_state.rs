@@ -72,7 +72,7 @@ fn steady_allocations<V: FromArray<D>, const D: usize>(
     tasks: Option<usize>,
 ) -> usize {
     let mut ours = OursBroadPhase::<V, D>::new(&scene);
-    let mut step = |ours: &mut OursBroadPhase<V, D>, scene: &Scene<D>| match tasks {
+    let step = |ours: &mut OursBroadPhase<V, D>, scene: &Scene<D>| match tasks {
         Some(tasks) => ours.step_with_tasks(scene, tasks),
         None => ours.step(scene),
     };
