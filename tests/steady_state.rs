@@ -62,19 +62,29 @@ static GLOBAL: CountingAlloc = CountingAlloc;
 const WARM_UP: usize = 120;
 const COUNTED: usize = 120;
 
+/// How each step's pairs are found.
+#[derive(Clone, Copy, Debug)]
+enum Update {
+    /// `update_pairs`.
+    Serial,
+    /// The parallel update ([`DynamicTree::parallel_pairs`]) split into at least this many
+    /// tasks, run on this thread one after the other, as a pool would run them.
+    Tasks(usize),
+    /// `update_pairs_parallel` with one thread (its tasks run in place).
+    OneThread,
+}
+
 /// Runs `scene` warmed up, then counts the allocations of the next steps; also checks that
 /// the steps did report pairs (the scene is not trivially idle).
-///
-/// With `tasks`, each pair update is the parallel one ([`DynamicTree::parallel_pairs`]) split
-/// into at least that many tasks, run on this thread one after the other.
 fn steady_allocations<V: FromArray<D>, const D: usize>(
     mut scene: Scene<D>,
-    tasks: Option<usize>,
+    update: Update,
 ) -> usize {
     let mut ours = OursBroadPhase::<V, D>::new(&scene);
-    let step = |ours: &mut OursBroadPhase<V, D>, scene: &Scene<D>| match tasks {
-        Some(tasks) => ours.step_with_tasks(scene, tasks),
-        None => ours.step(scene),
+    let step = |ours: &mut OursBroadPhase<V, D>, scene: &Scene<D>| match update {
+        Update::Serial => ours.step(scene),
+        Update::Tasks(tasks) => ours.step_with_tasks(scene, tasks),
+        Update::OneThread => ours.step_parallel(scene, 1),
     };
     for _ in 0..WARM_UP {
         scene.step();
@@ -116,7 +126,11 @@ fn no_allocation_in_the_steady_state_2d() {
             mostly_static(Scene::<2>::uniform(n, Scene::<2>::FAST), 50),
         ),
     ] {
-        assert_eq!(steady_allocations::<Vec2, 2>(scene, None), 0, "2D {label}");
+        assert_eq!(
+            steady_allocations::<Vec2, 2>(scene, Update::Serial),
+            0,
+            "2D {label}"
+        );
     }
 }
 
@@ -131,48 +145,45 @@ fn no_allocation_in_the_steady_state_3d() {
             mostly_static(Scene::<3>::uniform(n, Scene::<3>::FAST), 50),
         ),
     ] {
-        assert_eq!(steady_allocations::<Vec3, 3>(scene, None), 0, "3D {label}");
+        assert_eq!(
+            steady_allocations::<Vec3, 3>(scene, Update::Serial),
+            0,
+            "3D {label}"
+        );
     }
 }
 
 /// The parallel pair update, its tasks run as a pool would run them (here on one thread, so
 /// that the counting sees them): splitting the walk and running its tasks reuse their
-/// buffers too. (A pool's own cost of spawning a task is the pool's.)
+/// buffers too (a pool's own cost of spawning a task is the pool's); and
+/// `update_pairs_parallel` with one thread. Every scene of the serial tests.
 #[test]
-fn no_allocation_in_the_steady_state_parallel_tasks() {
+fn no_allocation_in_the_steady_state_parallel() {
     let n = 4000;
-    for tasks in [1, 32] {
-        for (label, allocations) in [
+    for update in [Update::Tasks(1), Update::Tasks(32), Update::OneThread] {
+        let scenes_2d = [
+            ("fast", Scene::<2>::uniform(n, Scene::<2>::FAST)),
+            ("slow", Scene::<2>::uniform(n, Scene::<2>::SLOW)),
             (
-                "2D fast",
-                steady_allocations::<Vec2, 2>(
-                    Scene::<2>::uniform(n, Scene::<2>::FAST),
-                    Some(tasks),
-                ),
+                "one in 50 moving",
+                mostly_static(Scene::<2>::uniform(n, Scene::<2>::FAST), 50),
             ),
+        ];
+        for (label, scene) in scenes_2d {
+            let allocations = steady_allocations::<Vec2, 2>(scene, update);
+            assert_eq!(allocations, 0, "2D {label}, {update:?}");
+        }
+        let scenes_3d = [
+            ("fast", Scene::<3>::uniform(n, Scene::<3>::FAST)),
+            ("slow", Scene::<3>::uniform(n, Scene::<3>::SLOW)),
             (
-                "2D slow",
-                steady_allocations::<Vec2, 2>(
-                    Scene::<2>::uniform(n, Scene::<2>::SLOW),
-                    Some(tasks),
-                ),
+                "one in 50 moving",
+                mostly_static(Scene::<3>::uniform(n, Scene::<3>::FAST), 50),
             ),
-            (
-                "3D fast",
-                steady_allocations::<Vec3, 3>(
-                    Scene::<3>::uniform(n, Scene::<3>::FAST),
-                    Some(tasks),
-                ),
-            ),
-            (
-                "3D one in 50 moving",
-                steady_allocations::<Vec3, 3>(
-                    mostly_static(Scene::<3>::uniform(n, Scene::<3>::FAST), 50),
-                    Some(tasks),
-                ),
-            ),
-        ] {
-            assert_eq!(allocations, 0, "{label}, {tasks} tasks");
+        ];
+        for (label, scene) in scenes_3d {
+            let allocations = steady_allocations::<Vec3, 3>(scene, update);
+            assert_eq!(allocations, 0, "3D {label}, {update:?}");
         }
     }
 }

@@ -159,6 +159,15 @@ impl<V: FromArray<D>, const D: usize> OursBroadPhase<V, D> {
         self.pairs.len()
     }
 
+    /// [`Self::step`] with the pair update [`DynamicTree::update_pairs_parallel`] on
+    /// `threads` threads, whatever [`Self::set_threads`] said.
+    pub fn step_parallel(&mut self, scene: &Scene<D>, threads: usize) -> usize {
+        self.move_all(scene);
+        self.pairs.clear();
+        self.tree.update_pairs_parallel(&mut self.pairs, threads);
+        self.pairs.len()
+    }
+
     /// Moves every moving box, in one [`DynamicTree::move_proxies`] batch.
     fn move_all(&mut self, scene: &Scene<D>) {
         let mut updated = 0;

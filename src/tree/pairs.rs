@@ -33,7 +33,8 @@ const ROTATE_MAX_HEIGHT: u16 = 6;
 /// without rotations its step took 1.14 – 1.20 ms instead of about 0.9.
 const ROTATE_BELOW: usize = 64;
 
-/// The two stacks of the pair walk, kept by the tree between updates.
+/// The stacks and buffers of the pair walks, serial and parallel, kept by the tree
+/// between updates.
 #[derive(Debug, Default)]
 pub(crate) struct PairStacks {
     /// Pending tasks: `(x, x)` is self(x), `(x, null)` refit(x), `(x, y)` a pair of nodes.

@@ -111,10 +111,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// takes the next task not yet taken until none is left, so a thread that drew small
     /// tasks goes on with more.
     ///
-    /// The threads are started on every call, which small updates feel: on a 2-core VM,
-    /// with 2 threads, a whole step of 10,000 moving boxes ran at 0.94 – 1.01 times the
-    /// serial step's speed in 2D and 1.1 times in 3D, of 100,000 at 1.2 and 1.4 times (see
-    /// `BENCHMARKS.md`). To run the tasks on threads that live on, use
+    /// With one thread (or a walk that does not split), the tasks run in order on the
+    /// calling thread, straight into `pairs`, and a warm tree allocates nothing. With
+    /// more, the threads are started on every call, which small updates feel: on a
+    /// 2-core VM, with 2 threads, a whole step of 10,000 moving boxes ran at 0.94 – 1.01
+    /// times the serial step's speed in 2D and 1.1 times in 3D, of 100,000 at 1.2 and 1.4
+    /// times (see `BENCHMARKS.md`). To run the tasks on threads that live on, use
     /// [`Self::parallel_pairs`] with your pool.
     pub fn update_pairs_parallel(&mut self, pairs: &mut Vec<(ProxyId, ProxyId)>, threads: usize)
     where
@@ -122,11 +124,21 @@ impl<V: Vector, T> DynamicTree<V, T> {
         V: Sync,
     {
         let threads = threads.clamp(1, MAX_THREADS);
-        // One buffer of pairs per task, kept between updates.
-        let mut buffers = core::mem::take(&mut self.pair_stacks.task_pairs);
-        let job = self.parallel_pairs(threads.saturating_mul(TASKS_PER_THREAD));
+        let min_tasks = threads.saturating_mul(TASKS_PER_THREAD);
+        let job = self.parallel_pairs(min_tasks);
         let count = job.task_count();
+        if threads.min(count) <= 1 {
+            // One thread: the tasks in order, straight into `pairs`.
+            for task in 0..count {
+                job.run(task, |a, b| pairs.push((a, b)));
+            }
+            return;
+        }
+        // One buffer of pairs per task, kept between updates (each grows only past the
+        // most pairs its task has reported).
+        let mut buffers = core::mem::take(&mut job.tree.pair_stacks.task_pairs);
         if buffers.len() < count {
+            buffers.reserve(min_tasks.saturating_add(3).saturating_sub(buffers.len()));
             buffers.resize_with(count, Default::default);
         }
         let next = AtomicUsize::new(0);
@@ -145,35 +157,30 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 job_ref.run(task, |a, b| out.push((a, b)));
             }
         };
-        if threads.min(count) <= 1 {
+        std::thread::scope(|scope| {
+            // Threads the system refuses are simply not there: the others, this one
+            // included, take their tasks.
+            let spawned: Vec<_> = (1..threads.min(count))
+                .filter_map(|_| {
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, take_tasks)
+                        .ok()
+                })
+                .collect();
             take_tasks();
-        } else {
-            std::thread::scope(|scope| {
-                // Threads the system refuses are simply not there: the others, this one
-                // included, take their tasks.
-                let spawned: Vec<_> = (1..threads.min(count))
-                    .filter_map(|_| {
-                        std::thread::Builder::new()
-                            .spawn_scoped(scope, take_tasks)
-                            .ok()
-                    })
-                    .collect();
-                take_tasks();
-                for handle in spawned {
-                    // A task that panicked (the walk has no path that does) is not
-                    // swallowed: its panic goes on in this thread.
-                    handle
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                }
-            });
-        }
+            for handle in spawned {
+                // A task that panicked (the walk has no path that does) is not
+                // swallowed: its panic goes on in this thread.
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            }
+        });
         // In task order, whatever the threads did.
         for buffer in task_buffers {
             pairs.extend_from_slice(&buffer.lock().unwrap_or_else(|e| e.into_inner()));
         }
-        drop(job);
-        self.pair_stacks.task_pairs = buffers;
+        job.tree.pair_stacks.task_pairs = buffers;
     }
 
     /// The first step of a parallel update, which leaves the pair tasks only reading:
@@ -229,6 +236,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         let mut queue = core::mem::take(&mut self.pair_stacks.split_queue);
         queue.clear();
+        // The unrolling splits only while there are fewer than `min_tasks - 1` tasks, and
+        // a split adds at most 4: never more than `min_tasks + 2`, so that once these have
+        // the room, later splits never grow them.
+        let most = min_tasks.saturating_add(3);
+        tasks.reserve(most);
+        queue.reserve(most);
         self.unroll_pair_walk(min_tasks, &mut queue, tasks);
         self.pair_stacks.split_queue = queue;
     }
