@@ -757,13 +757,6 @@ fn epoch_wrap_3d() {
     epoch_wrap::<Vec3>();
 }
 
-/// The parallel pair update against the serial one, on two copies of a tree moved the
-/// same way: the same pair set every step (each pair once), also equal to a brute-force
-/// scan, with 1 to 8 threads, with the tasks of `parallel_pairs` run in reverse order,
-/// and `validate` passing after every update. The parallel update refits before it walks
-/// rather than on the way, in the same order (or, after a batch that refit the whole
-/// tree, notes the same candidates for the optimizer), so the two trees stay identical
-/// node for node.
 /// Every node of a tree with its links and box, depth first.
 fn shape<V: Vector>(tree: &DynamicTree<V, u32>) -> Vec<String> {
     let mut out = Vec::new();
@@ -774,6 +767,17 @@ fn shape<V: Vector>(tree: &DynamicTree<V, u32>) -> Vec<String> {
     out
 }
 
+/// The parallel pair update against the serial one, on two copies of a tree moved the
+/// same way: the same pair set every step (each pair once), also equal to a brute-force
+/// scan, with 1 to 8 threads, with the tasks of `parallel_pairs` run in reverse order,
+/// and `validate` passing after every update. The parallel update refits before it walks
+/// rather than on the way, in the same order (or, after a batch that refit the whole
+/// tree, notes the same candidates for the optimizer), so the two trees stay identical
+/// node for node.
+///
+/// The buffered task API gives the pairs in the order of running every task in turn,
+/// whatever order the tasks ran in, and a job dropped without collecting its lists
+/// leaves nothing behind for the next one.
 fn parallel_pairs<V: Vector>() {
     let mut r = lcg(777);
     let n = 2000;
@@ -862,6 +866,26 @@ fn parallel_pairs<V: Vector>() {
             // Indices past the last task do nothing.
             job.run(job.task_count(), |a, b| got_p.push((a, b)));
             job.run(usize::MAX, |a, b| got_p.push((a, b)));
+        } else if step % 3 == 1 {
+            // The buffered task API, tasks run last to first, against every task run in
+            // turn with `run` on a copy of the tree.
+            let min_tasks = 1 + (step % 5) * 8;
+            let mut twin = parallel.clone();
+            let mut job = parallel.parallel_pairs(min_tasks);
+            for task in (0..job.task_count()).rev() {
+                job.run_buffered(task);
+            }
+            job.run_buffered(job.task_count());
+            job.run_buffered(usize::MAX);
+            job.append_buffered(&mut got_p);
+            drop(job);
+            let twin_job = twin.parallel_pairs(min_tasks);
+            let mut in_turn = Vec::new();
+            for task in 0..twin_job.task_count() {
+                twin_job.run(task, |a, b| in_turn.push((a, b)));
+            }
+            drop(twin_job);
+            assert_eq!(got_p, in_turn, "step {step}: buffered order");
         } else {
             parallel.update_pairs_parallel(&mut got_p, 1 + step % 8);
         }
@@ -902,6 +926,42 @@ fn parallel_pairs<V: Vector>() {
     assert_eq!(
         pc.iter().copied().collect::<BTreeSet<_>>(),
         pa.iter().copied().collect::<BTreeSet<_>>()
+    );
+    // A job whose buffered tasks ran but whose lists were never collected: the next
+    // buffered update reports its own pairs only, those of a serial update.
+    let shift = |tree: &mut DynamicTree<V, u32>, by: f32| {
+        for (k, &id) in ids.iter().enumerate().take(300) {
+            let tight = BoundingBox::from_center_half_extents(centers[k] + V::splat(by), half);
+            tree.move_proxy(id, tight, V::ZERO).unwrap();
+        }
+    };
+    let mut d = parallel.clone();
+    shift(&mut d, 0.4);
+    let job = d.parallel_pairs(16);
+    for task in 0..job.task_count() {
+        job.run_buffered(task);
+    }
+    drop(job);
+    let mut serial_d = d.clone();
+    shift(&mut d, -0.4);
+    shift(&mut serial_d, -0.4);
+    let (mut got, mut want) = (Vec::new(), Vec::new());
+    let mut job = d.parallel_pairs(16);
+    // Before any task ran, the lists hold nothing (not the dropped job's pairs).
+    job.append_buffered(&mut got);
+    assert!(got.is_empty(), "pairs left from the dropped job");
+    for task in 0..job.task_count() {
+        job.run_buffered(task);
+    }
+    job.append_buffered(&mut got);
+    drop(job);
+    serial_d.update_pairs(&mut want);
+    d.validate().unwrap();
+    assert!(!want.is_empty());
+    assert_eq!(got.len(), want.len(), "pairs left from the dropped job");
+    assert_eq!(
+        got.into_iter().collect::<BTreeSet<_>>(),
+        want.into_iter().collect::<BTreeSet<_>>()
     );
 }
 

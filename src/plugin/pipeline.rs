@@ -470,13 +470,13 @@ pub(crate) fn prepare<V: Vector>(
 /// are the same either way; the parallel ones are joined in task order. Returns the
 /// number of tasks run on the pool (0: serial).
 ///
-/// Each walk task writes into its own buffer of `task_pairs`, kept between ticks, so that
-/// the walk allocates nothing once warm (the pool's spawning of a task is the pool's).
+/// Each walk task writes into its own list, kept by the tree between ticks: a list grows
+/// only when its task reports more pairs than it ever has (and the pool's spawning of a
+/// task is the pool's).
 fn update_pairs<V: Vector>(
     tree: &mut crate::DynamicTree<V, Entity>,
     config: &CollisionConfig,
     pairs: &mut Vec<(crate::ProxyId, crate::ProxyId)>,
-    task_pairs: &mut Vec<std::sync::Mutex<Vec<(crate::ProxyId, crate::ProxyId)>>>,
 ) -> usize {
     use bevy::tasks::ComputeTaskPool;
     let pool = ComputeTaskPool::try_get().filter(|pool| pool.thread_num() > 1);
@@ -489,29 +489,17 @@ fn update_pairs<V: Vector>(
         return 0;
     };
     let threads = pool.thread_num();
-    let job = tree.parallel_pairs(threads.saturating_mul(TASKS_PER_THREAD));
+    let mut job = tree.parallel_pairs(threads.saturating_mul(TASKS_PER_THREAD));
     let count = job.task_count();
-    if task_pairs.len() < count {
-        task_pairs.resize_with(count, Default::default);
-    }
-    let (job, buffers) = (&job, &task_pairs[..count]);
+    let job_ref = &job;
     // One pool task per walk task: the pool hands them to whichever thread is free, which
     // evens out tasks of very different sizes.
     pool.scope(|scope| {
-        for (task, buffer) in buffers.iter().enumerate() {
-            scope.spawn(async move {
-                // Each buffer is locked by its one task only: never contended, and never
-                // poisoned (a panicking task is re-raised by `scope` before it is read).
-                let mut out = buffer.lock().unwrap_or_else(|e| e.into_inner());
-                out.clear();
-                job.run(task, |a, b| out.push((a, b)));
-            });
+        for task in 0..count {
+            scope.spawn(async move { job_ref.run_buffered(task) });
         }
     });
-    // In task order, whatever the threads did.
-    for buffer in buffers {
-        pairs.extend_from_slice(&buffer.lock().unwrap_or_else(|e| e.into_inner()));
-    }
+    job.append_buffered(pairs);
     count
 }
 
@@ -521,12 +509,7 @@ pub(crate) fn broad_phase<V: Vector>(config: Res<CollisionConfig>, mut state: Re
     let state = &mut *state;
     let mut new_pairs = core::mem::take(&mut state.scratch_pairs);
     new_pairs.clear();
-    state.stats.parallel_tasks = update_pairs(
-        &mut state.tree,
-        &config,
-        &mut new_pairs,
-        &mut state.task_pairs,
-    );
+    state.stats.parallel_tasks = update_pairs(&mut state.tree, &config, &mut new_pairs);
     let first_added = state.pairs.len();
     for &(a, b) in &new_pairs {
         let key = pair_key(a, b);

@@ -101,9 +101,6 @@ pub struct AabbTree<V: Vector> {
     pub(crate) pairs: Vec<Pair>,
     pub(crate) pair_index: HashMap<u64, u32>,
     pub(crate) scratch_pairs: Vec<(ProxyId, ProxyId)>,
-    /// The pairs of each task of a parallel walk, one buffer per task, kept between ticks
-    /// (see `pipeline::update_pairs`).
-    pub(crate) task_pairs: Vec<std::sync::Mutex<Vec<(ProxyId, ProxyId)>>>,
     /// New fat boxes of the tick, handed to the tree in one batch at the end of `prepare`.
     pub(crate) pending_fat: Vec<(ProxyId, crate::BoundingBox<V>)>,
     pub(crate) started: Vec<(Entity, Entity, f32, V)>,
@@ -124,7 +121,6 @@ impl<V: Vector> Default for AabbTree<V> {
             pairs: Vec::new(),
             pair_index: HashMap::default(),
             scratch_pairs: Vec::new(),
-            task_pairs: Vec::new(),
             pending_fat: Vec::new(),
             started: Vec::new(),
             ended: Vec::new(),

@@ -48,8 +48,9 @@ pub(crate) struct PairStacks {
     pub split_tasks: Vec<crate::tree::parallel::PairTask>,
     /// The queue of the parallel split's breadth-first unrolling.
     pub split_queue: std::collections::VecDeque<crate::tree::parallel::PairTask>,
-    /// The pairs of each task of `update_pairs_parallel`, one buffer per task.
-    pub task_pairs: Vec<std::sync::Mutex<Vec<(ProxyId, ProxyId)>>>,
+    /// The pairs of each task of a parallel update (`ParallelPairs::run_buffered`), one
+    /// list per task.
+    pub task_pairs: Vec<crate::tree::parallel::TaskPairs>,
 }
 
 impl PairStacks {
