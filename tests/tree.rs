@@ -927,14 +927,36 @@ fn parallel_pairs<V: Vector>() {
         pc.iter().copied().collect::<BTreeSet<_>>(),
         pa.iter().copied().collect::<BTreeSet<_>>()
     );
-    // A job whose buffered tasks ran but whose lists were never collected: the next
-    // buffered update reports its own pairs only, those of a serial update.
+    // Moves the first 300 boxes by `by` on every axis.
     let shift = |tree: &mut DynamicTree<V, u32>, by: f32| {
         for (k, &id) in ids.iter().enumerate().take(300) {
             let tight = BoundingBox::from_center_half_extents(centers[k] + V::splat(by), half);
             tree.move_proxy(id, tight, V::ZERO).unwrap();
         }
     };
+    // Any number of tasks may be asked for: the split stops where the tree does.
+    let mut e = c.clone();
+    let mut serial_e = c.clone();
+    shift(&mut e, 0.3);
+    shift(&mut serial_e, 0.3);
+    let (mut got, mut want) = (Vec::new(), Vec::new());
+    let mut job = e.parallel_pairs(usize::MAX);
+    assert!(job.task_count() > 1);
+    for task in 0..job.task_count() {
+        job.run_buffered(task);
+    }
+    job.append_buffered(&mut got);
+    drop(job);
+    serial_e.update_pairs(&mut want);
+    e.validate().unwrap();
+    assert!(!want.is_empty());
+    assert_eq!(
+        got.iter().copied().collect::<BTreeSet<_>>(),
+        want.iter().copied().collect::<BTreeSet<_>>()
+    );
+    assert_eq!(got.len(), want.len());
+    // A job whose buffered tasks ran but whose lists were never collected: the next
+    // buffered update reports its own pairs only, those of a serial update.
     let mut d = parallel.clone();
     shift(&mut d, 0.4);
     let job = d.parallel_pairs(16);

@@ -48,6 +48,14 @@ const MAX_THREADS: usize = 256;
 /// 133), so there are many, and each thread takes the next one left when it is done.
 pub const TASKS_PER_THREAD: usize = 16;
 
+/// Room for the tasks of a split into at least `min_tasks`: a split never makes more than
+/// `min_tasks + 2` (see [`DynamicTree::split_pair_walk`]). Capped at what the largest
+/// [`DynamicTree::update_pairs_parallel`] asks for; larger splits grow their lists as they
+/// go.
+fn task_room(min_tasks: usize) -> usize {
+    min_tasks.min(MAX_THREADS * TASKS_PER_THREAD) + 3
+}
+
 /// One independent piece of a parallel pair walk: the pairs inside one subtree, or the
 /// pairs across two.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,7 +157,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         // emptied: a job dropped without `append_buffered` may have left pairs.
         let mut buffers = core::mem::take(&mut self.pair_stacks.task_pairs);
         if buffers.len() < tasks.len() {
-            buffers.reserve(min_tasks.saturating_add(3).saturating_sub(buffers.len()));
+            buffers.reserve(task_room(min_tasks).saturating_sub(buffers.len()));
             buffers.resize_with(tasks.len(), Default::default);
         }
         for list in &mut buffers[..tasks.len()] {
@@ -284,9 +292,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         // The unrolling splits only while there are fewer than `min_tasks - 1` tasks, and
         // a split adds at most 4: never more than `min_tasks + 2`, so that once these have
         // the room, later splits never grow them.
-        let most = min_tasks.saturating_add(3);
-        tasks.reserve(most);
-        queue.reserve(most);
+        tasks.reserve(task_room(min_tasks));
+        queue.reserve(task_room(min_tasks));
         self.unroll_pair_walk(min_tasks, &mut queue, tasks);
         self.pair_stacks.split_queue = queue;
     }
