@@ -69,7 +69,8 @@ pub(crate) struct PairTask {
 /// [`DynamicTree::update_pairs`]. Made by [`DynamicTree::parallel_pairs`].
 ///
 /// Run every task before dropping it: the pairs of a task never run are not reported by
-/// any later update.
+/// any later update, nor are those of tasks run with [`ParallelPairs::run_buffered`]
+/// when [`ParallelPairs::append_buffered`] is not called before the drop.
 #[must_use = "dropping the job without running its tasks loses this update's pairs"]
 pub struct ParallelPairs<'a, V: Vector, T> {
     tree: &'a mut DynamicTree<V, T>,
@@ -153,7 +154,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut tasks = core::mem::take(&mut self.pair_stacks.split_tasks);
         self.split_pair_walk(min_tasks, &mut tasks);
         // At least one list per task, grown at most once for this `min_tasks` (see
-        // `split_pair_walk`; lists past the task count are kept for later updates), and
+        // `split_pair_walk`; lists past the task count are kept for later updates, so a
+        // split into very many tasks keeps its lists until the tree is dropped), and
         // emptied: a job dropped without `append_buffered` may have left pairs.
         let mut buffers = core::mem::take(&mut self.pair_stacks.task_pairs);
         if buffers.len() < tasks.len() {
