@@ -2749,6 +2749,53 @@ fn shape_switch<V: Dim>() {
     assert_eq!(pair_events(&s, &events).len(), 6);
 }
 
+/// A collider whose two shapes go in one command keeps its proxy until the next tick;
+/// despawned before that tick runs, its pair still ends (`Removed`) at once and it
+/// leaves the tree. Removing `TrackedCollider` by hand ends its pairs the same way.
+fn shapes_removed_then_despawned<V: Dim>() {
+    let mut s = touching_scene::<V>(Sched::Update);
+    let (a, b) = (s.a, s.b);
+    let (c, d) = s.bystanders;
+    s.app
+        .world_mut()
+        .entity_mut(a)
+        .insert(BoundingSphere::<V>::new(0.5));
+    run_ticks(&mut s.app, 1);
+    // Between ticks: both shapes removed, then the entity despawned.
+    let world = s.app.world_mut();
+    world.entity_mut(a).remove::<(Aabb<V>, BoundingSphere<V>)>();
+    world.entity_mut(a).despawn();
+    assert_eq!(
+        s.app.world().resource::<AabbTree<V>>().tree().len(),
+        3,
+        "the despawn took a out of the tree"
+    );
+    // A collider's tracking state removed by hand: out of the tree, its pair ended. (The
+    // brute-force check would still count c, which keeps its shape: it is off from here.)
+    s.app.world_mut().resource_mut::<Rec>().skip_brute_force = true;
+    s.app
+        .world_mut()
+        .entity_mut(c)
+        .remove::<TrackedCollider<V>>();
+    assert_eq!(s.app.world().resource::<AabbTree<V>>().tree().len(), 2);
+    run_ticks(&mut s.app, 2);
+    let events = finish::<V>(&s.app);
+    // Both ends were written between ticks 1 and 2, and read with tick 2's messages.
+    assert_eq!(
+        pair_log(&events, a, b),
+        vec![(0, None), (2, Some(EndReason::Removed))],
+        "{events:#?}"
+    );
+    assert_eq!(
+        pair_log(&events, c, d),
+        vec![(0, None), (2, Some(EndReason::Removed))],
+        "{events:#?}"
+    );
+    let state = s.app.world().resource::<AabbTree<V>>();
+    assert!(state.colliding_with(b).next().is_none());
+    assert_eq!(state.tree().len(), 2, "a or c back in the tree");
+}
+
 /// Despawning from inside observers of the collision events, and from a system reading
 /// the messages right after the pipeline: one end per start, entity events in order.
 fn despawn_in_observers<V: Dim>() {
@@ -3482,6 +3529,7 @@ both_dims!(
     fat_box_overflow,
     other_bad_input,
     shape_switch,
+    shapes_removed_then_despawned,
     despawn_in_observers,
     spawn_order_determinism,
     zero_size_colliders,

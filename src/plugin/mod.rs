@@ -364,9 +364,13 @@ where
                     .run_if(|config: Res<CollisionConfig>| config.enabled),
             )
             // On despawn `Despawn` observers run before `Remove` ones: the proxy is gone
-            // before the shape observers could keep it for a remaining shape.
-            .add_observer(pipeline::on_collider_gone::<V, Despawn, Aabb<V>>)
-            .add_observer(pipeline::on_collider_gone::<V, Despawn, BoundingSphere<V>>)
+            // before the shape observers could keep it for a remaining shape. They watch
+            // `TrackedCollider`, which holds the proxy and outlives the shapes: an entity
+            // whose shapes were both removed by one command still holds its proxy until
+            // the next tick, and may be despawned before it runs.
+            .add_observer(pipeline::on_collider_gone::<V, Despawn, TrackedCollider<V>>)
+            // `TrackedCollider` removed by hand (its docs say not to): the proxy goes too.
+            .add_observer(pipeline::on_collider_gone::<V, Remove, TrackedCollider<V>>)
             .add_observer(pipeline::on_shape_removed::<V, Aabb<V>>)
             .add_observer(pipeline::on_shape_removed::<V, BoundingSphere<V>>)
             .add_observer(pipeline::on_collider_gone::<V, Add, Disabled>)
