@@ -1295,6 +1295,41 @@ fn teleport_across_wall<V: Dim>() {
     assert_eq!(events[1].reason(), Some(EndReason::PassedThrough));
 }
 
+/// `Teleported` on a parent covers its child collider: the parent's jump across a wall is
+/// not swept, the marker is gone after the tick, and the same jump back without it is a
+/// pass-through.
+fn teleport_parent_across_wall<V: Dim>() {
+    let mut app = update_app::<V>(Sched::Update);
+    // The brute-force check reads each collider's own `Transform`, not its parent's.
+    app.world_mut().resource_mut::<Rec>().skip_brute_force = true;
+    app.world_mut()
+        .spawn((Transform::default(), Aabb::new(v::<V>(0.05, 2.0, 2.0))));
+    let player = app
+        .world_mut()
+        .spawn(Transform::from_xyz(-5.0, 0.0, 0.0))
+        .id();
+    app.world_mut().spawn((
+        Transform::from_xyz(0.0, 0.5, 0.0),
+        Aabb::new(V::splat(0.25)),
+        ChildOf(player),
+    ));
+    run_ticks(&mut app, 1);
+    set_translation(&mut app, player, Vec3::new(5.0, 0.0, 0.0));
+    app.world_mut().entity_mut(player).insert(Teleported);
+    run_ticks(&mut app, 1);
+    assert!(!app.world().entity(player).contains::<Teleported>());
+    set_translation(&mut app, player, Vec3::new(6.0, 0.0, 0.0));
+    run_ticks(&mut app, 2);
+    let events = finish::<V>(&app);
+    assert!(events.is_empty(), "{events:#?}");
+    // Without the marker the same jump back is a pass-through.
+    set_translation(&mut app, player, Vec3::new(-5.0, 0.0, 0.0));
+    run_ticks(&mut app, 1);
+    let events = finish::<V>(&app);
+    assert_eq!(events.len(), 2, "{events:#?}");
+    assert_eq!(events[1].reason(), Some(EndReason::PassedThrough));
+}
+
 // ---------------------------------------------------------------------------------------
 // Lifecycle
 
@@ -3514,6 +3549,7 @@ both_dims!(
     head_on_boxes,
     sphere_bullet,
     teleport_across_wall,
+    teleport_parent_across_wall,
     lifecycle,
     lifecycle_comes_back,
     remove_and_reinsert_same_frame,

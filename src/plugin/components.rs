@@ -144,8 +144,9 @@ impl Default for CollisionLayers {
 }
 
 /// Marks the entity's last move as a teleport: the next tick does not sweep it from its
-/// previous position (so it does not hit whatever lay in between). The plugin removes
-/// the marker once the tick has used it.
+/// previous position (so it does not hit whatever lay in between). On an ancestor of
+/// colliders (a player whose colliders are its children), it marks the jump of every
+/// collider below it. The plugin removes the marker once the tick has used it.
 ///
 /// ```
 /// # use bevy::prelude::*;

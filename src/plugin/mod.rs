@@ -105,7 +105,7 @@
 //!
 //! Swept tests follow each entity from where it was at the previous tick. For a move that
 //! is a jump, not a motion, insert [`Teleported`] with it and the next tick does not
-//! sweep.
+//! sweep. Inserted on a parent, it covers every collider below it.
 //!
 //! # FAQ: why no events?
 //!

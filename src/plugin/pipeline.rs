@@ -28,7 +28,9 @@ fn world_affine(
     // A cycle cannot happen in Bevy's hierarchy; the bound only guards against a broken one.
     let mut depth = 0;
     while let Some(p) = next {
-        let Ok((t, up)) = hierarchy.get(p) else { break };
+        let Ok((t, up, _)) = hierarchy.get(p) else {
+            break;
+        };
         affine = t.compute_affine() * affine;
         next = up.map(ChildOf::parent);
         depth += 1;
@@ -37,6 +39,36 @@ fn world_affine(
         }
     }
     affine
+}
+
+/// Whether an ancestor of a collider with this `parent` has [`Teleported`]: a jump of a
+/// parent carries its child colliders. Each such ancestor's marker is removed once this
+/// tick has used it (every child collider of a teleported ancestor is processed in the
+/// same tick: children are processed every tick).
+fn ancestor_teleported(
+    parent: Option<&ChildOf>,
+    hierarchy: &Hierarchy,
+    commands: &mut Commands,
+) -> bool {
+    let mut found = false;
+    let mut next = parent.map(ChildOf::parent);
+    // The same guard as `world_affine`'s.
+    let mut depth = 0;
+    while let Some(p) = next {
+        let Ok((_, up, teleported)) = hierarchy.get(p) else {
+            break;
+        };
+        if teleported {
+            commands.entity(p).remove::<Teleported>();
+            found = true;
+        }
+        next = up.map(ChildOf::parent);
+        depth += 1;
+        if depth > 1024 {
+            break;
+        }
+    }
+    found
 }
 
 /// The world box enclosing a local box under an affine map: the center is mapped, and
@@ -235,9 +267,18 @@ struct Inputs<'a, V: Vector> {
     teleported: bool,
 }
 
-/// The transforms up the `ChildOf` chain, disabled parents included.
-type Hierarchy<'w, 's> =
-    Query<'w, 's, (&'static Transform, Option<&'static ChildOf>), Allow<Disabled>>;
+/// The transforms up the `ChildOf` chain, and which ancestors were teleported, disabled
+/// parents included.
+type Hierarchy<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static Transform,
+        Option<&'static ChildOf>,
+        Has<Teleported>,
+    ),
+    Allow<Disabled>,
+>;
 
 /// What processing one collider needs besides the collider itself.
 struct Prepare<'a, 'cw, 'cs, 'hw, 'hs, V: Vector> {
@@ -271,6 +312,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         if teleported {
             self.commands.entity(entity).remove::<Teleported>();
         }
+        let teleported = teleported || ancestor_teleported(parent, self.hierarchy, self.commands);
         let Some(shape) = world_shape(transform, parent, self.hierarchy, aabb, sphere) else {
             // Both shapes removed by one command: each `Remove` observer saw the other
             // still there and kept the proxy.
@@ -378,7 +420,8 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
 ///   observers marked its `TrackedCollider` (one of those components, or `ChildOf`, was
 ///   removed);
 /// - it has `Teleported`, or a `ChildOf` (a parent's move is not a change of the child's
-///   own components, so children are always processed);
+///   own components, so children are always processed; a teleported ancestor counts as
+///   the child's own `Teleported`);
 /// - it has no proxy: new, enabled again, or left out for invalid values (re-checked
 ///   every tick until valid);
 /// - [`CollisionConfig`] changed (everything is processed);
