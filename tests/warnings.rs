@@ -138,6 +138,44 @@ where
     assert!(seen[0].contains("overflows"), "{}", seen[0]);
     // Only `good` is in the tree (`bad` is still invalid): no proxy left behind.
     assert_eq!(app.world().resource::<AabbTree<V>>().tree().len(), 1);
+
+    // A config whose knobs are not finite: one warning per field, naming it, and the
+    // defaults used; the colliders are not blamed and stay in.
+    app.world_mut().despawn(bad);
+    app.world_mut().despawn(edge);
+    let other = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(1.6, 0.0, 0.0),
+            Aabb::new(V::splat(0.5)),
+            Velocity(V::truncate_from_3d(Vec3::X)),
+        ))
+        .id();
+    *app.world_mut().resource_mut::<CollisionConfig>() = CollisionConfig {
+        margin: f32::INFINITY,
+        velocity_multiplier: f32::NAN,
+        ..default()
+    };
+    for _ in 0..20 {
+        app.update();
+    }
+    let about_config: Vec<String> = warnings
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|w| w.contains("CollisionConfig::"))
+        .cloned()
+        .collect();
+    assert_eq!(about_config.len(), 2, "{about_config:#?}");
+    assert!(about_config[0].contains("margin") && about_config[0].contains("inf"));
+    assert!(about_config[1].contains("velocity_multiplier") && about_config[1].contains("NaN"));
+    assert!(warnings_about(warnings, good).is_empty());
+    assert!(warnings_about(warnings, other).is_empty());
+    let state = app.world().resource::<AabbTree<V>>();
+    assert_eq!(state.tree().margin(), CollisionConfig::default().margin);
+    assert_eq!(state.tree().len(), 2);
+    assert!(state.is_touching(good, other));
 }
 
 #[test]

@@ -167,7 +167,11 @@ pub enum CollisionSystems {
 #[reflect(Resource, Debug, Default)]
 pub struct CollisionConfig {
     /// Extra room around each fat box, in world units, so that small motions do not
-    /// touch the tree. Default `0.05`.
+    /// touch the tree. Default `0.05`. A negative margin counts as `0`.
+    ///
+    /// A margin or [`velocity_multiplier`](Self::velocity_multiplier) that is not a
+    /// finite number (NaN or infinite) is replaced by its default, with one warning each
+    /// time the config changes.
     pub margin: f32,
     /// Fat boxes are also extended along `Velocity × step × velocity_multiplier`, so a
     /// moving entity updates the tree about once every `velocity_multiplier` ticks.

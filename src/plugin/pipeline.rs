@@ -410,6 +410,20 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
     }
 }
 
+/// `value`, or `default` when it is not a finite number (NaN or infinite), with one
+/// warning naming the [`CollisionConfig`] field when `warn` (the config changed).
+fn finite_or_default(value: f32, default: f32, field: &str, warn: bool) -> f32 {
+    if value.is_finite() {
+        return value;
+    }
+    if warn {
+        warn!(
+            "bevy_aabb_tree: CollisionConfig::{field} is {value}, not a finite number: using its default, {default}"
+        );
+    }
+    default
+}
+
 /// Stage 1–3: world shapes from transforms, validity, insertion, fattening, tree update.
 ///
 /// Only colliders whose inputs changed since the last run are processed; the others keep
@@ -441,10 +455,19 @@ pub(crate) fn prepare<V: Vector>(
 ) {
     let start = Instant::now();
     let state = &mut *state;
-    if state.tree.margin() != config.margin {
-        let _ = state.tree.set_margin(config.margin.max(0.0));
-    }
     let everything = config.is_changed();
+    let defaults = CollisionConfig::default();
+    let margin = finite_or_default(config.margin, defaults.margin, "margin", everything);
+    let multiplier = finite_or_default(
+        config.velocity_multiplier,
+        defaults.velocity_multiplier,
+        "velocity_multiplier",
+        everything,
+    );
+    if state.tree.margin() != margin.max(0.0) {
+        // Finite and not negative: always taken.
+        let _ = state.tree.set_margin(margin.max(0.0));
+    }
     // Colliders spawned in bulk (a level loading) get their proxies without the tree's
     // arrays growing a doubling at a time, which would leave up to half of them unused.
     let colliders_count = colliders.iter().len();
@@ -459,7 +482,7 @@ pub(crate) fn prepare<V: Vector>(
         state,
         hierarchy: &hierarchy,
         swept: config.swept,
-        predict: time.delta_secs() * config.velocity_multiplier,
+        predict: time.delta_secs() * multiplier,
         processed: 0,
     };
     for (entity, mut tracked, transform, parent, aabb, sphere, velocity, layers, teleported) in
