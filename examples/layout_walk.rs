@@ -516,6 +516,11 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let dim = args.first().map_or("2d", String::as_str);
     let n: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(10_000);
+    // The wide copy needs an internal root: two boxes at least.
+    if n < 2 {
+        eprintln!("layout_walk: N must be at least 2 (got {n})");
+        std::process::exit(2);
+    }
     let slow = args.get(2).is_some_and(|s| s == "slow");
     let rounds: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(21);
     let label = format!(

@@ -1308,11 +1308,14 @@ fn teleport_parent_across_wall<V: Dim>() {
         .world_mut()
         .spawn(Transform::from_xyz(-5.0, 0.0, 0.0))
         .id();
-    app.world_mut().spawn((
-        Transform::from_xyz(0.0, 0.5, 0.0),
-        Aabb::new(V::splat(0.25)),
-        ChildOf(player),
-    ));
+    let child = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(0.0, 0.5, 0.0),
+            Aabb::new(V::splat(0.25)),
+            ChildOf(player),
+        ))
+        .id();
     run_ticks(&mut app, 1);
     set_translation(&mut app, player, Vec3::new(5.0, 0.0, 0.0));
     app.world_mut().entity_mut(player).insert(Teleported);
@@ -1328,6 +1331,20 @@ fn teleport_parent_across_wall<V: Dim>() {
     let events = finish::<V>(&app);
     assert_eq!(events.len(), 2, "{events:#?}");
     assert_eq!(events[1].reason(), Some(EndReason::PassedThrough));
+    // The parent and the child both marked: both markers go with the jump, so the next
+    // move (back across the wall, unmarked) is swept again.
+    set_translation(&mut app, player, Vec3::new(5.0, 0.0, 0.0));
+    app.world_mut().entity_mut(player).insert(Teleported);
+    app.world_mut().entity_mut(child).insert(Teleported);
+    run_ticks(&mut app, 1);
+    assert!(!app.world().entity(player).contains::<Teleported>());
+    assert!(!app.world().entity(child).contains::<Teleported>());
+    assert_eq!(finish::<V>(&app).len(), 2);
+    set_translation(&mut app, player, Vec3::new(-5.0, 0.0, 0.0));
+    run_ticks(&mut app, 1);
+    let events = finish::<V>(&app);
+    assert_eq!(events.len(), 4, "{events:#?}");
+    assert_eq!(events[3].reason(), Some(EndReason::PassedThrough));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -2831,6 +2848,29 @@ fn shapes_removed_then_despawned<V: Dim>() {
     assert_eq!(state.tree().len(), 2, "a or c back in the tree");
 }
 
+/// `TrackedCollider` overwritten (inserted again over the plugin's, as a scene applied
+/// over the entity would): the old proxy leaves the tree at once and its pair ends
+/// (`Removed`); the collider is back at the next tick, with one proxy, and touches again.
+fn tracked_collider_overwritten<V: Dim>() {
+    let mut s = touching_scene::<V>(Sched::Update);
+    let (a, b) = (s.a, s.b);
+    s.app
+        .world_mut()
+        .entity_mut(a)
+        .insert(TrackedCollider::<V>::default());
+    assert_eq!(s.app.world().resource::<AabbTree<V>>().tree().len(), 3);
+    run_ticks(&mut s.app, 2);
+    let events = finish::<V>(&s.app);
+    assert_eq!(
+        pair_log(&events, a, b),
+        vec![(0, None), (1, Some(EndReason::Removed)), (1, None)],
+        "{events:#?}"
+    );
+    let state = s.app.world().resource::<AabbTree<V>>();
+    assert_eq!(state.tree().len(), 4, "one proxy per collider");
+    assert!(state.is_touching(a, b));
+}
+
 /// Despawning from inside observers of the collision events, and from a system reading
 /// the messages right after the pipeline: one end per start, entity events in order.
 fn despawn_in_observers<V: Dim>() {
@@ -3566,6 +3606,7 @@ both_dims!(
     other_bad_input,
     shape_switch,
     shapes_removed_then_despawned,
+    tracked_collider_overwritten,
     despawn_in_observers,
     spawn_order_determinism,
     zero_size_colliders,

@@ -146,7 +146,9 @@ impl Default for CollisionLayers {
 /// Marks the entity's last move as a teleport: the next tick does not sweep it from its
 /// previous position (so it does not hit whatever lay in between). On an ancestor of
 /// colliders (a player whose colliders are its children), it marks the jump of every
-/// collider below it. The plugin removes the marker once the tick has used it.
+/// collider below it. The plugin removes the marker once the tick has used it: on an
+/// ancestor, in the tick that processes a collider below it (an ancestor with no enabled
+/// collider below keeps its marker until it has one).
 ///
 /// ```
 /// # use bevy::prelude::*;

@@ -312,7 +312,10 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         if teleported {
             self.commands.entity(entity).remove::<Teleported>();
         }
-        let teleported = teleported || ancestor_teleported(parent, self.hierarchy, self.commands);
+        // Always walked, so that every ancestor's marker goes this tick even when the
+        // collider has its own.
+        let from_ancestor = ancestor_teleported(parent, self.hierarchy, self.commands);
+        let teleported = teleported || from_ancestor;
         let Some(shape) = world_shape(transform, parent, self.hierarchy, aabb, sphere) else {
             // Both shapes removed by one command: each `Remove` observer saw the other
             // still there and kept the proxy.
