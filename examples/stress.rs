@@ -11,6 +11,8 @@
 //! a warm-up, 300 ticks are measured and a table of medians printed: the plugin's stages from
 //! [`AabbTree::stats`], the whole `app.update()`, and the bare tree step on the same scene
 //! (`benches/support/ours_driver.rs`, same process), with the ratio "full tick / bare step".
+//! Last, every collider is despawned in one frame (a level unloaded) and that is timed; the
+//! run stops if a proxy is left in the tree or the ends are not one per touching pair.
 //!
 //! `--idle-fraction F` (0 to 1) makes that fraction of the entities static: they get no
 //! `Velocity`, the mover never touches their `Transform`, and the bare scene gives them a
@@ -101,6 +103,10 @@ struct PluginRun {
     moved: f64,
     processed: f64,
     tree_bytes_per_proxy: f64,
+    /// Milliseconds to despawn every collider at once, after the measured ticks.
+    despawn_all_ms: f64,
+    /// Pairs that the despawns ended (`CollisionEnded` messages).
+    despawn_ended: usize,
     /// Pair-walk tasks run on the compute task pool per tick (0: serial walk).
     parallel_tasks_per_tick: f64,
     setup_s: f64,
@@ -204,6 +210,30 @@ where
     let swept_per_tick = mean(&cols[10]);
     let tree = app.world().resource::<AabbTree<V>>();
     let tree_bytes_per_proxy = tree.tree_stats().bytes as f64 / scene.len().max(1) as f64;
+    let touching_before = tree.touching_pairs().count();
+    // A level unloaded: every collider despawned in one frame. Each despawn ends its
+    // touching pairs at once (observers), so this times the plugin's removal path.
+    let entities: Vec<Entity> = app
+        .world_mut()
+        .query_filtered::<Entity, With<Aabb<V>>>()
+        .iter(app.world())
+        .collect();
+    let ended_so_far = |app: &App| {
+        app.world()
+            .resource::<Messages<CollisionEnded>>()
+            .iter_current_update_messages()
+            .count()
+    };
+    let ended_before = ended_so_far(&app);
+    let t = Instant::now();
+    for e in entities {
+        app.world_mut().despawn(e);
+    }
+    let despawn_all_ms = t.elapsed().as_secs_f64() * 1e3;
+    let despawn_ended = ended_so_far(&app) - ended_before;
+    let tree = app.world().resource::<AabbTree<V>>();
+    assert_eq!(tree.tree().len(), 0, "colliders left in the tree");
+    assert_eq!(despawn_ended, touching_before, "one end per touching pair");
     let [
         prepare,
         broad,
@@ -232,6 +262,8 @@ where
         moved: median(moved),
         processed: median(processed),
         tree_bytes_per_proxy,
+        despawn_all_ms,
+        despawn_ended,
         parallel_tasks_per_tick: parallel_tasks as f64 / TICKS as f64,
         setup_s,
     }
@@ -341,6 +373,10 @@ where
         size_of::<Velocity<V>>(),
         size_of::<Transform>(),
         p.tree_bytes_per_proxy + ecs as f64
+    );
+    println!(
+        "despawn all {n} colliders in one frame: {:.2} ms ({} touching pairs ended)",
+        p.despawn_all_ms, p.despawn_ended
     );
     println!("(setup + warm-up: {:.2} s)", p.setup_s);
 }

@@ -591,21 +591,19 @@ pub(crate) fn broad_phase<V: Vector>(config: Res<CollisionConfig>, mut state: Re
         if !ba.layers.interacts_with(&bb.layers) {
             continue;
         }
-        // Indexed below, once sorted (the walk reports each pair once).
-        state.pairs.push(Pair {
-            a,
-            b,
-            touching: false,
-        });
+        // Indexed and linked below, once sorted (the walk reports each pair once).
+        state.pairs.push(Pair::new(a, b));
     }
     // The walk's order depends on whether it ran in parallel, and on how many threads the
     // pool has. Sorted, the pairs added (fewer than the walk reports: most are candidates
     // already) come in the same order on every machine, and so do `touching_pairs`,
     // `colliding_with` and `swept_hits`.
     state.pairs[first_added..].sort_unstable_by_key(|p| (p.a, p.b));
-    for (i, p) in state.pairs.iter().enumerate().skip(first_added) {
+    for i in first_added..state.pairs.len() {
+        let p = state.pairs[i];
         let previous = state.pair_index.insert(pair_key(p.a, p.b), i as u32);
         debug_assert!(previous.is_none(), "a pair reported twice by one walk");
+        state.link_pair(i);
     }
     state.stats.new_candidates = state.pairs.len() - first_added;
     state.scratch_pairs = new_pairs;

@@ -27,6 +27,30 @@ pub(crate) struct Pair {
     pub touching: bool,
 }
 
+impl Pair {
+    /// A pair not linked yet.
+    pub(crate) fn new(a: ProxyId, b: ProxyId) -> Self {
+        Self {
+            a,
+            b,
+            touching: false,
+        }
+    }
+
+    /// Which of the pair's two lists is `proxy`'s: 0 for `a`, 1 for `b`.
+    #[inline]
+    fn side(&self, proxy: ProxyId) -> usize {
+        usize::from(self.a != proxy)
+    }
+}
+
+/// "No pair" in the per-proxy lists of pairs.
+pub(crate) const NO_PAIR: u32 = u32::MAX;
+
+/// A pair's place in the list of pairs of its `a` (`[0]`) and of its `b` (`[1]`): the
+/// previous and the next pair's slot, [`NO_PAIR`] at either end.
+pub(crate) type PairLinks = [[u32; 2]; 2];
+
 #[inline]
 pub(crate) fn pair_key(a: ProxyId, b: ProxyId) -> u64 {
     let (lo, hi) = if a < b { (a, b) } else { (b, a) };
@@ -100,6 +124,14 @@ pub struct AabbTree<V: Vector> {
     pub(crate) bodies: Vec<Option<Body<V>>>,
     pub(crate) pairs: Vec<Pair>,
     pub(crate) pair_index: HashMap<u64, u32>,
+    /// Each pair's links in its two proxies' lists, by the pair's slot (beside `pairs`
+    /// rather than in it, so that the narrow phase's pass reads small pairs).
+    pub(crate) pair_links: Vec<PairLinks>,
+    /// Each proxy's first pair (a slot of `pairs`, or [`NO_PAIR`]); the rest of its
+    /// pairs follow through `pair_links`. Removing a proxy visits its own pairs only,
+    /// so a level's worth of colliders despawned at once costs what their pairs cost, not
+    /// colliders × pairs.
+    pub(crate) first_pair: Vec<u32>,
     pub(crate) scratch_pairs: Vec<(ProxyId, ProxyId)>,
     /// New fat boxes of the tick, handed to the tree in one batch at the end of `prepare`.
     pub(crate) pending_fat: Vec<(ProxyId, crate::BoundingBox<V>)>,
@@ -120,6 +152,8 @@ impl<V: Vector> Default for AabbTree<V> {
             bodies: Vec::new(),
             pairs: Vec::new(),
             pair_index: HashMap::default(),
+            pair_links: Vec::new(),
+            first_pair: Vec::new(),
             scratch_pairs: Vec::new(),
             pending_fat: Vec::new(),
             started: Vec::new(),
@@ -208,21 +242,16 @@ impl<V: Vector> AabbTree<V> {
     }
 
     /// Takes a proxy out of the tree and drops its pairs, recording an end event for each
-    /// touching one in `self.ended`.
+    /// touching one in `self.ended`. Visits the proxy's own pairs only.
     pub(crate) fn remove_proxy(&mut self, id: ProxyId, reason: EndReason) {
-        let mut i = 0;
-        while i < self.pairs.len() {
-            let p = self.pairs[i];
-            if p.a == id || p.b == id {
-                if p.touching
-                    && let (Some(a), Some(b)) = (self.entity_of(p.a), self.entity_of(p.b))
-                {
-                    self.ended.push((a, b, reason));
-                }
-                self.remove_pair_at(i);
-            } else {
-                i += 1;
+        while let Some(&i) = self.first_pair.get(id.index()).filter(|&&i| i != NO_PAIR) {
+            let p = self.pairs[i as usize];
+            if p.touching
+                && let (Some(a), Some(b)) = (self.entity_of(p.a), self.entity_of(p.b))
+            {
+                self.ended.push((a, b, reason));
             }
+            self.remove_pair_at(i as usize);
         }
         let _ = self.tree.destroy_proxy(id);
         if let Some(slot) = self.bodies.get_mut(id.index()) {
@@ -230,11 +259,182 @@ impl<V: Vector> AabbTree<V> {
         }
     }
 
+    /// Puts the pair in slot `i` at the head of its two proxies' lists.
+    pub(crate) fn link_pair(&mut self, i: usize) {
+        let pair = self.pairs[i];
+        if self.pair_links.len() <= i {
+            self.pair_links.resize(i + 1, [[NO_PAIR; 2]; 2]);
+        }
+        for (side, proxy) in [(0, pair.a), (1, pair.b)] {
+            if self.first_pair.len() <= proxy.index() {
+                self.first_pair.resize(proxy.index() + 1, NO_PAIR);
+            }
+            let head = self.first_pair[proxy.index()];
+            self.pair_links[i][side] = [NO_PAIR, head];
+            if head != NO_PAIR {
+                let next_side = self.pairs[head as usize].side(proxy);
+                self.pair_links[head as usize][next_side][0] = i as u32;
+            }
+            self.first_pair[proxy.index()] = i as u32;
+        }
+    }
+
+    /// Points the neighbours of the pair in slot `i` (and the list heads) at `to`: with
+    /// `to == NO_PAIR` its neighbours skip it (unlinked); otherwise it now lives in slot
+    /// `to`.
+    fn relink_pair(&mut self, i: usize, to: u32) {
+        let pair = self.pairs[i];
+        let links = self.pair_links[i];
+        for (side, proxy) in [(0, pair.a), (1, pair.b)] {
+            let [prev, next] = links[side];
+            // Unlinking: the neighbours point at each other; moving: at the new slot.
+            let (to_prev, to_next) = if to == NO_PAIR {
+                (next, prev)
+            } else {
+                (to, to)
+            };
+            if prev == NO_PAIR {
+                self.first_pair[proxy.index()] = to_prev;
+            } else {
+                let s = self.pairs[prev as usize].side(proxy);
+                self.pair_links[prev as usize][s][1] = to_prev;
+            }
+            if next != NO_PAIR {
+                let s = self.pairs[next as usize].side(proxy);
+                self.pair_links[next as usize][s][0] = to_next;
+            }
+        }
+    }
+
+    /// Drops the pair in slot `i`; the last pair takes its slot.
     pub(crate) fn remove_pair_at(&mut self, i: usize) {
+        self.relink_pair(i, NO_PAIR);
+        let last = self.pairs.len() - 1;
+        if i != last {
+            self.relink_pair(last, i as u32);
+        }
         let p = self.pairs.swap_remove(i);
+        self.pair_links.swap_remove(i);
         self.pair_index.remove(&pair_key(p.a, p.b));
         if let Some(moved) = self.pairs.get(i) {
             self.pair_index.insert(pair_key(moved.a, moved.b), i as u32);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::BoundingBox;
+    use bevy::math::Vec2;
+
+    /// Every proxy's list holds exactly the pairs that name it, each once, with matching
+    /// back links; the index points at each pair's slot.
+    fn check_lists(state: &AabbTree<Vec2>, proxies: u32) {
+        for p in (0..proxies).map(ProxyId) {
+            let mut expected: Vec<u32> = (0..state.pairs.len() as u32)
+                .filter(|&i| {
+                    let pair = state.pairs[i as usize];
+                    pair.a == p || pair.b == p
+                })
+                .collect();
+            let mut seen = Vec::new();
+            let mut prev = NO_PAIR;
+            let mut i = state.first_pair.get(p.index()).copied().unwrap_or(NO_PAIR);
+            while i != NO_PAIR {
+                assert!(seen.len() <= state.pairs.len(), "a cycle in {p:?}'s list");
+                let pair = state.pairs[i as usize];
+                let side = pair.side(p);
+                assert!(side == 0 && pair.a == p || side == 1 && pair.b == p);
+                let links = state.pair_links[i as usize][side];
+                assert_eq!(links[0], prev, "back link of slot {i}");
+                seen.push(i);
+                prev = i;
+                i = links[1];
+            }
+            seen.sort_unstable();
+            expected.sort_unstable();
+            assert_eq!(seen, expected, "the list of {p:?}");
+        }
+        assert_eq!(state.pair_index.len(), state.pairs.len());
+        assert_eq!(state.pair_links.len(), state.pairs.len());
+        for (i, pair) in state.pairs.iter().enumerate() {
+            assert_eq!(
+                state.pair_index.get(&pair_key(pair.a, pair.b)),
+                Some(&(i as u32))
+            );
+        }
+    }
+
+    /// Random pairs added, dropped and proxies removed, against a brute-force scan of the
+    /// pairs: the lists stay exact, and removing a proxy ends exactly its touching pairs.
+    #[test]
+    fn pair_lists_follow_every_change() {
+        const PROXIES: u32 = 24;
+        let mut world = World::new();
+        let entities: Vec<Entity> = (0..PROXIES).map(|_| world.spawn_empty().id()).collect();
+        let mut state = AabbTree::<Vec2>::default();
+        let body = |entity| Body {
+            entity,
+            shape: WorldShape::Box(BoundingBox::from_min_max(Vec2::ZERO, Vec2::ONE)),
+            displacement: Vec2::ZERO,
+            layers: CollisionLayers::ALL,
+        };
+        for (i, &e) in entities.iter().enumerate() {
+            state.set_body(ProxyId(i as u32), body(e));
+        }
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 33) as u32 % n
+        };
+        let mut removed_proxies = 0;
+        for step in 0..4000 {
+            match next(10) {
+                0..=5 => {
+                    let (a, b) = (ProxyId(next(PROXIES)), ProxyId(next(PROXIES)));
+                    if a == b
+                        || state.pair_index.contains_key(&pair_key(a, b))
+                        || state.body(a).is_none()
+                        || state.body(b).is_none()
+                    {
+                        continue;
+                    }
+                    let mut pair = Pair::new(a, b);
+                    pair.touching = next(2) == 0;
+                    state.pairs.push(pair);
+                    let i = state.pairs.len() - 1;
+                    state.pair_index.insert(pair_key(a, b), i as u32);
+                    state.link_pair(i);
+                }
+                6..=8 if !state.pairs.is_empty() => {
+                    let i = next(state.pairs.len() as u32) as usize;
+                    state.remove_pair_at(i);
+                }
+                _ => {
+                    let p = ProxyId(next(PROXIES));
+                    let touching: Vec<(Entity, Entity)> = state
+                        .pairs
+                        .iter()
+                        .filter(|pair| pair.touching && (pair.a == p || pair.b == p))
+                        .map(|pair| (entities[pair.a.index()], entities[pair.b.index()]))
+                        .collect();
+                    state.ended.clear();
+                    state.remove_proxy(p, EndReason::Removed);
+                    let ended: Vec<(Entity, Entity)> =
+                        state.ended.iter().map(|&(a, b, _)| (a, b)).collect();
+                    assert_eq!(ended.len(), touching.len(), "step {step}");
+                    assert!(touching.iter().all(|t| ended.contains(t)), "step {step}");
+                    assert!(state.pairs.iter().all(|pair| pair.a != p && pair.b != p));
+                    removed_proxies += 1;
+                    // Back, with no pairs.
+                    state.set_body(p, body(entities[p.index()]));
+                }
+            }
+            check_lists(&state, PROXIES);
+        }
+        assert!(removed_proxies > 100 && state.pairs.len() > 10);
     }
 }
