@@ -103,6 +103,8 @@ struct PluginRun {
     moved: f64,
     processed: f64,
     tree_bytes_per_proxy: f64,
+    /// The whole resource's (`AabbTree::bytes`): the tree, bodies, pairs and their index.
+    plugin_bytes_per_proxy: f64,
     /// Milliseconds to despawn every collider at once, after the measured ticks.
     despawn_all_ms: f64,
     /// Pairs that the despawns ended (`CollisionEnded` messages).
@@ -210,6 +212,7 @@ where
     let swept_per_tick = mean(&cols[10]);
     let tree = app.world().resource::<AabbTree<V>>();
     let tree_bytes_per_proxy = tree.tree_stats().bytes as f64 / scene.len().max(1) as f64;
+    let plugin_bytes_per_proxy = tree.bytes() as f64 / scene.len().max(1) as f64;
     let touching_before = tree.touching_pairs().count();
     // A level unloaded: every collider despawned in one frame. Each despawn ends its
     // touching pairs at once (observers), so this times the plugin's removal path.
@@ -262,6 +265,7 @@ where
         moved: median(moved),
         processed: median(processed),
         tree_bytes_per_proxy,
+        plugin_bytes_per_proxy,
         despawn_all_ms,
         despawn_ended,
         parallel_tasks_per_tick: parallel_tasks as f64 / TICKS as f64,
@@ -365,14 +369,15 @@ where
         + size_of::<Velocity<V>>()
         + size_of::<Transform>();
     println!(
-        "bytes per proxy: tree {:.1} + ECS {} (TrackedCollider {} + Aabb {} + Velocity {} + Transform {}) = {:.1}",
+        "bytes per proxy: tree {:.1} + bodies and pairs {:.1} + ECS {} (TrackedCollider {} + Aabb {} + Velocity {} + Transform {}) = {:.1}",
         p.tree_bytes_per_proxy,
+        p.plugin_bytes_per_proxy - p.tree_bytes_per_proxy,
         ecs,
         size_of::<TrackedCollider<V>>(),
         size_of::<Aabb<V>>(),
         size_of::<Velocity<V>>(),
         size_of::<Transform>(),
-        p.tree_bytes_per_proxy + ecs as f64
+        p.plugin_bytes_per_proxy + ecs as f64
     );
     println!(
         "despawn all {n} colliders in one frame: {:.2} ms ({} touching pairs ended)",

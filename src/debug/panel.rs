@@ -95,8 +95,13 @@ fn statistics<V: Vector>(ui: &mut egui::Ui, state: &AabbTree<V>, debug: &DebugSt
             row("height", t.height.to_string());
             row("area ratio (SAH)", format!("{:.2}", t.area_ratio));
             row(
-                "bytes",
+                "bytes (tree)",
                 format!("{} ({} / proxy)", t.bytes, t.bytes / t.proxies.max(1)),
+            );
+            let all = state.bytes();
+            row(
+                "bytes (tree, bodies, pairs)",
+                format!("{} ({} / proxy)", all, all / t.proxies.max(1)),
             );
             row("processed this tick", s.processed.to_string());
             row("moved this tick", s.moved.to_string());

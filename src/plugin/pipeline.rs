@@ -7,7 +7,7 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::geometry::{Ball, BoundingBox, sweep_ball_box, sweep_balls, sweep_boxes};
-use crate::plugin::state::{Body, Pair, SweptHit, pair_key};
+use crate::plugin::state::{Body, Pair, SweptHit};
 use crate::plugin::{
     Aabb, AabbTree, BoundingSphere, CollisionConfig, CollisionEnded, CollisionLayers,
     CollisionStarted, EndReason, Teleported, TrackedCollider, Velocity, WorldShape,
@@ -477,6 +477,8 @@ pub(crate) fn prepare<V: Vector>(
     state
         .tree
         .reserve(colliders_count.saturating_sub(state.tree.len()));
+    // The tables by proxy id, to the same size: no slack from doubling either.
+    state.reserve_proxy_tables();
     state.stats.started = 0;
     state.stats.ended = state.ended.len();
     state.swept_hits.clear();
@@ -581,8 +583,7 @@ pub(crate) fn broad_phase<V: Vector>(config: Res<CollisionConfig>, mut state: Re
     state.stats.parallel_tasks = update_pairs(&mut state.tree, &config, &mut new_pairs);
     let first_added = state.pairs.len();
     for &(a, b) in &new_pairs {
-        let key = pair_key(a, b);
-        if state.pair_index.contains_key(&key) {
+        if state.has_pair(a, b) {
             continue;
         }
         let (Some(ba), Some(bb)) = (state.body(a), state.body(b)) else {
@@ -591,7 +592,7 @@ pub(crate) fn broad_phase<V: Vector>(config: Res<CollisionConfig>, mut state: Re
         if !ba.layers.interacts_with(&bb.layers) {
             continue;
         }
-        // Indexed and linked below, once sorted (the walk reports each pair once).
+        // Linked below, once sorted (the walk reports each pair once).
         state.pairs.push(Pair::new(a, b));
     }
     // The walk's order depends on whether it ran in parallel, and on how many threads the
@@ -601,8 +602,10 @@ pub(crate) fn broad_phase<V: Vector>(config: Res<CollisionConfig>, mut state: Re
     state.pairs[first_added..].sort_unstable_by_key(|p| (p.a, p.b));
     for i in first_added..state.pairs.len() {
         let p = state.pairs[i];
-        let previous = state.pair_index.insert(pair_key(p.a, p.b), i as u32);
-        debug_assert!(previous.is_none(), "a pair reported twice by one walk");
+        debug_assert!(
+            !state.has_pair(p.a, p.b),
+            "a pair reported twice by one walk"
+        );
         state.link_pair(i);
     }
     state.stats.new_candidates = state.pairs.len() - first_added;

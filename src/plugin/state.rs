@@ -1,6 +1,5 @@
 //! The tree resource: the tree, what the pipeline knows about each proxy, and the pairs.
 
-use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 
 use crate::Vector;
@@ -42,6 +41,12 @@ impl Pair {
     fn side(&self, proxy: ProxyId) -> usize {
         usize::from(self.a != proxy)
     }
+
+    /// The proxy on the given side's other end.
+    #[inline]
+    fn other(&self, side: usize) -> ProxyId {
+        if side == 0 { self.b } else { self.a }
+    }
 }
 
 /// "No pair" in the per-proxy lists of pairs.
@@ -50,12 +55,6 @@ pub(crate) const NO_PAIR: u32 = u32::MAX;
 /// A pair's place in the list of pairs of its `a` (`[0]`) and of its `b` (`[1]`): the
 /// previous and the next pair's slot, [`NO_PAIR`] at either end.
 pub(crate) type PairLinks = [[u32; 2]; 2];
-
-#[inline]
-pub(crate) fn pair_key(a: ProxyId, b: ProxyId) -> u64 {
-    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-    ((lo.index() as u64) << 32) | hi.index() as u64
-}
 
 /// Counts and timings of the last tick, per pipeline stage.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Reflect)]
@@ -123,14 +122,14 @@ pub struct AabbTree<V: Vector> {
     pub(crate) tree: DynamicTree<V, Entity>,
     pub(crate) bodies: Vec<Option<Body<V>>>,
     pub(crate) pairs: Vec<Pair>,
-    pub(crate) pair_index: HashMap<u64, u32>,
     /// Each pair's links in its two proxies' lists, by the pair's slot (beside `pairs`
     /// rather than in it, so that the narrow phase's pass reads small pairs).
     pub(crate) pair_links: Vec<PairLinks>,
     /// Each proxy's first pair (a slot of `pairs`, or [`NO_PAIR`]); the rest of its
     /// pairs follow through `pair_links`. Removing a proxy visits its own pairs only,
     /// so a level's worth of colliders despawned at once costs what their pairs cost, not
-    /// colliders × pairs.
+    /// colliders × pairs; whether a pair is tracked is a walk of the shorter of two
+    /// lists (no hashing).
     pub(crate) first_pair: Vec<u32>,
     pub(crate) scratch_pairs: Vec<(ProxyId, ProxyId)>,
     /// New fat boxes of the tick, handed to the tree in one batch at the end of `prepare`.
@@ -151,7 +150,6 @@ impl<V: Vector> Default for AabbTree<V> {
             tree: DynamicTree::new(),
             bodies: Vec::new(),
             pairs: Vec::new(),
-            pair_index: HashMap::default(),
             pair_links: Vec::new(),
             first_pair: Vec::new(),
             scratch_pairs: Vec::new(),
@@ -175,6 +173,21 @@ impl<V: Vector> AabbTree<V> {
     /// The tree's shape statistics (walks the tree: O(nodes)).
     pub fn tree_stats(&self) -> TreeStats {
         self.tree.stats()
+    }
+
+    /// Bytes this resource's lasting arrays use, by capacity: the tree's
+    /// ([`DynamicTree::bytes`]), what the pipeline keeps per proxy, and the tracked pairs
+    /// with their links. Buffers of one tick's events and pairs are not counted. O(1).
+    ///
+    /// With the components the plugin adds ([`TrackedCollider`](crate::plugin::TrackedCollider))
+    /// and the collider's own, this is the memory collision detection takes.
+    pub fn bytes(&self) -> usize {
+        use core::mem::size_of;
+        self.tree.bytes()
+            + self.bodies.capacity() * size_of::<Option<Body<V>>>()
+            + self.first_pair.capacity() * size_of::<u32>()
+            + self.pairs.capacity() * size_of::<Pair>()
+            + self.pair_links.capacity() * size_of::<PairLinks>()
     }
 
     /// Counts and timings of the last tick.
@@ -259,6 +272,36 @@ impl<V: Vector> AabbTree<V> {
         }
     }
 
+    /// Gives the tables indexed by proxy id room for every id the tree has room for, so
+    /// that a bulk spawn grows them once, exactly (see `DynamicTree::reserve`).
+    pub(crate) fn reserve_proxy_tables(&mut self) {
+        let ids = self.tree.data.capacity();
+        self.bodies
+            .reserve_exact(ids.saturating_sub(self.bodies.len()));
+        self.first_pair
+            .reserve_exact(ids.saturating_sub(self.first_pair.len()));
+    }
+
+    /// Whether a pair of `a` and `b` is tracked. Their two lists are walked side by side
+    /// (the pair is in both), so this costs the shorter list: a box touching thousands
+    /// costs nothing more to its small partners.
+    pub(crate) fn has_pair(&self, a: ProxyId, b: ProxyId) -> bool {
+        let head = |p: ProxyId| self.first_pair.get(p.index()).copied().unwrap_or(NO_PAIR);
+        let (mut i, mut j) = (head(a), head(b));
+        while i != NO_PAIR && j != NO_PAIR {
+            let side_i = self.pairs[i as usize].side(a);
+            let side_j = self.pairs[j as usize].side(b);
+            if self.pairs[i as usize].other(side_i) == b
+                || self.pairs[j as usize].other(side_j) == a
+            {
+                return true;
+            }
+            i = self.pair_links[i as usize][side_i][1];
+            j = self.pair_links[j as usize][side_j][1];
+        }
+        false
+    }
+
     /// Puts the pair in slot `i` at the head of its two proxies' lists.
     pub(crate) fn link_pair(&mut self, i: usize) {
         let pair = self.pairs[i];
@@ -313,12 +356,8 @@ impl<V: Vector> AabbTree<V> {
         if i != last {
             self.relink_pair(last, i as u32);
         }
-        let p = self.pairs.swap_remove(i);
+        self.pairs.swap_remove(i);
         self.pair_links.swap_remove(i);
-        self.pair_index.remove(&pair_key(p.a, p.b));
-        if let Some(moved) = self.pairs.get(i) {
-            self.pair_index.insert(pair_key(moved.a, moved.b), i as u32);
-        }
     }
 }
 
@@ -329,7 +368,7 @@ mod tests {
     use bevy::math::Vec2;
 
     /// Every proxy's list holds exactly the pairs that name it, each once, with matching
-    /// back links; the index points at each pair's slot.
+    /// back links; `has_pair` agrees with a scan of the pairs for every two proxies.
     fn check_lists(state: &AabbTree<Vec2>, proxies: u32) {
         for p in (0..proxies).map(ProxyId) {
             let mut expected: Vec<u32> = (0..state.pairs.len() as u32)
@@ -356,13 +395,15 @@ mod tests {
             expected.sort_unstable();
             assert_eq!(seen, expected, "the list of {p:?}");
         }
-        assert_eq!(state.pair_index.len(), state.pairs.len());
         assert_eq!(state.pair_links.len(), state.pairs.len());
-        for (i, pair) in state.pairs.iter().enumerate() {
-            assert_eq!(
-                state.pair_index.get(&pair_key(pair.a, pair.b)),
-                Some(&(i as u32))
-            );
+        for a in (0..proxies).map(ProxyId) {
+            for b in (0..proxies).map(ProxyId) {
+                let tracked = state
+                    .pairs
+                    .iter()
+                    .any(|p| (p.a, p.b) == (a, b) || (p.a, p.b) == (b, a));
+                assert_eq!(state.has_pair(a, b), tracked, "{a:?} {b:?}");
+            }
         }
     }
 
@@ -396,7 +437,10 @@ mod tests {
                 0..=5 => {
                     let (a, b) = (ProxyId(next(PROXIES)), ProxyId(next(PROXIES)));
                     if a == b
-                        || state.pair_index.contains_key(&pair_key(a, b))
+                        || state
+                            .pairs
+                            .iter()
+                            .any(|p| (p.a, p.b) == (a, b) || (p.a, p.b) == (b, a))
                         || state.body(a).is_none()
                         || state.body(b).is_none()
                     {
@@ -406,7 +450,6 @@ mod tests {
                     pair.touching = next(2) == 0;
                     state.pairs.push(pair);
                     let i = state.pairs.len() - 1;
-                    state.pair_index.insert(pair_key(a, b), i as u32);
                     state.link_pair(i);
                 }
                 6..=8 if !state.pairs.is_empty() => {

@@ -57,14 +57,20 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 0.0
             },
             moved: self.moved_count,
-            bytes: self.nodes.capacity() * core::mem::size_of::<Node<V>>()
-                + self.leaf_of.capacity() * core::mem::size_of::<NodeId>()
-                + self.fat_of.capacity() * core::mem::size_of::<BoundingBox<V>>()
-                + self.data.capacity() * core::mem::size_of::<Option<T>>()
-                + self.free_proxies.capacity() * core::mem::size_of::<u32>(),
+            bytes: self.bytes(),
             nodes_visited: self.nodes_visited.load(Ordering::Relaxed),
             leaves_visited: self.leaves_visited.load(Ordering::Relaxed),
         }
+    }
+
+    /// Bytes the tree's lasting arrays use: nodes, the proxy tables and payload slots, by
+    /// capacity (the scratch buffers kept between updates are not counted). O(1).
+    pub fn bytes(&self) -> usize {
+        self.nodes.capacity() * core::mem::size_of::<Node<V>>()
+            + self.leaf_of.capacity() * core::mem::size_of::<NodeId>()
+            + self.fat_of.capacity() * core::mem::size_of::<BoundingBox<V>>()
+            + self.data.capacity() * core::mem::size_of::<Option<T>>()
+            + self.free_proxies.capacity() * core::mem::size_of::<u32>()
     }
 
     /// Resets the visit counters reported by [`Self::stats`].
