@@ -2848,9 +2848,10 @@ fn shapes_removed_then_despawned<V: Dim>() {
     assert_eq!(state.tree().len(), 2, "a or c back in the tree");
 }
 
-/// `TrackedCollider` overwritten (inserted again over the plugin's, as a scene applied
-/// over the entity would): the old proxy leaves the tree at once and its pair ends
-/// (`Removed`); the collider is back at the next tick, with one proxy, and touches again.
+/// `TrackedCollider` overwritten (inserted again over the plugin's): the old proxy leaves
+/// the tree at once and its pair ends (`Removed`); the collider is back at the next tick,
+/// with one proxy, and touches again. A written value's proxy id that is not the entity's
+/// is never used.
 fn tracked_collider_overwritten<V: Dim>() {
     let mut s = touching_scene::<V>(Sched::Update);
     let (a, b) = (s.a, s.b);
@@ -2869,6 +2870,39 @@ fn tracked_collider_overwritten<V: Dim>() {
     let state = s.app.world().resource::<AabbTree<V>>();
     assert_eq!(state.tree().len(), 4, "one proxy per collider");
     assert!(state.is_touching(a, b));
+
+    // Its own value put back (carrying the proxy id the `Discard` observer frees): the
+    // same, and the freed id is neither updated nor kept.
+    let own = *s.app.world().get::<TrackedCollider<V>>(a).unwrap();
+    assert!(own.proxy().is_some());
+    s.app.world_mut().entity_mut(a).insert(own);
+    run_ticks(&mut s.app, 1);
+    let events = finish::<V>(&s.app);
+    assert_eq!(
+        pair_log(&events, a, b),
+        vec![
+            (0, None),
+            (1, Some(EndReason::Removed)),
+            (1, None),
+            (3, Some(EndReason::Removed)),
+            (3, None)
+        ],
+        "{events:#?}"
+    );
+    assert_eq!(s.app.world().resource::<AabbTree<V>>().tree().len(), 4);
+
+    // Another collider's value copied onto `a`, then `a` despawned before the next tick:
+    // `c`'s proxy stays, and so does its contact with `d`.
+    let (c, d) = s.bystanders;
+    let copied = *s.app.world().get::<TrackedCollider<V>>(c).unwrap();
+    s.app.world_mut().entity_mut(a).insert(copied);
+    s.app.world_mut().despawn(a);
+    run_ticks(&mut s.app, 1);
+    let events = finish::<V>(&s.app);
+    assert_eq!(pair_log(&events, c, d), vec![(0, None)], "{events:#?}");
+    let state = s.app.world().resource::<AabbTree<V>>();
+    assert_eq!(state.tree().len(), 3);
+    assert!(state.is_touching(c, d));
 }
 
 /// Despawning from inside observers of the collision events, and from a system reading
@@ -3380,9 +3414,9 @@ fn idle_component_changes<V: Dim>() {
     run_ticks(&mut app, 1);
     let stretch = |app: &App| {
         let tracked = app.world().get::<TrackedCollider<V>>(q).unwrap();
-        (tracked.fat_aabb().max - tracked.world_aabb().max)
-            .extend_to_3d()
-            .y
+        let state = app.world().resource::<AabbTree<V>>();
+        let fat = state.tree().fat_box(tracked.proxy().unwrap()).unwrap();
+        (fat.max - tracked.world_aabb().max).extend_to_3d().y
     };
     assert!(
         stretch(&app) > 19.0,
@@ -3477,9 +3511,9 @@ fn config_change_reprocesses<V: Dim>() {
         .collect();
     let stretch = |app: &App, e: Entity| {
         let tracked = app.world().get::<TrackedCollider<V>>(e).unwrap();
-        (tracked.fat_aabb().max - tracked.world_aabb().max)
-            .extend_to_3d()
-            .y
+        let state = app.world().resource::<AabbTree<V>>();
+        let fat = state.tree().fat_box(tracked.proxy().unwrap()).unwrap();
+        (fat.max - tracked.world_aabb().max).extend_to_3d().y
     };
     run_ticks(&mut app, 2);
     for (k, &e) in entities.iter().enumerate() {

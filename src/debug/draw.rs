@@ -87,8 +87,10 @@ pub(crate) fn draw<V: Vector + DrawVector>(
                 WorldShape::Ball(b) if o.spheres => V::draw_ball(&mut gizmos, &b, TIGHT),
                 _ => {}
             }
-            if o.fat_boxes {
-                V::draw_box(&mut gizmos, &tracked.fat_aabb(), FAT);
+            if o.fat_boxes
+                && let Some(fat) = tracked.proxy().and_then(|id| state.tree().fat_box(id))
+            {
+                V::draw_box(&mut gizmos, &fat, FAT);
             }
             if o.velocities
                 && let Some(v) = velocity

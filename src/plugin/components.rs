@@ -217,16 +217,15 @@ impl<V: Vector> Default for WorldShape<V> {
     }
 }
 
-/// What the plugin keeps for each collider, readable by users: the world shape, the fat
-/// box stored in the tree, the center at the previous tick (the start of the sweep) and
-/// the tree proxy.
+/// What the plugin keeps for each collider, readable by users: the world shape, the
+/// center at the previous tick (the start of the sweep) and the tree proxy. The fat box is
+/// the tree's: `tree.tree().fat_box(proxy)` with `tree: Res<AabbTree<V>>`.
 ///
 /// Added automatically with [`Aabb`] or [`BoundingSphere`]; do not write it.
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
 #[reflect(Component, Debug, Default)]
 pub struct TrackedCollider<V: Vector> {
     pub(crate) shape: WorldShape<V>,
-    pub(crate) fat: BoundingBox<V>,
     pub(crate) previous: V,
     #[reflect(ignore)]
     pub(crate) proxy: Option<ProxyId>,
@@ -246,11 +245,6 @@ impl<V: Vector> TrackedCollider<V> {
     /// The tight world box at the last tick.
     pub fn world_aabb(&self) -> BoundingBox<V> {
         self.shape.aabb()
-    }
-
-    /// The fat box stored in the tree (encloses the tight box and this tick's sweep).
-    pub fn fat_aabb(&self) -> BoundingBox<V> {
-        self.fat
     }
 
     /// The shape's center at the tick before the last one: where the last sweep started.

@@ -374,9 +374,8 @@ where
             // the next tick, and may be despawned before it runs.
             .add_observer(pipeline::on_collider_gone::<V, Despawn, TrackedCollider<V>>)
             // `TrackedCollider` removed or overwritten by hand (its docs say not to write
-            // it), or by a scene applied over the entity: the old value's proxy goes too,
-            // and the collider comes back at the next tick. `Discard` runs for both, with
-            // the old value still in place.
+            // it): the old value's proxy goes too, and the collider comes back at the next
+            // tick. `Discard` runs for both, with the old value still in place.
             .add_observer(pipeline::on_collider_gone::<V, Discard, TrackedCollider<V>>)
             .add_observer(pipeline::on_shape_removed::<V, Aabb<V>>)
             .add_observer(pipeline::on_shape_removed::<V, BoundingSphere<V>>)

@@ -309,6 +309,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         } = inputs;
         self.processed += 1;
         let state = &mut *self.state;
+        forget_foreign_proxy(tracked, entity, state);
         if teleported {
             self.commands.entity(entity).remove::<Teleported>();
         }
@@ -358,16 +359,19 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
 
         let id = match tracked.proxy {
             Some(id) => {
-                // `tracked.fat` is the proxy's fat box in the tree: the move is decided
-                // here, by the tree's rule, and the changed boxes are handed over in one
-                // batch at the end of `prepare` (`DynamicTree::set_fat_boxes`).
+                // The move is decided here, by the tree's rule against the fat box the
+                // tree holds (its copy by proxy id, read in about the order colliders are
+                // iterated), and the changed boxes are handed over in one batch at the end
+                // of `prepare` (`DynamicTree::set_fat_boxes`).
                 let layers_changed = state.body(id).is_some_and(|b| b.layers != layers);
-                if !DynamicTree::<V, Entity>::keeps_fat_box(&tracked.fat, &swept, &fat) {
-                    tracked.fat = fat;
-                    state.pending_fat.push((id, fat));
-                } else if layers_changed {
-                    // Same box, but pairs must be looked for again.
-                    state.pending_fat.push((id, tracked.fat));
+                match state.tree.fat_box(id) {
+                    Some(old) if DynamicTree::<V, Entity>::keeps_fat_box(&old, &swept, &fat) => {
+                        if layers_changed {
+                            // Same box, but pairs must be looked for again.
+                            state.pending_fat.push((id, old));
+                        }
+                    }
+                    _ => state.pending_fat.push((id, fat)),
                 }
                 id
             }
@@ -385,7 +389,6 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
                 match created {
                     Ok(id) => {
                         tracked.proxy = Some(id);
-                        tracked.fat = fat;
                         id
                     }
                     Err(e) => {
@@ -877,7 +880,7 @@ pub(crate) fn on_collider_gone<V: Vector, E: EntityEvent, C: Component>(
 ) {
     let entity = event.event_target();
     if let Ok(mut tracked) = colliders.get_mut(entity) {
-        drop_proxy(&mut tracked, &mut state, &mut ended, &mut commands);
+        drop_proxy(entity, &mut tracked, &mut state, &mut ended, &mut commands);
     }
 }
 
@@ -909,7 +912,13 @@ pub(crate) fn on_shape_removed<V: Vector, C: Component>(
         tracked.set_changed();
         return;
     }
-    drop_proxy(&mut tracked, &mut state, &mut ended, &mut commands);
+    drop_proxy(
+        event.event_target(),
+        &mut tracked,
+        &mut state,
+        &mut ended,
+        &mut commands,
+    );
 }
 
 /// Observer: an input of the collider other than its shape (`Velocity`,
@@ -925,13 +934,32 @@ pub(crate) fn on_input_removed<V: Vector, C: Component>(
     }
 }
 
+/// Forgets a proxy id that does not hold this entity: a `TrackedCollider` written over
+/// by hand (its docs say not to) may carry an id that the `Discard` observer has already
+/// freed, or another collider's. Such an id must be neither updated nor removed; the
+/// collider gets a proxy of its own at its next processing.
+#[inline]
+fn forget_foreign_proxy<V: Vector>(
+    tracked: &mut TrackedCollider<V>,
+    entity: Entity,
+    state: &AabbTree<V>,
+) {
+    if let Some(id) = tracked.proxy
+        && state.tree.data(id) != Some(&entity)
+    {
+        tracked.proxy = None;
+    }
+}
+
 /// Takes the collider's proxy out of the tree and ends its touching pairs.
 fn drop_proxy<V: Vector>(
+    entity: Entity,
     tracked: &mut TrackedCollider<V>,
     state: &mut AabbTree<V>,
     ended: &mut MessageWriter<CollisionEnded>,
     commands: &mut Commands,
 ) {
+    forget_foreign_proxy(tracked, entity, state);
     if let Some(id) = tracked.proxy.take() {
         state.remove_proxy(id, EndReason::Removed);
         // Starts still pending means a user system between the narrow phase and the

@@ -39,6 +39,10 @@ impl Pair {
     /// Which of the pair's two lists is `proxy`'s: 0 for `a`, 1 for `b`.
     #[inline]
     fn side(&self, proxy: ProxyId) -> usize {
+        debug_assert!(
+            self.a == proxy || self.b == proxy,
+            "{proxy:?} not in {self:?}"
+        );
         usize::from(self.a != proxy)
     }
 
@@ -435,22 +439,29 @@ mod tests {
         for step in 0..4000 {
             match next(10) {
                 0..=5 => {
-                    let (a, b) = (ProxyId(next(PROXIES)), ProxyId(next(PROXIES)));
-                    if a == b
-                        || state
-                            .pairs
-                            .iter()
-                            .any(|p| (p.a, p.b) == (a, b) || (p.a, p.b) == (b, a))
-                        || state.body(a).is_none()
-                        || state.body(b).is_none()
-                    {
-                        continue;
+                    // Up to four new pairs pushed, sorted, then linked, as the broad
+                    // phase adds them.
+                    let first = state.pairs.len();
+                    for _ in 0..1 + next(4) {
+                        let (a, b) = (ProxyId(next(PROXIES)), ProxyId(next(PROXIES)));
+                        if a == b
+                            || state
+                                .pairs
+                                .iter()
+                                .any(|p| (p.a, p.b) == (a, b) || (p.a, p.b) == (b, a))
+                        {
+                            continue;
+                        }
+                        let mut pair = Pair::new(a, b);
+                        pair.touching = next(2) == 0;
+                        state.pairs.push(pair);
                     }
-                    let mut pair = Pair::new(a, b);
-                    pair.touching = next(2) == 0;
-                    state.pairs.push(pair);
-                    let i = state.pairs.len() - 1;
-                    state.link_pair(i);
+                    state.pairs[first..].sort_unstable_by_key(|p| (p.a, p.b));
+                    for i in first..state.pairs.len() {
+                        let p = state.pairs[i];
+                        assert!(!state.has_pair(p.a, p.b));
+                        state.link_pair(i);
+                    }
                 }
                 6..=8 if !state.pairs.is_empty() => {
                     let i = next(state.pairs.len() as u32) as usize;
