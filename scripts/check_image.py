@@ -56,7 +56,9 @@ def main():
     w, h, ch, rows = read_png(path)
     pixel = lambda x, y: tuple(rows[y][x * ch:x * ch + 3])
     colours = {pixel(x, y) for y in range(0, h, 2) for x in range(0, w, 2)}
-    background = pixel(w - 2, h - 2)
+    # A bottom corner on the side away from the panel: a tall panel may reach the bottom
+    # of the window on its own side.
+    background = pixel(2, h - 2) if x0 > w // 2 else pixel(w - 2, h - 2)
     panel = [pixel(x, y) for y in range(y0, y1, 2) for x in range(x0, x1, 2)]
     differ = sum(1 for p in panel if max(abs(a - b) for a, b in zip(p, background)) > 4) / len(panel)
     print(f"{path}: {w}x{h}, {len(colours)} distinct colours, panel area {differ:.0%} unlike the background {background}")
