@@ -309,7 +309,6 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         } = inputs;
         self.processed += 1;
         let state = &mut *self.state;
-        forget_foreign_proxy(tracked, entity, state);
         if teleported {
             self.commands.entity(entity).remove::<Teleported>();
         }
@@ -880,7 +879,7 @@ pub(crate) fn on_collider_gone<V: Vector, E: EntityEvent, C: Component>(
 ) {
     let entity = event.event_target();
     if let Ok(mut tracked) = colliders.get_mut(entity) {
-        drop_proxy(entity, &mut tracked, &mut state, &mut ended, &mut commands);
+        drop_proxy(&mut tracked, &mut state, &mut ended, &mut commands);
     }
 }
 
@@ -912,13 +911,7 @@ pub(crate) fn on_shape_removed<V: Vector, C: Component>(
         tracked.set_changed();
         return;
     }
-    drop_proxy(
-        event.event_target(),
-        &mut tracked,
-        &mut state,
-        &mut ended,
-        &mut commands,
-    );
+    drop_proxy(&mut tracked, &mut state, &mut ended, &mut commands);
 }
 
 /// Observer: an input of the collider other than its shape (`Velocity`,
@@ -934,17 +927,19 @@ pub(crate) fn on_input_removed<V: Vector, C: Component>(
     }
 }
 
-/// Forgets a proxy id that does not hold this entity: a `TrackedCollider` written over
-/// by hand (its docs say not to) may carry an id that the `Discard` observer has already
-/// freed, or another collider's. Such an id must be neither updated nor removed; the
-/// collider gets a proxy of its own at its next processing.
-#[inline]
-fn forget_foreign_proxy<V: Vector>(
-    tracked: &mut TrackedCollider<V>,
-    entity: Entity,
-    state: &AabbTree<V>,
+/// Observer: a `TrackedCollider` was inserted. A value written over the plugin's (its
+/// docs say not to) may carry a proxy id that the `Discard` observer has just freed, or
+/// another collider's: such an id is forgotten, never updated or removed, and the
+/// collider gets a proxy of its own at the next tick. Checked here, where the value is
+/// written, so that the per-tick path can trust every id it holds.
+pub(crate) fn on_tracked_inserted<V: Vector>(
+    event: On<Insert, TrackedCollider<V>>,
+    mut colliders: Query<&mut TrackedCollider<V>, Allow<Disabled>>,
+    state: Res<AabbTree<V>>,
 ) {
-    if let Some(id) = tracked.proxy
+    let entity = event.event_target();
+    if let Ok(mut tracked) = colliders.get_mut(entity)
+        && let Some(id) = tracked.proxy
         && state.tree.data(id) != Some(&entity)
     {
         tracked.proxy = None;
@@ -953,13 +948,11 @@ fn forget_foreign_proxy<V: Vector>(
 
 /// Takes the collider's proxy out of the tree and ends its touching pairs.
 fn drop_proxy<V: Vector>(
-    entity: Entity,
     tracked: &mut TrackedCollider<V>,
     state: &mut AabbTree<V>,
     ended: &mut MessageWriter<CollisionEnded>,
     commands: &mut Commands,
 ) {
-    forget_foreign_proxy(tracked, entity, state);
     if let Some(id) = tracked.proxy.take() {
         state.remove_proxy(id, EndReason::Removed);
         // Starts still pending means a user system between the narrow phase and the
