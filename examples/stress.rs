@@ -103,7 +103,7 @@ struct PluginRun {
     moved: f64,
     processed: f64,
     tree_bytes_per_proxy: f64,
-    /// The whole resource's (`AabbTree::bytes`): the tree, bodies, pairs and their index.
+    /// The whole resource's (`AabbTree::bytes`): the tree, bodies, pairs and their links.
     plugin_bytes_per_proxy: f64,
     /// Milliseconds to despawn every collider at once, after the measured ticks.
     despawn_all_ms: f64,
