@@ -4,6 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
+# Doc tests link one binary each in the temporary folder; keep them beside the build, not
+# in a /tmp that may be a small tmpfs.
+export TMPDIR="$PWD/target/tmp"
+mkdir -p "$TMPDIR"
+df -h . "$TMPDIR" | sed 's/^/disk: /'
 
 echo "== cargo fmt --check"
 cargo fmt --all --check
