@@ -2434,6 +2434,16 @@ fn fat_box_overflow<V: Dim>() {
     }
     let tracked = app.world().get::<TrackedCollider<V>>(edge).unwrap();
     assert!(tracked.proxy().is_none());
+    let state = app.world().resource::<AabbTree<V>>();
+    assert_eq!(tracked.fat_aabb(state), None);
+    let held = app.world().get::<TrackedCollider<V>>(a).unwrap();
+    let fat = held.fat_aabb(state).expect("a is in the tree");
+    // Still, with no velocity: the tight box grown by the default margin.
+    let expected = held.world_aabb().grown(CollisionConfig::default().margin);
+    for (got, want) in [(fat.min, expected.min), (fat.max, expected.max)] {
+        let error = (got - want).extend_to_3d().abs().max_element();
+        assert!(error < 1e-6, "fat box {fat:?}, expected {expected:?}");
+    }
     let events = finish::<V>(&app);
     assert!(events.iter().all(|e| e.entity != edge && e.other != edge));
     assert!(
@@ -2903,6 +2913,74 @@ fn tracked_collider_overwritten<V: Dim>() {
     let state = s.app.world().resource::<AabbTree<V>>();
     assert_eq!(state.tree().len(), 3);
     assert!(state.is_touching(c, d));
+}
+
+/// A `TrackedCollider` written over in place (through `&mut`, which no observer sees)
+/// with another collider's value: the other collider's proxy is never updated or removed,
+/// and the written entity keeps its own, which its despawn removes.
+fn tracked_collider_written_in_place<V: Dim>() {
+    let mut s = touching_scene::<V>(Sched::Update);
+    let (a, b) = (s.a, s.b);
+    let (c, d) = s.bystanders;
+    let copy_c_onto_a = |app: &mut App| {
+        let value = *app.world().get::<TrackedCollider<V>>(c).unwrap();
+        *app.world_mut().get_mut::<TrackedCollider<V>>(a).unwrap() = value;
+    };
+    // Written, then a tick: `a` finds its own proxy again, nothing ends or restarts.
+    copy_c_onto_a(&mut s.app);
+    run_ticks(&mut s.app, 1);
+    let state = s.app.world().resource::<AabbTree<V>>();
+    assert_eq!(state.tree().len(), 4, "one proxy per collider");
+    state.tree().validate().unwrap();
+    let (ta, tc) = (
+        s.app.world().get::<TrackedCollider<V>>(a).unwrap(),
+        s.app.world().get::<TrackedCollider<V>>(c).unwrap(),
+    );
+    assert_eq!(state.tree().data(ta.proxy().unwrap()), Some(&a));
+    assert_eq!(state.tree().data(tc.proxy().unwrap()), Some(&c));
+    assert!(state.is_touching(a, b) && state.is_touching(c, d));
+
+    // Written, then despawned before the next tick: `a`'s own proxy goes, `c`'s stays.
+    copy_c_onto_a(&mut s.app);
+    s.app.world_mut().despawn(a);
+    run_ticks(&mut s.app, 1);
+    let events = finish::<V>(&s.app);
+    assert_eq!(
+        pair_log(&events, a, b),
+        vec![(0, None), (2, Some(EndReason::Removed))],
+        "{events:#?}"
+    );
+    assert_eq!(pair_log(&events, c, d), vec![(0, None)], "{events:#?}");
+    let state = s.app.world().resource::<AabbTree<V>>();
+    assert_eq!(state.tree().len(), 3);
+    assert!(state.tree().proxies().all(|(_, &e, _)| e != a));
+    assert!(state.is_touching(c, d));
+}
+
+/// A collider entity cloned: the clone gets a proxy of its own (it does not copy the
+/// source's `TrackedCollider`) and its own contacts; the source's go on.
+fn cloned_collider<V: Dim>() {
+    let mut s = touching_scene::<V>(Sched::Update);
+    let (c, d) = s.bystanders;
+    let clone = s.app.world_mut().entity_mut(c).clone_and_spawn();
+    let tracked = s.app.world().get::<TrackedCollider<V>>(clone).unwrap();
+    assert_eq!(tracked.proxy(), None, "the clone copied the source's proxy");
+    run_ticks(&mut s.app, 1);
+    let state = s.app.world().resource::<AabbTree<V>>();
+    assert_eq!(state.tree().len(), 5);
+    state.tree().validate().unwrap();
+    let own = s
+        .app
+        .world()
+        .get::<TrackedCollider<V>>(clone)
+        .unwrap()
+        .proxy();
+    assert_eq!(state.tree().data(own.unwrap()), Some(&clone));
+    assert!(state.is_touching(clone, d) && state.is_touching(clone, c));
+    assert!(state.is_touching(c, d));
+    let events = finish::<V>(&s.app);
+    assert_eq!(pair_log(&events, c, d), vec![(0, None)], "{events:#?}");
+    assert_eq!(pair_log(&events, clone, d), vec![(1, None)], "{events:#?}");
 }
 
 /// Despawning from inside observers of the collision events, and from a system reading
@@ -3512,7 +3590,7 @@ fn config_change_reprocesses<V: Dim>() {
     let stretch = |app: &App, e: Entity| {
         let tracked = app.world().get::<TrackedCollider<V>>(e).unwrap();
         let state = app.world().resource::<AabbTree<V>>();
-        let fat = state.tree().fat_box(tracked.proxy().unwrap()).unwrap();
+        let fat = tracked.fat_aabb(state).unwrap();
         (fat.max - tracked.world_aabb().max).extend_to_3d().y
     };
     run_ticks(&mut app, 2);
@@ -3641,6 +3719,8 @@ both_dims!(
     shape_switch,
     shapes_removed_then_despawned,
     tracked_collider_overwritten,
+    tracked_collider_written_in_place,
+    cloned_collider,
     despawn_in_observers,
     spawn_order_determinism,
     zero_size_colliders,

@@ -88,7 +88,7 @@ pub(crate) fn draw<V: Vector + DrawVector>(
                 _ => {}
             }
             if o.fat_boxes
-                && let Some(fat) = tracked.proxy().and_then(|id| state.tree().fat_box(id))
+                && let Some(fat) = tracked.fat_aabb(&state)
             {
                 V::draw_box(&mut gizmos, &fat, FAT);
             }

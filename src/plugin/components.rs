@@ -6,6 +6,8 @@ use crate::Vector;
 use crate::geometry::{Ball, BoundingBox};
 use crate::tree::ProxyId;
 
+use super::state::AabbTree;
+
 /// A box collider in the entity's local space: `half_extents` on each axis around
 /// `offset`.
 ///
@@ -218,11 +220,13 @@ impl<V: Vector> Default for WorldShape<V> {
 }
 
 /// What the plugin keeps for each collider, readable by users: the world shape, the
-/// center at the previous tick (the start of the sweep) and the tree proxy. The fat box is
-/// the tree's: `tree.tree().fat_box(proxy)` with `tree: Res<AabbTree<V>>`.
+/// center at the previous tick (the start of the sweep), the tree proxy and, through the
+/// tree resource, the fat box stored in the tree ([`Self::fat_aabb`]).
 ///
-/// Added automatically with [`Aabb`] or [`BoundingSphere`]; do not write it.
+/// Added automatically with [`Aabb`] or [`BoundingSphere`]; do not write it. A cloned
+/// entity does not copy it (the clone gets a proxy of its own at the next tick).
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
+#[component(clone_behavior = Ignore)]
 #[reflect(Component, Debug, Default)]
 pub struct TrackedCollider<V: Vector> {
     pub(crate) shape: WorldShape<V>,
@@ -256,5 +260,26 @@ impl<V: Vector> TrackedCollider<V> {
     /// disabled, or left out for invalid values).
     pub fn proxy(&self) -> Option<ProxyId> {
         self.proxy
+    }
+
+    /// The fat box the tree stores for this collider (the tight box extended along the
+    /// predicted displacement and grown by the margin), `None` while it is out of the tree.
+    ///
+    /// The tree keeps the only copy, so the resource is passed in:
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_aabb_tree::prelude::*;
+    /// fn fat_boxes(colliders: Query<&TrackedCollider<Vec2>>, tree: Res<AabbTree<Vec2>>) {
+    ///     for tracked in &colliders {
+    ///         if let Some(fat) = tracked.fat_aabb(&tree) {
+    ///             assert!(fat.contains(&tracked.world_aabb()));
+    ///         }
+    ///     }
+    /// }
+    /// # bevy::ecs::system::assert_is_system(fat_boxes);
+    /// ```
+    pub fn fat_aabb(&self, tree: &AabbTree<V>) -> Option<BoundingBox<V>> {
+        tree.tree().fat_box(self.proxy?)
     }
 }

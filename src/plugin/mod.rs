@@ -377,7 +377,6 @@ where
             // it): the old value's proxy goes too, and the collider comes back at the next
             // tick. `Discard` runs for both, with the old value still in place.
             .add_observer(pipeline::on_collider_gone::<V, Discard, TrackedCollider<V>>)
-            .add_observer(pipeline::on_tracked_inserted::<V>)
             .add_observer(pipeline::on_shape_removed::<V, Aabb<V>>)
             .add_observer(pipeline::on_shape_removed::<V, BoundingSphere<V>>)
             .add_observer(pipeline::on_collider_gone::<V, Add, Disabled>)

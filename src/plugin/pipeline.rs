@@ -12,8 +12,8 @@ use crate::plugin::{
     Aabb, AabbTree, BoundingSphere, CollisionConfig, CollisionEnded, CollisionLayers,
     CollisionStarted, EndReason, Teleported, TrackedCollider, Velocity, WorldShape,
 };
-use crate::tree::DynamicTree;
 use crate::tree::parallel::TASKS_PER_THREAD;
+use crate::tree::{DynamicTree, ProxyId};
 
 /// The entity's world transform, computed from `Transform` up the `ChildOf` chain so that
 /// moves made earlier in the same frame (in `FixedUpdate`) count, even though
@@ -309,6 +309,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         } = inputs;
         self.processed += 1;
         let state = &mut *self.state;
+        forget_foreign_proxy(tracked, entity, state);
         if teleported {
             self.commands.entity(entity).remove::<Teleported>();
         }
@@ -879,7 +880,7 @@ pub(crate) fn on_collider_gone<V: Vector, E: EntityEvent, C: Component>(
 ) {
     let entity = event.event_target();
     if let Ok(mut tracked) = colliders.get_mut(entity) {
-        drop_proxy(&mut tracked, &mut state, &mut ended, &mut commands);
+        drop_proxy(entity, &mut tracked, &mut state, &mut ended, &mut commands);
     }
 }
 
@@ -911,7 +912,13 @@ pub(crate) fn on_shape_removed<V: Vector, C: Component>(
         tracked.set_changed();
         return;
     }
-    drop_proxy(&mut tracked, &mut state, &mut ended, &mut commands);
+    drop_proxy(
+        event.event_target(),
+        &mut tracked,
+        &mut state,
+        &mut ended,
+        &mut commands,
+    );
 }
 
 /// Observer: an input of the collider other than its shape (`Velocity`,
@@ -927,32 +934,48 @@ pub(crate) fn on_input_removed<V: Vector, C: Component>(
     }
 }
 
-/// Observer: a `TrackedCollider` was inserted. A value written over the plugin's (its
-/// docs say not to) may carry a proxy id that the `Discard` observer has just freed, or
-/// another collider's: such an id is forgotten, never updated or removed, and the
-/// collider gets a proxy of its own at the next tick. Checked here, where the value is
-/// written, so that the per-tick path can trust every id it holds.
-pub(crate) fn on_tracked_inserted<V: Vector>(
-    event: On<Insert, TrackedCollider<V>>,
-    mut colliders: Query<&mut TrackedCollider<V>, Allow<Disabled>>,
-    state: Res<AabbTree<V>>,
+/// Mends a proxy id that does not hold this entity. A `TrackedCollider` written over by
+/// hand (its docs say not to) may carry an id that the `Discard` observer has already
+/// freed, or another collider's: such an id is neither updated nor removed. An insert
+/// freed the entity's own proxy already (`Discard`), so it gets a new one at its next
+/// processing; a write in place (through `&mut`, which no observer sees) left it in the
+/// tree, so it is found again and kept.
+#[inline]
+fn forget_foreign_proxy<V: Vector>(
+    tracked: &mut TrackedCollider<V>,
+    entity: Entity,
+    state: &AabbTree<V>,
 ) {
-    let entity = event.event_target();
-    if let Ok(mut tracked) = colliders.get_mut(entity)
-        && let Some(id) = tracked.proxy
+    if let Some(id) = tracked.proxy
         && state.tree.data(id) != Some(&entity)
     {
-        tracked.proxy = None;
+        tracked.proxy = own_proxy(entity, state);
     }
+}
+
+/// The proxy holding `entity`, by a scan of the tree's proxies: only for the rare case of
+/// a `TrackedCollider` written over by hand.
+#[cold]
+fn own_proxy<V: Vector>(entity: Entity, state: &AabbTree<V>) -> Option<ProxyId> {
+    warn!(
+        "bevy_aabb_tree: the TrackedCollider of {entity} holds a proxy that is not its \
+         own (written over by hand: the plugin maintains it); its own proxy is looked up"
+    );
+    state
+        .tree
+        .proxies()
+        .find_map(|(id, &owner, _)| (owner == entity).then_some(id))
 }
 
 /// Takes the collider's proxy out of the tree and ends its touching pairs.
 fn drop_proxy<V: Vector>(
+    entity: Entity,
     tracked: &mut TrackedCollider<V>,
     state: &mut AabbTree<V>,
     ended: &mut MessageWriter<CollisionEnded>,
     commands: &mut Commands,
 ) {
+    forget_foreign_proxy(tracked, entity, state);
     if let Some(id) = tracked.proxy.take() {
         state.remove_proxy(id, EndReason::Removed);
         // Starts still pending means a user system between the narrow phase and the
