@@ -97,8 +97,16 @@ struct Layouts<V: Vector> {
     wide_root: u32,
     /// Each proxy's parent in `wide` times 2, plus its slot.
     wide_place: Vec<u32>,
-    /// Each proxy's box, in proxy order (the crate's fat box copy).
+    /// Each proxy's box, in proxy order (the crate's fat box copy; in the leaf-table
+    /// layout, the leaves themselves).
     fat: Vec<BoundingBox<V>>,
+    /// Leaf-table layout: only the internal nodes, in the arena's order, each the crate's
+    /// node with its children's links tagged (a leaf child is its proxy id with [`LEAF`]
+    /// set, its box in `fat`).
+    table: Vec<Narrow<V>>,
+    table_root: u32,
+    /// Each proxy's parent in `table`.
+    table_parent: Vec<u32>,
 }
 
 impl<V: Vector> Layouts<V> {
@@ -196,7 +204,34 @@ impl<V: Vector> Layouts<V> {
             }
             wide.push(node);
         }
+        let mut table = Vec::with_capacity(internal as usize);
+        let mut table_parent = vec![NULL; proxies];
+        for (i, view) in views.iter().enumerate() {
+            let Some(v) = view else { continue };
+            let Some((a, b)) = v.children else { continue };
+            let mut link = [NULL; 2];
+            for (slot, c) in [a, b].into_iter().enumerate() {
+                link[slot] = match views[c.index()].expect("a live child").proxy {
+                    Some(p) => {
+                        table_parent[p.index()] = wide_index[i];
+                        LEAF | p.index() as u32
+                    }
+                    None => wide_index[c.index()],
+                };
+            }
+            table.push(Narrow {
+                aabb: v.aabb,
+                parent: v.parent.map_or(NULL, |p| wide_index[p.index()]),
+                child1: link[0],
+                child2: link[1],
+                stamp: 0,
+                height: v.height,
+            });
+        }
         Self {
+            table,
+            table_root: wide_index[root.index()],
+            table_parent,
             narrow,
             narrow_root: root.index() as u32,
             narrow_leaf,
@@ -358,6 +393,110 @@ impl<V: Vector> Layouts<V> {
         }
     }
 
+    /// Every overlapping pair of leaves, leaf-table layout: the narrow walk, but a leaf
+    /// child's box is read from the proxy table.
+    fn table_walk(
+        &self,
+        out: &mut Vec<(u32, u32)>,
+        tasks: &mut Vec<(u32, u32)>,
+        walk: &mut Vec<u32>,
+    ) {
+        let (nodes, fat) = (&self.table, &self.fat);
+        let bounds = |c: u32| -> &BoundingBox<V> {
+            if c & LEAF != 0 {
+                &fat[(c & !LEAF) as usize]
+            } else {
+                &nodes[c as usize].aabb
+            }
+        };
+        let against = |lbox: &BoundingBox<V>,
+                       proxy: u32,
+                       top: u32,
+                       walk: &mut Vec<u32>,
+                       out: &mut Vec<(u32, u32)>| {
+            walk.push(top);
+            while let Some(n) = walk.pop() {
+                let node = &nodes[n as usize];
+                for c in [node.child2, node.child1] {
+                    if overlap(bounds(c), lbox) {
+                        if c & LEAF != 0 {
+                            out.push(ordered(proxy, c & !LEAF));
+                        } else {
+                            walk.push(c);
+                        }
+                    }
+                }
+            }
+        };
+        let pair = |a: u32,
+                    b: u32,
+                    tasks: &mut Vec<(u32, u32)>,
+                    walk: &mut Vec<u32>,
+                    out: &mut Vec<(u32, u32)>| {
+            let (ba, bb) = (bounds(a), bounds(b));
+            if !overlap(ba, bb) {
+                return;
+            }
+            match (a & LEAF != 0, b & LEAF != 0) {
+                (true, true) => out.push(ordered(a & !LEAF, b & !LEAF)),
+                (false, false) => tasks.push((a, b)),
+                (true, false) => against(ba, a & !LEAF, b, walk, out),
+                (false, true) => against(bb, b & !LEAF, a, walk, out),
+            }
+        };
+        tasks.push((self.table_root, self.table_root));
+        while let Some((x, y)) = tasks.pop() {
+            let nx = &nodes[x as usize];
+            if x == y {
+                let (c1, c2) = (nx.child1, nx.child2);
+                if c2 & LEAF == 0 {
+                    tasks.push((c2, c2));
+                }
+                if c1 & LEAF == 0 {
+                    tasks.push((c1, c1));
+                }
+                pair(c1, c2, tasks, walk, out);
+                continue;
+            }
+            let ny = &nodes[y as usize];
+            for (a, b) in [
+                (nx.child2, ny.child2),
+                (nx.child2, ny.child1),
+                (nx.child1, ny.child2),
+                (nx.child1, ny.child1),
+            ] {
+                pair(a, b, tasks, walk, out);
+            }
+        }
+    }
+
+    /// Every internal box from its children, children first, leaf-table layout.
+    fn table_refit(&mut self, stack: &mut Vec<(u32, bool)>) {
+        let (nodes, fat) = (&mut self.table, &self.fat);
+        stack.push((self.table_root, false));
+        while let Some((n, done)) = stack.pop() {
+            let (c1, c2) = (nodes[n as usize].child1, nodes[n as usize].child2);
+            if done {
+                let bounds = |c: u32| {
+                    if c & LEAF != 0 {
+                        fat[(c & !LEAF) as usize]
+                    } else {
+                        nodes[c as usize].aabb
+                    }
+                };
+                let merged = bounds(c1).merged(&bounds(c2));
+                nodes[n as usize].aabb = merged;
+                continue;
+            }
+            stack.push((n, true));
+            for c in [c2, c1] {
+                if c & LEAF == 0 {
+                    stack.push((c, false));
+                }
+            }
+        }
+    }
+
     /// Every internal box from its children, children first.
     fn narrow_refit(&mut self, stack: &mut Vec<(u32, bool)>) {
         let nodes = &mut self.narrow;
@@ -460,15 +599,34 @@ fn run<V: FromArray<D>, const D: usize>(mut scene: Scene<D>, label: &str, rounds
     }
     let mut layouts = Layouts::copy(ours.tree());
     let n = layouts.fat.len();
+    // Each proxy's parent in the leaf table names it as a child.
+    for (p, &parent) in layouts.table_parent.iter().enumerate() {
+        let node = &layouts.table[parent as usize];
+        let tag = LEAF | p as u32;
+        assert!(
+            node.child1 == tag || node.child2 == tag,
+            "{label}: leaf-table parent of proxy {p}"
+        );
+    }
 
     let (mut tasks, mut walk, mut stack) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut narrow_pairs, mut wide_pairs) = (Vec::new(), Vec::new());
+    let (mut narrow_pairs, mut wide_pairs, mut table_pairs) = (Vec::new(), Vec::new(), Vec::new());
     layouts.narrow_walk(&mut narrow_pairs, &mut tasks, &mut walk);
     layouts.wide_walk(&mut wide_pairs, &mut tasks, &mut walk);
+    layouts.table_walk(&mut table_pairs, &mut tasks, &mut walk);
     let mut expected = sweep(&layouts.fat);
-    for list in [&mut narrow_pairs, &mut wide_pairs, &mut expected] {
+    for list in [
+        &mut narrow_pairs,
+        &mut wide_pairs,
+        &mut table_pairs,
+        &mut expected,
+    ] {
         list.sort_unstable();
     }
+    assert_eq!(
+        table_pairs, expected,
+        "{label}: leaf-table walk against sort-and-sweep"
+    );
     assert_eq!(
         narrow_pairs, expected,
         "{label}: narrow walk against sort-and-sweep"
@@ -478,7 +636,7 @@ fn run<V: FromArray<D>, const D: usize>(mut scene: Scene<D>, label: &str, rounds
         "{label}: wide walk against sort-and-sweep"
     );
 
-    let mut t = [(); 6].map(|_| Vec::with_capacity(rounds));
+    let mut t = [(); 8].map(|_| Vec::with_capacity(rounds));
     for _ in 0..rounds {
         narrow_pairs.clear();
         t[0].push(micros(|| {
@@ -492,8 +650,22 @@ fn run<V: FromArray<D>, const D: usize>(mut scene: Scene<D>, label: &str, rounds
         t[3].push(micros(|| layouts.wide_refit(&mut stack)));
         t[4].push(micros(|| layouts.narrow_leaf_writes()));
         t[5].push(micros(|| layouts.wide_leaf_writes()));
+        table_pairs.clear();
+        t[6].push(micros(|| {
+            layouts.table_walk(&mut table_pairs, &mut tasks, &mut walk)
+        }));
+        t[7].push(micros(|| layouts.table_refit(&mut stack)));
     }
-    let [walk_n, walk_w, refit_n, refit_w, write_n, write_w] = t.map(median);
+    let [
+        walk_n,
+        walk_w,
+        refit_n,
+        refit_w,
+        write_n,
+        write_w,
+        walk_t,
+        refit_t,
+    ] = t.map(median);
     // The crate's other per-proxy tables: the proxy's place (4), the fat box copy, the
     // `Option<u32>` payload slot (8).
     let side = 4.0 + core::mem::size_of::<BoundingBox<V>>() as f64 + 8.0;
@@ -501,6 +673,11 @@ fn run<V: FromArray<D>, const D: usize>(mut scene: Scene<D>, label: &str, rounds
         (layouts.narrow.len() * core::mem::size_of::<Narrow<V>>()) as f64 / n as f64 + side;
     let wide_bytes =
         (layouts.wide.len() * core::mem::size_of::<Wide<V>>()) as f64 / n as f64 + side;
+    // The leaf table: the internal nodes, each proxy's parent (in place of its leaf's
+    // index), its box (the copy becomes the leaf), the payload slot, and a 2-byte mark
+    // per leaf (leaves no longer have nodes to hold one).
+    let table_bytes =
+        (layouts.table.len() * core::mem::size_of::<Narrow<V>>()) as f64 / n as f64 + side + 2.0;
     println!(
         "{label}: pairs={} walk narrow={walk_n:.1}us wide={walk_w:.1}us ratio={:.2} | refit \
          narrow={refit_n:.1}us wide={refit_w:.1}us ratio={:.2} | leaf writes narrow={write_n:.1}us \
@@ -509,6 +686,13 @@ fn run<V: FromArray<D>, const D: usize>(mut scene: Scene<D>, label: &str, rounds
         walk_w / walk_n,
         refit_w / refit_n,
         write_w / write_n,
+    );
+    println!(
+        "{label}: leaf table: walk={walk_t:.1}us ratio={:.2} | refit={refit_t:.1}us \
+         ratio={:.2} | leaf writes none (the table is the fat box copy) | \
+         bytes/proxy={table_bytes:.1}",
+        walk_t / walk_n,
+        refit_t / refit_n,
     );
 }
 
