@@ -3191,10 +3191,11 @@ fn mass_spawn_despawn<V: Dim>() {
     run_ticks(&mut app, 1);
     let started = events(&app).len();
     assert!(started > 3000, "{started} starts");
-    // The bulk spawn made room once: two nodes per collider, no slack from doubling.
+    // The bulk spawn made room once: one internal node per collider, no slack from
+    // doubling.
     let tree_stats = app.world().resource::<AabbTree<V>>().tree_stats();
     assert_eq!(tree_stats.proxies, 2025);
-    assert_eq!(tree_stats.capacity, 2 * 2025);
+    assert_eq!(tree_stats.capacity, 2025);
     for e in entities.iter().step_by(2) {
         app.world_mut().despawn(*e);
     }

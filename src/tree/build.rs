@@ -2,7 +2,7 @@
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
-use crate::tree::{DynamicTree, NodeId, ProxyId, TreeError};
+use crate::tree::{DynamicTree, MAX_PROXIES, NodeId, ProxyId, TreeError};
 
 /// Most bins a split considers (fewer for small ranges).
 const BINS: usize = 16;
@@ -59,25 +59,23 @@ impl<V: Vector, T> DynamicTree<V, T> {
         {
             return Err(TreeError::InvalidBox);
         }
-        // Room for the new leaves and the internal nodes joining them to the rest.
-        let extra = 2 * items.len();
-        self.nodes.reserve(extra);
         let new_ids = items.len().saturating_sub(self.free_proxies.len());
-        self.leaf_of.reserve(new_ids);
-        self.fat_of.reserve(new_ids);
+        if self.leaves.len() + new_ids > MAX_PROXIES as usize {
+            return Err(TreeError::Full);
+        }
+        // Room for the new leaves and the internal nodes joining them to the rest.
+        self.nodes.reserve(items.len());
+        self.leaves.reserve(new_ids);
         self.data.reserve(new_ids);
         let mut ids = Vec::with_capacity(items.len());
         for (tight, data) in items {
-            let leaf = self.allocate_node();
             let fat = self.fatten(&tight, V::ZERO);
-            self.nodes[leaf.index()].aabb = fat;
             // Not linked yet: `rebuild` links every leaf.
-            self.nodes[leaf.index()].parent = NodeId::NULL;
-            ids.push(self.allocate_proxy(leaf, data));
+            ids.push(self.allocate_proxy(fat, data)?);
         }
         self.rebuild_with_extra(&ids);
-        for id in &ids {
-            self.mark_moved(self.leaf_of[id.index()]);
+        for &id in &ids {
+            self.mark_moved(NodeId::leaf(id));
         }
         Ok(ids)
     }
@@ -95,12 +93,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if !self.root.is_null() {
             self.collect_items(self.root, 0, &mut scratch);
         }
-        scratch.items.extend(unlinked.iter().map(|id| {
-            let node = self.leaf_of[id.index()];
-            BuildItem {
-                aabb: self.nodes[node.index()].aabb,
-                node,
-            }
+        scratch.items.extend(unlinked.iter().map(|&id| BuildItem {
+            aabb: self.leaves[id.index()].aabb,
+            node: NodeId::leaf(id),
         }));
         // Keep the result independent of the order leaves were found in.
         scratch.items.sort_unstable_by_key(|item| item.node);
@@ -123,8 +118,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// node outside the subtree moves, and the optimizer's other candidates stay valid.
     pub(crate) fn rebuild_subtree(&mut self, top: NodeId, keep_height: u16) {
         let (parent, first) = {
+            if top.is_leaf() {
+                return;
+            }
             let node = &self.nodes[top.index()];
-            if node.is_leaf() || node.height <= keep_height {
+            if node.height <= keep_height {
                 return;
             }
             let parent = node.parent;
@@ -162,8 +160,15 @@ impl<V: Vector, T> DynamicTree<V, T> {
         scratch.stack.clear();
         scratch.stack.push(top);
         while let Some(id) = scratch.stack.pop() {
+            if id.is_leaf() {
+                scratch.items.push(BuildItem {
+                    aabb: self.leaves[id.proxy().index()].aabb,
+                    node: id,
+                });
+                continue;
+            }
             let node = &self.nodes[id.index()];
-            if node.is_leaf() || node.height <= keep_height {
+            if node.height <= keep_height {
                 scratch.items.push(BuildItem {
                     aabb: node.aabb,
                     node: id,
@@ -206,7 +211,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 scratch.tasks.push((lo as u32, mid as u32, id, true));
                 id
             };
-            self.nodes[id.index()].parent = parent;
+            self.set_parent(id, parent);
             if !parent.is_null() {
                 if first {
                     self.nodes[parent.index()].child1 = id;

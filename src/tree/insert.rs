@@ -23,14 +23,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let area_d = leaf_box.area();
         let center_d = leaf_box.center();
         let mut index = self.root;
-        let root_box = self.nodes[index.index()].aabb;
+        let root_box = *self.bounds(index);
         let mut area_base = root_box.area();
         let mut direct_cost = root_box.merged(leaf_box).area();
         let mut inherited_cost = 0.0f32;
         let mut best_sibling = index;
         let mut best_cost = direct_cost;
 
-        while !self.nodes[index.index()].is_leaf() {
+        while !index.is_leaf() {
             let node = &self.nodes[index.index()];
             let (child1, child2) = (node.child1, node.child2);
             let cost = direct_cost + inherited_cost;
@@ -40,11 +40,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
             }
             inherited_cost += direct_cost - area_base;
 
-            let n1 = &self.nodes[child1.index()];
-            let n2 = &self.nodes[child2.index()];
-            let (leaf1, leaf2) = (n1.is_leaf(), n2.is_leaf());
-            let direct1 = n1.aabb.merged(leaf_box).area();
-            let direct2 = n2.aabb.merged(leaf_box).area();
+            let (box1, box2) = (self.bounds(child1), self.bounds(child2));
+            let (leaf1, leaf2) = (child1.is_leaf(), child2.is_leaf());
+            let direct1 = box1.merged(leaf_box).area();
+            let direct2 = box2.merged(leaf_box).area();
             let (mut lower1, mut lower2) = (f32::MAX, f32::MAX);
             let (mut area1, mut area2) = (0.0, 0.0);
             if leaf1 {
@@ -54,7 +53,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     best_cost = cost1;
                 }
             } else {
-                area1 = n1.aabb.area();
+                area1 = box1.area();
                 lower1 = inherited_cost + direct1 + (area_d - area1).min(0.0);
             }
             if leaf2 {
@@ -64,7 +63,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     best_cost = cost2;
                 }
             } else {
-                area2 = n2.aabb.area();
+                area2 = box2.area();
                 lower2 = inherited_cost + direct2 + (area_d - area2).min(0.0);
             }
             if leaf1 && leaf2 {
@@ -74,8 +73,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 break;
             }
             if lower1 == lower2 && !leaf1 {
-                let d1 = n1.aabb.center() - center_d;
-                let d2 = n2.aabb.center() - center_d;
+                let d1 = box1.center() - center_d;
+                let d2 = box2.center() - center_d;
                 lower1 = d1.dot(d1);
                 lower2 = d2.dot(d2);
             }
@@ -92,29 +91,33 @@ impl<V: Vector, T> DynamicTree<V, T> {
         best_sibling
     }
 
-    /// Links an allocated leaf into the tree: a new parent joins it with the best sibling,
-    /// then every ancestor is refitted and rotated on the way up.
+    /// Links a proxy's unlinked leaf into the tree: a new parent joins it with the best
+    /// sibling, then every ancestor is refitted and rotated on the way up.
     pub(crate) fn insert_leaf(&mut self, leaf: NodeId) {
         if self.root.is_null() {
             self.root = leaf;
-            self.nodes[leaf.index()].parent = NodeId::NULL;
+            self.set_parent(leaf, NodeId::NULL);
             return;
         }
-        let leaf_box = self.nodes[leaf.index()].aabb;
+        let leaf_box = *self.bounds(leaf);
         let sibling = self.find_best_sibling(&leaf_box);
 
-        let old_parent = self.nodes[sibling.index()].parent;
+        let old_parent = self.parent_of(sibling);
+        let (sibling_box, sibling_height, sibling_stamp) = (
+            *self.bounds(sibling),
+            self.height_of(sibling),
+            self.stamp_of(sibling),
+        );
         let new_parent = self.allocate_node();
         {
-            let sib = self.nodes[sibling.index()];
             let p = &mut self.nodes[new_parent.index()];
             p.parent = old_parent;
             p.child1 = sibling;
             p.child2 = leaf;
-            p.aabb = sib.aabb.merged(&leaf_box);
-            p.height = sib.height + 1;
+            p.aabb = sibling_box.merged(&leaf_box);
+            p.height = sibling_height + 1;
             // The new parent's subtree holds whatever was changed in the sibling's.
-            p.stamp = sib.stamp;
+            p.stamp = sibling_stamp;
         }
         if old_parent.is_null() {
             self.root = new_parent;
@@ -126,11 +129,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 op.child2 = new_parent;
             }
         }
-        self.nodes[sibling.index()].parent = new_parent;
-        self.nodes[leaf.index()].parent = new_parent;
+        self.set_parent(sibling, new_parent);
+        self.set_parent(leaf, new_parent);
 
         // Walk back up fixing boxes and heights, rotating as we go.
-        let mut index = self.nodes[leaf.index()].parent;
+        let mut index = new_parent;
         while !index.is_null() {
             self.refit_node(index);
             self.rotate(index);

@@ -14,8 +14,8 @@
 //!   the pair below the first child, and so on down, then the pairs of the second child's
 //!   side. A region of space, which is a subtree, is then one stretch of memory.
 //!
-//! Proxy ids do not change: a proxy names its leaf through the tree's table of leaves,
-//! which the move updates.
+//! Leaves are not in the arena (they sit in the table of leaves, by proxy id) and never
+//! move; only their parent links are rewritten.
 
 use crate::Vector;
 use crate::tree::{DynamicTree, Node, NodeId};
@@ -33,7 +33,8 @@ pub(crate) struct LayoutScratch<V: Vector> {
     /// For each of `order`: the position of its parent in `order`, with [`SECOND`] set
     /// for a second child ([`NO_PARENT`] for the top).
     parent: Vec<u32>,
-    /// Nodes kept in place whose parent moves: (node, parent's position in `order`).
+    /// Nodes kept in place (and leaves) whose parent moves: (node, parent's position in
+    /// `order`).
     kept: Vec<(NodeId, u32)>,
     /// The slots the moved nodes go to.
     slots: Vec<NodeId>,
@@ -62,6 +63,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// less stay where they are, with their subtrees; only their parent links change.
     /// Boxes, heights, marks, payloads and proxy ids are kept.
     pub(crate) fn relayout(&mut self, top: NodeId, keep_height: Option<u16>) {
+        if top.is_leaf() {
+            return;
+        }
         let mut scratch = core::mem::take(&mut self.layout_scratch);
         self.collect_layout(top, keep_height, &mut scratch);
         scratch.slots.clear();
@@ -76,7 +80,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Lays the whole tree out in the [module's order](self) from slot 0 and drops the
     /// free slots: the arena ends up exactly as large as the tree.
     pub(crate) fn compact(&mut self) {
-        if self.root.is_null() {
+        if self.root.is_null() || self.root.is_leaf() {
+            self.node_count = 0;
             self.nodes.clear();
             self.free_list = NodeId::NULL;
             return;
@@ -101,7 +106,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         scratch: &mut LayoutScratch<V>,
     ) {
         let keep = keep_height.unwrap_or(0);
-        let moves = |node: &Node<V>| keep == 0 || node.height > keep;
+        let moves = |id: NodeId| {
+            !id.is_leaf() && (keep == 0 || self.nodes[id.index()].height > keep)
+        };
         scratch.order.clear();
         scratch.parent.clear();
         scratch.kept.clear();
@@ -111,12 +118,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         scratch.stack.push((top, 0));
         while let Some((id, position)) = scratch.stack.pop() {
             let node = &self.nodes[id.index()];
-            if node.is_leaf() {
-                continue;
-            }
             let mut pending = [None, None];
             for (k, child) in [node.child1, node.child2].into_iter().enumerate() {
-                if moves(&self.nodes[child.index()]) {
+                if moves(child) {
                     let at = scratch.order.len() as u32;
                     scratch.order.push(child);
                     scratch
@@ -134,9 +138,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Moves node `order[i]` to slot `slots[i]` for every `i` and rewrites the links that
-    /// named the old slots: children's and kept nodes' parent links, parents' child links
-    /// (the top's parent, or the root, included) and the proxies' leaf entries. No node
-    /// outside `order` may sit in one of `slots`.
+    /// named the old slots: children's, kept nodes' and leaves' parent links, parents'
+    /// child links (the top's parent, or the root, included). No node outside `order` may
+    /// sit in one of `slots`.
     fn move_nodes(&mut self, scratch: &mut LayoutScratch<V>) {
         let LayoutScratch {
             order,
@@ -163,15 +167,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     copies[p].child2 = slot;
                 }
             }
-            if copies[i].is_leaf() {
-                self.leaf_of[copies[i].proxy().index()] = slot;
-            }
         }
         for (node, &slot) in copies.iter().zip(slots.iter()) {
             self.nodes[slot.index()] = *node;
         }
         for &(node, p) in kept.iter() {
-            self.nodes[node.index()].parent = slots[p as usize];
+            self.set_parent(node, slots[p as usize]);
         }
         let (old_top, new_top) = (order[0], slots[0]);
         if top_parent.is_null() {

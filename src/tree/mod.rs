@@ -73,7 +73,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use crate::Vector;
 use crate::geometry::BoundingBox;
 
-pub(crate) use node::{Node, Stamp};
+pub(crate) use node::{Leaf, MAX_PROXIES, Node, Stamp};
 pub use node::{NodeId, NodeView, ProxyId};
 pub use parallel::ParallelPairs;
 pub use query::RayHit;
@@ -89,6 +89,8 @@ pub enum TreeError {
     InvalidBox,
     /// A displacement or margin that is NaN or infinite, or a negative margin.
     InvalidValue,
+    /// The tree holds as many proxies as it can (2³¹ − 2).
+    Full,
 }
 
 impl fmt::Display for TreeError {
@@ -99,6 +101,7 @@ impl fmt::Display for TreeError {
                 write!(f, "box has a non-finite corner or min > max on some axis")
             }
             TreeError::InvalidValue => write!(f, "displacement or margin is not finite"),
+            TreeError::Full => write!(f, "the tree holds as many proxies as it can"),
         }
     }
 }
@@ -116,13 +119,11 @@ pub const DEFAULT_MARGIN: f32 = 0.05;
 ///
 /// See the [module documentation](self) for a guide.
 pub struct DynamicTree<V: Vector, T = ()> {
+    /// The internal nodes.
     pub(crate) nodes: Vec<Node<V>>,
-    /// Each proxy's leaf node (`NULL` for a free proxy id).
-    pub(crate) leaf_of: Vec<NodeId>,
-    /// Each live proxy's fat box, a copy of its leaf's (stale for free ids): moves that
-    /// stay inside it (most of them) read this table, in proxy order, and not the leaf,
-    /// wherever it sits.
-    pub(crate) fat_of: Vec<BoundingBox<V>>,
+    /// The leaves, by proxy id (free ids have [`Leaf::FREE`]'s parent link). Moves read
+    /// and write this table only, in proxy order.
+    pub(crate) leaves: Vec<Leaf<V>>,
     /// Each proxy's payload, by proxy id.
     pub(crate) data: Vec<Option<T>>,
     /// Proxy ids free for reuse, the last freed on top.
@@ -173,8 +174,7 @@ impl<V: Vector, T: Clone> Clone for DynamicTree<V, T> {
     fn clone(&self) -> Self {
         Self {
             nodes: self.nodes.clone(),
-            leaf_of: self.leaf_of.clone(),
-            fat_of: self.fat_of.clone(),
+            leaves: self.leaves.clone(),
             data: self.data.clone(),
             free_proxies: self.free_proxies.clone(),
             root: self.root,
@@ -201,8 +201,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     pub fn new() -> Self {
         Self {
             nodes: Vec::new(),
-            leaf_of: Vec::new(),
-            fat_of: Vec::new(),
+            leaves: Vec::new(),
             data: Vec::new(),
             free_proxies: Vec::new(),
             root: NodeId::NULL,
@@ -254,15 +253,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Makes room for at least `additional` more proxies, so that creating them one by
     /// one does not grow the tree's arrays a doubling at a time (each proxy takes a leaf
-    /// and an internal node, and a slot in each per-proxy table).
+    /// and a payload slot, and an internal node joins it to the tree).
     pub fn reserve(&mut self, additional: usize) {
         let new_ids = additional.saturating_sub(self.free_proxies.len());
-        self.leaf_of.reserve(new_ids);
-        self.fat_of.reserve(new_ids);
+        self.leaves.reserve(new_ids);
         self.data.reserve(new_ids);
         let free_nodes = self.nodes.len().saturating_sub(self.node_count);
         self.nodes
-            .reserve(additional.saturating_mul(2).saturating_sub(free_nodes));
+            .reserve(additional.saturating_sub(free_nodes));
     }
 
     /// Whether the tree holds no proxy.
@@ -280,7 +278,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if self.root.is_null() {
             0
         } else {
-            self.nodes[self.root.index()].height
+            self.height_of(self.root)
         }
     }
 
@@ -308,43 +306,54 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// The fat box stored for a proxy.
     pub fn fat_box(&self, id: ProxyId) -> Option<BoundingBox<V>> {
-        self.live_leaf(id)?;
-        Some(self.fat_of[id.index()])
+        Some(self.live_leaf(id)?.aabb)
     }
 
-    /// The leaf node holding a proxy, for inspection. It may change on any pair update (the
-    /// incremental rebuilds re-lay out what they rebuild), on [`Self::rebuild`] and on
-    /// [`Self::build`]; the proxy id does not.
+    /// The leaf node of a proxy, for inspection: [`NodeId::leaf`]-tagged, the same for the
+    /// proxy's whole life.
     pub fn leaf(&self, id: ProxyId) -> Option<NodeId> {
         self.live_leaf(id)?;
-        Some(self.leaf_of[id.index()])
+        Some(NodeId::leaf(id))
     }
 
     /// Every live proxy with its payload and fat box, in id order.
     pub fn proxies(&self) -> impl Iterator<Item = (ProxyId, &T, BoundingBox<V>)> + '_ {
-        self.leaf_of
+        self.leaves
             .iter()
             .zip(&self.data)
             .enumerate()
-            .filter_map(|(i, (&leaf, data))| {
+            .filter_map(|(i, (leaf, data))| {
                 let data = data.as_ref()?;
-                let node = self.nodes.get(leaf.index())?;
-                Some((ProxyId(i as u32), data, node.aabb))
+                leaf.is_live().then_some((ProxyId(i as u32), data, leaf.aabb))
             })
     }
 
     /// A read-only view of a node, for inspection.
     pub fn node(&self, id: NodeId) -> Option<NodeView<V>> {
+        if id.is_null() {
+            return None;
+        }
+        let parent = |p: NodeId| (!p.is_null()).then_some(p);
+        if id.is_leaf() {
+            let leaf = self.live_leaf(id.proxy())?;
+            return Some(NodeView {
+                aabb: leaf.aabb,
+                parent: parent(leaf.parent),
+                children: None,
+                height: 0,
+                proxy: Some(id.proxy()),
+            });
+        }
         let node = self.nodes.get(id.index())?;
         if !node.is_allocated() {
             return None;
         }
         Some(NodeView {
             aabb: node.aabb,
-            parent: (!node.parent.is_null()).then_some(node.parent),
-            children: (!node.is_leaf()).then_some((node.child1, node.child2)),
+            parent: parent(node.parent),
+            children: Some((node.child1, node.child2)),
             height: node.height,
-            proxy: node.is_leaf().then_some(node.proxy()),
+            proxy: None,
         })
     }
 
@@ -385,9 +394,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if !fat.is_valid() {
             return Err(TreeError::InvalidBox);
         }
-        let leaf = self.allocate_node();
-        self.nodes[leaf.index()].aabb = fat;
-        let proxy = self.allocate_proxy(leaf, data);
+        let proxy = self.allocate_proxy(fat, data)?;
+        let leaf = NodeId::leaf(proxy);
         self.insert_leaf(leaf);
         self.mark_moved(leaf);
         Ok(proxy)
@@ -395,17 +403,15 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Removes a proxy and returns its payload.
     pub fn destroy_proxy(&mut self, id: ProxyId) -> Result<T, TreeError> {
-        if self.live_leaf(id).is_none() {
+        let Some(leaf) = self.live_leaf(id) else {
             return Err(TreeError::UnknownProxy(id));
-        }
-        let leaf = self.leaf_of[id.index()];
-        if self.nodes[leaf.index()].stamp == self.epoch {
+        };
+        if leaf.stamp == self.epoch {
             self.moved_count -= 1;
         }
-        self.remove_leaf(leaf);
-        self.free_node(leaf);
+        self.remove_leaf(NodeId::leaf(id));
         self.proxy_count -= 1;
-        self.leaf_of[id.index()] = NodeId::NULL;
+        self.leaves[id.index()] = Leaf::FREE;
         self.free_proxies.push(id.0);
         self.data[id.index()]
             .take()
@@ -426,15 +432,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
         displacement: V,
     ) -> Result<bool, TreeError> {
         let fat = self.new_fat_box(id, tight, displacement)?;
-        if let Some((leaf, fat)) = fat {
-            self.set_leaf_box(leaf, fat);
+        if let Some((parent, fat)) = fat {
+            self.grow_from(parent, fat);
         }
         Ok(fat.is_some())
     }
 
-    /// The checks and decision of a move, reading only the proxy tables: the proxy's leaf
-    /// and new fat box when the fat box must change (it is then stored in `fat_of`, and
-    /// the caller must store it in the leaf), `None` when the move changes nothing.
+    /// The checks and decision of a move, reading only the proxy's leaf: when the fat box
+    /// must change, the leaf gets it (and is marked moved, see [`Self::write_leaf`]) and
+    /// the leaf's parent and the box are returned, for the caller to grow the ancestors
+    /// ([`Self::grow_from`]); `None` when the move changes nothing.
     #[inline(always)]
     pub(crate) fn new_fat_box(
         &mut self,
@@ -442,12 +449,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
         tight: BoundingBox<V>,
         displacement: V,
     ) -> Result<Option<(NodeId, BoundingBox<V>)>, TreeError> {
-        let Some(&leaf) = self.leaf_of.get(id.index()) else {
+        let Some(leaf) = self.leaves.get(id.index()) else {
             return Err(TreeError::UnknownProxy(id));
         };
-        if leaf.is_null() {
+        if !leaf.is_live() {
             return Err(TreeError::UnknownProxy(id));
         }
+        let old = leaf.aabb;
         // Most calls change nothing, so the checks of the common path are cheap ones:
         // every comparison made, combined with `&` (see `valid_box`).
         if !(valid_box(&tight) & displacement.abs().all_lt(V::INFINITY)) {
@@ -457,7 +465,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 TreeError::InvalidBox
             });
         }
-        let old = self.fat_of[id.index()];
         // The first half of `keeps_fat_box`, which needs no fat box: the common case keeps
         // its fat box without computing the new one.
         if old.contains(&tight) && Self::small_enough(&old, &tight) {
@@ -470,8 +477,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if !valid_box(&fat) {
             return Err(TreeError::InvalidBox);
         }
-        self.fat_of[id.index()] = fat;
-        Ok(Some((leaf, fat)))
+        let leaf = NodeId::leaf(id);
+        self.write_leaf(leaf, fat);
+        Ok(Some((self.leaves[id.index()].parent, fat)))
     }
 
     /// Whether a move keeps the proxy's fat box `old` (the tree is not touched): the new
@@ -510,16 +518,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if !fat.is_valid() {
             return Err(TreeError::InvalidBox);
         }
-        self.fat_of[id.index()] = fat;
-        self.set_leaf_box(self.leaf_of[id.index()], fat);
+        self.set_leaf_box(NodeId::leaf(id), fat);
         Ok(())
     }
 
     /// Removes every proxy.
     pub fn clear(&mut self) {
         self.nodes.clear();
-        self.leaf_of.clear();
-        self.fat_of.clear();
+        self.leaves.clear();
         self.data.clear();
         self.free_proxies.clear();
         self.root = NodeId::NULL;
@@ -532,32 +538,89 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     // ----- internals -------------------------------------------------------------------
 
-    /// The leaf of a live proxy. A live proxy always has a payload and a leaf that names
-    /// it back ([`Self::validate`] checks both), so neither is read here.
+    /// The leaf of a live proxy. A live proxy always has a payload and a leaf linked into
+    /// the tree ([`Self::validate`] checks both), so neither is read here.
     #[inline]
-    pub(crate) fn live_leaf(&self, id: ProxyId) -> Option<&Node<V>> {
-        let leaf = *self.leaf_of.get(id.index())?;
-        self.nodes.get(leaf.index())
+    pub(crate) fn live_leaf(&self, id: ProxyId) -> Option<&Leaf<V>> {
+        self.leaves.get(id.index()).filter(|leaf| leaf.is_live())
     }
 
-    /// Gives a new leaf (its fat box set) a proxy id (the last one freed, or a new one)
-    /// and its payload.
-    pub(crate) fn allocate_proxy(&mut self, leaf: NodeId, data: T) -> ProxyId {
+    /// Gives a new leaf with fat box `fat` a proxy id (the last one freed, or a new one)
+    /// and its payload. The leaf is not linked into the tree yet (its parent is null).
+    pub(crate) fn allocate_proxy(
+        &mut self,
+        fat: BoundingBox<V>,
+        data: T,
+    ) -> Result<ProxyId, TreeError> {
         let id = match self.free_proxies.pop() {
             Some(id) => id,
             None => {
-                self.leaf_of.push(NodeId::NULL);
-                self.fat_of.push(BoundingBox::default());
+                if self.leaves.len() >= MAX_PROXIES as usize {
+                    return Err(TreeError::Full);
+                }
+                self.leaves.push(Leaf::FREE);
                 self.data.push(None);
-                (self.leaf_of.len() - 1) as u32
+                (self.leaves.len() - 1) as u32
             }
         };
-        self.leaf_of[id as usize] = leaf;
-        self.fat_of[id as usize] = self.nodes[leaf.index()].aabb;
+        self.leaves[id as usize] = Leaf {
+            aabb: fat,
+            parent: NodeId::NULL,
+            stamp: 0,
+        };
         self.data[id as usize] = Some(data);
-        self.nodes[leaf.index()].child2 = NodeId(id);
         self.proxy_count += 1;
-        ProxyId(id)
+        Ok(ProxyId(id))
+    }
+
+    /// The box of a node or leaf.
+    #[inline(always)]
+    pub(crate) fn bounds(&self, id: NodeId) -> &BoundingBox<V> {
+        if id.is_leaf() {
+            &self.leaves[id.proxy().index()].aabb
+        } else {
+            &self.nodes[id.index()].aabb
+        }
+    }
+
+    /// The change mark of a node or leaf.
+    #[inline(always)]
+    pub(crate) fn stamp_of(&self, id: NodeId) -> Stamp {
+        if id.is_leaf() {
+            self.leaves[id.proxy().index()].stamp
+        } else {
+            self.nodes[id.index()].stamp
+        }
+    }
+
+    /// The height of a node or leaf (0).
+    #[inline(always)]
+    pub(crate) fn height_of(&self, id: NodeId) -> u16 {
+        if id.is_leaf() {
+            0
+        } else {
+            self.nodes[id.index()].height
+        }
+    }
+
+    /// The parent of a node or leaf.
+    #[inline(always)]
+    pub(crate) fn parent_of(&self, id: NodeId) -> NodeId {
+        if id.is_leaf() {
+            self.leaves[id.proxy().index()].parent
+        } else {
+            self.nodes[id.index()].parent
+        }
+    }
+
+    /// Sets the parent of a node or leaf.
+    #[inline(always)]
+    pub(crate) fn set_parent(&mut self, id: NodeId, parent: NodeId) {
+        if id.is_leaf() {
+            self.leaves[id.proxy().index()].parent = parent;
+        } else {
+            self.nodes[id.index()].parent = parent;
+        }
     }
 
     /// Stores a new fat box in a leaf, grows the ancestors that no longer enclose it and
@@ -574,11 +637,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     pub(crate) fn write_leaf(&mut self, leaf: NodeId, fat: BoundingBox<V>) {
         let epoch = self.epoch;
         self.exact = false;
-        let node = &mut self.nodes[leaf.index()];
-        node.aabb = fat;
-        self.moved_count += (node.stamp != epoch) as usize;
+        let leaf = &mut self.leaves[leaf.proxy().index()];
+        leaf.aabb = fat;
+        self.moved_count += (leaf.stamp != epoch) as usize;
         self.optimizer.changes += 1;
-        node.stamp = epoch;
+        leaf.stamp = epoch;
     }
 
     /// Grows the ancestors of a leaf whose box became `fat` until they enclose it, and
@@ -596,8 +659,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// the first [`UNCONDITIONAL_LEVELS`] ancestors are always updated, without a branch
     /// on the data, and the stop is tested from there on.
     pub(crate) fn grow_ancestors(&mut self, leaf: NodeId, fat: BoundingBox<V>) {
+        self.grow_from(self.leaves[leaf.proxy().index()].parent, fat);
+    }
+
+    /// [`Self::grow_ancestors`] from the leaf's parent `parent` (nothing when null).
+    pub(crate) fn grow_from(&mut self, parent: NodeId, fat: BoundingBox<V>) {
         let epoch = self.epoch;
-        let mut index = self.nodes[leaf.index()].parent;
+        let mut index = parent;
         let mut level = 0;
         while !index.is_null() {
             let node = &mut self.nodes[index.index()];
@@ -617,14 +685,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// already marked: its ancestors are marked too).
     pub(crate) fn mark_moved(&mut self, leaf: NodeId) {
         let epoch = self.epoch;
-        if self.nodes[leaf.index()].stamp == epoch {
+        let l = &mut self.leaves[leaf.proxy().index()];
+        if l.stamp == epoch {
             return;
         }
+        l.stamp = epoch;
         self.moved_count += 1;
-        let mut index = leaf;
+        let mut index = l.parent;
         while !index.is_null() {
             let node = &mut self.nodes[index.index()];
-            if node.stamp == epoch && index != leaf {
+            if node.stamp == epoch {
                 break;
             }
             node.stamp = epoch;
@@ -634,7 +704,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     #[inline]
     pub(crate) fn is_changed(&self, id: NodeId) -> bool {
-        self.nodes[id.index()].stamp == self.epoch
+        self.stamp_of(id) == self.epoch
     }
 
     /// Forgets every mark: the next epoch starts with nothing changed.
@@ -643,6 +713,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if self.epoch == Stamp::MAX {
             for node in &mut self.nodes {
                 node.stamp = 0;
+            }
+            for leaf in &mut self.leaves {
+                leaf.stamp = 0;
             }
             self.epoch = 1;
         } else {
@@ -667,6 +740,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     pub(crate) fn free_node(&mut self, id: NodeId) {
+        debug_assert!(!id.is_leaf());
         self.nodes[id.index()] = Node::free(self.free_list);
         self.free_list = id;
         self.node_count -= 1;
@@ -679,10 +753,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let n = &self.nodes[id.index()];
             (n.child1, n.child2)
         };
-        let (a, b) = (&self.nodes[c1.index()], &self.nodes[c2.index()]);
-        let aabb = a.aabb.merged(&b.aabb);
-        let height = 1 + a.height.max(b.height);
-        let changed = a.stamp == self.epoch || b.stamp == self.epoch;
+        let aabb = self.bounds(c1).merged(self.bounds(c2));
+        let height = 1 + self.height_of(c1).max(self.height_of(c2));
+        let changed = self.stamp_of(c1) == self.epoch || self.stamp_of(c2) == self.epoch;
         let n = &mut self.nodes[id.index()];
         n.aabb = aabb;
         n.height = height;
@@ -698,7 +771,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         changed_only: bool,
         mut visit: impl FnMut(&mut Self, NodeId),
     ) {
-        if self.root.is_null() || self.nodes[self.root.index()].is_leaf() {
+        if self.root.is_null() || self.root.is_leaf() {
             return;
         }
         let epoch = self.epoch;
@@ -718,8 +791,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             stack.push((id, true));
             let node = &self.nodes[id.index()];
             for child in [node.child2, node.child1] {
-                let c = &self.nodes[child.index()];
-                if !c.is_leaf() && (!changed_only || c.stamp == epoch) {
+                if !child.is_leaf() && (!changed_only || self.nodes[child.index()].stamp == epoch)
+                {
                     stack.push((child, false));
                 }
             }

@@ -25,9 +25,11 @@ const LANES: usize = 8;
 /// Buffers of [`DynamicTree::move_proxies`], reused.
 #[derive(Debug)]
 pub(crate) struct PendingMoves<V: Vector> {
-    /// Leaves to update, with their new fat boxes, in the order of the moves.
+    /// The parents of leaves already given their new fat boxes, whose ancestors (from the
+    /// parent up) wait to grow, with the boxes, in the order of the moves. A null parent
+    /// (the leaf is the root) has nothing to grow.
     moves: Vec<(NodeId, BoundingBox<V>)>,
-    /// The same, grouped by where the leaves sit in the arena.
+    /// The same, grouped by where the parents sit in the arena.
     sorted: Vec<(NodeId, BoundingBox<V>)>,
     /// Start of each group in `sorted`.
     starts: Vec<u32>,
@@ -43,9 +45,9 @@ impl<V: Vector> Default for PendingMoves<V> {
     }
 }
 
-/// A batch of leaf updates under way. Its pending updates are applied when it is dropped,
-/// so that a panic in the caller's iterator or callback, halfway through a batch, still
-/// leaves every leaf with the box its proxy's copy records.
+/// A batch of leaf updates under way. Its pending ancestor updates are applied when it is
+/// dropped, so that a panic in the caller's iterator or callback, halfway through a batch,
+/// still leaves every ancestor enclosing its leaves.
 struct Batch<'a, V: Vector, T> {
     tree: &'a mut DynamicTree<V, T>,
     pending: PendingMoves<V>,
@@ -72,10 +74,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// displacement)` in order, with `result` told each call's outcome, but faster for
     /// large batches.
     ///
-    /// Deciding whether a move changes anything reads only a table in proxy order; the
-    /// leaves that must change (and their ancestors) are then updated in the order they
-    /// sit in memory rather than in the order of the moves, which turns most of their
-    /// cache misses into hits.
+    /// Deciding whether a move changes anything, and storing the new fat box, read and
+    /// write only the table of leaves, in proxy order; the ancestors of the leaves that
+    /// changed are then updated in the order they sit in memory rather than in the order
+    /// of the moves, which turns most of their cache misses into hits.
     ///
     /// The results, the fat boxes and the pairs of the next update are exactly those of
     /// the single calls. The internal boxes may be tighter: a batch that changes at least
@@ -121,37 +123,32 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 result(id, Err(TreeError::InvalidBox));
                 continue;
             }
-            batch.tree.fat_of[id.index()] = fat;
-            batch.pending.moves.push((leaf, fat));
+            batch.tree.write_leaf(leaf, fat);
+            let parent = batch.tree.parent_of(leaf);
+            batch.pending.moves.push((parent, fat));
             result(id, Ok(()));
         }
     }
 
-    /// Stores the pending leaves' new boxes and updates their ancestors: grown leaf by
-    /// leaf, in memory order when there are enough leaves, or by one refit of the whole
-    /// tree when many changed.
+    /// Updates the ancestors of the pending leaves (which have their new boxes already):
+    /// grown leaf by leaf, in memory order when there are enough leaves, or by one refit
+    /// of the whole tree when many changed.
     fn apply_pending(&mut self, pending: &mut PendingMoves<V>) {
         let count = pending.moves.len();
         if count >= SORT_FROM && count * BULK_FROM >= self.proxy_count {
-            for &(leaf, fat) in &pending.moves {
-                self.write_leaf(leaf, fat);
-            }
             self.refit_all();
         } else if count < SORT_FROM {
-            for &(leaf, fat) in &pending.moves {
-                self.set_leaf_box(leaf, fat);
+            for &(parent, fat) in &pending.moves {
+                self.grow_from(parent, fat);
             }
         } else {
             self.group_by_place(pending);
-            for &(leaf, fat) in &pending.sorted {
-                self.write_leaf(leaf, fat);
-            }
             self.grow_ancestors_interleaved(&pending.sorted);
         }
     }
 
-    /// [`Self::grow_ancestors`] for each `(leaf, fat)`, with [`LANES`] walks up the tree
-    /// in flight at once, one step of each in turn.
+    /// [`Self::grow_from`] for each `(parent, fat)` (no parent null), with [`LANES`] walks
+    /// up the tree in flight at once, one step of each in turn.
     ///
     /// A walk up is a chain of dependent loads (each parent is known only once its child
     /// is read), so one walk at a time waits for each miss in turn; several walks taken
@@ -167,8 +164,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut next = 0;
         let mut active = 0;
         for lane in &mut lanes {
-            if let Some(&(leaf, fat)) = items.get(next) {
-                *lane = (self.nodes[leaf.index()].parent, fat, 0);
+            if let Some(&(parent, fat)) = items.get(next) {
+                *lane = (parent, fat, 0);
                 next += 1;
                 active += 1;
             }
@@ -188,9 +185,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 if (done & (level + 1 >= UNCONDITIONAL_LEVELS)) | parent.is_null() {
                     // This walk is over: start the next one in its lane.
                     *lane = match items.get(next) {
-                        Some(&(leaf, fat)) => {
+                        Some(&(parent, fat)) => {
                             next += 1;
-                            (self.nodes[leaf.index()].parent, fat, 0)
+                            (parent, fat, 0)
                         }
                         None => {
                             active -= 1;
@@ -204,13 +201,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Puts `pending.moves` into `pending.sorted` grouped by arena region (a counting
-    /// sort on the leaf index's high bits, stable, so that two moves of one proxy keep
-    /// their order and the later box wins). Regions are small enough for the nodes of
-    /// one to stay in cache while it is worked through.
+    /// Puts `pending.moves` into `pending.sorted` grouped by the arena region of the
+    /// parents (a counting sort on the parent index's high bits), leaving out null parents
+    /// (nothing to grow). Regions are small enough for the nodes of one to stay in cache
+    /// while it is worked through.
     fn group_by_place(&self, pending: &mut PendingMoves<V>) {
         const REGION_BITS: u32 = 9;
         let regions = (self.nodes.len() >> REGION_BITS) + 1;
+        let region = |parent: NodeId| parent.index() >> REGION_BITS;
         let PendingMoves {
             moves,
             sorted,
@@ -218,17 +216,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
         } = pending;
         starts.clear();
         starts.resize(regions + 1, 0);
-        for &(leaf, _) in moves.iter() {
-            starts[(leaf.index() >> REGION_BITS) + 1] += 1;
+        for &(parent, _) in moves.iter().filter(|(parent, _)| !parent.is_null()) {
+            starts[region(parent) + 1] += 1;
         }
         for r in 1..=regions {
             starts[r] += starts[r - 1];
         }
         sorted.clear();
-        sorted.resize(moves.len(), (NodeId::NULL, BoundingBox::default()));
-        for &(leaf, fat) in moves.iter() {
-            let slot = &mut starts[leaf.index() >> REGION_BITS];
-            sorted[*slot as usize] = (leaf, fat);
+        sorted.resize(starts[regions] as usize, (NodeId::NULL, BoundingBox::default()));
+        for &(parent, fat) in moves.iter().filter(|(parent, _)| !parent.is_null()) {
+            let slot = &mut starts[region(parent)];
+            sorted[*slot as usize] = (parent, fat);
             *slot += 1;
         }
     }

@@ -85,7 +85,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 let id = candidates[(start + k) % count];
                 let node = &self.nodes[id.index()];
                 let valid = node.is_allocated()
-                    && !node.is_leaf()
                     && node.height <= subtree_height
                     && (node.parent.is_null()
                         || self.nodes[node.parent.index()].height > subtree_height);

@@ -2,7 +2,10 @@
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
-use crate::tree::{DynamicTree, NodeId, ProxyId};
+use crate::tree::{DynamicTree, NodeId, ProxyId, Stamp};
+
+/// What the walk reads of a node or leaf: its box and its change mark.
+pub(crate) type Entry<'a, V> = (&'a BoundingBox<V>, Stamp);
 
 /// [`BoundingBox::overlaps`] (touching counts) computed without branches: every axis is
 /// compared and the results are combined with `&`, which leaves the walks one branch per
@@ -189,9 +192,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Whether an update has a walk to do: the root is an internal node and changed.
     pub(crate) fn has_walk(&self) -> bool {
-        !self.root.is_null()
-            && self.is_changed(self.root)
-            && !self.nodes[self.root.index()].is_leaf()
+        !self.root.is_null() && !self.root.is_leaf() && self.is_changed(self.root)
     }
 
     /// How the refits of an update go: whether changed nodes rotate (only when fewer than
@@ -239,6 +240,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
+    /// The box and change mark of a node or leaf.
+    #[inline(always)]
+    pub(crate) fn entry(&self, id: NodeId) -> Entry<'_, V> {
+        if id.is_leaf() {
+            let leaf = &self.leaves[id.proxy().index()];
+            (&leaf.aabb, leaf.stamp)
+        } else {
+            let node = &self.nodes[id.index()];
+            (&node.aabb, node.stamp)
+        }
+    }
+
     /// Runs one task of the walk other than a refit: self(x) when `x == y` (which first
     /// pushes refit(x) when `refits`), else a pair of nodes that passed [`Self::hit`].
     /// `tasks` must have room for five more tasks above `fill`.
@@ -257,36 +270,37 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ) {
         let epoch = self.epoch;
         let nodes = &self.nodes;
-        let (nx, ny) = (&nodes[x.index()], &nodes[y.index()]);
         if x == y {
+            let nx = &nodes[x.index()];
             tasks[*fill] = (x, NodeId::NULL);
             *fill += refits as usize;
             let (c1, c2) = (nx.child1, nx.child2);
-            let (n1, n2) = (&nodes[c1.index()], &nodes[c2.index()]);
+            let (e1, e2) = (self.entry(c1), self.entry(c2));
             tasks[*fill] = (c2, c2);
-            *fill += ((n2.stamp == epoch) & !n2.is_leaf()) as usize;
+            *fill += ((e2.1 == epoch) & !c2.is_leaf()) as usize;
             tasks[*fill] = (c1, c1);
-            *fill += ((n1.stamp == epoch) & !n1.is_leaf()) as usize;
-            self.node_pair(c1, c2, (n1, n2), tasks, fill, walk, visited, reported, f);
+            *fill += ((e1.1 == epoch) & !c1.is_leaf()) as usize;
+            self.node_pair(c1, c2, (e1, e2), tasks, fill, walk, visited, reported, f);
             return;
         }
-        match (nx.is_leaf(), ny.is_leaf()) {
+        match (x.is_leaf(), y.is_leaf()) {
             (true, true) => {
                 **reported += 1;
-                f(nx.proxy(), ny.proxy());
+                f(x.proxy(), y.proxy());
             }
             (true, false) => self.leaf_against_subtree(x, y, walk, visited, reported, f),
             (false, true) => self.leaf_against_subtree(y, x, walk, visited, reported, f),
             (false, false) => {
                 // cross(x, y): the four pairs of a child of each.
+                let (nx, ny) = (&nodes[x.index()], &nodes[y.index()]);
                 let (x1, x2, y1, y2) = (nx.child1, nx.child2, ny.child1, ny.child2);
-                let (nx1, nx2) = (&nodes[x1.index()], &nodes[x2.index()]);
-                let (ny1, ny2) = (&nodes[y1.index()], &nodes[y2.index()]);
+                let (ex1, ex2) = (self.entry(x1), self.entry(x2));
+                let (ey1, ey2) = (self.entry(y1), self.entry(y2));
                 let (v, r) = (&mut **visited, &mut **reported);
-                self.node_pair(x2, y2, (nx2, ny2), tasks, fill, walk, v, r, f);
-                self.node_pair(x2, y1, (nx2, ny1), tasks, fill, walk, v, r, f);
-                self.node_pair(x1, y2, (nx1, ny2), tasks, fill, walk, v, r, f);
-                self.node_pair(x1, y1, (nx1, ny1), tasks, fill, walk, v, r, f);
+                self.node_pair(x2, y2, (ex2, ey2), tasks, fill, walk, v, r, f);
+                self.node_pair(x2, y1, (ex2, ey1), tasks, fill, walk, v, r, f);
+                self.node_pair(x1, y2, (ex1, ey2), tasks, fill, walk, v, r, f);
+                self.node_pair(x1, y1, (ex1, ey1), tasks, fill, walk, v, r, f);
             }
         }
     }
@@ -294,12 +308,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Whether a pair of nodes can hold a new pair of leaves: one of them changed and
     /// their boxes overlap.
     #[inline(always)]
-    pub(crate) fn hit(
-        a: &crate::tree::Node<V>,
-        b: &crate::tree::Node<V>,
-        epoch: crate::tree::Stamp,
-    ) -> bool {
-        ((a.stamp == epoch) | (b.stamp == epoch)) & overlap(&a.aabb, &b.aabb)
+    pub(crate) fn hit(a: Entry<'_, V>, b: Entry<'_, V>, epoch: Stamp) -> bool {
+        ((a.1 == epoch) | (b.1 == epoch)) & overlap(a.0, b.0)
     }
 
     /// A pair of nodes met by the walk (see [`Self::refit_and_pairs`]): tested, and kept
@@ -317,7 +327,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         &self,
         a: NodeId,
         b: NodeId,
-        (na, nb): (&crate::tree::Node<V>, &crate::tree::Node<V>),
+        (ea, eb): (Entry<'_, V>, Entry<'_, V>),
         tasks: &mut [(NodeId, NodeId)],
         fill: &mut usize,
         walk: &mut Vec<NodeId>,
@@ -325,7 +335,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         reported: &mut u64,
         f: &mut impl FnMut(ProxyId, ProxyId),
     ) {
-        let hit = Self::hit(na, nb, self.epoch);
+        let hit = Self::hit(ea, eb, self.epoch);
         if V::DIM == 3 {
             tasks[*fill] = (a, b);
             *fill += hit as usize;
@@ -334,10 +344,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if !hit {
             return;
         }
-        match (na.is_leaf(), nb.is_leaf()) {
+        match (a.is_leaf(), b.is_leaf()) {
             (true, true) => {
                 *reported += 1;
-                f(na.proxy(), nb.proxy());
+                f(a.proxy(), b.proxy());
             }
             (false, false) => {
                 tasks[*fill] = (a, b);
@@ -369,9 +379,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ) {
         let epoch = self.epoch;
         let nodes = &self.nodes;
-        let leaf_node = &nodes[leaf.index()];
-        let aabb = leaf_node.aabb;
-        let leaf_changed = leaf_node.stamp == epoch;
+        let proxy = leaf.proxy();
+        let held = &self.leaves[proxy.index()];
+        let aabb = held.aabb;
+        let leaf_changed = held.stamp == epoch;
         if walk.len() < 64 {
             walk.resize(64, NodeId::NULL);
         }
@@ -382,18 +393,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
             *visited += 1;
             let node = &nodes[walk[fill].index()];
             let (c1, c2) = (node.child1, node.child2);
-            let (n1, n2) = (&nodes[c1.index()], &nodes[c2.index()]);
-            let hit1 = (leaf_changed | (n1.stamp == epoch)) & overlap(&n1.aabb, &aabb);
-            let hit2 = (leaf_changed | (n2.stamp == epoch)) & overlap(&n2.aabb, &aabb);
-            let (leaf1, leaf2) = (n1.is_leaf(), n2.is_leaf());
+            let (e1, e2) = (self.entry(c1), self.entry(c2));
+            let hit1 = (leaf_changed | (e1.1 == epoch)) & overlap(e1.0, &aabb);
+            let hit2 = (leaf_changed | (e2.1 == epoch)) & overlap(e2.0, &aabb);
+            let (leaf1, leaf2) = (c1.is_leaf(), c2.is_leaf());
             if (hit1 & leaf1) | (hit2 & leaf2) {
                 if hit1 & leaf1 {
                     *reported += 1;
-                    f(leaf_node.proxy(), n1.proxy());
+                    f(proxy, c1.proxy());
                 }
                 if hit2 & leaf2 {
                     *reported += 1;
-                    f(leaf_node.proxy(), n2.proxy());
+                    f(proxy, c2.proxy());
                 }
             }
             if fill + 2 > walk.len() {

@@ -272,8 +272,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 continue;
             }
             for child in [node.child2, node.child1] {
-                let c = &self.nodes[child.index()];
-                if c.stamp == epoch && !c.is_leaf() {
+                if !child.is_leaf() && self.nodes[child.index()].stamp == epoch {
                     stack.push(child);
                 }
             }
@@ -318,21 +317,20 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 queue.push_front(task);
                 break;
             }
-            let (na, nb) = (&self.nodes[task.a.index()], &self.nodes[task.b.index()]);
             let hits = |a: NodeId, b: NodeId| {
-                Self::hit(&self.nodes[a.index()], &self.nodes[b.index()], epoch)
-                    .then_some(PairTask { a, b })
+                Self::hit(self.entry(a), self.entry(b), epoch).then_some(PairTask { a, b })
             };
             if task.a == task.b {
                 // self(N): self of each changed internal child, and child against child.
+                let na = &self.nodes[task.a.index()];
                 for child in [na.child1, na.child2] {
-                    let c = &self.nodes[child.index()];
-                    if c.stamp == epoch && !c.is_leaf() {
+                    if !child.is_leaf() && self.nodes[child.index()].stamp == epoch {
                         queue.push_back(PairTask { a: child, b: child });
                     }
                 }
                 queue.extend(hits(na.child1, na.child2));
-            } else if !na.is_leaf() && !nb.is_leaf() {
+            } else if !task.a.is_leaf() && !task.b.is_leaf() {
+                let (na, nb) = (&self.nodes[task.a.index()], &self.nodes[task.b.index()]);
                 for x in [na.child1, na.child2] {
                     for y in [nb.child1, nb.child2] {
                         queue.extend(hits(x, y));

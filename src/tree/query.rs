@@ -39,7 +39,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         overlaps: impl Fn(&BoundingBox<V>) -> bool,
         mut f: impl FnMut(ProxyId, &T) -> bool,
     ) {
-        if self.root.is_null() || !overlaps(&self.nodes[self.root.index()].aabb) {
+        if self.root.is_null() || !overlaps(self.bounds(self.root)) {
             return;
         }
         let mut stack: Stack = SmallVec::new();
@@ -48,19 +48,20 @@ impl<V: Vector, T> DynamicTree<V, T> {
         'stack: while let Some(mut id) = stack.pop() {
             loop {
                 visited += 1;
-                let node = &self.nodes[id.index()];
-                if node.is_leaf() {
+                if id.is_leaf() {
                     leaves += 1;
-                    if let Some(data) = &self.data[node.proxy().index()]
-                        && !f(node.proxy(), data)
+                    let proxy = id.proxy();
+                    if let Some(data) = &self.data[proxy.index()]
+                        && !f(proxy, data)
                     {
                         break 'stack;
                     }
                     break;
                 }
+                let node = &self.nodes[id.index()];
                 let (c1, c2) = (node.child1, node.child2);
-                let hit1 = overlaps(&self.nodes[c1.index()].aabb);
-                let hit2 = overlaps(&self.nodes[c2.index()].aabb);
+                let hit1 = overlaps(self.bounds(c1));
+                let hit2 = overlaps(self.bounds(c2));
                 id = match (hit1, hit2) {
                     (true, true) => {
                         stack.push(c2);
@@ -156,8 +157,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut best: Option<RayHit> = None;
         let mut best_t = max_t;
         let mut stack: SmallVec<[(NodeId, f32); 64]> = SmallVec::new();
-        let root = &self.nodes[self.root.index()];
-        let t = slabs.hit_at(&grow(&root.aabb), best_t)?;
+        let t = slabs.hit_at(&grow(self.bounds(self.root)), best_t)?;
         stack.push((self.root, t));
         let (mut visited, mut leaves) = (0u64, 0u64);
         while let Some((mut id, t_enter)) = stack.pop() {
@@ -168,25 +168,23 @@ impl<V: Vector, T> DynamicTree<V, T> {
             // farther one is pushed and revisited once this branch is done.
             loop {
                 visited += 1;
-                let node = &self.nodes[id.index()];
-                if node.is_leaf() {
+                if id.is_leaf() {
                     leaves += 1;
-                    if let Some(data) = &self.data[node.proxy().index()]
-                        && let Some(t) = hit(node.proxy(), data)
+                    let proxy = id.proxy();
+                    if let Some(data) = &self.data[proxy.index()]
+                        && let Some(t) = hit(proxy, data)
                         && t <= best_t
                         && t >= 0.0
                     {
                         best_t = t;
-                        best = Some(RayHit {
-                            proxy: node.proxy(),
-                            t,
-                        });
+                        best = Some(RayHit { proxy, t });
                     }
                     break;
                 }
+                let node = &self.nodes[id.index()];
                 let (c1, c2) = (node.child1, node.child2);
-                let t1 = slabs.hit_at(&grow(&self.nodes[c1.index()].aabb), best_t);
-                let t2 = slabs.hit_at(&grow(&self.nodes[c2.index()].aabb), best_t);
+                let t1 = slabs.hit_at(&grow(self.bounds(c1)), best_t);
+                let t2 = slabs.hit_at(&grow(self.bounds(c2)), best_t);
                 id = match (t1, t2) {
                     (Some(a), Some(b)) => {
                         if a <= b {
@@ -217,7 +215,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let slabs = RaySlabs::new(ray);
         // Entered nodes with their entry parameter, tested before they are pushed (as in
         // `query_by`).
-        let Some(t) = slabs.hit_at(&self.nodes[self.root.index()].aabb, max_t) else {
+        let Some(t) = slabs.hit_at(self.bounds(self.root), max_t) else {
             return;
         };
         let mut stack: SmallVec<[(NodeId, f32); 64]> = SmallVec::new();
@@ -226,19 +224,20 @@ impl<V: Vector, T> DynamicTree<V, T> {
         'stack: while let Some((mut id, mut t)) = stack.pop() {
             loop {
                 visited += 1;
-                let node = &self.nodes[id.index()];
-                if node.is_leaf() {
+                if id.is_leaf() {
                     leaves += 1;
-                    if let Some(data) = &self.data[node.proxy().index()]
-                        && !f(node.proxy(), data, t)
+                    let proxy = id.proxy();
+                    if let Some(data) = &self.data[proxy.index()]
+                        && !f(proxy, data, t)
                     {
                         break 'stack;
                     }
                     break;
                 }
+                let node = &self.nodes[id.index()];
                 let (c1, c2) = (node.child1, node.child2);
-                let t1 = slabs.hit_at(&self.nodes[c1.index()].aabb, max_t);
-                let t2 = slabs.hit_at(&self.nodes[c2.index()].aabb, max_t);
+                let t1 = slabs.hit_at(self.bounds(c1), max_t);
+                let t2 = slabs.hit_at(self.bounds(c2), max_t);
                 (id, t) = match (t1, t2) {
                     (Some(a), Some(b)) => {
                         stack.push((c2, b));

@@ -4,7 +4,7 @@ use crate::Vector;
 use crate::tree::{DynamicTree, NodeId};
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// Unlinks a leaf (it stays allocated). Cases:
+    /// Unlinks a leaf (its proxy stays allocated). Cases:
     /// - the leaf is the root: the tree becomes empty;
     /// - otherwise its parent P is freed and its sibling S takes P's place under the
     ///   grandparent G (or becomes the root when P was the root); the ancestors from G up
@@ -14,16 +14,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
             self.root = NodeId::NULL;
             return;
         }
-        let parent = self.nodes[leaf.index()].parent;
+        let parent = self.parent_of(leaf);
         let grand = self.nodes[parent.index()].parent;
         let sibling = {
             let p = &self.nodes[parent.index()];
             if p.child1 == leaf { p.child2 } else { p.child1 }
         };
-        self.nodes[leaf.index()].parent = NodeId::NULL;
+        self.set_parent(leaf, NodeId::NULL);
         if grand.is_null() {
             self.root = sibling;
-            self.nodes[sibling.index()].parent = NodeId::NULL;
+            self.set_parent(sibling, NodeId::NULL);
             self.free_node(parent);
             return;
         }
@@ -35,7 +35,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 g.child2 = sibling;
             }
         }
-        self.nodes[sibling.index()].parent = grand;
+        self.set_parent(sibling, grand);
         self.free_node(parent);
         let mut index = grand;
         while !index.is_null() {

@@ -41,13 +41,20 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///   grandchild swaps D↔F and D↔G, each changing both; every candidate is scored by
     ///   the change in `area(B) + area(C)`.
     pub(crate) fn rotate(&mut self, a: NodeId) {
+        if a.is_leaf() {
+            return;
+        }
         let na = self.nodes[a.index()];
-        if na.is_leaf() || na.height < 2 {
+        if na.height < 2 {
             return;
         }
         let (b, c) = (na.child1, na.child2);
-        let nb = self.nodes[b.index()];
-        let nc = self.nodes[c.index()];
+        let (box_b, box_c) = (*self.bounds(b), *self.bounds(c));
+        // The grandchildren under an internal B (D, E) and C (F, G), with their boxes.
+        let below = |tree: &Self, x: NodeId| {
+            let n = &tree.nodes[x.index()];
+            (n.child1, n.child2, *tree.bounds(n.child1), *tree.bounds(n.child2))
+        };
         let mut best = Rotation::None;
         let mut best_delta = 0.0f32;
         let mut consider = |rotation: Rotation, delta: f32| {
@@ -56,60 +63,64 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 best = rotation;
             }
         };
-        if nb.is_leaf() {
-            let (f, g) = (self.nodes[nc.child1.index()], self.nodes[nc.child2.index()]);
-            let area_c = nc.aabb.area();
-            consider(Rotation::BF, nb.aabb.merged(&g.aabb).area() - area_c);
-            consider(Rotation::BG, nb.aabb.merged(&f.aabb).area() - area_c);
-        } else if nc.is_leaf() {
-            let (d, e) = (self.nodes[nb.child1.index()], self.nodes[nb.child2.index()]);
-            let area_b = nb.aabb.area();
-            consider(Rotation::CD, nc.aabb.merged(&e.aabb).area() - area_b);
-            consider(Rotation::CE, nc.aabb.merged(&d.aabb).area() - area_b);
+        let (mut d, mut e, mut f, mut g) = (NodeId::NULL, NodeId::NULL, NodeId::NULL, NodeId::NULL);
+        if b.is_leaf() {
+            let (f_id, g_id, box_f, box_g) = below(self, c);
+            (f, g) = (f_id, g_id);
+            let area_c = box_c.area();
+            consider(Rotation::BF, box_b.merged(&box_g).area() - area_c);
+            consider(Rotation::BG, box_b.merged(&box_f).area() - area_c);
+        } else if c.is_leaf() {
+            let (d_id, e_id, box_d, box_e) = below(self, b);
+            (d, e) = (d_id, e_id);
+            let area_b = box_b.area();
+            consider(Rotation::CD, box_c.merged(&box_e).area() - area_b);
+            consider(Rotation::CE, box_c.merged(&box_d).area() - area_b);
         } else {
-            let (d, e) = (self.nodes[nb.child1.index()], self.nodes[nb.child2.index()]);
-            let (f, g) = (self.nodes[nc.child1.index()], self.nodes[nc.child2.index()]);
-            let area_b = nb.aabb.area();
-            let area_c = nc.aabb.area();
-            consider(Rotation::BF, nb.aabb.merged(&g.aabb).area() - area_c);
-            consider(Rotation::BG, nb.aabb.merged(&f.aabb).area() - area_c);
-            consider(Rotation::CD, nc.aabb.merged(&e.aabb).area() - area_b);
-            consider(Rotation::CE, nc.aabb.merged(&d.aabb).area() - area_b);
+            let (d_id, e_id, box_d, box_e) = below(self, b);
+            let (f_id, g_id, box_f, box_g) = below(self, c);
+            (d, e, f, g) = (d_id, e_id, f_id, g_id);
+            let area_b = box_b.area();
+            let area_c = box_c.area();
+            consider(Rotation::BF, box_b.merged(&box_g).area() - area_c);
+            consider(Rotation::BG, box_b.merged(&box_f).area() - area_c);
+            consider(Rotation::CD, box_c.merged(&box_e).area() - area_b);
+            consider(Rotation::CE, box_c.merged(&box_d).area() - area_b);
             let base = area_b + area_c;
             consider(
                 Rotation::DF,
-                f.aabb.merged(&e.aabb).area() + d.aabb.merged(&g.aabb).area() - base,
+                box_f.merged(&box_e).area() + box_d.merged(&box_g).area() - base,
             );
             consider(
                 Rotation::DG,
-                g.aabb.merged(&e.aabb).area() + f.aabb.merged(&d.aabb).area() - base,
+                box_g.merged(&box_e).area() + box_f.merged(&box_d).area() - base,
             );
         }
         match best {
             Rotation::None => {}
             Rotation::BF => {
-                self.swap_subtrees(b, nc.child1);
+                self.swap_subtrees(b, f);
                 self.refit_node(c);
             }
             Rotation::BG => {
-                self.swap_subtrees(b, nc.child2);
+                self.swap_subtrees(b, g);
                 self.refit_node(c);
             }
             Rotation::CD => {
-                self.swap_subtrees(c, nb.child1);
+                self.swap_subtrees(c, d);
                 self.refit_node(b);
             }
             Rotation::CE => {
-                self.swap_subtrees(c, nb.child2);
+                self.swap_subtrees(c, e);
                 self.refit_node(b);
             }
             Rotation::DF => {
-                self.swap_subtrees(nb.child1, nc.child1);
+                self.swap_subtrees(d, f);
                 self.refit_node(b);
                 self.refit_node(c);
             }
             Rotation::DG => {
-                self.swap_subtrees(nb.child1, nc.child2);
+                self.swap_subtrees(d, g);
                 self.refit_node(b);
                 self.refit_node(c);
             }
@@ -122,13 +133,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Exchanges two subtrees that have different parents (neither is an ancestor of the
     /// other). Boxes are not refitted here.
     fn swap_subtrees(&mut self, x: NodeId, y: NodeId) {
-        let px = self.nodes[x.index()].parent;
-        let py = self.nodes[y.index()].parent;
+        let px = self.parent_of(x);
+        let py = self.parent_of(y);
         debug_assert!(px != py);
         self.replace_child(px, x, y);
         self.replace_child(py, y, x);
-        self.nodes[x.index()].parent = py;
-        self.nodes[y.index()].parent = px;
+        self.set_parent(x, py);
+        self.set_parent(y, px);
     }
 
     fn replace_child(&mut self, parent: NodeId, old: NodeId, new: NodeId) {

@@ -3,8 +3,7 @@
 use core::sync::atomic::Ordering;
 
 use crate::Vector;
-use crate::geometry::BoundingBox;
-use crate::tree::{DynamicTree, Node, NodeId};
+use crate::tree::{DynamicTree, Leaf, Node};
 
 /// A snapshot of a tree's size, shape and the work its queries did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -12,9 +11,9 @@ use crate::tree::{DynamicTree, Node, NodeId};
 pub struct TreeStats {
     /// Live proxies (leaves).
     pub proxies: usize,
-    /// Allocated nodes, leaves and internal.
+    /// Nodes, leaves and internal (the leaves are the proxies).
     pub nodes: usize,
-    /// Nodes the arena has room for without growing.
+    /// Internal nodes the arena has room for without growing.
     pub capacity: usize,
     /// Height of the root (0 for one leaf).
     pub height: u16,
@@ -37,18 +36,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
     pub fn stats(&self) -> TreeStats {
         let mut internal_area = 0.0f64;
         for node in &self.nodes {
-            if node.is_allocated() && !node.is_leaf() {
+            if node.is_allocated() {
                 internal_area += node.aabb.area() as f64;
             }
         }
         let root_area = if self.root.is_null() {
             0.0
         } else {
-            self.nodes[self.root.index()].aabb.area() as f64
+            self.bounds(self.root).area() as f64
         };
         TreeStats {
             proxies: self.proxy_count,
-            nodes: self.node_count,
+            nodes: self.node_count + self.proxy_count,
             capacity: self.nodes.capacity(),
             height: self.height(),
             area_ratio: if root_area > 0.0 {
@@ -63,12 +62,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Bytes the tree's lasting arrays use: nodes, the proxy tables and payload slots, by
+    /// Bytes the tree's lasting arrays use: internal nodes, leaves and payload slots, by
     /// capacity (the scratch buffers kept between updates are not counted). O(1).
     pub fn bytes(&self) -> usize {
         self.nodes.capacity() * core::mem::size_of::<Node<V>>()
-            + self.leaf_of.capacity() * core::mem::size_of::<NodeId>()
-            + self.fat_of.capacity() * core::mem::size_of::<BoundingBox<V>>()
+            + self.leaves.capacity() * core::mem::size_of::<Leaf<V>>()
             + self.data.capacity() * core::mem::size_of::<Option<T>>()
             + self.free_proxies.capacity() * core::mem::size_of::<u32>()
     }

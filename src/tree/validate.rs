@@ -35,12 +35,11 @@ fn fail(node: Option<NodeId>, message: impl Into<String>) -> Result<(), Validati
 impl<V: Vector, T> DynamicTree<V, T> {
     /// Checks every invariant of the tree and says what is wrong:
     /// - the root has no parent; every child's parent link points back to its parent;
-    /// - every node reachable from the root is allocated and reached once (no cycles, no
-    ///   sharing); every allocated node is reachable;
-    /// - internal nodes have two children, leaves none; each leaf names a proxy whose
-    ///   table entry names the leaf back and which has a payload; every other proxy id is
-    ///   on the free list of ids, once, without a payload;
-    /// - heights: 0 for leaves, 1 + the larger child height for internal nodes;
+    /// - every node and leaf reachable from the root is allocated (live) and reached once
+    ///   (no cycles, no sharing); every allocated node and live leaf is reachable;
+    /// - each leaf reached names a live proxy with a payload; every other proxy id is on
+    ///   the free list of ids, once, without a payload, its leaf marked free;
+    /// - heights: 1 + the larger child height for internal nodes (leaves count 0);
     /// - every box is valid and encloses its children's boxes;
     /// - a changed child has a changed parent (the marks form paths to the root), and the
     ///   moved count equals the number of marked leaves;
@@ -50,22 +49,51 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// O(nodes). Meant for tests and debugging.
     pub fn validate(&self) -> Result<(), ValidationError> {
         let n = self.nodes.len();
-        if self.data.len() != self.leaf_of.len() || self.fat_of.len() != self.leaf_of.len() {
-            return fail(None, "payload slots and proxy slots differ in number");
+        if self.data.len() != self.leaves.len() {
+            return fail(None, "payload slots and leaves differ in number");
         }
         let mut seen = vec![false; n];
+        let mut seen_leaf = vec![false; self.leaves.len()];
         let mut reached = 0usize;
         let mut leaves = 0usize;
         let mut moved = 0usize;
         if !self.root.is_null() {
-            if self.root.index() >= n {
+            if !self.root.is_leaf() && self.root.index() >= n {
                 return fail(Some(self.root), "root out of range");
             }
-            if !self.nodes[self.root.index()].parent.is_null() {
+            if self.root.is_leaf() && self.root.proxy().index() >= self.leaves.len() {
+                return fail(Some(self.root), "root leaf out of range");
+            }
+            if !self.parent_of(self.root).is_null() {
                 return fail(Some(self.root), "root has a parent");
             }
             let mut stack = vec![self.root];
             while let Some(id) = stack.pop() {
+                if id.is_leaf() {
+                    let proxy = id.proxy().index();
+                    if proxy >= self.leaves.len() {
+                        return fail(Some(id), "leaf out of range");
+                    }
+                    if seen_leaf[proxy] {
+                        return fail(Some(id), "leaf reached twice (cycle or shared child)");
+                    }
+                    seen_leaf[proxy] = true;
+                    leaves += 1;
+                    let leaf = &self.leaves[proxy];
+                    if !leaf.is_live() {
+                        return fail(Some(id), format!("reachable leaf of free proxy {proxy}"));
+                    }
+                    if !leaf.aabb.is_valid() {
+                        return fail(Some(id), format!("invalid box {:?}", leaf.aabb));
+                    }
+                    if self.data[proxy].is_none() {
+                        return fail(Some(id), format!("proxy {proxy} without data"));
+                    }
+                    if leaf.stamp == self.epoch {
+                        moved += 1;
+                    }
+                    continue;
+                }
                 if id.index() >= n {
                     return fail(Some(id), "index out of range");
                 }
@@ -81,59 +109,39 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 if !node.aabb.is_valid() {
                     return fail(Some(id), format!("invalid box {:?}", node.aabb));
                 }
-                if node.is_leaf() {
-                    leaves += 1;
-                    let proxy = node.proxy().index();
-                    if self.leaf_of.get(proxy) != Some(&id) {
-                        return fail(
-                            Some(id),
-                            format!("leaf names proxy {proxy}, which does not name it back"),
-                        );
-                    }
-                    if self.fat_of.get(proxy) != Some(&node.aabb) {
-                        return fail(
-                            Some(id),
-                            format!("proxy {proxy}'s copy of the fat box differs from the leaf's"),
-                        );
-                    }
-                    if node.height != 0 {
-                        return fail(Some(id), format!("leaf with height {}", node.height));
-                    }
-                    if self.data[proxy].is_none() {
-                        return fail(Some(id), format!("proxy {proxy} without data"));
-                    }
-                    if node.stamp == self.epoch {
-                        moved += 1;
-                    }
-                    continue;
-                }
-                if node.child2.is_null() {
-                    return fail(Some(id), "internal node with one child");
+                if node.child1.is_null() || node.child2.is_null() {
+                    return fail(Some(id), "internal node without two children");
                 }
                 let mut max_height = 0;
                 let mut any_changed = false;
                 for child in [node.child1, node.child2] {
-                    if child.index() >= n {
+                    let in_range = if child.is_leaf() {
+                        child.proxy().index() < self.leaves.len()
+                    } else {
+                        child.index() < n
+                    };
+                    if !in_range {
                         return fail(Some(id), "child out of range");
                     }
-                    let c = &self.nodes[child.index()];
-                    if c.parent != id {
+                    let parent = self.parent_of(child);
+                    if parent != id {
                         return fail(
                             Some(child),
-                            format!("parent link is {:?}, expected {:?}", c.parent, id),
+                            format!("parent link is {parent:?}, expected {id:?}"),
                         );
                     }
-                    if !node.aabb.contains(&c.aabb) {
+                    let child_box = self.bounds(child);
+                    if !node.aabb.contains(child_box) {
                         return fail(
                             Some(id),
                             format!(
                                 "box {:?} does not enclose child {} {:?}",
-                                node.aabb, child.0, c.aabb
+                                node.aabb, child.0, child_box
                             ),
                         );
                     }
-                    max_height = max_height.max(c.height);
-                    any_changed |= c.stamp == self.epoch;
+                    max_height = max_height.max(self.height_of(child));
+                    any_changed |= self.stamp_of(child) == self.epoch;
                     stack.push(child);
                 }
                 if node.height != max_height + 1 {
@@ -176,14 +184,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 format!("moved count {} but {moved} marked leaves", self.moved_count),
             );
         }
-        let live = self.leaf_of.iter().filter(|leaf| !leaf.is_null()).count();
+        let live = self.leaves.iter().filter(|leaf| leaf.is_live()).count();
         if live != leaves {
             return fail(
                 None,
-                format!("{live} proxies name a leaf but {leaves} leaves are reachable"),
+                format!("{live} live leaves but {leaves} leaves are reachable"),
             );
         }
-        let mut free_ids = vec![false; self.leaf_of.len()];
+        let mut free_ids = vec![false; self.leaves.len()];
         for &id in &self.free_proxies {
             let i = id as usize;
             if i >= free_ids.len() || free_ids[i] {
@@ -193,17 +201,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 );
             }
             free_ids[i] = true;
-            if !self.leaf_of[i].is_null() || self.data[i].is_some() {
+            if self.leaves[i].is_live() || self.data[i].is_some() {
                 return fail(None, format!("free proxy id {id} has a leaf or a payload"));
             }
         }
-        if live + self.free_proxies.len() != self.leaf_of.len() {
+        if live + self.free_proxies.len() != self.leaves.len() {
             return fail(
                 None,
                 format!(
                     "{live} live + {} free proxy ids != {} ids",
                     self.free_proxies.len(),
-                    self.leaf_of.len()
+                    self.leaves.len()
                 ),
             );
         }
