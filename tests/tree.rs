@@ -1388,3 +1388,55 @@ fn reserve_2d() {
 fn reserve_3d() {
     reserve::<Vec3>();
 }
+
+/// Many more updates than the change marks have values (they wrap, and every mark is then
+/// cleared): each update's pairs equal a brute-force oracle (every pair of overlapping fat
+/// boxes with a proxy moved since the last update), with the tree valid after each. Some
+/// proxies move once and then sit still, so marks from a whole cycle back meet the wrap.
+fn marks_across_epoch_wrap<V: Vector>() {
+    let mut r = lcg(77);
+    let n = 60;
+    let (mut centers, mut tree, ids) = uniform_tree::<V>(&mut r, n);
+    let mut pairs = Vec::new();
+    tree.update_pairs(&mut pairs);
+    for step in 0..700 {
+        let mut moved = vec![false; n];
+        for (k, &id) in ids.iter().enumerate() {
+            // A third of the proxies move on a step; the last ten once only, at step 5,
+            // so that their marks are older than a whole cycle of epochs.
+            let moves = if k >= n - 10 { step == 5 } else { r() < 0.33 };
+            if !moves {
+                continue;
+            }
+            centers[k] += v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.8;
+            let tight = BoundingBox::from_center_half_extents(centers[k], V::splat(0.5));
+            moved[k] |= tree.move_proxy(id, tight, V::ZERO).unwrap();
+        }
+        tree.validate().unwrap();
+        let mut expected = BTreeSet::new();
+        for i in 0..n {
+            for j in i + 1..n {
+                let (a, b) = (tree.fat_box(ids[i]).unwrap(), tree.fat_box(ids[j]).unwrap());
+                if (moved[i] || moved[j]) && a.overlaps(&b) {
+                    expected.insert((ids[i].min(ids[j]), ids[i].max(ids[j])));
+                }
+            }
+        }
+        pairs.clear();
+        tree.update_pairs(&mut pairs);
+        tree.validate().unwrap();
+        let got: BTreeSet<_> = pairs.iter().copied().collect();
+        assert_eq!(got.len(), pairs.len(), "step {step}: a pair twice");
+        assert_eq!(got, expected, "step {step}");
+    }
+}
+
+#[test]
+fn marks_across_epoch_wrap_2d() {
+    marks_across_epoch_wrap::<Vec2>();
+}
+
+#[test]
+fn marks_across_epoch_wrap_3d() {
+    marks_across_epoch_wrap::<Vec3>();
+}

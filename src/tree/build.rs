@@ -2,7 +2,7 @@
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
-use crate::tree::{DynamicTree, MAX_PROXIES, NodeId, ProxyId, TreeError};
+use crate::tree::{DynamicTree, MAX_PROXIES, NodeId, ProxyId, Stamp, TreeError};
 
 /// Most bins a split considers (fewer for small ranges).
 const BINS: usize = 16;
@@ -12,6 +12,8 @@ const BINS: usize = 16;
 pub(crate) struct BuildItem<V: Vector> {
     pub aabb: BoundingBox<V>,
     pub node: NodeId,
+    /// The item's change mark, kept by the build.
+    pub stamp: Stamp,
 }
 
 /// Buffers reused from one build to the next, so that the incremental rebuilds done by
@@ -25,8 +27,9 @@ pub(crate) struct BuildScratch<V: Vector> {
     tasks: Vec<(u32, u32, NodeId, bool)>,
     /// Internal nodes created, parents before children.
     internal: Vec<NodeId>,
-    /// Nodes still to visit while collecting items.
-    pub stack: Vec<NodeId>,
+    /// Nodes still to visit while collecting items, with the box and mark their parent
+    /// held for them.
+    pub stack: Vec<BuildItem<V>>,
 }
 
 impl<V: Vector> Default for BuildScratch<V> {
@@ -96,12 +99,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
         scratch.items.extend(unlinked.iter().map(|&id| BuildItem {
             aabb: self.leaves[id.index()].aabb,
             node: NodeId::leaf(id),
+            stamp: 0,
         }));
         // Keep the result independent of the order leaves were found in.
         scratch.items.sort_unstable_by_key(|item| item.node);
         self.root = NodeId::NULL;
         if !scratch.items.is_empty() {
-            self.root = self.build_items(&mut scratch, NodeId::NULL, true);
+            self.build_items(&mut scratch, NodeId::NULL, 0);
         }
         self.scratch = scratch;
         self.compact();
@@ -117,30 +121,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// the slots the old one freed (the free list hands out the last freed first), so no
     /// node outside the subtree moves, and the optimizer's other candidates stay valid.
     pub(crate) fn rebuild_subtree(&mut self, top: NodeId, keep_height: u16) {
-        let (parent, first) = {
-            if top.is_leaf() {
-                return;
-            }
-            let node = &self.nodes[top.index()];
-            if node.height <= keep_height {
-                return;
-            }
-            let parent = node.parent;
-            let first = parent.is_null() || self.nodes[parent.index()].child1 == top;
-            (parent, first)
-        };
+        if top.is_leaf() || self.nodes[top.index()].height <= keep_height {
+            return;
+        }
+        let link = self.nodes[top.index()].parent;
+        let parent = link.parent_or_null();
         let mut scratch = core::mem::take(&mut self.scratch);
         scratch.items.clear();
         self.collect_items(top, keep_height, &mut scratch);
-        let new_top = self.build_items(&mut scratch, parent, first);
+        let new_top = self.build_items(&mut scratch, parent, link.slot());
         self.scratch = scratch;
-        if parent.is_null() {
-            self.root = new_top;
-        }
         self.relayout(new_top, Some(keep_height));
-        if parent.is_null() {
-            return;
-        }
         // Boxes above are exact already (the same leaves below); heights may differ.
         let mut index = parent;
         while !index.is_null() {
@@ -149,40 +140,41 @@ impl<V: Vector, T> DynamicTree<V, T> {
             if self.nodes[index.index()].height == before {
                 break;
             }
-            index = self.nodes[index.index()].parent;
+            index = self.parent_of(index);
         }
     }
 
     /// Appends to `scratch.items` the nodes under `top` (itself included) that are leaves or
-    /// have height `keep_height` or less, without descending into them, and frees every
-    /// internal node above them.
+    /// have height `keep_height` or less, without descending into them, each with the box
+    /// and mark its parent held for it, and frees every internal node above them.
     fn collect_items(&mut self, top: NodeId, keep_height: u16, scratch: &mut BuildScratch<V>) {
         scratch.stack.clear();
-        scratch.stack.push(top);
-        while let Some(id) = scratch.stack.pop() {
-            if id.is_leaf() {
-                scratch.items.push(BuildItem {
-                    aabb: self.leaves[id.proxy().index()].aabb,
-                    node: id,
-                });
+        let link = self.link_of(top);
+        scratch.stack.push(BuildItem {
+            aabb: *self.slot_box(link),
+            node: top,
+            stamp: self.slot_stamp(link),
+        });
+        while let Some(item) = scratch.stack.pop() {
+            let id = item.node;
+            if id.is_leaf() || self.nodes[id.index()].height <= keep_height {
+                scratch.items.push(item);
                 continue;
             }
             let node = &self.nodes[id.index()];
-            if node.height <= keep_height {
-                scratch.items.push(BuildItem {
-                    aabb: node.aabb,
-                    node: id,
+            for k in [1, 0] {
+                scratch.stack.push(BuildItem {
+                    aabb: node.boxes[k],
+                    node: node.children[k],
+                    stamp: node.stamps[k],
                 });
-            } else {
-                scratch.stack.push(node.child2);
-                scratch.stack.push(node.child1);
-                self.free_node(id);
             }
+            self.free_node(id);
         }
     }
 
-    /// Builds a tree over `scratch.items` (at least one), hangs it under `parent` (as its
-    /// first or second child; nothing when `parent` is null) and returns its root.
+    /// Builds a tree over `scratch.items` (at least one), hangs it in slot `slot` of
+    /// `parent` (at the root when `parent` is null) and returns its top.
     ///
     /// Top-down: each range of items is split in two by [`Self::split`] and gets a new
     /// internal node, a range of one item is that item's node. Boxes, heights and marks
@@ -191,34 +183,31 @@ impl<V: Vector, T> DynamicTree<V, T> {
         &mut self,
         scratch: &mut BuildScratch<V>,
         parent: NodeId,
-        first: bool,
+        slot: usize,
     ) -> NodeId {
         let count = scratch.items.len();
         debug_assert!(count > 0);
         scratch.internal.clear();
         scratch.tasks.clear();
-        scratch.tasks.push((0, count as u32, parent, first));
+        scratch.tasks.push((0, count as u32, parent, slot == 0));
         let mut top = NodeId::NULL;
         while let Some((lo, hi, parent, first)) = scratch.tasks.pop() {
             let (lo, hi) = (lo as usize, hi as usize);
+            let slot = (!first) as usize;
             let id = if hi - lo == 1 {
-                scratch.items[lo].node
+                let item = scratch.items[lo];
+                self.attach(parent, slot, item.node, item.aabb, item.stamp);
+                item.node
             } else {
                 let mid = lo + Self::split(&mut scratch.items[lo..hi], &mut scratch.bins);
                 let id = self.allocate_node();
                 scratch.internal.push(id);
+                // Its box and mark are set by its refit, below.
+                self.attach(parent, slot, id, BoundingBox::default(), 0);
                 scratch.tasks.push((mid as u32, hi as u32, id, false));
                 scratch.tasks.push((lo as u32, mid as u32, id, true));
                 id
             };
-            self.set_parent(id, parent);
-            if !parent.is_null() {
-                if first {
-                    self.nodes[parent.index()].child1 = id;
-                } else {
-                    self.nodes[parent.index()].child2 = id;
-                }
-            }
             // The first range popped is the whole set.
             if top.is_null() {
                 top = id;

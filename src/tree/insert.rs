@@ -23,7 +23,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let area_d = leaf_box.area();
         let center_d = leaf_box.center();
         let mut index = self.root;
-        let root_box = *self.bounds(index);
+        let root_box = self.root_box;
         let mut area_base = root_box.area();
         let mut direct_cost = root_box.merged(leaf_box).area();
         let mut inherited_cost = 0.0f32;
@@ -32,7 +32,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
         while !index.is_leaf() {
             let node = &self.nodes[index.index()];
-            let (child1, child2) = (node.child1, node.child2);
+            let [child1, child2] = node.children;
+            let (box1, box2) = (&node.boxes[0], &node.boxes[1]);
             let cost = direct_cost + inherited_cost;
             if cost < best_cost {
                 best_sibling = index;
@@ -40,7 +41,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
             }
             inherited_cost += direct_cost - area_base;
 
-            let (box1, box2) = (self.bounds(child1), self.bounds(child2));
             let (leaf1, leaf2) = (child1.is_leaf(), child2.is_leaf());
             let direct1 = box1.merged(leaf_box).area();
             let direct2 = box2.merged(leaf_box).area();
@@ -91,53 +91,39 @@ impl<V: Vector, T> DynamicTree<V, T> {
         best_sibling
     }
 
-    /// Links a proxy's unlinked leaf into the tree: a new parent joins it with the best
-    /// sibling, then every ancestor is refitted and rotated on the way up.
+    /// Links a proxy's unlinked leaf into the tree: a new parent takes the best sibling's
+    /// place and holds the sibling and the leaf, then every ancestor is refitted and
+    /// rotated on the way up. The leaf comes in unmarked.
     pub(crate) fn insert_leaf(&mut self, leaf: NodeId) {
+        let leaf_box = self.leaves[leaf.proxy().index()].aabb;
         if self.root.is_null() {
-            self.root = leaf;
-            self.set_parent(leaf, NodeId::NULL);
+            self.attach(NodeId::NULL, 0, leaf, leaf_box, 0);
             return;
         }
-        let leaf_box = *self.bounds(leaf);
         let sibling = self.find_best_sibling(&leaf_box);
-
-        let old_parent = self.parent_of(sibling);
-        let (sibling_box, sibling_height, sibling_stamp) = (
-            *self.bounds(sibling),
-            self.height_of(sibling),
-            self.stamp_of(sibling),
-        );
+        let link = self.link_of(sibling);
+        let (sibling_box, sibling_stamp) = (*self.slot_box(link), self.slot_stamp(link));
+        let sibling_height = self.height_of(sibling);
         let new_parent = self.allocate_node();
-        {
-            let p = &mut self.nodes[new_parent.index()];
-            p.parent = old_parent;
-            p.child1 = sibling;
-            p.child2 = leaf;
-            p.aabb = sibling_box.merged(&leaf_box);
-            p.height = sibling_height + 1;
-            // The new parent's subtree holds whatever was changed in the sibling's.
-            p.stamp = sibling_stamp;
-        }
-        if old_parent.is_null() {
-            self.root = new_parent;
-        } else {
-            let op = &mut self.nodes[old_parent.index()];
-            if op.child1 == sibling {
-                op.child1 = new_parent;
-            } else {
-                op.child2 = new_parent;
-            }
-        }
-        self.set_parent(sibling, new_parent);
-        self.set_parent(leaf, new_parent);
+        // The new parent takes the sibling's place; its subtree holds whatever was changed
+        // in the sibling's.
+        self.attach(
+            link.parent_or_null(),
+            link.slot(),
+            new_parent,
+            sibling_box.merged(&leaf_box),
+            sibling_stamp,
+        );
+        self.nodes[new_parent.index()].height = sibling_height + 1;
+        self.attach(new_parent, 0, sibling, sibling_box, sibling_stamp);
+        self.attach(new_parent, 1, leaf, leaf_box, 0);
 
         // Walk back up fixing boxes and heights, rotating as we go.
         let mut index = new_parent;
         while !index.is_null() {
             self.refit_node(index);
             self.rotate(index);
-            index = self.nodes[index.index()].parent;
+            index = self.parent_of(index);
         }
     }
 }

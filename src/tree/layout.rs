@@ -18,7 +18,7 @@
 //! move; only their parent links are rewritten.
 
 use crate::Vector;
-use crate::tree::{DynamicTree, Node, NodeId};
+use crate::tree::{DynamicTree, Link, Node, NodeId};
 
 /// Marks a node as its parent's second child in [`LayoutScratch::parent`].
 const SECOND: u32 = 1 << 31;
@@ -34,7 +34,7 @@ pub(crate) struct LayoutScratch<V: Vector> {
     /// for a second child ([`NO_PARENT`] for the top).
     parent: Vec<u32>,
     /// Nodes kept in place (and leaves) whose parent moves: (node, parent's position in
-    /// `order`).
+    /// `order`, with [`SECOND`] set for a second child).
     kept: Vec<(NodeId, u32)>,
     /// The slots the moved nodes go to.
     slots: Vec<NodeId>,
@@ -119,16 +119,15 @@ impl<V: Vector, T> DynamicTree<V, T> {
         while let Some((id, position)) = scratch.stack.pop() {
             let node = &self.nodes[id.index()];
             let mut pending = [None, None];
-            for (k, child) in [node.child1, node.child2].into_iter().enumerate() {
+            for (k, child) in node.children.into_iter().enumerate() {
+                let link = position | if k == 1 { SECOND } else { 0 };
                 if moves(child) {
                     let at = scratch.order.len() as u32;
                     scratch.order.push(child);
-                    scratch
-                        .parent
-                        .push(position | if k == 1 { SECOND } else { 0 });
+                    scratch.parent.push(link);
                     pending[k] = Some((child, at));
                 } else {
-                    scratch.kept.push((child, position));
+                    scratch.kept.push((child, link));
                 }
             }
             // First child's side first: pushed last.
@@ -152,38 +151,31 @@ impl<V: Vector, T> DynamicTree<V, T> {
         } = scratch;
         copies.clear();
         copies.extend(order.iter().map(|id| self.nodes[id.index()]));
-        let top_parent = copies[0].parent;
+        let top_link = copies[0].parent;
         for i in 0..copies.len() {
             let slot = slots[i];
             let link = parent[i];
             if link == NO_PARENT {
-                copies[i].parent = top_parent;
+                copies[i].parent = top_link;
             } else {
                 let p = (link & !SECOND) as usize;
-                copies[i].parent = slots[p];
-                if link & SECOND == 0 {
-                    copies[p].child1 = slot;
-                } else {
-                    copies[p].child2 = slot;
-                }
+                let k = (link >> 31) as usize;
+                copies[i].parent = Link::new(slots[p], k);
+                copies[p].children[k] = slot;
             }
         }
         for (node, &slot) in copies.iter().zip(slots.iter()) {
             self.nodes[slot.index()] = *node;
         }
-        for &(node, p) in kept.iter() {
-            self.set_parent(node, slots[p as usize]);
+        for &(node, link) in kept.iter() {
+            let p = slots[(link & !SECOND) as usize];
+            self.set_link(node, Link::new(p, (link >> 31) as usize));
         }
-        let (old_top, new_top) = (order[0], slots[0]);
-        if top_parent.is_null() {
+        let new_top = slots[0];
+        if top_link.is_root() {
             self.root = new_top;
         } else {
-            let parent = &mut self.nodes[top_parent.index()];
-            if parent.child1 == old_top {
-                parent.child1 = new_top;
-            } else {
-                parent.child2 = new_top;
-            }
+            self.nodes[top_link.parent().index()].children[top_link.slot()] = new_top;
         }
     }
 }

@@ -73,7 +73,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use crate::Vector;
 use crate::geometry::BoundingBox;
 
-pub(crate) use node::{Leaf, MAX_PROXIES, Node, Stamp};
+pub(crate) use node::{Leaf, Link, MAX_PROXIES, Node, Stamp};
 pub use node::{NodeId, NodeView, ProxyId};
 pub use parallel::ParallelPairs;
 pub use query::RayHit;
@@ -109,7 +109,7 @@ impl fmt::Display for TreeError {
 impl std::error::Error for TreeError {}
 
 /// Ancestors that a move always updates before it tests whether it may stop (see
-/// `DynamicTree::set_leaf_box`).
+/// `DynamicTree::grow_from`).
 pub(crate) const UNCONDITIONAL_LEVELS: u32 = 2;
 
 /// The default margin by which fat boxes grow beyond the tight box, in world units.
@@ -129,6 +129,10 @@ pub struct DynamicTree<V: Vector, T = ()> {
     /// Proxy ids free for reuse, the last freed on top.
     pub(crate) free_proxies: Vec<u32>,
     pub(crate) root: NodeId,
+    /// The root's box (every other node's and leaf's box is its parent's slot).
+    pub(crate) root_box: BoundingBox<V>,
+    /// The root's change mark.
+    pub(crate) root_stamp: Stamp,
     pub(crate) free_list: NodeId,
     pub(crate) proxy_count: usize,
     pub(crate) node_count: usize,
@@ -178,6 +182,8 @@ impl<V: Vector, T: Clone> Clone for DynamicTree<V, T> {
             data: self.data.clone(),
             free_proxies: self.free_proxies.clone(),
             root: self.root,
+            root_box: self.root_box,
+            root_stamp: self.root_stamp,
             free_list: self.free_list,
             proxy_count: self.proxy_count,
             node_count: self.node_count,
@@ -205,6 +211,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             data: Vec::new(),
             free_proxies: Vec::new(),
             root: NodeId::NULL,
+            root_box: BoundingBox::default(),
+            root_stamp: 0,
             free_list: NodeId::NULL,
             proxy_count: 0,
             node_count: 0,
@@ -333,7 +341,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if id.is_null() {
             return None;
         }
-        let parent = |p: NodeId| (!p.is_null()).then_some(p);
+        let parent = |link: Link| (!link.is_root()).then_some(link.parent());
         if id.is_leaf() {
             let leaf = self.live_leaf(id.proxy())?;
             return Some(NodeView {
@@ -349,9 +357,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
             return None;
         }
         Some(NodeView {
-            aabb: node.aabb,
+            aabb: *self.bounds(id),
             parent: parent(node.parent),
-            children: Some((node.child1, node.child2)),
+            children: Some((node.children[0], node.children[1])),
             height: node.height,
             proxy: None,
         })
@@ -403,13 +411,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Removes a proxy and returns its payload.
     pub fn destroy_proxy(&mut self, id: ProxyId) -> Result<T, TreeError> {
-        let Some(leaf) = self.live_leaf(id) else {
+        if self.live_leaf(id).is_none() {
             return Err(TreeError::UnknownProxy(id));
-        };
-        if leaf.stamp == self.epoch {
+        }
+        let leaf = NodeId::leaf(id);
+        if self.is_changed(leaf) {
             self.moved_count -= 1;
         }
-        self.remove_leaf(NodeId::leaf(id));
+        self.remove_leaf(leaf);
         self.proxy_count -= 1;
         self.leaves[id.index()] = Leaf::FREE;
         self.free_proxies.push(id.0);
@@ -432,23 +441,25 @@ impl<V: Vector, T> DynamicTree<V, T> {
         displacement: V,
     ) -> Result<bool, TreeError> {
         let fat = self.new_fat_box(id, tight, displacement)?;
-        if let Some((parent, fat)) = fat {
-            self.grow_from(parent, fat);
+        if let Some((link, fat)) = fat {
+            self.write_slot(link, fat);
+            self.grow_from(link, fat);
         }
         Ok(fat.is_some())
     }
 
-    /// The checks and decision of a move, reading only the proxy's leaf: when the fat box
-    /// must change, the leaf gets it (and is marked moved, see [`Self::write_leaf`]) and
-    /// the leaf's parent and the box are returned, for the caller to grow the ancestors
-    /// ([`Self::grow_from`]); `None` when the move changes nothing.
+    /// The checks and decision of a move, reading only the proxy's leaf in the table of
+    /// leaves: when the fat box must change, the table gets it, and the leaf's link and
+    /// the box are returned, for the caller to store it in the parent's slot
+    /// ([`Self::write_slot`]) and grow the ancestors ([`Self::grow_from`]); `None` when the
+    /// move changes nothing.
     #[inline(always)]
     pub(crate) fn new_fat_box(
         &mut self,
         id: ProxyId,
         tight: BoundingBox<V>,
         displacement: V,
-    ) -> Result<Option<(NodeId, BoundingBox<V>)>, TreeError> {
+    ) -> Result<Option<(Link, BoundingBox<V>)>, TreeError> {
         let Some(leaf) = self.leaves.get(id.index()) else {
             return Err(TreeError::UnknownProxy(id));
         };
@@ -477,9 +488,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if !valid_box(&fat) {
             return Err(TreeError::InvalidBox);
         }
-        let leaf = NodeId::leaf(id);
-        self.write_leaf(leaf, fat);
-        Ok(Some((self.leaves[id.index()].parent, fat)))
+        let leaf = &mut self.leaves[id.index()];
+        leaf.aabb = fat;
+        self.optimizer.changes += 1;
+        Ok(Some((leaf.parent, fat)))
     }
 
     /// Whether a move keeps the proxy's fat box `old` (the tree is not touched): the new
@@ -518,7 +530,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if !fat.is_valid() {
             return Err(TreeError::InvalidBox);
         }
-        self.set_leaf_box(NodeId::leaf(id), fat);
+        self.leaves[id.index()].aabb = fat;
+        self.optimizer.changes += 1;
+        let link = self.leaves[id.index()].parent;
+        self.write_slot(link, fat);
+        self.grow_from(link, fat);
         Ok(())
     }
 
@@ -529,6 +545,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.data.clear();
         self.free_proxies.clear();
         self.root = NodeId::NULL;
+        self.root_stamp = 0;
         self.free_list = NodeId::NULL;
         self.proxy_count = 0;
         self.node_count = 0;
@@ -546,7 +563,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Gives a new leaf with fat box `fat` a proxy id (the last one freed, or a new one)
-    /// and its payload. The leaf is not linked into the tree yet (its parent is null).
+    /// and its payload. The leaf is not linked into the tree yet.
     pub(crate) fn allocate_proxy(
         &mut self,
         fat: BoundingBox<V>,
@@ -565,32 +582,82 @@ impl<V: Vector, T> DynamicTree<V, T> {
         };
         self.leaves[id as usize] = Leaf {
             aabb: fat,
-            parent: NodeId::NULL,
-            stamp: 0,
+            parent: Link::ROOT,
         };
         self.data[id as usize] = Some(data);
         self.proxy_count += 1;
         Ok(ProxyId(id))
     }
 
-    /// The box of a node or leaf.
+    /// Where a node or leaf hangs.
     #[inline(always)]
-    pub(crate) fn bounds(&self, id: NodeId) -> &BoundingBox<V> {
+    pub(crate) fn link_of(&self, id: NodeId) -> Link {
         if id.is_leaf() {
-            &self.leaves[id.proxy().index()].aabb
+            self.leaves[id.proxy().index()].parent
         } else {
-            &self.nodes[id.index()].aabb
+            self.nodes[id.index()].parent
         }
     }
 
-    /// The change mark of a node or leaf.
+    /// Sets where a node or leaf hangs.
+    #[inline(always)]
+    pub(crate) fn set_link(&mut self, id: NodeId, link: Link) {
+        if id.is_leaf() {
+            self.leaves[id.proxy().index()].parent = link;
+        } else {
+            self.nodes[id.index()].parent = link;
+        }
+    }
+
+    /// The parent of a node or leaf, null at the root.
+    #[inline(always)]
+    pub(crate) fn parent_of(&self, id: NodeId) -> NodeId {
+        self.link_of(id).parent_or_null()
+    }
+
+    /// The box held at a link: the parent's slot, or the root's box.
+    #[inline(always)]
+    pub(crate) fn slot_box(&self, link: Link) -> &BoundingBox<V> {
+        if link.is_root() {
+            &self.root_box
+        } else {
+            &self.nodes[link.parent().index()].boxes[link.slot()]
+        }
+    }
+
+    /// The mark held at a link: the parent's slot, or the root's mark.
+    #[inline(always)]
+    pub(crate) fn slot_stamp(&self, link: Link) -> Stamp {
+        if link.is_root() {
+            self.root_stamp
+        } else {
+            self.nodes[link.parent().index()].stamps[link.slot()]
+        }
+    }
+
+    /// Stores a box and a mark at a link.
+    #[inline(always)]
+    pub(crate) fn set_slot(&mut self, link: Link, aabb: BoundingBox<V>, stamp: Stamp) {
+        if link.is_root() {
+            self.root_box = aabb;
+            self.root_stamp = stamp;
+        } else {
+            let node = &mut self.nodes[link.parent().index()];
+            node.boxes[link.slot()] = aabb;
+            node.stamps[link.slot()] = stamp;
+        }
+    }
+
+    /// The box of a node or leaf (as its parent holds it).
+    #[inline(always)]
+    pub(crate) fn bounds(&self, id: NodeId) -> &BoundingBox<V> {
+        self.slot_box(self.link_of(id))
+    }
+
+    /// The change mark of a node or leaf (as its parent holds it).
     #[inline(always)]
     pub(crate) fn stamp_of(&self, id: NodeId) -> Stamp {
-        if id.is_leaf() {
-            self.leaves[id.proxy().index()].stamp
-        } else {
-            self.nodes[id.index()].stamp
-        }
+        self.slot_stamp(self.link_of(id))
     }
 
     /// The height of a node or leaf (0).
@@ -603,102 +670,103 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// The parent of a node or leaf.
+    /// Hangs `child` (with its box and mark) in slot `slot` of `parent`, or at the root
+    /// when `parent` is null.
     #[inline(always)]
-    pub(crate) fn parent_of(&self, id: NodeId) -> NodeId {
-        if id.is_leaf() {
-            self.leaves[id.proxy().index()].parent
+    pub(crate) fn attach(
+        &mut self,
+        parent: NodeId,
+        slot: usize,
+        child: NodeId,
+        aabb: BoundingBox<V>,
+        stamp: Stamp,
+    ) {
+        let link = Link::or_root(parent, slot);
+        if parent.is_null() {
+            self.root = child;
         } else {
-            self.nodes[id.index()].parent
+            self.nodes[parent.index()].children[slot] = child;
         }
+        self.set_slot(link, aabb, stamp);
+        self.set_link(child, link);
     }
 
-    /// Sets the parent of a node or leaf.
+    /// Stores a leaf's new fat box in its parent's slot and marks it moved. Its ancestors
+    /// must then be grown ([`Self::grow_from`]) or refit before the tree is used.
     #[inline(always)]
-    pub(crate) fn set_parent(&mut self, id: NodeId, parent: NodeId) {
-        if id.is_leaf() {
-            self.leaves[id.proxy().index()].parent = parent;
-        } else {
-            self.nodes[id.index()].parent = parent;
-        }
-    }
-
-    /// Stores a new fat box in a leaf, grows the ancestors that no longer enclose it and
-    /// marks the leaf moved and its ancestors changed: [`Self::write_leaf`], then
-    /// [`Self::grow_ancestors`].
-    pub(crate) fn set_leaf_box(&mut self, leaf: NodeId, fat: BoundingBox<V>) {
-        self.write_leaf(leaf, fat);
-        self.grow_ancestors(leaf, fat);
-    }
-
-    /// Stores a new fat box in a leaf and marks the leaf moved. Its ancestors must then be
-    /// grown ([`Self::grow_ancestors`]) or refit before the tree is used.
-    #[inline(always)]
-    pub(crate) fn write_leaf(&mut self, leaf: NodeId, fat: BoundingBox<V>) {
+    pub(crate) fn write_slot(&mut self, link: Link, fat: BoundingBox<V>) {
         let epoch = self.epoch;
         self.exact = false;
-        let leaf = &mut self.leaves[leaf.proxy().index()];
-        leaf.aabb = fat;
-        self.moved_count += (leaf.stamp != epoch) as usize;
-        self.optimizer.changes += 1;
-        leaf.stamp = epoch;
+        let stamp = if link.is_root() {
+            self.root_box = fat;
+            &mut self.root_stamp
+        } else {
+            let node = &mut self.nodes[link.parent().index()];
+            node.boxes[link.slot()] = fat;
+            &mut node.stamps[link.slot()]
+        };
+        self.moved_count += (*stamp != epoch) as usize;
+        *stamp = epoch;
     }
 
-    /// Grows the ancestors of a leaf whose box became `fat` until they enclose it, and
-    /// marks them changed, in one walk up from the leaf.
+    /// Grows the ancestors of a leaf hanging at `link`, whose box became `fat`, until they
+    /// enclose it, and marks them changed, in one walk up from the leaf's parent.
     ///
-    /// At each ancestor: it grows to enclose `fat` (a no-op when it already does) and is
-    /// marked. Growing by `fat` rather than by the child's new box is enough: the ancestor
-    /// already encloses the child's old box, and the new one is the old one plus `fat`.
-    /// The walk may stop at an ancestor that already enclosed `fat` and was already
-    /// marked: every ancestor above it encloses it and is marked too, so going on is
-    /// harmless, only useless.
+    /// At each ancestor: its box (its own parent's slot) grows to enclose `fat` (a no-op
+    /// when it already does) and is marked. Growing by `fat` rather than by the child's
+    /// new box is enough: the ancestor already encloses the child's old box, and the new
+    /// one is the old one plus `fat`. The walk may stop at an ancestor that already
+    /// enclosed `fat` and was already marked: every ancestor above it encloses it and is
+    /// marked too, so going on is harmless, only useless.
     ///
     /// Where it stops is hard to predict, and a mispredicted stop also throws away the
     /// work the processor had started on the next calls (the memory loads above all). So
     /// the first [`UNCONDITIONAL_LEVELS`] ancestors are always updated, without a branch
     /// on the data, and the stop is tested from there on.
-    pub(crate) fn grow_ancestors(&mut self, leaf: NodeId, fat: BoundingBox<V>) {
-        self.grow_from(self.leaves[leaf.proxy().index()].parent, fat);
-    }
-
-    /// [`Self::grow_ancestors`] from the leaf's parent `parent` (nothing when null).
-    pub(crate) fn grow_from(&mut self, parent: NodeId, fat: BoundingBox<V>) {
+    pub(crate) fn grow_from(&mut self, link: Link, fat: BoundingBox<V>) {
+        if link.is_root() {
+            return;
+        }
         let epoch = self.epoch;
-        let mut index = parent;
+        let mut link = self.nodes[link.parent().index()].parent;
         let mut level = 0;
-        while !index.is_null() {
-            let node = &mut self.nodes[index.index()];
-            let encloses = node.aabb.contains(&fat);
-            let done = encloses & (node.stamp == epoch);
-            node.aabb = node.aabb.merged(&fat);
-            node.stamp = epoch;
+        while !link.is_root() {
+            let node = &mut self.nodes[link.parent().index()];
+            let slot = link.slot();
+            let encloses = node.boxes[slot].contains(&fat);
+            let done = encloses & (node.stamps[slot] == epoch);
+            node.boxes[slot] = node.boxes[slot].merged(&fat);
+            node.stamps[slot] = epoch;
             level += 1;
             if done & (level >= UNCONDITIONAL_LEVELS) {
-                break;
+                return;
             }
-            index = node.parent;
+            link = node.parent;
         }
+        self.root_box = self.root_box.merged(&fat);
+        self.root_stamp = epoch;
     }
 
     /// Marks a leaf as moved and every ancestor as changed (stopping at the first one
     /// already marked: its ancestors are marked too).
     pub(crate) fn mark_moved(&mut self, leaf: NodeId) {
         let epoch = self.epoch;
-        let l = &mut self.leaves[leaf.proxy().index()];
-        if l.stamp == epoch {
+        let mut link = self.link_of(leaf);
+        if self.slot_stamp(link) == epoch {
             return;
         }
-        l.stamp = epoch;
         self.moved_count += 1;
-        let mut index = l.parent;
-        while !index.is_null() {
-            let node = &mut self.nodes[index.index()];
-            if node.stamp == epoch {
-                break;
+        loop {
+            if link.is_root() {
+                self.root_stamp = epoch;
+                return;
             }
-            node.stamp = epoch;
-            index = node.parent;
+            let node = &mut self.nodes[link.parent().index()];
+            if node.stamps[link.slot()] == epoch {
+                return;
+            }
+            node.stamps[link.slot()] = epoch;
+            link = node.parent;
         }
     }
 
@@ -712,11 +780,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.moved_count = 0;
         if self.epoch == Stamp::MAX {
             for node in &mut self.nodes {
-                node.stamp = 0;
+                node.stamps = [0; 2];
             }
-            for leaf in &mut self.leaves {
-                leaf.stamp = 0;
-            }
+            self.root_stamp = 0;
             self.epoch = 1;
         } else {
             self.epoch += 1;
@@ -729,12 +795,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
             NodeId((self.nodes.len() - 1) as u32)
         } else {
             let id = self.free_list;
-            self.free_list = self.nodes[id.index()].parent;
+            self.free_list = NodeId(self.nodes[id.index()].parent.0);
             id
         };
         let node = &mut self.nodes[id.index()];
         *node = Node::free(NodeId::NULL);
-        node.height = 0;
+        node.height = 1;
         self.node_count += 1;
         id
     }
@@ -746,21 +812,29 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.node_count -= 1;
     }
 
-    /// Recomputes an internal node's box, height and change mark from its children.
+    /// Recomputes an internal node's box (in its parent's slot), height and change mark
+    /// from its children.
     #[inline(always)]
     pub(crate) fn refit_node(&mut self, id: NodeId) {
-        let (c1, c2) = {
-            let n = &self.nodes[id.index()];
-            (n.child1, n.child2)
-        };
-        let aabb = self.bounds(c1).merged(self.bounds(c2));
+        let epoch = self.epoch;
+        let n = &self.nodes[id.index()];
+        let (c1, c2) = (n.children[0], n.children[1]);
+        let aabb = n.own_box();
+        let changed = (n.stamps[0] == epoch) | (n.stamps[1] == epoch);
+        let link = n.parent;
         let height = 1 + self.height_of(c1).max(self.height_of(c2));
-        let changed = self.stamp_of(c1) == self.epoch || self.stamp_of(c2) == self.epoch;
-        let n = &mut self.nodes[id.index()];
-        n.aabb = aabb;
-        n.height = height;
-        if changed {
-            n.stamp = self.epoch;
+        self.nodes[id.index()].height = height;
+        if link.is_root() {
+            self.root_box = aabb;
+            if changed {
+                self.root_stamp = epoch;
+            }
+        } else {
+            let parent = &mut self.nodes[link.parent().index()];
+            parent.boxes[link.slot()] = aabb;
+            if changed {
+                parent.stamps[link.slot()] = epoch;
+            }
         }
     }
 
@@ -790,9 +864,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
             }
             stack.push((id, true));
             let node = &self.nodes[id.index()];
-            for child in [node.child2, node.child1] {
-                if !child.is_leaf() && (!changed_only || self.nodes[child.index()].stamp == epoch)
-                {
+            for k in [1, 0] {
+                let child = node.children[k];
+                if !child.is_leaf() && (!changed_only || node.stamps[k] == epoch) {
                     stack.push((child, false));
                 }
             }

@@ -2,7 +2,7 @@
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
-use crate::tree::{DynamicTree, NodeId, ProxyId, TreeError, UNCONDITIONAL_LEVELS};
+use crate::tree::{DynamicTree, Link, ProxyId, TreeError, UNCONDITIONAL_LEVELS};
 
 /// Batches smaller than this are applied in the order given: sorting would cost more than
 /// it saves.
@@ -25,12 +25,12 @@ const LANES: usize = 8;
 /// Buffers of [`DynamicTree::move_proxies`], reused.
 #[derive(Debug)]
 pub(crate) struct PendingMoves<V: Vector> {
-    /// The parents of leaves already given their new fat boxes, whose ancestors (from the
-    /// parent up) wait to grow, with the boxes, in the order of the moves. A null parent
-    /// (the leaf is the root) has nothing to grow.
-    moves: Vec<(NodeId, BoundingBox<V>)>,
+    /// Where the leaves hang whose table entries have their new fat boxes already, with
+    /// the boxes, in the order of the moves: their parents' slots and their ancestors
+    /// wait to be updated.
+    moves: Vec<(Link, BoundingBox<V>)>,
     /// The same, grouped by where the parents sit in the arena.
-    sorted: Vec<(NodeId, BoundingBox<V>)>,
+    sorted: Vec<(Link, BoundingBox<V>)>,
     /// Start of each group in `sorted`.
     starts: Vec<u32>,
 }
@@ -115,31 +115,37 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ) {
         let mut batch = Batch::new(self);
         for (id, fat) in boxes {
-            let Some(leaf) = batch.tree.leaf(id) else {
+            if batch.tree.live_leaf(id).is_none() {
                 result(id, Err(TreeError::UnknownProxy(id)));
                 continue;
-            };
+            }
             if !fat.is_valid() {
                 result(id, Err(TreeError::InvalidBox));
                 continue;
             }
-            batch.tree.write_leaf(leaf, fat);
-            let parent = batch.tree.parent_of(leaf);
-            batch.pending.moves.push((parent, fat));
+            let leaf = &mut batch.tree.leaves[id.index()];
+            leaf.aabb = fat;
+            let link = leaf.parent;
+            batch.tree.optimizer.changes += 1;
+            batch.pending.moves.push((link, fat));
             result(id, Ok(()));
         }
     }
 
-    /// Updates the ancestors of the pending leaves (which have their new boxes already):
-    /// grown leaf by leaf, in memory order when there are enough leaves, or by one refit
-    /// of the whole tree when many changed.
+    /// Stores the pending leaves' new boxes in their parents' slots and updates their
+    /// ancestors: grown leaf by leaf, in memory order when there are enough leaves, or by
+    /// one refit of the whole tree when many changed.
     fn apply_pending(&mut self, pending: &mut PendingMoves<V>) {
         let count = pending.moves.len();
         if count >= SORT_FROM && count * BULK_FROM >= self.proxy_count {
+            for &(link, fat) in &pending.moves {
+                self.write_slot(link, fat);
+            }
             self.refit_all();
         } else if count < SORT_FROM {
-            for &(parent, fat) in &pending.moves {
-                self.grow_from(parent, fat);
+            for &(link, fat) in &pending.moves {
+                self.write_slot(link, fat);
+                self.grow_from(link, fat);
             }
         } else {
             self.group_by_place(pending);
@@ -147,68 +153,97 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// [`Self::grow_from`] for each `(parent, fat)` (no parent null), with [`LANES`] walks
-    /// up the tree in flight at once, one step of each in turn.
+    /// [`Self::write_slot`] then [`Self::grow_from`] for each `(link, fat)`, with [`LANES`]
+    /// walks up the tree in flight at once, one step of each in turn.
     ///
     /// A walk up is a chain of dependent loads (each parent is known only once its child
     /// is read), so one walk at a time waits for each miss in turn; several walks taken
     /// in turn have several misses outstanding together. The outcome is the same as one
-    /// walk after the other: an ancestor ends as its old box grown by the box of every
-    /// leaf below it that moved, whatever the order. A walk stops at a node that already
-    /// encloses its box and is marked; if another walk made it so and has not yet grown
-    /// the ancestors above, that walk will, by a box that covers the stopped one.
-    fn grow_ancestors_interleaved(&mut self, items: &[(NodeId, BoundingBox<V>)]) {
+    /// walk after the other: a slot ends as the last box written to it, and an ancestor's
+    /// box as its old box grown by the box of every leaf below it that moved, whatever the
+    /// order (two writes to one slot keep their order: a walk's first step is its write,
+    /// and lanes start in the items' order). A walk stops at a node that already encloses
+    /// its box and is marked; if another walk made it so and has not yet grown the
+    /// ancestors above, that walk will, by a box that covers the stopped one.
+    fn grow_ancestors_interleaved(&mut self, items: &[(Link, BoundingBox<V>)]) {
         let epoch = self.epoch;
-        // Each lane: the next ancestor to grow (null: idle), the box, the level.
-        let mut lanes = [(NodeId::NULL, BoundingBox::<V>::default(), 0u32); LANES];
+        self.exact = false;
+        // Each lane: the slot to update next, the box, the level (0: the leaf's own slot,
+        // written; from 1: an ancestor's, grown).
+        let mut lanes: [Option<(Link, BoundingBox<V>, u32)>; LANES] = [None; LANES];
         let mut next = 0;
-        let mut active = 0;
         for lane in &mut lanes {
-            if let Some(&(parent, fat)) = items.get(next) {
-                *lane = (parent, fat, 0);
+            if let Some(&(link, fat)) = items.get(next) {
+                *lane = Some((link, fat, 0));
                 next += 1;
-                active += 1;
             }
         }
+        let mut active = lanes.iter().filter(|lane| lane.is_some()).count();
         while active > 0 {
             for lane in &mut lanes {
-                let (index, fat, level) = *lane;
-                if index.is_null() {
+                let Some((link, fat, level)) = *lane else {
                     continue;
-                }
-                let node = &mut self.nodes[index.index()];
-                let encloses = node.aabb.contains(&fat);
-                let done = encloses & (node.stamp == epoch);
-                node.aabb = node.aabb.merged(&fat);
-                node.stamp = epoch;
-                let parent = node.parent;
-                if (done & (level + 1 >= UNCONDITIONAL_LEVELS)) | parent.is_null() {
+                };
+                let (over, up) = if link.is_root() {
+                    let stamp = &mut self.root_stamp;
+                    if level == 0 {
+                        self.moved_count += (*stamp != epoch) as usize;
+                        self.root_box = fat;
+                    } else {
+                        self.root_box = self.root_box.merged(&fat);
+                    }
+                    *stamp = epoch;
+                    (true, link)
+                } else {
+                    let node = &mut self.nodes[link.parent().index()];
+                    let k = link.slot();
+                    let stamp = &mut node.stamps[k];
+                    let over = if level == 0 {
+                        self.moved_count += (*stamp != epoch) as usize;
+                        node.boxes[k] = fat;
+                        false
+                    } else {
+                        let done = node.boxes[k].contains(&fat) & (*stamp == epoch);
+                        node.boxes[k] = node.boxes[k].merged(&fat);
+                        done & (level >= UNCONDITIONAL_LEVELS)
+                    };
+                    *stamp = epoch;
+                    (over, node.parent)
+                };
+                *lane = if over {
                     // This walk is over: start the next one in its lane.
-                    *lane = match items.get(next) {
-                        Some(&(parent, fat)) => {
+                    match items.get(next) {
+                        Some(&(link, fat)) => {
                             next += 1;
-                            (parent, fat, 0)
+                            Some((link, fat, 0))
                         }
                         None => {
                             active -= 1;
-                            (NodeId::NULL, fat, 0)
+                            None
                         }
-                    };
+                    }
                 } else {
-                    *lane = (parent, fat, level + 1);
-                }
+                    Some((up, fat, level + 1))
+                };
             }
         }
     }
 
     /// Puts `pending.moves` into `pending.sorted` grouped by the arena region of the
-    /// parents (a counting sort on the parent index's high bits), leaving out null parents
-    /// (nothing to grow). Regions are small enough for the nodes of one to stay in cache
-    /// while it is worked through.
+    /// leaves' parents (a counting sort on the parent index's high bits, stable, so that
+    /// two moves of one proxy keep their order; a leaf at the root counts in region 0).
+    /// Regions are small enough for the nodes of one to stay in cache while it is worked
+    /// through.
     fn group_by_place(&self, pending: &mut PendingMoves<V>) {
-        const REGION_BITS: u32 = 9;
+        const REGION_BITS: u32 = 8;
         let regions = (self.nodes.len() >> REGION_BITS) + 1;
-        let region = |parent: NodeId| parent.index() >> REGION_BITS;
+        let region = |link: Link| {
+            if link.is_root() {
+                0
+            } else {
+                link.parent().index() >> REGION_BITS
+            }
+        };
         let PendingMoves {
             moves,
             sorted,
@@ -216,17 +251,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
         } = pending;
         starts.clear();
         starts.resize(regions + 1, 0);
-        for &(parent, _) in moves.iter().filter(|(parent, _)| !parent.is_null()) {
-            starts[region(parent) + 1] += 1;
+        for &(link, _) in moves.iter() {
+            starts[region(link) + 1] += 1;
         }
         for r in 1..=regions {
             starts[r] += starts[r - 1];
         }
         sorted.clear();
-        sorted.resize(starts[regions] as usize, (NodeId::NULL, BoundingBox::default()));
-        for &(parent, fat) in moves.iter().filter(|(parent, _)| !parent.is_null()) {
-            let slot = &mut starts[region(parent)];
-            sorted[*slot as usize] = (parent, fat);
+        sorted.resize(moves.len(), (Link::ROOT, BoundingBox::default()));
+        for &(link, fat) in moves.iter() {
+            let slot = &mut starts[region(link)];
+            sorted[*slot as usize] = (link, fat);
             *slot += 1;
         }
     }

@@ -18,16 +18,13 @@ pub struct NodeId(pub(crate) u32);
 /// The tag bit of a leaf's [`NodeId`].
 pub(crate) const LEAF: u32 = 1 << 31;
 
-/// The most proxies a tree holds: a leaf's id must not be [`NodeId::NULL`] or
-/// [`NodeId::FREE`].
+/// The most proxies a tree holds: a leaf's id must not be [`NodeId::NULL`], and no
+/// internal node index may reach [`Link::FREE`]'s.
 pub(crate) const MAX_PROXIES: u32 = LEAF - 2;
 
 impl NodeId {
     /// "No node".
     pub(crate) const NULL: NodeId = NodeId(u32::MAX);
-
-    /// The parent link of a free proxy id's leaf slot.
-    pub(crate) const FREE: NodeId = NodeId(u32::MAX - 1);
 
     /// The leaf of a proxy.
     #[inline(always)]
@@ -80,26 +77,84 @@ impl ProxyId {
 /// The height that marks a free node.
 pub(crate) const FREE_HEIGHT: u16 = u16::MAX;
 
-/// A change mark: the tree's epoch when the mark was made. 16 bits keep a 2D node at
-/// 32 bytes, two of them a cache line; the tree clears every mark when the epoch wraps.
-pub(crate) type Stamp = u16;
+/// A change mark: the tree's epoch when the mark was made. 8 bits keep a 2D node at 48
+/// bytes; the tree clears every mark when the epoch wraps (every 255 updates).
+pub(crate) type Stamp = u8;
 
-/// One internal node of the arena: 32 bytes in 2D, 40 in 3D, with exactly two children
-/// (internal nodes, or leaves by their tagged ids). A free node has height
-/// [`FREE_HEIGHT`] and `parent` links the free list.
+/// Where a node or leaf hangs: its parent's arena index, with [`SECOND`] set when it is
+/// the parent's second child. [`Link::ROOT`] for the root, [`Link::FREE`] for a free leaf.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Link(pub u32);
+
+/// The slot bit of a [`Link`].
+pub(crate) const SECOND: u32 = 1 << 31;
+
+impl Link {
+    /// No parent: the root.
+    pub(crate) const ROOT: Link = Link(u32::MAX);
+    /// A free leaf slot (a free proxy id).
+    pub(crate) const FREE: Link = Link(u32::MAX - 1);
+
+    /// The link to slot `slot` (0 or 1) of `parent`.
+    #[inline(always)]
+    pub(crate) fn new(parent: NodeId, slot: usize) -> Link {
+        Link(parent.0 | ((slot as u32) << 31))
+    }
+
+    /// The link of `parent`'s slot `slot`, or [`Link::ROOT`] when `parent` is null.
+    #[inline(always)]
+    pub(crate) fn or_root(parent: NodeId, slot: usize) -> Link {
+        if parent.is_null() {
+            Link::ROOT
+        } else {
+            Link::new(parent, slot)
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn is_root(self) -> bool {
+        self == Link::ROOT
+    }
+
+    /// The parent (meaningless for [`Link::ROOT`] and [`Link::FREE`]).
+    #[inline(always)]
+    pub(crate) fn parent(self) -> NodeId {
+        NodeId(self.0 & !SECOND)
+    }
+
+    /// The slot, 0 or 1 (meaningless for [`Link::ROOT`] and [`Link::FREE`]).
+    #[inline(always)]
+    pub(crate) fn slot(self) -> usize {
+        (self.0 >> 31) as usize
+    }
+
+    /// The parent, or [`NodeId::NULL`] at the root.
+    #[inline(always)]
+    pub(crate) fn parent_or_null(self) -> NodeId {
+        if self.is_root() {
+            NodeId::NULL
+        } else {
+            self.parent()
+        }
+    }
+}
+
+/// One internal node of the arena, holding its two children's boxes and marks: 48 bytes
+/// in 2D, 64 in 3D. A child is an internal node or a leaf (by its tagged id). The node's
+/// own box and mark are its parent's slot (the tree's root box and mark for the root). A
+/// free node has height [`FREE_HEIGHT`] and `parent` links the free list (as an index).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Node<V: Vector> {
-    /// Encloses both children.
-    pub aabb: BoundingBox<V>,
-    /// Parent, or `NULL` at the root. In a free node: the next free node.
-    pub parent: NodeId,
-    /// The first child.
-    pub child1: NodeId,
-    /// The second child.
-    pub child2: NodeId,
-    /// The epoch at which this node's subtree last held a moved leaf; the subtree is
-    /// "changed" when this equals the tree's current epoch.
-    pub stamp: Stamp,
+    /// Each child's box: a leaf's fat box, or a box enclosing an internal child's two.
+    pub boxes: [BoundingBox<V>; 2],
+    /// The two children.
+    pub children: [NodeId; 2],
+    /// Where this node hangs. In a free node: the next free node (an index).
+    pub parent: Link,
+    /// Each child's change mark: the epoch at which the leaf last moved, or at which the
+    /// internal child's subtree last held a moved leaf; "changed" when it equals the
+    /// tree's current epoch.
+    pub stamps: [Stamp; 2],
     /// 1 + the larger height of the children (a leaf's is 0); [`FREE_HEIGHT`] for a free
     /// node.
     pub height: u16,
@@ -108,11 +163,10 @@ pub(crate) struct Node<V: Vector> {
 impl<V: Vector> Node<V> {
     pub(crate) fn free(next: NodeId) -> Self {
         Self {
-            aabb: BoundingBox::default(),
-            parent: next,
-            child1: NodeId::NULL,
-            child2: NodeId::NULL,
-            stamp: 0,
+            boxes: [BoundingBox::default(); 2],
+            children: [NodeId::NULL; 2],
+            parent: Link(next.0),
+            stamps: [0; 2],
             height: FREE_HEIGHT,
         }
     }
@@ -121,20 +175,24 @@ impl<V: Vector> Node<V> {
     pub(crate) fn is_allocated(&self) -> bool {
         self.height != FREE_HEIGHT
     }
+
+    /// The box enclosing both children's.
+    #[inline(always)]
+    pub(crate) fn own_box(&self) -> BoundingBox<V> {
+        self.boxes[0].merged(&self.boxes[1])
+    }
 }
 
-/// One leaf, in the tree's table of leaves by proxy id: 24 bytes in 2D, 32 in 3D. Leaves
-/// are not nodes of the arena: a parent names its leaf child by [`NodeId::leaf`].
+/// One leaf, in the tree's table of leaves by proxy id: 20 bytes in 2D, 28 in 3D. Leaves
+/// are not nodes of the arena: a parent names its leaf child by [`NodeId::leaf`] and holds
+/// a copy of its box in its slot, for the walks; this table's box is the one moves decide
+/// against, read in proxy order.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Leaf<V: Vector> {
     /// The fat box.
     pub aabb: BoundingBox<V>,
-    /// The parent, `NULL` for a leaf that is the root, [`NodeId::FREE`] for a free proxy
-    /// id.
-    pub parent: NodeId,
-    /// The epoch at which the leaf last moved; it is "moved" when this equals the tree's
-    /// current epoch.
-    pub stamp: Stamp,
+    /// Where the leaf hangs ([`Link::FREE`] for a free proxy id).
+    pub parent: Link,
 }
 
 impl<V: Vector> Leaf<V> {
@@ -143,13 +201,12 @@ impl<V: Vector> Leaf<V> {
             min: V::ZERO,
             max: V::ZERO,
         },
-        parent: NodeId::FREE,
-        stamp: 0,
+        parent: Link::FREE,
     };
 
     #[inline(always)]
     pub(crate) fn is_live(&self) -> bool {
-        self.parent != NodeId::FREE
+        self.parent != Link::FREE
     }
 }
 

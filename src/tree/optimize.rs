@@ -86,8 +86,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 let node = &self.nodes[id.index()];
                 let valid = node.is_allocated()
                     && node.height <= subtree_height
-                    && (node.parent.is_null()
-                        || self.nodes[node.parent.index()].height > subtree_height);
+                    && (node.parent.is_root()
+                        || self.nodes[node.parent.parent().index()].height > subtree_height);
                 if !valid {
                     continue;
                 }

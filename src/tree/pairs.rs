@@ -192,7 +192,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Whether an update has a walk to do: the root is an internal node and changed.
     pub(crate) fn has_walk(&self) -> bool {
-        !self.root.is_null() && !self.root.is_leaf() && self.is_changed(self.root)
+        !self.root.is_null() && !self.root.is_leaf() && self.root_stamp == self.epoch
     }
 
     /// How the refits of an update go: whether changed nodes rotate (only when fewer than
@@ -234,22 +234,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let node = &self.nodes[x.index()];
         let parent = node.parent;
         if node.height <= subtree_height
-            && (parent.is_null() || self.nodes[parent.index()].height > subtree_height)
+            && (parent.is_root() || self.nodes[parent.parent().index()].height > subtree_height)
         {
             self.optimizer.candidates.push(x);
         }
     }
 
-    /// The box and change mark of a node or leaf.
+    /// The box and change mark of a node or leaf, as its parent holds them.
     #[inline(always)]
     pub(crate) fn entry(&self, id: NodeId) -> Entry<'_, V> {
-        if id.is_leaf() {
-            let leaf = &self.leaves[id.proxy().index()];
-            (&leaf.aabb, leaf.stamp)
-        } else {
-            let node = &self.nodes[id.index()];
-            (&node.aabb, node.stamp)
-        }
+        let link = self.link_of(id);
+        (self.slot_box(link), self.slot_stamp(link))
     }
 
     /// Runs one task of the walk other than a refit: self(x) when `x == y` (which first
@@ -274,8 +269,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let nx = &nodes[x.index()];
             tasks[*fill] = (x, NodeId::NULL);
             *fill += refits as usize;
-            let (c1, c2) = (nx.child1, nx.child2);
-            let (e1, e2) = (self.entry(c1), self.entry(c2));
+            let [c1, c2] = nx.children;
+            let (e1, e2) = ((&nx.boxes[0], nx.stamps[0]), (&nx.boxes[1], nx.stamps[1]));
             tasks[*fill] = (c2, c2);
             *fill += ((e2.1 == epoch) & !c2.is_leaf()) as usize;
             tasks[*fill] = (c1, c1);
@@ -288,14 +283,19 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 **reported += 1;
                 f(x.proxy(), y.proxy());
             }
-            (true, false) => self.leaf_against_subtree(x, y, walk, visited, reported, f),
-            (false, true) => self.leaf_against_subtree(y, x, walk, visited, reported, f),
+            (true, false) => {
+                self.leaf_against_subtree(x, self.entry(x), y, walk, visited, reported, f)
+            }
+            (false, true) => {
+                self.leaf_against_subtree(y, self.entry(y), x, walk, visited, reported, f)
+            }
             (false, false) => {
                 // cross(x, y): the four pairs of a child of each.
                 let (nx, ny) = (&nodes[x.index()], &nodes[y.index()]);
-                let (x1, x2, y1, y2) = (nx.child1, nx.child2, ny.child1, ny.child2);
-                let (ex1, ex2) = (self.entry(x1), self.entry(x2));
-                let (ey1, ey2) = (self.entry(y1), self.entry(y2));
+                let [x1, x2] = nx.children;
+                let [y1, y2] = ny.children;
+                let (ex1, ex2) = ((&nx.boxes[0], nx.stamps[0]), (&nx.boxes[1], nx.stamps[1]));
+                let (ey1, ey2) = ((&ny.boxes[0], ny.stamps[0]), (&ny.boxes[1], ny.stamps[1]));
                 let (v, r) = (&mut **visited, &mut **reported);
                 self.node_pair(x2, y2, (ex2, ey2), tasks, fill, walk, v, r, f);
                 self.node_pair(x2, y1, (ex2, ey1), tasks, fill, walk, v, r, f);
@@ -353,24 +353,28 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 tasks[*fill] = (a, b);
                 *fill += 1;
             }
-            (true, false) => self.leaf_against_subtree(a, b, walk, visited, reported, f),
-            (false, true) => self.leaf_against_subtree(b, a, walk, visited, reported, f),
+            (true, false) => self.leaf_against_subtree(a, ea, b, walk, visited, reported, f),
+            (false, true) => self.leaf_against_subtree(b, eb, a, walk, visited, reported, f),
         }
     }
 
-    /// Reports every leaf under the internal node `top` whose box overlaps the leaf `leaf`'s,
-    /// of which one of the two moved; `top`'s own box overlaps and one of the two changed.
+    /// Reports every leaf under the internal node `top` whose box overlaps the leaf
+    /// `leaf`'s (`held`: its box and mark), of which one of the two moved; `top`'s own box
+    /// overlaps and one of the two changed.
     ///
     /// Depth first, the leaf's box and mark held at hand. At each internal node both
-    /// children are tested. Which of them continue is hard to predict, so it is settled
-    /// without branching: both are written to the top of `walk` and the top moves up by
-    /// one for each passing internal child (first child last, so walked first). Only a
-    /// passing leaf (a pair to report, rarer) and the end of the walk take a branch.
-    /// `walk` is used as a fixed array (its length is its capacity, `top` its fill).
+    /// children are tested, their boxes and marks read from the node itself. Which of
+    /// them continue is hard to predict, so it is settled without branching: both are
+    /// written to the top of `walk` and the top moves up by one for each passing internal
+    /// child (first child last, so walked first). Only a passing leaf (a pair to report,
+    /// rarer) and the end of the walk take a branch. `walk` is used as a fixed array (its
+    /// length is its capacity, `top` its fill).
+    #[allow(clippy::too_many_arguments)]
     #[inline]
     fn leaf_against_subtree(
         &self,
         leaf: NodeId,
+        held: Entry<'_, V>,
         top: NodeId,
         walk: &mut Vec<NodeId>,
         visited: &mut u64,
@@ -380,9 +384,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let epoch = self.epoch;
         let nodes = &self.nodes;
         let proxy = leaf.proxy();
-        let held = &self.leaves[proxy.index()];
-        let aabb = held.aabb;
-        let leaf_changed = held.stamp == epoch;
+        let aabb = *held.0;
+        let leaf_changed = held.1 == epoch;
         if walk.len() < 64 {
             walk.resize(64, NodeId::NULL);
         }
@@ -392,10 +395,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
             fill -= 1;
             *visited += 1;
             let node = &nodes[walk[fill].index()];
-            let (c1, c2) = (node.child1, node.child2);
-            let (e1, e2) = (self.entry(c1), self.entry(c2));
-            let hit1 = (leaf_changed | (e1.1 == epoch)) & overlap(e1.0, &aabb);
-            let hit2 = (leaf_changed | (e2.1 == epoch)) & overlap(e2.0, &aabb);
+            let [c1, c2] = node.children;
+            let hit1 = (leaf_changed | (node.stamps[0] == epoch)) & overlap(&node.boxes[0], &aabb);
+            let hit2 = (leaf_changed | (node.stamps[1] == epoch)) & overlap(&node.boxes[1], &aabb);
             let (leaf1, leaf2) = (c1.is_leaf(), c2.is_leaf());
             if (hit1 & leaf1) | (hit2 & leaf2) {
                 if hit1 & leaf1 {

@@ -271,8 +271,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 self.optimizer.candidates.push(id);
                 continue;
             }
-            for child in [node.child2, node.child1] {
-                if !child.is_leaf() && self.nodes[child.index()].stamp == epoch {
+            for k in [1, 0] {
+                let child = node.children[k];
+                if !child.is_leaf() && node.stamps[k] == epoch {
                     stack.push(child);
                 }
             }
@@ -323,16 +324,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
             if task.a == task.b {
                 // self(N): self of each changed internal child, and child against child.
                 let na = &self.nodes[task.a.index()];
-                for child in [na.child1, na.child2] {
-                    if !child.is_leaf() && self.nodes[child.index()].stamp == epoch {
+                for k in 0..2 {
+                    let child = na.children[k];
+                    if !child.is_leaf() && na.stamps[k] == epoch {
                         queue.push_back(PairTask { a: child, b: child });
                     }
                 }
-                queue.extend(hits(na.child1, na.child2));
+                queue.extend(hits(na.children[0], na.children[1]));
             } else if !task.a.is_leaf() && !task.b.is_leaf() {
                 let (na, nb) = (&self.nodes[task.a.index()], &self.nodes[task.b.index()]);
-                for x in [na.child1, na.child2] {
-                    for y in [nb.child1, nb.child2] {
+                for x in na.children {
+                    for y in nb.children {
                         queue.extend(hits(x, y));
                     }
                 }

@@ -39,7 +39,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         overlaps: impl Fn(&BoundingBox<V>) -> bool,
         mut f: impl FnMut(ProxyId, &T) -> bool,
     ) {
-        if self.root.is_null() || !overlaps(self.bounds(self.root)) {
+        if self.root.is_null() || !overlaps(&self.root_box) {
             return;
         }
         let mut stack: Stack = SmallVec::new();
@@ -59,9 +59,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     break;
                 }
                 let node = &self.nodes[id.index()];
-                let (c1, c2) = (node.child1, node.child2);
-                let hit1 = overlaps(self.bounds(c1));
-                let hit2 = overlaps(self.bounds(c2));
+                let [c1, c2] = node.children;
+                let hit1 = overlaps(&node.boxes[0]);
+                let hit2 = overlaps(&node.boxes[1]);
                 id = match (hit1, hit2) {
                     (true, true) => {
                         stack.push(c2);
@@ -157,7 +157,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut best: Option<RayHit> = None;
         let mut best_t = max_t;
         let mut stack: SmallVec<[(NodeId, f32); 64]> = SmallVec::new();
-        let t = slabs.hit_at(&grow(self.bounds(self.root)), best_t)?;
+        let t = slabs.hit_at(&grow(&self.root_box), best_t)?;
         stack.push((self.root, t));
         let (mut visited, mut leaves) = (0u64, 0u64);
         while let Some((mut id, t_enter)) = stack.pop() {
@@ -182,9 +182,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     break;
                 }
                 let node = &self.nodes[id.index()];
-                let (c1, c2) = (node.child1, node.child2);
-                let t1 = slabs.hit_at(&grow(self.bounds(c1)), best_t);
-                let t2 = slabs.hit_at(&grow(self.bounds(c2)), best_t);
+                let [c1, c2] = node.children;
+                let t1 = slabs.hit_at(&grow(&node.boxes[0]), best_t);
+                let t2 = slabs.hit_at(&grow(&node.boxes[1]), best_t);
                 id = match (t1, t2) {
                     (Some(a), Some(b)) => {
                         if a <= b {
@@ -215,7 +215,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let slabs = RaySlabs::new(ray);
         // Entered nodes with their entry parameter, tested before they are pushed (as in
         // `query_by`).
-        let Some(t) = slabs.hit_at(self.bounds(self.root), max_t) else {
+        let Some(t) = slabs.hit_at(&self.root_box, max_t) else {
             return;
         };
         let mut stack: SmallVec<[(NodeId, f32); 64]> = SmallVec::new();
@@ -235,9 +235,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     break;
                 }
                 let node = &self.nodes[id.index()];
-                let (c1, c2) = (node.child1, node.child2);
-                let t1 = slabs.hit_at(self.bounds(c1), max_t);
-                let t2 = slabs.hit_at(self.bounds(c2), max_t);
+                let [c1, c2] = node.children;
+                let t1 = slabs.hit_at(&node.boxes[0], max_t);
+                let t2 = slabs.hit_at(&node.boxes[1], max_t);
                 (id, t) = match (t1, t2) {
                     (Some(a), Some(b)) => {
                         stack.push((c2, b));

@@ -44,16 +44,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if a.is_leaf() {
             return;
         }
-        let na = self.nodes[a.index()];
+        let na = &self.nodes[a.index()];
         if na.height < 2 {
             return;
         }
-        let (b, c) = (na.child1, na.child2);
-        let (box_b, box_c) = (*self.bounds(b), *self.bounds(c));
+        let [b, c] = na.children;
+        let [box_b, box_c] = na.boxes;
         // The grandchildren under an internal B (D, E) and C (F, G), with their boxes.
-        let below = |tree: &Self, x: NodeId| {
-            let n = &tree.nodes[x.index()];
-            (n.child1, n.child2, *tree.bounds(n.child1), *tree.bounds(n.child2))
+        let below = |x: NodeId| {
+            let n = &self.nodes[x.index()];
+            (n.children[0], n.children[1], n.boxes[0], n.boxes[1])
         };
         let mut best = Rotation::None;
         let mut best_delta = 0.0f32;
@@ -65,20 +65,20 @@ impl<V: Vector, T> DynamicTree<V, T> {
         };
         let (mut d, mut e, mut f, mut g) = (NodeId::NULL, NodeId::NULL, NodeId::NULL, NodeId::NULL);
         if b.is_leaf() {
-            let (f_id, g_id, box_f, box_g) = below(self, c);
+            let (f_id, g_id, box_f, box_g) = below(c);
             (f, g) = (f_id, g_id);
             let area_c = box_c.area();
             consider(Rotation::BF, box_b.merged(&box_g).area() - area_c);
             consider(Rotation::BG, box_b.merged(&box_f).area() - area_c);
         } else if c.is_leaf() {
-            let (d_id, e_id, box_d, box_e) = below(self, b);
+            let (d_id, e_id, box_d, box_e) = below(b);
             (d, e) = (d_id, e_id);
             let area_b = box_b.area();
             consider(Rotation::CD, box_c.merged(&box_e).area() - area_b);
             consider(Rotation::CE, box_c.merged(&box_d).area() - area_b);
         } else {
-            let (d_id, e_id, box_d, box_e) = below(self, b);
-            let (f_id, g_id, box_f, box_g) = below(self, c);
+            let (d_id, e_id, box_d, box_e) = below(b);
+            let (f_id, g_id, box_f, box_g) = below(c);
             (d, e, f, g) = (d_id, e_id, f_id, g_id);
             let area_b = box_b.area();
             let area_c = box_c.area();
@@ -131,24 +131,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Exchanges two subtrees that have different parents (neither is an ancestor of the
-    /// other). Boxes are not refitted here.
+    /// other), each with the box and mark its parent holds for it. The parents' own boxes
+    /// are not refitted here.
     fn swap_subtrees(&mut self, x: NodeId, y: NodeId) {
-        let px = self.parent_of(x);
-        let py = self.parent_of(y);
-        debug_assert!(px != py);
-        self.replace_child(px, x, y);
-        self.replace_child(py, y, x);
-        self.set_parent(x, py);
-        self.set_parent(y, px);
-    }
-
-    fn replace_child(&mut self, parent: NodeId, old: NodeId, new: NodeId) {
-        let p = &mut self.nodes[parent.index()];
-        if p.child1 == old {
-            p.child1 = new;
-        } else {
-            debug_assert!(p.child2 == old);
-            p.child2 = new;
-        }
+        let (lx, ly) = (self.link_of(x), self.link_of(y));
+        debug_assert!(lx.parent() != ly.parent());
+        let (px, py) = (lx.parent().index(), ly.parent().index());
+        let (sx, sy) = (lx.slot(), ly.slot());
+        let (box_x, stamp_x) = (self.nodes[px].boxes[sx], self.nodes[px].stamps[sx]);
+        let (box_y, stamp_y) = (self.nodes[py].boxes[sy], self.nodes[py].stamps[sy]);
+        self.attach(ly.parent(), sy, x, box_x, stamp_x);
+        self.attach(lx.parent(), sx, y, box_y, stamp_y);
     }
 }

@@ -37,13 +37,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut internal_area = 0.0f64;
         for node in &self.nodes {
             if node.is_allocated() {
-                internal_area += node.aabb.area() as f64;
+                internal_area += node.own_box().area() as f64;
             }
         }
         let root_area = if self.root.is_null() {
             0.0
         } else {
-            self.bounds(self.root).area() as f64
+            self.root_box.area() as f64
         };
         TreeStats {
             proxies: self.proxy_count,

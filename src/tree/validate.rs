@@ -34,15 +34,17 @@ fn fail(node: Option<NodeId>, message: impl Into<String>) -> Result<(), Validati
 
 impl<V: Vector, T> DynamicTree<V, T> {
     /// Checks every invariant of the tree and says what is wrong:
-    /// - the root has no parent; every child's parent link points back to its parent;
+    /// - the root hangs at the root; every child's link names its parent and its slot;
     /// - every node and leaf reachable from the root is allocated (live) and reached once
     ///   (no cycles, no sharing); every allocated node and live leaf is reachable;
-    /// - each leaf reached names a live proxy with a payload; every other proxy id is on
-    ///   the free list of ids, once, without a payload, its leaf marked free;
+    /// - each leaf reached names a live proxy with a payload, and its parent's slot holds
+    ///   exactly the leaf's box; every other proxy id is on the free list of ids, once,
+    ///   without a payload, its leaf marked free;
     /// - heights: 1 + the larger child height for internal nodes (leaves count 0);
-    /// - every box is valid and encloses its children's boxes;
-    /// - a changed child has a changed parent (the marks form paths to the root), and the
-    ///   moved count equals the number of marked leaves;
+    /// - every box is valid, and the box a slot holds for an internal child (or the
+    ///   root's box) encloses that child's two boxes;
+    /// - a changed child makes its holder changed (the marks form paths to the root), and
+    ///   the moved count equals the number of marked leaves;
     /// - the free list holds only free nodes, has no cycle, and free + allocated nodes
     ///   make up the arena; the proxy and node counts match.
     ///
@@ -64,11 +66,15 @@ impl<V: Vector, T> DynamicTree<V, T> {
             if self.root.is_leaf() && self.root.proxy().index() >= self.leaves.len() {
                 return fail(Some(self.root), "root leaf out of range");
             }
-            if !self.parent_of(self.root).is_null() {
+            if !self.link_of(self.root).is_root() {
                 return fail(Some(self.root), "root has a parent");
             }
-            let mut stack = vec![self.root];
-            while let Some(id) = stack.pop() {
+            // (node, the box and mark its holder keeps for it)
+            let mut stack = vec![(self.root, self.root_box, self.root_stamp)];
+            while let Some((id, held, stamp)) = stack.pop() {
+                if !held.is_valid() {
+                    return fail(Some(id), format!("invalid box {held:?}"));
+                }
                 if id.is_leaf() {
                     let proxy = id.proxy().index();
                     if proxy >= self.leaves.len() {
@@ -83,13 +89,19 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     if !leaf.is_live() {
                         return fail(Some(id), format!("reachable leaf of free proxy {proxy}"));
                     }
-                    if !leaf.aabb.is_valid() {
-                        return fail(Some(id), format!("invalid box {:?}", leaf.aabb));
+                    if leaf.aabb != held {
+                        return fail(
+                            Some(id),
+                            format!(
+                                "proxy {proxy}'s box {:?} differs from its slot's {held:?}",
+                                leaf.aabb
+                            ),
+                        );
                     }
                     if self.data[proxy].is_none() {
                         return fail(Some(id), format!("proxy {proxy} without data"));
                     }
-                    if leaf.stamp == self.epoch {
+                    if stamp == self.epoch {
                         moved += 1;
                     }
                     continue;
@@ -106,43 +118,38 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 if !node.is_allocated() {
                     return fail(Some(id), "reachable but free");
                 }
-                if !node.aabb.is_valid() {
-                    return fail(Some(id), format!("invalid box {:?}", node.aabb));
-                }
-                if node.child1.is_null() || node.child2.is_null() {
-                    return fail(Some(id), "internal node without two children");
+                if !held.contains(&node.own_box()) {
+                    return fail(
+                        Some(id),
+                        format!(
+                            "held box {held:?} does not enclose the children's {:?}",
+                            node.own_box()
+                        ),
+                    );
                 }
                 let mut max_height = 0;
                 let mut any_changed = false;
-                for child in [node.child1, node.child2] {
-                    let in_range = if child.is_leaf() {
+                for (k, child) in node.children.into_iter().enumerate() {
+                    let in_range = if child.is_null() {
+                        false
+                    } else if child.is_leaf() {
                         child.proxy().index() < self.leaves.len()
                     } else {
                         child.index() < n
                     };
                     if !in_range {
-                        return fail(Some(id), "child out of range");
+                        return fail(Some(id), "child missing or out of range");
                     }
-                    let parent = self.parent_of(child);
-                    if parent != id {
+                    let link = self.link_of(child);
+                    if link.is_root() || link.parent() != id || link.slot() != k {
                         return fail(
                             Some(child),
-                            format!("parent link is {parent:?}, expected {id:?}"),
-                        );
-                    }
-                    let child_box = self.bounds(child);
-                    if !node.aabb.contains(child_box) {
-                        return fail(
-                            Some(id),
-                            format!(
-                                "box {:?} does not enclose child {} {:?}",
-                                node.aabb, child.0, child_box
-                            ),
+                            format!("link is {link:?}, expected node {} slot {k}", id.0),
                         );
                     }
                     max_height = max_height.max(self.height_of(child));
-                    any_changed |= self.stamp_of(child) == self.epoch;
-                    stack.push(child);
+                    any_changed |= node.stamps[k] == self.epoch;
+                    stack.push((child, node.boxes[k], node.stamps[k]));
                 }
                 if node.height != max_height + 1 {
                     return fail(
@@ -154,7 +161,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                         ),
                     );
                 }
-                if any_changed && node.stamp != self.epoch {
+                if any_changed && stamp != self.epoch {
                     return fail(Some(id), "a child is marked changed but the node is not");
                 }
             }
@@ -228,7 +235,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             if free > n {
                 return fail(None, "cycle in the free list");
             }
-            index = self.nodes[index.index()].parent;
+            index = NodeId(self.nodes[index.index()].parent.0);
         }
         if free + allocated != n {
             return fail(
