@@ -1093,7 +1093,10 @@ fn build_layout<V: Vector>() {
         slots.insert(id.index());
         if let Some((c1, c2)) = node.children {
             for c in [c1, c2] {
-                assert!(c.is_leaf() || c.index() > id.index(), "a child before its parent");
+                assert!(
+                    c.is_leaf() || c.index() > id.index(),
+                    "a child before its parent"
+                );
             }
             if !c1.is_leaf() && !c2.is_leaf() {
                 siblings.0 += 1;
@@ -1102,7 +1105,11 @@ fn build_layout<V: Vector>() {
         }
         true
     });
-    assert!(siblings.0 > n / 10, "{} nodes with two internal children", siblings.0);
+    assert!(
+        siblings.0 > n / 10,
+        "{} nodes with two internal children",
+        siblings.0
+    );
     assert_eq!(
         siblings.0, siblings.1,
         "children not side by side after a build"

@@ -182,7 +182,11 @@ fn inspector<V: Vector>(ui: &mut egui::Ui, state: &AabbTree<V>, debug: &mut Debu
     });
     egui::Grid::new("node").num_columns(2).show(ui, |ui| {
         ui.label("node");
-        ui.label(format!("#{}", selected.index()));
+        ui.label(if selected.is_leaf() {
+            format!("leaf of proxy #{}", selected.proxy().index())
+        } else {
+            format!("#{}", selected.index())
+        });
         ui.end_row();
         ui.label("height");
         ui.label(node.height.to_string());
@@ -222,8 +226,8 @@ fn browse<V: Vector>(
     let Some(node) = tree.node(id) else { return };
     let label = match node.proxy {
         Some(p) => format!(
-            "leaf #{} ({})",
-            id.index(),
+            "leaf of proxy #{} ({})",
+            p.index(),
             tree.data(p).map(|e| e.to_string()).unwrap_or_default()
         ),
         None => format!("node #{} h={}", id.index(), node.height),

@@ -106,9 +106,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         scratch: &mut LayoutScratch<V>,
     ) {
         let keep = keep_height.unwrap_or(0);
-        let moves = |id: NodeId| {
-            !id.is_leaf() && (keep == 0 || self.nodes[id.index()].height > keep)
-        };
+        let moves =
+            |id: NodeId| !id.is_leaf() && (keep == 0 || self.nodes[id.index()].height > keep);
         scratch.order.clear();
         scratch.parent.clear();
         scratch.kept.clear();

@@ -73,7 +73,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use crate::Vector;
 use crate::geometry::BoundingBox;
 
-pub(crate) use node::{Leaf, Link, MAX_PROXIES, Node, Stamp};
+pub(crate) use node::{LEAF, Leaf, Link, MAX_PROXIES, Node, Stamp};
 pub use node::{NodeId, NodeView, ProxyId};
 pub use parallel::ParallelPairs;
 pub use query::RayHit;
@@ -89,7 +89,7 @@ pub enum TreeError {
     InvalidBox,
     /// A displacement or margin that is NaN or infinite, or a negative margin.
     InvalidValue,
-    /// The tree holds as many proxies as it can (2³¹ − 2).
+    /// The tree holds as many proxies as it can (2³⁰).
     Full,
 }
 
@@ -267,8 +267,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.leaves.reserve(new_ids);
         self.data.reserve(new_ids);
         let free_nodes = self.nodes.len().saturating_sub(self.node_count);
-        self.nodes
-            .reserve(additional.saturating_sub(free_nodes));
+        self.nodes.reserve(additional.saturating_sub(free_nodes));
     }
 
     /// Whether the tree holds no proxy.
@@ -332,7 +331,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             .enumerate()
             .filter_map(|(i, (leaf, data))| {
                 let data = data.as_ref()?;
-                leaf.is_live().then_some((ProxyId(i as u32), data, leaf.aabb))
+                leaf.is_live()
+                    .then_some((ProxyId(i as u32), data, leaf.aabb))
             })
     }
 

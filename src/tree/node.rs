@@ -18,9 +18,10 @@ pub struct NodeId(pub(crate) u32);
 /// The tag bit of a leaf's [`NodeId`].
 pub(crate) const LEAF: u32 = 1 << 31;
 
-/// The most proxies a tree holds: a leaf's id must not be [`NodeId::NULL`], and no
-/// internal node index may reach [`Link::FREE`]'s.
-pub(crate) const MAX_PROXIES: u32 = LEAF - 2;
+/// The most proxies a tree holds (2³⁰): the pair walk names a leaf by its parent's index
+/// shifted left by one, with the leaf tag (see `tree::pairs`), so internal node indices
+/// (fewer than the proxies) stay below 2³⁰.
+pub(crate) const MAX_PROXIES: u32 = 1 << 30;
 
 impl NodeId {
     /// "No node".

@@ -2,10 +2,23 @@
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
-use crate::tree::{DynamicTree, NodeId, ProxyId, Stamp};
+use crate::tree::{DynamicTree, LEAF, NodeId, ProxyId, Stamp};
 
 /// What the walk reads of a node or leaf: its box and its change mark.
 pub(crate) type Entry<'a, V> = (&'a BoundingBox<V>, Stamp);
+
+/// The walk's name for child `slot` of `parent`: an internal child's own id, or, for a
+/// leaf, where it hangs (the parent's index and the slot, with the leaf tag), so that a
+/// task that reaches it reads its box, mark and proxy from the parent just read, not from
+/// the table of leaves.
+#[inline(always)]
+pub(crate) fn child_ref(parent: NodeId, slot: usize, child: NodeId) -> NodeId {
+    if child.is_leaf() {
+        NodeId(LEAF | (parent.0 << 1) | slot as u32)
+    } else {
+        child
+    }
+}
 
 /// [`BoundingBox::overlaps`] (touching counts) computed without branches: every axis is
 /// compared and the results are combined with `&`, which leaves the walks one branch per
@@ -240,11 +253,29 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// The box and change mark of a node or leaf, as its parent holds them.
+    /// The box and change mark of an internal node, as its parent holds them.
     #[inline(always)]
     pub(crate) fn entry(&self, id: NodeId) -> Entry<'_, V> {
         let link = self.link_of(id);
         (self.slot_box(link), self.slot_stamp(link))
+    }
+
+    /// The proxy, box and mark of a leaf named by a [`child_ref`].
+    #[inline(always)]
+    pub(crate) fn leaf_ref(&self, r: NodeId) -> (ProxyId, Entry<'_, V>) {
+        let node = &self.nodes[((r.0 & !LEAF) >> 1) as usize];
+        let k = (r.0 & 1) as usize;
+        (node.children[k].proxy(), (&node.boxes[k], node.stamps[k]))
+    }
+
+    /// The box and mark of a task's operand: a [`child_ref`].
+    #[inline(always)]
+    pub(crate) fn ref_entry(&self, r: NodeId) -> Entry<'_, V> {
+        if r.is_leaf() {
+            self.leaf_ref(r).1
+        } else {
+            self.entry(r)
+        }
     }
 
     /// Runs one task of the walk other than a refit: self(x) when `x == y` (which first
@@ -269,7 +300,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let nx = &nodes[x.index()];
             tasks[*fill] = (x, NodeId::NULL);
             *fill += refits as usize;
-            let [c1, c2] = nx.children;
+            let (c1, c2) = (
+                child_ref(x, 0, nx.children[0]),
+                child_ref(x, 1, nx.children[1]),
+            );
             let (e1, e2) = ((&nx.boxes[0], nx.stamps[0]), (&nx.boxes[1], nx.stamps[1]));
             tasks[*fill] = (c2, c2);
             *fill += ((e2.1 == epoch) & !c2.is_leaf()) as usize;
@@ -281,19 +315,27 @@ impl<V: Vector, T> DynamicTree<V, T> {
         match (x.is_leaf(), y.is_leaf()) {
             (true, true) => {
                 **reported += 1;
-                f(x.proxy(), y.proxy());
+                f(self.leaf_ref(x).0, self.leaf_ref(y).0);
             }
             (true, false) => {
-                self.leaf_against_subtree(x, self.entry(x), y, walk, visited, reported, f)
+                let (proxy, held) = self.leaf_ref(x);
+                self.leaf_against_subtree(proxy, held, y, walk, visited, reported, f)
             }
             (false, true) => {
-                self.leaf_against_subtree(y, self.entry(y), x, walk, visited, reported, f)
+                let (proxy, held) = self.leaf_ref(y);
+                self.leaf_against_subtree(proxy, held, x, walk, visited, reported, f)
             }
             (false, false) => {
                 // cross(x, y): the four pairs of a child of each.
                 let (nx, ny) = (&nodes[x.index()], &nodes[y.index()]);
-                let [x1, x2] = nx.children;
-                let [y1, y2] = ny.children;
+                let (x1, x2) = (
+                    child_ref(x, 0, nx.children[0]),
+                    child_ref(x, 1, nx.children[1]),
+                );
+                let (y1, y2) = (
+                    child_ref(y, 0, ny.children[0]),
+                    child_ref(y, 1, ny.children[1]),
+                );
                 let (ex1, ex2) = ((&nx.boxes[0], nx.stamps[0]), (&nx.boxes[1], nx.stamps[1]));
                 let (ey1, ey2) = ((&ny.boxes[0], ny.stamps[0]), (&ny.boxes[1], ny.stamps[1]));
                 let (v, r) = (&mut **visited, &mut **reported);
@@ -347,19 +389,25 @@ impl<V: Vector, T> DynamicTree<V, T> {
         match (a.is_leaf(), b.is_leaf()) {
             (true, true) => {
                 *reported += 1;
-                f(a.proxy(), b.proxy());
+                f(self.leaf_ref(a).0, self.leaf_ref(b).0);
             }
             (false, false) => {
                 tasks[*fill] = (a, b);
                 *fill += 1;
             }
-            (true, false) => self.leaf_against_subtree(a, ea, b, walk, visited, reported, f),
-            (false, true) => self.leaf_against_subtree(b, eb, a, walk, visited, reported, f),
+            (true, false) => {
+                let proxy = self.leaf_ref(a).0;
+                self.leaf_against_subtree(proxy, ea, b, walk, visited, reported, f)
+            }
+            (false, true) => {
+                let proxy = self.leaf_ref(b).0;
+                self.leaf_against_subtree(proxy, eb, a, walk, visited, reported, f)
+            }
         }
     }
 
-    /// Reports every leaf under the internal node `top` whose box overlaps the leaf
-    /// `leaf`'s (`held`: its box and mark), of which one of the two moved; `top`'s own box
+    /// Reports every leaf under the internal node `top` whose box overlaps the leaf of
+    /// `proxy` (`held`: its box and mark), of which one of the two moved; `top`'s own box
     /// overlaps and one of the two changed.
     ///
     /// Depth first, the leaf's box and mark held at hand. At each internal node both
@@ -373,7 +421,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     #[inline]
     fn leaf_against_subtree(
         &self,
-        leaf: NodeId,
+        proxy: ProxyId,
         held: Entry<'_, V>,
         top: NodeId,
         walk: &mut Vec<NodeId>,
@@ -383,7 +431,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ) {
         let epoch = self.epoch;
         let nodes = &self.nodes;
-        let proxy = leaf.proxy();
         let aabb = *held.0;
         let leaf_changed = held.1 == epoch;
         if walk.len() < 64 {

@@ -22,7 +22,7 @@
 //! [`DynamicTree::parallel_pairs`].
 
 use crate::Vector;
-use crate::tree::pairs::{PairStacks, pop_task};
+use crate::tree::pairs::{PairStacks, child_ref, pop_task};
 
 use crate::tree::{DynamicTree, NodeId, ProxyId};
 use core::cell::RefCell;
@@ -319,7 +319,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 break;
             }
             let hits = |a: NodeId, b: NodeId| {
-                Self::hit(self.entry(a), self.entry(b), epoch).then_some(PairTask { a, b })
+                Self::hit(self.ref_entry(a), self.ref_entry(b), epoch).then_some(PairTask { a, b })
             };
             if task.a == task.b {
                 // self(N): self of each changed internal child, and child against child.
@@ -330,11 +330,20 @@ impl<V: Vector, T> DynamicTree<V, T> {
                         queue.push_back(PairTask { a: child, b: child });
                     }
                 }
-                queue.extend(hits(na.children[0], na.children[1]));
+                queue.extend(hits(
+                    child_ref(task.a, 0, na.children[0]),
+                    child_ref(task.a, 1, na.children[1]),
+                ));
             } else if !task.a.is_leaf() && !task.b.is_leaf() {
                 let (na, nb) = (&self.nodes[task.a.index()], &self.nodes[task.b.index()]);
-                for x in na.children {
-                    for y in nb.children {
+                let refs = |t: NodeId, n: &crate::tree::Node<V>| {
+                    [
+                        child_ref(t, 0, n.children[0]),
+                        child_ref(t, 1, n.children[1]),
+                    ]
+                };
+                for x in refs(task.a, na) {
+                    for y in refs(task.b, nb) {
                         queue.extend(hits(x, y));
                     }
                 }
