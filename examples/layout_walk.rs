@@ -1,16 +1,19 @@
-//! An experiment on the tree's memory layout: the node arena as the crate has it (every
-//! leaf and internal node a node holding its own box) against the "wide" layout, where an
-//! internal node holds both of its children's boxes and leaves are not nodes at all.
+//! An experiment on the tree's memory layout, kept to reproduce the measurements that led
+//! to the crate's present one: the "narrow" arena the crate had before (every leaf and
+//! internal node a node holding its own box) against the "wide" layout it has now (an
+//! internal node holds both of its children's boxes; leaves are not nodes) and against a
+//! "leaf table" (internal nodes only, each leaf's box in a table by proxy id).
 //!
 //! `cargo run --release --no-default-features --example layout_walk -- [2d|3d] [N]
 //! [fast|slow] [ROUNDS]` (defaults: 2d, 10000, fast, 21).
 //!
 //! The "uniform boxes" scene is run for 300 steps through the crate's tree (the bench
-//! driver), so that the tree has the shape and the arena order of the steady state. Its
-//! nodes are then copied, through the public inspection API, into two plain arrays:
+//! driver), so that the tree has the shape of the steady state. Its nodes are then copied,
+//! through the public inspection API, into plain arrays:
 //!
-//! - *narrow*: the crate's layout, node for node at the same indices, 32 bytes a node in 2D
-//!   and 40 in 3D (box, parent, two children, mark, height);
+//! - *narrow*: the previous layout, laid out as its rebuilds did (the root first, each
+//!   node's two children side by side, depth first), 32 bytes a node in 2D and 40 in 3D
+//!   (box, parent, two children, mark, height);
 //! - *wide*: only the internal nodes, in the arena's order, each holding the boxes of its
 //!   two children and their links (a leaf child is its proxy id with the top bit set),
 //!   48 bytes in 2D and 64 in 3D.
@@ -112,26 +115,31 @@ struct Layouts<V: Vector> {
 impl<V: Vector> Layouts<V> {
     fn copy(tree: &bevy_aabb_tree::DynamicTree<V, u32>) -> Self {
         let root = tree.root().expect("a tree with proxies");
-        // Every node, by arena index.
-        let mut views = Vec::new();
+        // Every node, at the place the narrow layout gives it (the root first, then each
+        // node's two children side by side, depth first: the order the crate's rebuilds
+        // lay subtrees out in).
+        let mut place = std::collections::HashMap::new();
+        place.insert(root, 0usize);
+        let mut views = vec![None];
         let mut stack = vec![root];
         while let Some(id) = stack.pop() {
             let view = tree.node(id).expect("a live node");
-            if views.len() <= id.index() {
-                views.resize(id.index() + 1, None);
-            }
-            views[id.index()] = Some(view);
+            views[place[&id]] = Some(view);
             if let Some((a, b)) = view.children {
-                stack.push(a);
+                place.insert(a, views.len());
+                place.insert(b, views.len() + 1);
+                views.extend([None, None]);
                 stack.push(b);
+                stack.push(a);
             }
         }
+        let at = |id: NodeId| place[&id];
         let proxies = tree.len();
         let leaf_box = BoundingBox {
             min: V::ZERO,
             max: V::ZERO,
         };
-        let raw = |id: Option<NodeId>| id.map_or(NULL, |n| n.index() as u32);
+        let raw = |id: Option<NodeId>| id.map_or(NULL, |n| at(n) as u32);
         let mut narrow = Vec::with_capacity(views.len());
         let mut narrow_leaf = vec![NULL; proxies];
         let mut fat = vec![leaf_box; proxies];
@@ -187,19 +195,19 @@ impl<V: Vector> Layouts<V> {
             let mut node = Wide {
                 boxes: [leaf_box; 2],
                 child: [NULL; 2],
-                parent: v.parent.map_or(NULL, |p| wide_index[p.index()]),
+                parent: v.parent.map_or(NULL, |p| wide_index[at(p)]),
                 stamp: 0,
                 height: v.height,
             };
             for (slot, c) in [a, b].into_iter().enumerate() {
-                let child = views[c.index()].expect("a live child");
+                let child = views[at(c)].expect("a live child");
                 node.boxes[slot] = child.aabb;
                 node.child[slot] = match child.proxy {
                     Some(p) => {
                         wide_place[p.index()] = wide_index[i] * 2 + slot as u32;
                         LEAF | p.index() as u32
                     }
-                    None => wide_index[c.index()],
+                    None => wide_index[at(c)],
                 };
             }
             wide.push(node);
@@ -211,17 +219,17 @@ impl<V: Vector> Layouts<V> {
             let Some((a, b)) = v.children else { continue };
             let mut link = [NULL; 2];
             for (slot, c) in [a, b].into_iter().enumerate() {
-                link[slot] = match views[c.index()].expect("a live child").proxy {
+                link[slot] = match views[at(c)].expect("a live child").proxy {
                     Some(p) => {
                         table_parent[p.index()] = wide_index[i];
                         LEAF | p.index() as u32
                     }
-                    None => wide_index[c.index()],
+                    None => wide_index[at(c)],
                 };
             }
             table.push(Narrow {
                 aabb: v.aabb,
-                parent: v.parent.map_or(NULL, |p| wide_index[p.index()]),
+                parent: v.parent.map_or(NULL, |p| wide_index[at(p)]),
                 child1: link[0],
                 child2: link[1],
                 stamp: 0,
@@ -230,12 +238,12 @@ impl<V: Vector> Layouts<V> {
         }
         Self {
             table,
-            table_root: wide_index[root.index()],
+            table_root: wide_index[0],
             table_parent,
             narrow,
-            narrow_root: root.index() as u32,
+            narrow_root: 0,
             narrow_leaf,
-            wide_root: wide_index[root.index()],
+            wide_root: wide_index[0],
             wide,
             wide_place,
             fat,

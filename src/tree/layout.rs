@@ -1,21 +1,20 @@
 //! Where nodes sit in the arena: laying subtrees out so that the walks read memory in
 //! order.
 //!
-//! Every walk of the tree (the pair walk above all) reads the two children of a node
-//! together, then goes down into one of them. Nodes placed at random in the arena make
-//! each of those reads a cache miss once the tree outgrows the caches. So whenever a
-//! subtree is rebuilt, its nodes are moved, over the same set of arena slots, into this
-//! order:
+//! Every walk of the tree (the pair walk above all) reads a node, which holds both of its
+//! children's boxes, then goes down into one or both children. Nodes placed at random in
+//! the arena make each of those reads a cache miss once the tree outgrows the caches. So
+//! whenever a subtree is rebuilt, its nodes are moved, over the same set of arena slots,
+//! into this order:
 //!
 //! - the subtree's top first;
-//! - the two children of a node always side by side (one read brings in both, or most of
-//!   both);
+//! - the two internal children of a node side by side;
 //! - the pairs in depth-first order, first child first: a pair of children is followed by
 //!   the pair below the first child, and so on down, then the pairs of the second child's
 //!   side. A region of space, which is a subtree, is then one stretch of memory.
 //!
 //! Leaves are not in the arena (they sit in the table of leaves, by proxy id) and never
-//! move; only their parent links are rewritten.
+//! move; only their links are rewritten.
 
 use crate::Vector;
 use crate::tree::{DynamicTree, Link, Node, NodeId};

@@ -31,20 +31,26 @@
 //!
 //! # How it works
 //!
-//! - One arena of nodes with a free list. A [`ProxyId`] indexes a table of leaves, so it
-//!   stays the same while the leaf itself moves around the arena: rebuilds lay every
-//!   subtree they make out in depth-first order, so that a node's children, and the
-//!   leaves of one region, sit next to each other in memory.
-//! - Each leaf stores a *fat* box: the tight box extended along the predicted displacement
-//!   and grown by a margin. [`DynamicTree::move_proxy`] touches the tree only when the
-//!   tight box leaves the fat box; it then grows the ancestors that no longer enclose the
-//!   leaf and marks the path to the root as changed.
+//! - One arena of internal nodes with a free list. Each node holds its two children's
+//!   boxes and change marks beside their links (48 bytes in 2D, 64 in 3D), so a walk that
+//!   reaches a node tests both children without reading them. Leaves are not nodes: a
+//!   [`ProxyId`] indexes a table of leaves (the fat box and where the leaf hangs), and a
+//!   parent names a leaf child by its proxy id with a tag bit ([`NodeId::is_leaf`]).
+//!   Rebuilds lay every subtree they make out in depth-first order, so that the nodes of
+//!   one region sit next to each other in memory. A tree with a `u32` payload takes 76
+//!   bytes per proxy in 2D and 100 in 3D.
+//! - Each leaf has a *fat* box: the tight box extended along the predicted displacement
+//!   and grown by a margin, kept in the table of leaves (which moves decide against, in
+//!   proxy order) and in its parent's slot. [`DynamicTree::move_proxy`] touches the tree
+//!   only when the tight box leaves the fat box; it then grows the ancestors that no
+//!   longer enclose the leaf and marks the path to the root as changed.
 //! - Insertion picks the sibling with the lowest surface-area cost (branch and bound) and
 //!   rotates nodes on the way up; [`DynamicTree::update_pairs`] refits and rotates the
 //!   changed part of the tree, then walks it against itself to find the new pairs.
 //! - [`DynamicTree::move_proxies`] applies a batch of moves: the same result as one
-//!   [`DynamicTree::move_proxy`] call each, but the leaves' ancestors are updated in the
-//!   order the leaves sit in memory, which is much faster for thousands of moves; when a
+//!   [`DynamicTree::move_proxy`] call each, but the leaves' parents and ancestors are
+//!   updated in the order they sit in memory, which is much faster for thousands of
+//!   moves; when a
 //!   batch changes a large share of the leaves, one refit of the whole tree replaces the
 //!   growing of their ancestors.
 //! - [`DynamicTree::update_pairs_parallel`] (or [`DynamicTree::parallel_pairs`], to use
