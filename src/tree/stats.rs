@@ -35,9 +35,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Size, shape and work counters. Walks every node: O(nodes).
     pub fn stats(&self) -> TreeStats {
         let mut internal_area = 0.0f64;
+        // Each internal node's box as its parent holds it (what queries test; between a
+        // move and the next update it may be larger than the children's).
         for node in &self.nodes {
             if node.is_allocated() {
-                internal_area += node.own_box().area() as f64;
+                internal_area += self.slot_box(node.parent).area() as f64;
             }
         }
         let root_area = if self.root.is_null() {
