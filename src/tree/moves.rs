@@ -149,33 +149,45 @@ impl<V: Vector, T> DynamicTree<V, T> {
             }
         } else {
             self.group_by_place(pending);
+            for &(link, fat) in &pending.sorted {
+                self.write_slot(link, fat);
+            }
             self.grow_ancestors_interleaved(&pending.sorted);
         }
     }
 
-    /// [`Self::write_slot`] then [`Self::grow_from`] for each `(link, fat)`, with [`LANES`]
-    /// walks up the tree in flight at once, one step of each in turn.
+    /// [`Self::grow_from`] for each `(link, fat)` (whose slot holds `fat` already), with
+    /// [`LANES`] walks up the tree in flight at once, one step of each in turn.
     ///
     /// A walk up is a chain of dependent loads (each parent is known only once its child
     /// is read), so one walk at a time waits for each miss in turn; several walks taken
     /// in turn have several misses outstanding together. The outcome is the same as one
-    /// walk after the other: a slot ends as the last box written to it, and an ancestor's
-    /// box as its old box grown by the box of every leaf below it that moved, whatever the
-    /// order (two writes to one slot keep their order: a walk's first step is its write,
-    /// and lanes start in the items' order). A walk stops at a node that already encloses
-    /// its box and is marked; if another walk made it so and has not yet grown the
-    /// ancestors above, that walk will, by a box that covers the stopped one.
+    /// walk after the other: an ancestor's box ends as its old box grown by the box of
+    /// every leaf below it that moved, whatever the order. A walk stops at a node that
+    /// already encloses its box and is marked; if another walk made it so and has not yet
+    /// grown the ancestors above, that walk will, by a box that covers the stopped one.
     fn grow_ancestors_interleaved(&mut self, items: &[(Link, BoundingBox<V>)]) {
         let epoch = self.epoch;
-        self.exact = false;
-        // Each lane: the slot to update next, the box, the level (0: the leaf's own slot,
-        // written; from 1: an ancestor's, grown).
+        // Each lane: the slot holding the next ancestor's box, the box, the level (1 for
+        // the leaf's parent).
         let mut lanes: [Option<(Link, BoundingBox<V>, u32)>; LANES] = [None; LANES];
         let mut next = 0;
+        // A walk starts at the box of the leaf's parent: the slot that holds it (none for
+        // a leaf at the root).
+        let start = |tree: &Self, link: Link| {
+            if link.is_root() {
+                None
+            } else {
+                Some(tree.nodes[link.parent().index()].parent)
+            }
+        };
         for lane in &mut lanes {
-            if let Some(&(link, fat)) = items.get(next) {
-                *lane = Some((link, fat, 0));
+            while let Some(&(link, fat)) = items.get(next) {
                 next += 1;
+                if let Some(up) = start(self, link) {
+                    *lane = Some((up, fat, 1));
+                    break;
+                }
             }
         }
         let mut active = lanes.iter().filter(|lane| lane.is_some()).count();
@@ -185,43 +197,31 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     continue;
                 };
                 let (over, up) = if link.is_root() {
-                    let stamp = &mut self.root_stamp;
-                    if level == 0 {
-                        self.moved_count += (*stamp != epoch) as usize;
-                        self.root_box = fat;
-                    } else {
-                        self.root_box = self.root_box.merged(&fat);
-                    }
-                    *stamp = epoch;
+                    self.root_box = self.root_box.merged(&fat);
+                    self.root_stamp = epoch;
                     (true, link)
                 } else {
                     let node = &mut self.nodes[link.parent().index()];
                     let k = link.slot();
-                    let stamp = &mut node.stamps[k];
-                    let over = if level == 0 {
-                        self.moved_count += (*stamp != epoch) as usize;
-                        node.boxes[k] = fat;
-                        false
-                    } else {
-                        let done = node.boxes[k].contains(&fat) & (*stamp == epoch);
-                        node.boxes[k] = node.boxes[k].merged(&fat);
-                        done & (level >= UNCONDITIONAL_LEVELS)
-                    };
-                    *stamp = epoch;
-                    (over, node.parent)
+                    let done = node.boxes[k].contains(&fat) & (node.stamps[k] == epoch);
+                    node.boxes[k] = node.boxes[k].merged(&fat);
+                    node.stamps[k] = epoch;
+                    (done & (level >= UNCONDITIONAL_LEVELS), node.parent)
                 };
                 *lane = if over {
                     // This walk is over: start the next one in its lane.
-                    match items.get(next) {
-                        Some(&(link, fat)) => {
-                            next += 1;
-                            Some((link, fat, 0))
-                        }
-                        None => {
-                            active -= 1;
-                            None
+                    let mut refill = None;
+                    while let Some(&(link, fat)) = items.get(next) {
+                        next += 1;
+                        if let Some(up) = start(self, link) {
+                            refill = Some((up, fat, 1));
+                            break;
                         }
                     }
+                    if refill.is_none() {
+                        active -= 1;
+                    }
+                    refill
                 } else {
                     Some((up, fat, level + 1))
                 };
