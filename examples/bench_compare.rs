@@ -27,7 +27,7 @@
 //! same bit for bit, so the sets must be equal).
 //!
 //! Each line ends with `ratio=<ours/parry>`. Bytes per proxy: ours is
-//! `TreeStats::bytes / n` (node arena and payload slots, by capacity); parry's is
+//! `TreeStats::bytes / n` (internal nodes, leaves and payload slots, by capacity); parry's is
 //! `Bvh::heap_memory_size() / n` (wide nodes, parent indices, leaf index map, by capacity).
 //! Parry's figure counts 8 bytes per entry of its leaf map, whose entries are really
 //! `Option<usize>` (16 bytes), so it is slightly low.

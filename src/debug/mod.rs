@@ -91,9 +91,9 @@ impl Default for DebugOverlay {
 /// recent swept hits.
 #[derive(Resource)]
 pub struct DebugState<V: Vector> {
-    /// The node selected in the tree inspector, highlighted in the world. A node id names
-    /// an arena slot: after the tree's next rebuild of that region it may name another
-    /// node.
+    /// The node selected in the tree inspector, highlighted in the world. An internal
+    /// node's id names an arena slot: after the tree's next rebuild of that region it may
+    /// name another node (a leaf's id is its proxy's, for the proxy's life).
     pub selected: Option<NodeId>,
     /// Step times (ms) of recent frames, oldest first.
     pub history: VecDeque<f32>,
