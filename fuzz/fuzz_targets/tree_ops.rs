@@ -269,6 +269,7 @@ impl<V: Vector> Harness<V> {
                                 assert!(tight.is_valid() && !d.is_finite(), "{tight:?} {d:?}")
                             }
                             TreeError::UnknownProxy(_) => panic!("live proxy unknown: {e}"),
+                            TreeError::Full => panic!("a move never fills the tree: {e}"),
                         }
                         assert_eq!(self.tree.fat_box(id), Some(entry.fat));
                         assert_eq!(self.moved.contains(&id), was_moved);
