@@ -463,16 +463,16 @@ pub(crate) fn prepare<V: Vector>(
     let state = &mut *state;
     let everything = config.is_changed();
     let defaults = CollisionConfig::default();
-    let margin = finite_or_default(config.margin, defaults.margin, "margin", everything);
+    // Finite, and a negative margin counts as 0: `set_margin` always takes it.
+    let margin = finite_or_default(config.margin, defaults.margin, "margin", everything).max(0.0);
     let multiplier = finite_or_default(
         config.velocity_multiplier,
         defaults.velocity_multiplier,
         "velocity_multiplier",
         everything,
     );
-    if state.tree.margin() != margin.max(0.0) {
-        // Finite and not negative: always taken.
-        let _ = state.tree.set_margin(margin.max(0.0));
+    if state.tree.margin() != margin {
+        let _ = state.tree.set_margin(margin);
     }
     // Colliders spawned in bulk (a level loading) get their proxies without the tree's
     // arrays growing a doubling at a time, which would leave up to half of them unused.

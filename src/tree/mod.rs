@@ -363,7 +363,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             return None;
         }
         Some(NodeView {
-            aabb: *self.bounds(id),
+            aabb: *self.slot_box(node.parent),
             parent: parent(node.parent),
             children: Some((node.children[0], node.children[1])),
             height: node.height,
@@ -421,7 +421,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             return Err(TreeError::UnknownProxy(id));
         }
         let leaf = NodeId::leaf(id);
-        if self.is_changed(leaf) {
+        if self.slot_stamp(self.link_of(leaf)) == self.epoch {
             self.moved_count -= 1;
         }
         self.remove_leaf(leaf);
@@ -641,31 +641,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Stores a box and a mark at a link.
-    #[inline(always)]
-    pub(crate) fn set_slot(&mut self, link: Link, aabb: BoundingBox<V>, stamp: Stamp) {
-        if link.is_root() {
-            self.root_box = aabb;
-            self.root_stamp = stamp;
-        } else {
-            let node = &mut self.nodes[link.parent().index()];
-            node.boxes[link.slot()] = aabb;
-            node.stamps[link.slot()] = stamp;
-        }
-    }
-
-    /// The box of a node or leaf (as its parent holds it).
-    #[inline(always)]
-    pub(crate) fn bounds(&self, id: NodeId) -> &BoundingBox<V> {
-        self.slot_box(self.link_of(id))
-    }
-
-    /// The change mark of a node or leaf (as its parent holds it).
-    #[inline(always)]
-    pub(crate) fn stamp_of(&self, id: NodeId) -> Stamp {
-        self.slot_stamp(self.link_of(id))
-    }
-
     /// The height of a node or leaf (0).
     #[inline(always)]
     pub(crate) fn height_of(&self, id: NodeId) -> u16 {
@@ -687,13 +662,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
         aabb: BoundingBox<V>,
         stamp: Stamp,
     ) {
-        let link = Link::or_root(parent, slot);
-        if parent.is_null() {
+        let link = if parent.is_null() {
             self.root = child;
+            self.root_box = aabb;
+            self.root_stamp = stamp;
+            Link::ROOT
         } else {
-            self.nodes[parent.index()].children[slot] = child;
-        }
-        self.set_slot(link, aabb, stamp);
+            let node = &mut self.nodes[parent.index()];
+            node.children[slot] = child;
+            node.boxes[slot] = aabb;
+            node.stamps[slot] = stamp;
+            Link::new(parent, slot)
+        };
         self.set_link(child, link);
     }
 
@@ -774,11 +754,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
             node.stamps[link.slot()] = epoch;
             link = node.parent;
         }
-    }
-
-    #[inline]
-    pub(crate) fn is_changed(&self, id: NodeId) -> bool {
-        self.stamp_of(id) == self.epoch
     }
 
     /// Forgets every mark: the next epoch starts with nothing changed.

@@ -102,16 +102,6 @@ impl Link {
         Link(parent.0 | ((slot as u32) << 31))
     }
 
-    /// The link of `parent`'s slot `slot`, or [`Link::ROOT`] when `parent` is null.
-    #[inline(always)]
-    pub(crate) fn or_root(parent: NodeId, slot: usize) -> Link {
-        if parent.is_null() {
-            Link::ROOT
-        } else {
-            Link::new(parent, slot)
-        }
-    }
-
     #[inline(always)]
     pub(crate) fn is_root(self) -> bool {
         self == Link::ROOT

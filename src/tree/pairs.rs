@@ -253,13 +253,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// The box and change mark of an internal node, as its parent holds them.
-    #[inline(always)]
-    pub(crate) fn entry(&self, id: NodeId) -> Entry<'_, V> {
-        let link = self.link_of(id);
-        (self.slot_box(link), self.slot_stamp(link))
-    }
-
     /// The proxy, box and mark of a leaf named by a [`child_ref`].
     #[inline(always)]
     pub(crate) fn leaf_ref(&self, r: NodeId) -> (ProxyId, Entry<'_, V>) {
@@ -274,7 +267,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if r.is_leaf() {
             self.leaf_ref(r).1
         } else {
-            self.entry(r)
+            let link = self.link_of(r);
+            (self.slot_box(link), self.slot_stamp(link))
         }
     }
 
