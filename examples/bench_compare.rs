@@ -108,8 +108,14 @@ fn ordered((a, b): (u32, u32)) -> (u32, u32) {
 }
 
 /// Our tree as a driver: the serial pair update, or (`PARALLEL`) the pair walk spread over
-/// [`parallel_threads`] threads.
-struct Ours<V: FromArray<D>, const D: usize, const PARALLEL: bool>(OursBroadPhase<V, D>);
+/// [`parallel_threads`] threads; with its move cache (the default), or without it
+/// (`MOVE_CACHE = false`, `DynamicTree::set_move_cache`).
+struct Ours<
+    V: FromArray<D>,
+    const D: usize,
+    const PARALLEL: bool,
+    const MOVE_CACHE: bool = true,
+>(OursBroadPhase<V, D>);
 
 /// Threads of the parallel scenario: `AABB_THREADS`, else every core.
 fn parallel_threads() -> usize {
@@ -119,12 +125,15 @@ fn parallel_threads() -> usize {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
-impl<V: FromArray<D>, const D: usize, const PARALLEL: bool> Driver<D> for Ours<V, D, PARALLEL> {
+impl<V: FromArray<D>, const D: usize, const PARALLEL: bool, const MOVE_CACHE: bool> Driver<D>
+    for Ours<V, D, PARALLEL, MOVE_CACHE>
+{
     fn build(scene: &Scene<D>) -> Self {
         let mut ours = OursBroadPhase::new(scene);
         if PARALLEL {
             ours.set_threads(parallel_threads());
         }
+        ours.set_move_cache(MOVE_CACHE);
         Self(ours)
     }
     fn step(&mut self, scene: &Scene<D>) -> usize {
@@ -152,6 +161,8 @@ impl<V: FromArray<D>, const D: usize, const PARALLEL: bool> Driver<D> for Ours<V
 
 /// The serial driver.
 type OursSerial<V, const D: usize> = Ours<V, D, false>;
+/// The serial driver without the move cache.
+type OursLean<V, const D: usize> = Ours<V, D, false, false>;
 
 macro_rules! impl_parry {
     ($ty:ident, $dim:literal) => {
@@ -590,15 +601,21 @@ fn report_parallel<O: Driver<D>, P: Driver<D>, const D: usize>(label: &str, s: &
     report_mismatches(s);
 }
 
+/// The static world twice: our tree with its move cache (the default), then without it
+/// (`DynamicTree::set_move_cache(false)`, which its docs advise for a mostly static world),
+/// each against parry on the same scene.
 fn static_scenario() {
     let (grid, movers) = (1000, 1000);
     let scene = static_world(grid, movers);
     let label = format!("static 2d n={}+{movers} fast", grid * grid);
     let start = Instant::now();
-    let s = step_both::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(scene);
+    let s = step_both::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(scene.clone());
     report(&label, &s);
+    drop(s);
+    let s = step_both::<2, OursLean<Vec2, 2>, ParryBroadPhase2d>(scene);
+    report(&format!("{label} move_cache=off"), &s);
     println!(
-        "    (builds and {STEPS} steps took {:.1} s)",
+        "    (builds and {STEPS} steps, twice, took {:.1} s)",
         start.elapsed().as_secs_f64()
     );
 }

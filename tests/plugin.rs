@@ -889,14 +889,16 @@ fn determinism_with_sweeps<V: Dim>() {
     assert_eq!(a, b);
 }
 
-/// The knobs that only change how often the tree is touched (margin, velocity multiplier)
-/// changed during a run: the events stay those of the oracle.
+/// The knobs that only change how often the tree is touched or what it keeps (margin,
+/// velocity multiplier, move cache) changed during a run: the events stay those of the
+/// oracle.
 fn config_changes_mid_run<V: Dim>() {
-    let config = |margin: f32, velocity_multiplier: f32| CollisionConfig {
+    let config = |margin: f32, velocity_multiplier: f32, move_cache: bool| CollisionConfig {
         margin,
         velocity_multiplier,
         swept: false,
         enabled: true,
+        move_cache,
         ..default()
     };
     run_scene_against_oracle::<V>(
@@ -906,11 +908,11 @@ fn config_changes_mid_run<V: Dim>() {
         40,
         200,
         &[
-            (0, config(0.0, 0.0)),
-            (40, config(1.0, 0.0)),
-            (80, config(0.0, 10.0)),
-            (120, config(0.3, 2.0)),
-            (160, config(0.0, 0.5)),
+            (0, config(0.0, 0.0, true)),
+            (40, config(1.0, 0.0, false)),
+            (80, config(0.0, 10.0, false)),
+            (120, config(0.3, 2.0, true)),
+            (160, config(0.0, 0.5, false)),
         ],
     );
 }
@@ -2452,6 +2454,64 @@ fn fat_box_overflow<V: Dim>() {
     );
 }
 
+/// `CollisionConfig::move_cache` reaches the tree: turned off, the tree frees the copy
+/// and stays valid, a contact made while it is off starts and ends on time, and turned
+/// back on, the fat boxes read through the cache are those of the tree.
+fn move_cache_config<V: Dim>() {
+    let mut app = update_app::<V>(Sched::Update);
+    let world = app.world_mut();
+    let a = world
+        .spawn((Transform::default(), Aabb::new(V::splat(0.5))))
+        .id();
+    let b = world
+        .spawn((Transform::from_xyz(5.0, 0.0, 0.0), Aabb::new(V::splat(0.5))))
+        .id();
+    run_ticks(&mut app, 1);
+    let tree = app.world().resource::<AabbTree<V>>().tree();
+    assert!(tree.move_cache(), "on by default");
+    let with_cache = tree.stats().bytes;
+
+    app.world_mut()
+        .resource_mut::<CollisionConfig>()
+        .move_cache = false;
+    run_ticks(&mut app, 1);
+    let tree = app.world().resource::<AabbTree<V>>().tree();
+    assert!(!tree.move_cache());
+    assert!(tree.stats().bytes < with_cache, "the copy was not freed");
+    tree.validate().unwrap();
+    set_translation(&mut app, b, Vec3::new(0.8, 0.0, 0.0));
+    run_ticks(&mut app, 1);
+    set_translation(&mut app, b, Vec3::new(3.0, 0.0, 0.0));
+    run_ticks(&mut app, 1);
+    app.world().resource::<AabbTree<V>>().tree().validate().unwrap();
+
+    app.world_mut()
+        .resource_mut::<CollisionConfig>()
+        .move_cache = true;
+    set_translation(&mut app, b, Vec3::new(0.9, 0.0, 0.0));
+    run_ticks(&mut app, 1);
+    let state = app.world().resource::<AabbTree<V>>();
+    assert!(state.tree().move_cache());
+    state.tree().validate().unwrap();
+    for e in [a, b] {
+        let tracked = app.world().get::<TrackedCollider<V>>(e).unwrap();
+        let fat = tracked.fat_aabb(state).unwrap();
+        let node = state.tree().node(state.tree().leaf(tracked.proxy().unwrap()).unwrap());
+        assert_eq!(Some(fat), node.map(|n| n.aabb));
+        assert!(fat.contains(&tracked.world_aabb()));
+    }
+    // Started at tick 2 (cache off), ended at tick 3, started again at tick 4 (back on).
+    let log = pair_log(&finish::<V>(&app), a, b);
+    assert_eq!(
+        log,
+        vec![
+            (2, None),
+            (3, Some(EndReason::Separated)),
+            (4, None)
+        ]
+    );
+}
+
 fn nan_translation<V: Dim>() {
     let mut app = update_app::<V>(Sched::Update);
     let world = app.world_mut();
@@ -3716,6 +3776,7 @@ both_dims!(
     spatial_queries,
     nan_translation,
     fat_box_overflow,
+    move_cache_config,
     other_bad_input,
     shape_switch,
     shapes_removed_then_despawned,

@@ -43,6 +43,8 @@ enum Op {
     },
     Pairs,
     Rebuild,
+    /// Turn the move cache on or off.
+    MoveCache(bool),
     Queries {
         a: [f32; 3],
         b: [f32; 3],
@@ -118,6 +120,7 @@ fn op_strategy() -> impl Strategy<Value = Op> {
             .prop_map(|(which, to, half, predicted, teleport)| Op::Move { which, to, half, predicted, teleport }),
         2 => Just(Op::Pairs),
         1 => Just(Op::Rebuild),
+        1 => any::<bool>().prop_map(Op::MoveCache),
         2 => (p(), p(), 0.0f32..6.0).prop_map(|(a, b, r)| Op::Queries { a, b, r }),
     ]
 }
@@ -194,6 +197,10 @@ impl<V: Vector> Harness<V> {
             }
             Op::Pairs => self.check_pairs(),
             Op::Rebuild => self.tree.rebuild(),
+            Op::MoveCache(on) => {
+                self.tree.set_move_cache(on);
+                assert_eq!(self.tree.move_cache(), on);
+            }
             Op::Queries { a, b, r } => self.check_queries(v(a), v(b), r),
         }
         if let Err(e) = self.tree.validate() {
@@ -595,13 +602,16 @@ fn long_run_3d() {
 /// a brute-force scan, and `validate` passing after every step. Batches include repeated
 /// ids, unknown ids and invalid boxes, and take each of the three paths: below the size
 /// from which the batch sorts its leaves, above it, and large enough to refit the whole
-/// tree.
-fn batch_moves<V: Vector>() {
+/// tree. With `move_cache` false the batched tree keeps no move cache (the single one
+/// does), so the two ways of deciding a move are checked against each other too.
+fn batch_moves<V: Vector>(move_cache: bool) {
     let mut r = lcg(4242);
     let n = 3000;
     let half = V::splat(0.5);
     let (mut centers, mut batched, ids) = uniform_tree::<V>(&mut r, n);
     let mut single = batched.clone();
+    batched.set_move_cache(move_cache);
+    batched.validate().unwrap();
     let (mut pairs_b, mut pairs_s) = (Vec::new(), Vec::new());
     batched.update_pairs(&mut pairs_b);
     single.update_pairs(&mut pairs_s);
@@ -694,12 +704,22 @@ fn batch_moves<V: Vector>() {
 
 #[test]
 fn batch_moves_2d() {
-    batch_moves::<Vec2>();
+    batch_moves::<Vec2>(true);
 }
 
 #[test]
 fn batch_moves_3d() {
-    batch_moves::<Vec3>();
+    batch_moves::<Vec3>(true);
+}
+
+#[test]
+fn batch_moves_without_move_cache_2d() {
+    batch_moves::<Vec2>(false);
+}
+
+#[test]
+fn batch_moves_without_move_cache_3d() {
+    batch_moves::<Vec3>(false);
 }
 
 /// Change marks are 8-bit epochs that the tree clears when they wrap (every 255
@@ -1395,6 +1415,70 @@ fn reserve_2d() {
 #[test]
 fn reserve_3d() {
     reserve::<Vec3>();
+}
+
+/// The move cache's bytes, against the sizes computed by hand: per proxy an internal node
+/// (48 bytes in 2D, 64 in 3D), a leaf link (4), the payload slot (`Option<u32>`, 8) and,
+/// with the cache, a copy of the fat box (16 / 24). Turning it off and on again keeps
+/// every fat box, and proxies created or moved while it is off are seen by the cache
+/// filled when it comes back.
+fn move_cache_bytes<V: Vector>(node: usize, fat_box: usize) {
+    let mut r = lcg(77);
+    let mut tree = DynamicTree::<V, u32>::with_margin(0.05);
+    let mut boxes = |count: u32| -> Vec<(BoundingBox<V>, u32)> {
+        (0..count)
+            .map(|k| {
+                let c = v::<V>([r() * 100.0, r() * 100.0, r() * 100.0]);
+                (BoundingBox::from_center_half_extents(c, V::splat(0.5)), k)
+            })
+            .collect()
+    };
+    tree.reserve(1000);
+    let ids = tree.build(boxes(1000)).unwrap();
+    tree.validate().unwrap();
+    assert!(tree.move_cache(), "on by default");
+    assert_eq!(tree.stats().bytes, 1000 * (node + 4 + fat_box + 8));
+    let fat: Vec<_> = ids.iter().map(|&id| tree.fat_box(id).unwrap()).collect();
+
+    tree.set_move_cache(false);
+    tree.validate().unwrap();
+    assert!(!tree.move_cache());
+    assert_eq!(tree.stats().bytes, 1000 * (node + 4 + 8));
+    for (&id, fat) in ids.iter().zip(&fat) {
+        assert_eq!(tree.fat_box(id), Some(*fat));
+    }
+    // Changes while it is off: a move out of its fat box, a destroyed proxy and a new one.
+    let far = BoundingBox::from_center_half_extents(V::splat(500.0), V::splat(0.5));
+    assert!(tree.move_proxy(ids[0], far, V::ZERO).unwrap());
+    tree.destroy_proxy(ids[1]).unwrap();
+    let new = tree.create_proxy(far, 1000).unwrap();
+    tree.validate().unwrap();
+
+    // (The destroy gave the list of free ids some room: compare with the bytes before.)
+    let before = tree.stats().bytes;
+    tree.set_move_cache(true);
+    tree.validate().unwrap();
+    assert_eq!(tree.stats().bytes, before + 1000 * fat_box);
+    let grown = far.grown(0.05);
+    assert_eq!(tree.fat_box(ids[0]), Some(grown));
+    assert_eq!(tree.fat_box(new), Some(grown));
+    // The cache decides the next move: inside the fat box, nothing changes.
+    let inside = BoundingBox::from_center_half_extents(V::splat(500.01), V::splat(0.5));
+    assert!(!tree.move_proxy(new, inside, V::ZERO).unwrap());
+    let mut pairs = Vec::new();
+    tree.update_pairs(&mut pairs);
+    assert!(pairs.contains(&(ids[0].min(new), ids[0].max(new))));
+    tree.validate().unwrap();
+}
+
+#[test]
+fn move_cache_bytes_2d() {
+    move_cache_bytes::<Vec2>(48, 16);
+}
+
+#[test]
+fn move_cache_bytes_3d() {
+    move_cache_bytes::<Vec3>(64, 24);
 }
 
 /// Many more updates than the change marks have values (they wrap, and every mark is then

@@ -121,6 +121,12 @@ impl<V: FromArray<D>, const D: usize> OursBroadPhase<V, D> {
         self.threads = threads.max(1);
     }
 
+    /// Keeps the tree's move cache or frees it ([`DynamicTree::set_move_cache`]).
+    #[allow(dead_code)] // Not every bench uses it.
+    pub fn set_move_cache(&mut self, on: bool) {
+        self.tree.set_move_cache(on);
+    }
+
     /// The pair update of a step, serial or parallel.
     fn update_pairs(&mut self) {
         self.pairs.clear();

@@ -369,7 +369,15 @@ impl<V: Vector> Harness<V> {
                     }
                 }
             }
-            23 => self.tree.rebuild(),
+            23 => {
+                if u.ratio(1u8, 4)? {
+                    // The move cache on or off: the same tree either way.
+                    let on = !self.tree.move_cache();
+                    self.tree.set_move_cache(on);
+                } else {
+                    self.tree.rebuild();
+                }
+            }
             24 => {
                 if u.ratio(1u8, 8)? {
                     self.tree.clear();

@@ -474,6 +474,9 @@ pub(crate) fn prepare<V: Vector>(
     if state.tree.margin() != margin {
         let _ = state.tree.set_margin(margin);
     }
+    if state.tree.move_cache() != config.move_cache {
+        state.tree.set_move_cache(config.move_cache);
+    }
     // Colliders spawned in bulk (a level loading) get their proxies without the tree's
     // arrays growing a doubling at a time, which would leave up to half of them unused.
     let colliders_count = colliders.iter().len();

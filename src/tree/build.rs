@@ -69,18 +69,21 @@ impl<V: Vector, T> DynamicTree<V, T> {
         // Room for the new leaves and the internal nodes joining them to the rest.
         self.nodes.reserve(items.len());
         self.leaves.reserve(new_ids);
+        if self.move_cache {
+            self.fat_boxes.reserve(new_ids);
+        }
         self.data.reserve(new_ids);
-        let mut ids = Vec::with_capacity(items.len());
+        let mut new = Vec::with_capacity(items.len());
         for (tight, data) in items {
             let fat = self.fatten(&tight, V::ZERO);
             // Not linked yet: `rebuild` links every leaf.
-            ids.push(self.allocate_proxy(fat, data)?);
+            new.push((self.allocate_proxy(fat, data)?, fat));
         }
-        self.rebuild_with_extra(&ids);
-        for &id in &ids {
+        self.rebuild_with_extra(&new);
+        for &(id, _) in &new {
             self.mark_moved(NodeId::leaf(id));
         }
-        Ok(ids)
+        Ok(new.into_iter().map(|(id, _)| id).collect())
     }
 
     /// Rebuilds the whole tree from its leaves with a binned SAH split, and lays the arena
@@ -90,14 +93,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.rebuild_with_extra(&[]);
     }
 
-    fn rebuild_with_extra(&mut self, unlinked: &[ProxyId]) {
+    /// Rebuilds the whole tree from its leaves and the `unlinked` ones (proxies with their
+    /// fat boxes, not in the tree yet).
+    fn rebuild_with_extra(&mut self, unlinked: &[(ProxyId, BoundingBox<V>)]) {
         let mut scratch = core::mem::take(&mut self.scratch);
         scratch.items.clear();
         if !self.root.is_null() {
             self.collect_items(self.root, 0, &mut scratch);
         }
-        scratch.items.extend(unlinked.iter().map(|&id| BuildItem {
-            aabb: self.leaves[id.index()].aabb,
+        scratch.items.extend(unlinked.iter().map(|&(id, aabb)| BuildItem {
+            aabb,
             node: NodeId::leaf(id),
             stamp: 0,
         }));

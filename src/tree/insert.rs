@@ -1,6 +1,7 @@
 //! Insertion: choosing a sibling by surface-area cost.
 
 use crate::Vector;
+use crate::geometry::BoundingBox;
 use crate::tree::{DynamicTree, NodeId};
 
 impl<V: Vector, T> DynamicTree<V, T> {
@@ -93,9 +94,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Links a proxy's unlinked leaf into the tree: a new parent takes the best sibling's
     /// place and holds the sibling and the leaf, then every ancestor is refitted and
-    /// rotated on the way up. The leaf comes in unmarked.
-    pub(crate) fn insert_leaf(&mut self, leaf: NodeId) {
-        let leaf_box = self.leaves[leaf.proxy().index()].aabb;
+    /// rotated on the way up. The leaf, whose fat box is `leaf_box`, comes in unmarked.
+    pub(crate) fn insert_leaf(&mut self, leaf: NodeId, leaf_box: BoundingBox<V>) {
         if self.root.is_null() {
             self.attach(NodeId::NULL, 0, leaf, leaf_box, 0);
             return;

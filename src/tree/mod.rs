@@ -34,16 +34,18 @@
 //! - One arena of internal nodes with a free list. Each node holds its two children's
 //!   boxes and change marks beside their links (48 bytes in 2D, 64 in 3D), so a walk that
 //!   reaches a node tests both children without reading them. Leaves are not nodes: a
-//!   [`ProxyId`] indexes a table of leaves (the fat box and where the leaf hangs), and a
-//!   parent names a leaf child by its proxy id with a tag bit ([`NodeId::is_leaf`]).
-//!   Rebuilds lay every subtree they make out in depth-first order, so that the nodes of
-//!   one region sit next to each other in memory. A tree with a `u32` payload takes 76
-//!   bytes per proxy in 2D and 100 in 3D.
+//!   [`ProxyId`] indexes a table of leaves (where each leaf hangs), and a parent names a
+//!   leaf child by its proxy id with a tag bit ([`NodeId::is_leaf`]). Rebuilds lay every
+//!   subtree they make out in depth-first order, so that the nodes of one region sit next
+//!   to each other in memory.
 //! - Each leaf has a *fat* box: the tight box extended along the predicted displacement
-//!   and grown by a margin, kept in the table of leaves (which moves decide against, in
-//!   proxy order) and in its parent's slot. [`DynamicTree::move_proxy`] touches the tree
-//!   only when the tight box leaves the fat box; it then grows the ancestors that no
-//!   longer enclose the leaf and marks the path to the root as changed.
+//!   and grown by a margin, held in its parent's slot. [`DynamicTree::move_proxy`] touches
+//!   the tree only when the tight box leaves the fat box; it then grows the ancestors that
+//!   no longer enclose the leaf and marks the path to the root as changed.
+//! - The *move cache* keeps a copy of every fat box by proxy id, so that moves decide in
+//!   proxy order rather than with a cache miss each. A tree with a `u32` payload takes 76
+//!   bytes per proxy in 2D and 100 in 3D with it, 60 and 76 without; turn it off with
+//!   [`DynamicTree::set_move_cache`] for a mostly static world.
 //! - Insertion picks the sibling with the lowest surface-area cost (branch and bound) and
 //!   rotates nodes on the way up; [`DynamicTree::update_pairs`] refits and rotates the
 //!   changed part of the tree, then walks it against itself to find the new pairs.
@@ -127,9 +129,13 @@ pub const DEFAULT_MARGIN: f32 = 0.05;
 pub struct DynamicTree<V: Vector, T = ()> {
     /// The internal nodes.
     pub(crate) nodes: Vec<Node<V>>,
-    /// The leaves, by proxy id (free ids have [`Leaf::FREE`]'s parent link). Moves read
-    /// and write this table only, in proxy order.
-    pub(crate) leaves: Vec<Leaf<V>>,
+    /// The leaves, by proxy id (free ids have [`Leaf::FREE`]'s parent link).
+    pub(crate) leaves: Vec<Leaf>,
+    /// The move cache: each proxy's fat box by proxy id, as long as `leaves` when
+    /// `move_cache` is on, empty when it is off. Moves decide against it in proxy order.
+    pub(crate) fat_boxes: Vec<BoundingBox<V>>,
+    /// Whether the move cache is kept (see [`DynamicTree::set_move_cache`]).
+    pub(crate) move_cache: bool,
     /// Each proxy's payload, by proxy id.
     pub(crate) data: Vec<Option<T>>,
     /// Proxy ids free for reuse, the last freed on top.
@@ -185,6 +191,8 @@ impl<V: Vector, T: Clone> Clone for DynamicTree<V, T> {
         Self {
             nodes: self.nodes.clone(),
             leaves: self.leaves.clone(),
+            fat_boxes: self.fat_boxes.clone(),
+            move_cache: self.move_cache,
             data: self.data.clone(),
             free_proxies: self.free_proxies.clone(),
             root: self.root,
@@ -214,6 +222,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         Self {
             nodes: Vec::new(),
             leaves: Vec::new(),
+            fat_boxes: Vec::new(),
+            move_cache: true,
             data: Vec::new(),
             free_proxies: Vec::new(),
             root: NodeId::NULL,
@@ -260,6 +270,44 @@ impl<V: Vector, T> DynamicTree<V, T> {
         Ok(())
     }
 
+    /// Whether the tree keeps its move cache (on by default; see [`Self::set_move_cache`]).
+    pub fn move_cache(&self) -> bool {
+        self.move_cache
+    }
+
+    /// Turns the move cache on or off.
+    ///
+    /// The move cache is a copy of every proxy's fat box by proxy id: 16 bytes a proxy in
+    /// 2D, 24 in 3D (a 2D tree with a `u32` payload takes 76 bytes a proxy with it, 60
+    /// without). With it, [`Self::move_proxy`], [`Self::move_proxies`] and
+    /// [`Self::fat_box`] read the box in proxy order; without it they read it in the
+    /// proxy's parent node, wherever that sits in memory, which costs a cache miss per
+    /// call in a large tree. Keep it (the default) when a good share of the proxies move
+    /// every update; turn it off for a mostly static world (a level's geometry or a tile
+    /// map with a few movers), where it would be memory spent on boxes that never change.
+    ///
+    /// Turning it on fills it from the tree (O(proxies)); turning it off frees it. The
+    /// tree's shape, fat boxes, pairs and query results are the same either way.
+    pub fn set_move_cache(&mut self, on: bool) {
+        if on == self.move_cache {
+            return;
+        }
+        self.move_cache = on;
+        if on {
+            let mut boxes = Vec::with_capacity(self.leaves.len());
+            boxes.extend(self.leaves.iter().map(|leaf| {
+                if leaf.is_live() {
+                    *self.slot_box(leaf.parent)
+                } else {
+                    BoundingBox::default()
+                }
+            }));
+            self.fat_boxes = boxes;
+        } else {
+            self.fat_boxes = Vec::new();
+        }
+    }
+
     /// Number of proxies.
     pub fn len(&self) -> usize {
         self.proxy_count
@@ -271,6 +319,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
     pub fn reserve(&mut self, additional: usize) {
         let new_ids = additional.saturating_sub(self.free_proxies.len());
         self.leaves.reserve(new_ids);
+        if self.move_cache {
+            self.fat_boxes.reserve(new_ids);
+        }
         self.data.reserve(new_ids);
         let free_nodes = self.nodes.len().saturating_sub(self.node_count);
         self.nodes.reserve(additional.saturating_sub(free_nodes));
@@ -319,7 +370,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// The fat box stored for a proxy.
     pub fn fat_box(&self, id: ProxyId) -> Option<BoundingBox<V>> {
-        Some(self.live_leaf(id)?.aabb)
+        let leaf = self.live_leaf(id)?;
+        Some(if self.move_cache {
+            self.fat_boxes[id.index()]
+        } else {
+            *self.slot_box(leaf.parent)
+        })
     }
 
     /// The leaf node of a proxy, for inspection: [`NodeId::leaf`]-tagged, the same for the
@@ -338,7 +394,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             .filter_map(|(i, (leaf, data))| {
                 let data = data.as_ref()?;
                 leaf.is_live()
-                    .then_some((ProxyId(i as u32), data, leaf.aabb))
+                    .then(|| (ProxyId(i as u32), data, *self.slot_box(leaf.parent)))
             })
     }
 
@@ -351,7 +407,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if id.is_leaf() {
             let leaf = self.live_leaf(id.proxy())?;
             return Some(NodeView {
-                aabb: leaf.aabb,
+                aabb: *self.slot_box(leaf.parent),
                 parent: parent(leaf.parent),
                 children: None,
                 height: 0,
@@ -410,7 +466,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         let proxy = self.allocate_proxy(fat, data)?;
         let leaf = NodeId::leaf(proxy);
-        self.insert_leaf(leaf);
+        self.insert_leaf(leaf, fat);
         self.mark_moved(leaf);
         Ok(proxy)
     }
@@ -454,11 +510,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
         Ok(fat.is_some())
     }
 
-    /// The checks and decision of a move, reading only the proxy's leaf in the table of
-    /// leaves: when the fat box must change, the table gets it, and the leaf's link and
-    /// the box are returned, for the caller to store it in the parent's slot
-    /// ([`Self::write_slot`]) and grow the ancestors ([`Self::grow_from`]); `None` when the
-    /// move changes nothing.
+    /// The checks and decision of a move, reading the proxy's leaf and its fat box: when
+    /// the fat box must change, the move cache gets it (or, with the cache off, the
+    /// parent's slot, so that a later move of the same proxy in a batch decides against
+    /// it), and the leaf's link and the box are returned, for the caller to store it in
+    /// the parent's slot ([`Self::write_slot`]) and grow the ancestors
+    /// ([`Self::grow_from`]); `None` when the move changes nothing.
     #[inline(always)]
     pub(crate) fn new_fat_box(
         &mut self,
@@ -466,13 +523,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
         tight: BoundingBox<V>,
         displacement: V,
     ) -> Result<Option<(Link, BoundingBox<V>)>, TreeError> {
-        let Some(leaf) = self.leaves.get(id.index()) else {
+        let Some(&leaf) = self.leaves.get(id.index()) else {
             return Err(TreeError::UnknownProxy(id));
         };
         if !leaf.is_live() {
             return Err(TreeError::UnknownProxy(id));
         }
-        let old = leaf.aabb;
+        let old = if self.move_cache {
+            self.fat_boxes[id.index()]
+        } else {
+            *self.slot_box(leaf.parent)
+        };
         // Most calls change nothing, so the checks of the common path are cheap ones:
         // every comparison made, combined with `&` (see `valid_box`).
         if !(valid_box(&tight) & displacement.abs().all_lt(V::INFINITY)) {
@@ -494,9 +555,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if !valid_box(&fat) {
             return Err(TreeError::InvalidBox);
         }
-        let leaf = &mut self.leaves[id.index()];
-        leaf.aabb = fat;
-        self.optimizer.changes += 1;
+        self.store_fat_box(id, leaf.parent, fat);
         Ok(Some((leaf.parent, fat)))
     }
 
@@ -536,9 +595,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if !fat.is_valid() {
             return Err(TreeError::InvalidBox);
         }
-        self.leaves[id.index()].aabb = fat;
-        self.optimizer.changes += 1;
         let link = self.leaves[id.index()].parent;
+        self.store_fat_box(id, link, fat);
         self.write_slot(link, fat);
         self.grow_from(link, fat);
         Ok(())
@@ -548,6 +606,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     pub fn clear(&mut self) {
         self.nodes.clear();
         self.leaves.clear();
+        self.fat_boxes.clear();
         self.data.clear();
         self.free_proxies.clear();
         self.root = NodeId::NULL;
@@ -564,7 +623,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// The leaf of a live proxy. A live proxy always has a payload and a leaf linked into
     /// the tree ([`Self::validate`] checks both), so neither is read here.
     #[inline]
-    pub(crate) fn live_leaf(&self, id: ProxyId) -> Option<&Leaf<V>> {
+    pub(crate) fn live_leaf(&self, id: ProxyId) -> Option<&Leaf> {
         self.leaves.get(id.index()).filter(|leaf| leaf.is_live())
     }
 
@@ -583,16 +642,32 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 }
                 self.leaves.push(Leaf::FREE);
                 self.data.push(None);
+                if self.move_cache {
+                    self.fat_boxes.push(fat);
+                }
                 (self.leaves.len() - 1) as u32
             }
         };
-        self.leaves[id as usize] = Leaf {
-            aabb: fat,
-            parent: Link::ROOT,
-        };
+        self.leaves[id as usize] = Leaf { parent: Link::ROOT };
+        if self.move_cache {
+            self.fat_boxes[id as usize] = fat;
+        }
         self.data[id as usize] = Some(data);
         self.proxy_count += 1;
         Ok(ProxyId(id))
+    }
+
+    /// Stores a proxy's new fat box where moves decide against it: the move cache, or,
+    /// with the cache off, the parent's slot at `link` (marking it moved; the ancestors
+    /// still need growing). Counts the change for the optimizer.
+    #[inline(always)]
+    pub(crate) fn store_fat_box(&mut self, id: ProxyId, link: Link, fat: BoundingBox<V>) {
+        if self.move_cache {
+            self.fat_boxes[id.index()] = fat;
+        } else {
+            self.write_slot(link, fat);
+        }
+        self.optimizer.changes += 1;
     }
 
     /// Where a node or leaf hangs.

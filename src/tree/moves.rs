@@ -25,9 +25,9 @@ const LANES: usize = 8;
 /// Buffers of [`DynamicTree::move_proxies`], reused.
 #[derive(Debug)]
 pub(crate) struct PendingMoves<V: Vector> {
-    /// Where the leaves hang whose table entries have their new fat boxes already, with
-    /// the boxes, in the order of the moves: their parents' slots and their ancestors
-    /// wait to be updated.
+    /// Where the leaves hang whose new fat boxes are decided (and in the move cache, when
+    /// the tree keeps one), with the boxes, in the order of the moves: their parents'
+    /// slots and their ancestors wait to be updated.
     moves: Vec<(Link, BoundingBox<V>)>,
     /// The same, grouped by where the parents sit in the arena.
     sorted: Vec<(Link, BoundingBox<V>)>,
@@ -75,9 +75,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// large batches.
     ///
     /// Deciding whether a move changes anything, and storing the new fat box, read and
-    /// write only the table of leaves, in proxy order; the ancestors of the leaves that
-    /// changed are then updated in the order they sit in memory rather than in the order
-    /// of the moves, which turns most of their cache misses into hits.
+    /// write the table of leaves and the move cache, in proxy order (without the move
+    /// cache, the parent's slot); the ancestors of the leaves that changed are then
+    /// updated in the order they sit in memory rather than in the order of the moves,
+    /// which turns most of their cache misses into hits.
     ///
     /// The results, the fat boxes and the pairs of the next update are exactly those of
     /// the single calls. The internal boxes may be tighter: a batch that changes at least
@@ -123,10 +124,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 result(id, Err(TreeError::InvalidBox));
                 continue;
             }
-            let leaf = &mut batch.tree.leaves[id.index()];
-            leaf.aabb = fat;
-            let link = leaf.parent;
-            batch.tree.optimizer.changes += 1;
+            let link = batch.tree.leaves[id.index()].parent;
+            batch.tree.store_fat_box(id, link, fat);
             batch.pending.moves.push((link, fat));
             result(id, Ok(()));
         }

@@ -174,26 +174,18 @@ impl<V: Vector> Node<V> {
     }
 }
 
-/// One leaf, in the tree's table of leaves by proxy id: 20 bytes in 2D, 28 in 3D. Leaves
+/// One leaf, in the tree's table of leaves by proxy id: where it hangs (4 bytes). Leaves
 /// are not nodes of the arena: a parent names its leaf child by [`NodeId::leaf`] and holds
-/// a copy of its box in its slot, for the walks; this table's box is the one moves decide
-/// against, read in proxy order.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Leaf<V: Vector> {
-    /// The fat box.
-    pub aabb: BoundingBox<V>,
+/// its fat box in its slot. (The tree's move cache, when on, keeps a copy of that box by
+/// proxy id too, for the moves to decide against in proxy order.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Leaf {
     /// Where the leaf hangs ([`Link::FREE`] for a free proxy id).
     pub parent: Link,
 }
 
-impl<V: Vector> Leaf<V> {
-    pub(crate) const FREE: Self = Self {
-        aabb: BoundingBox {
-            min: V::ZERO,
-            max: V::ZERO,
-        },
-        parent: Link::FREE,
-    };
+impl Leaf {
+    pub(crate) const FREE: Self = Self { parent: Link::FREE };
 
     #[inline(always)]
     pub(crate) fn is_live(&self) -> bool {

@@ -3,6 +3,7 @@
 use core::sync::atomic::Ordering;
 
 use crate::Vector;
+use crate::geometry::BoundingBox;
 use crate::tree::{DynamicTree, Leaf, Node};
 
 /// A snapshot of a tree's size, shape and the work its queries did.
@@ -68,7 +69,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// capacity (the scratch buffers kept between updates are not counted). O(1).
     pub fn bytes(&self) -> usize {
         self.nodes.capacity() * core::mem::size_of::<Node<V>>()
-            + self.leaves.capacity() * core::mem::size_of::<Leaf<V>>()
+            + self.leaves.capacity() * core::mem::size_of::<Leaf>()
+            + self.fat_boxes.capacity() * core::mem::size_of::<BoundingBox<V>>()
             + self.data.capacity() * core::mem::size_of::<Option<T>>()
             + self.free_proxies.capacity() * core::mem::size_of::<u32>()
     }

@@ -54,6 +54,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if self.data.len() != self.leaves.len() {
             return fail(None, "payload slots and leaves differ in number");
         }
+        let cached = if self.move_cache { self.leaves.len() } else { 0 };
+        if self.fat_boxes.len() != cached {
+            return fail(
+                None,
+                format!(
+                    "the move cache holds {} boxes for {cached} proxy ids",
+                    self.fat_boxes.len()
+                ),
+            );
+        }
         let mut seen = vec![false; n];
         let mut seen_leaf = vec![false; self.leaves.len()];
         let mut reached = 0usize;
@@ -89,12 +99,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     if !leaf.is_live() {
                         return fail(Some(id), format!("reachable leaf of free proxy {proxy}"));
                     }
-                    if leaf.aabb != held {
+                    if self.move_cache && self.fat_boxes[proxy] != held {
                         return fail(
                             Some(id),
                             format!(
-                                "proxy {proxy}'s box {:?} differs from its slot's {held:?}",
-                                leaf.aabb
+                                "proxy {proxy}'s box in the move cache {:?} differs from its \
+                                 slot's {held:?}",
+                                self.fat_boxes[proxy]
                             ),
                         );
                     }
