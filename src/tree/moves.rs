@@ -2,7 +2,7 @@
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
-use crate::tree::{DynamicTree, Link, ProxyId, TreeError, UNCONDITIONAL_LEVELS};
+use crate::tree::{DynamicTree, Link, NodeId, ProxyId, Stamp, TreeError, UNCONDITIONAL_LEVELS};
 
 /// Batches smaller than this are applied in the order given: sorting would cost more than
 /// it saves.
@@ -17,6 +17,10 @@ const SORT_FROM: usize = 256;
 /// (exact boxes prune better, and its own refit has nothing left to do). With one leaf in
 /// 16 or 32 changing (the "slow" scene), the whole-tree refit cost more than it saved.
 const BULK_FROM: usize = 4;
+
+/// The tallest tree whose whole-tree refit recurses (see `DynamicTree::refit_below`);
+/// taller ones, which rotations make rare, take the walk with a stack of its own.
+const MAX_RECURSIVE_REFIT: u16 = 256;
 
 /// Walks up the tree that a large batch keeps in flight at once (see
 /// `DynamicTree::grow_ancestors_interleaved`).
@@ -268,7 +272,105 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Gives every internal node its exact box, children first, and marks it changed when
     /// a child is; the pair walk then finds the boxes exact and leaves them alone.
     fn refit_all(&mut self) {
-        self.refit_order(false, |tree, id| tree.refit_node(id));
+        if self.root.is_null() || self.root.is_leaf() {
+            self.exact = true;
+            return;
+        }
+        if self.nodes[self.root.index()].height <= MAX_RECURSIVE_REFIT {
+            self.refit_all_recursive();
+        } else {
+            self.refit_all_stacked();
+        }
         self.exact = true;
+    }
+
+    /// [`Self::refit_all`] by [`Self::refit_below`] from the root (a non-leaf root).
+    fn refit_all_recursive(&mut self) {
+        let (aabb, changed) = self.refit_below(self.root, self.epoch);
+        self.root_box = aabb;
+        if changed {
+            self.root_stamp = self.epoch;
+        }
+    }
+
+    /// [`Self::refit_all`] with a stack of its own, for any height.
+    fn refit_all_stacked(&mut self) {
+        self.refit_order(false, |tree, id| tree.refit_node(id));
+    }
+
+    /// The refit of the subtree under internal node `id`, depth first: each internal
+    /// child gets its exact box in `id`'s slot, and its mark when it holds a changed
+    /// child; returns `id`'s exact box and whether it holds a changed child (for the
+    /// caller to store in its own slot). Heights are left alone: moves change no shape.
+    ///
+    /// A child's box comes back as the return value rather than through the parent's
+    /// slot, so each node is read once and written once. Recursion depth is the height.
+    fn refit_below(&mut self, id: NodeId, epoch: Stamp) -> (BoundingBox<V>, bool) {
+        let node = &self.nodes[id.index()];
+        let (mut boxes, mut stamps, children) = (node.boxes, node.stamps, node.children);
+        for k in 0..2 {
+            if !children[k].is_leaf() {
+                let (aabb, changed) = self.refit_below(children[k], epoch);
+                boxes[k] = aabb;
+                if changed {
+                    stamps[k] = epoch;
+                }
+            }
+        }
+        let node = &mut self.nodes[id.index()];
+        node.boxes = boxes;
+        node.stamps = stamps;
+        (
+            boxes[0].merged(&boxes[1]),
+            (stamps[0] == epoch) | (stamps[1] == epoch),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec2;
+
+    use super::*;
+
+    /// The two whole-tree refits (recursive, and with a stack for tall trees) give the
+    /// same boxes, marks and heights after the same batch of leaf writes.
+    #[test]
+    fn refits_agree() {
+        let mut tree = DynamicTree::<Vec2, u32>::with_margin(0.05);
+        let mut seed = 12345u32;
+        let mut r = move || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 24) as f32
+        };
+        let mut ids = Vec::new();
+        for k in 0..2000 {
+            let c = Vec2::new(r() * 100.0, r() * 100.0);
+            let b = BoundingBox::from_center_half_extents(c, Vec2::splat(0.5));
+            ids.push(tree.create_proxy(b, k).unwrap());
+        }
+        let mut pairs = Vec::new();
+        tree.update_pairs(&mut pairs);
+        for &id in ids.iter().step_by(3) {
+            let c = Vec2::new(r() * 100.0, r() * 100.0);
+            let b = BoundingBox::from_center_half_extents(c, Vec2::splat(0.5));
+            if let Some((link, fat)) = tree.new_fat_box(id, b, Vec2::ZERO).unwrap() {
+                tree.write_slot(link, fat);
+            }
+        }
+        let mut stacked = tree.clone();
+        tree.refit_all_recursive();
+        stacked.refit_all_stacked();
+        tree.validate().unwrap();
+        stacked.validate().unwrap();
+        assert_eq!(tree.root_box, stacked.root_box);
+        assert_eq!(tree.root_stamp, stacked.root_stamp);
+        assert_eq!(tree.nodes.len(), stacked.nodes.len());
+        for (a, b) in tree.nodes.iter().zip(&stacked.nodes) {
+            assert_eq!(
+                (a.boxes, a.stamps, a.children, a.height),
+                (b.boxes, b.stamps, b.children, b.height)
+            );
+        }
     }
 }
