@@ -16,6 +16,9 @@ const SORT_FROM: usize = 256;
 /// step): moves 5.5 -> 3.8 ms in 2D, 8.4 -> 4.9 ms in 3D, and the pair walk faster too
 /// (exact boxes prune better, and its own refit has nothing left to do). With one leaf in
 /// 16 or 32 changing (the "slow" scene), the whole-tree refit cost more than it saved.
+/// Since the refit recurses (`refit_below`), one in 8 or 16 about breaks even there
+/// (`profile_step`, "slow" scenes: the same moves, the pair update 0 – 4% faster) and one
+/// in 32 costs the moves 20 – 60%, so the threshold stays.
 const BULK_FROM: usize = 4;
 
 /// The tallest tree whose whole-tree refit recurses (see `DynamicTree::refit_below`);
