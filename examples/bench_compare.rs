@@ -110,12 +110,9 @@ fn ordered((a, b): (u32, u32)) -> (u32, u32) {
 /// Our tree as a driver: the serial pair update, or (`PARALLEL`) the pair walk spread over
 /// [`parallel_threads`] threads; with its move cache (the default), or without it
 /// (`MOVE_CACHE = false`, `DynamicTree::set_move_cache`).
-struct Ours<
-    V: FromArray<D>,
-    const D: usize,
-    const PARALLEL: bool,
-    const MOVE_CACHE: bool = true,
->(OursBroadPhase<V, D>);
+struct Ours<V: FromArray<D>, const D: usize, const PARALLEL: bool, const MOVE_CACHE: bool = true>(
+    OursBroadPhase<V, D>,
+);
 
 /// Threads of the parallel scenario: `AABB_THREADS`, else every core.
 fn parallel_threads() -> usize {

@@ -2471,9 +2471,7 @@ fn move_cache_config<V: Dim>() {
     assert!(tree.move_cache(), "on by default");
     let with_cache = tree.stats().bytes;
 
-    app.world_mut()
-        .resource_mut::<CollisionConfig>()
-        .move_cache = false;
+    app.world_mut().resource_mut::<CollisionConfig>().move_cache = false;
     run_ticks(&mut app, 1);
     let tree = app.world().resource::<AabbTree<V>>().tree();
     assert!(!tree.move_cache());
@@ -2483,11 +2481,13 @@ fn move_cache_config<V: Dim>() {
     run_ticks(&mut app, 1);
     set_translation(&mut app, b, Vec3::new(3.0, 0.0, 0.0));
     run_ticks(&mut app, 1);
-    app.world().resource::<AabbTree<V>>().tree().validate().unwrap();
+    app.world()
+        .resource::<AabbTree<V>>()
+        .tree()
+        .validate()
+        .unwrap();
 
-    app.world_mut()
-        .resource_mut::<CollisionConfig>()
-        .move_cache = true;
+    app.world_mut().resource_mut::<CollisionConfig>().move_cache = true;
     set_translation(&mut app, b, Vec3::new(0.9, 0.0, 0.0));
     run_ticks(&mut app, 1);
     let state = app.world().resource::<AabbTree<V>>();
@@ -2496,7 +2496,9 @@ fn move_cache_config<V: Dim>() {
     for e in [a, b] {
         let tracked = app.world().get::<TrackedCollider<V>>(e).unwrap();
         let fat = tracked.fat_aabb(state).unwrap();
-        let node = state.tree().node(state.tree().leaf(tracked.proxy().unwrap()).unwrap());
+        let node = state
+            .tree()
+            .node(state.tree().leaf(tracked.proxy().unwrap()).unwrap());
         assert_eq!(Some(fat), node.map(|n| n.aabb));
         assert!(fat.contains(&tracked.world_aabb()));
     }
@@ -2504,11 +2506,7 @@ fn move_cache_config<V: Dim>() {
     let log = pair_log(&finish::<V>(&app), a, b);
     assert_eq!(
         log,
-        vec![
-            (2, None),
-            (3, Some(EndReason::Separated)),
-            (4, None)
-        ]
+        vec![(2, None), (3, Some(EndReason::Separated)), (4, None)]
     );
 }
 

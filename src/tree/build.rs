@@ -101,11 +101,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if !self.root.is_null() {
             self.collect_items(self.root, 0, &mut scratch);
         }
-        scratch.items.extend(unlinked.iter().map(|&(id, aabb)| BuildItem {
-            aabb,
-            node: NodeId::leaf(id),
-            stamp: 0,
-        }));
+        scratch
+            .items
+            .extend(unlinked.iter().map(|&(id, aabb)| BuildItem {
+                aabb,
+                node: NodeId::leaf(id),
+                stamp: 0,
+            }));
         // Keep the result independent of the order leaves were found in.
         scratch.items.sort_unstable_by_key(|item| item.node);
         self.root = NodeId::NULL;

@@ -331,6 +331,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // A failed unwrap is a failed test.
 mod tests {
     use glam::Vec2;
 

@@ -54,7 +54,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if self.data.len() != self.leaves.len() {
             return fail(None, "payload slots and leaves differ in number");
         }
-        let cached = if self.move_cache { self.leaves.len() } else { 0 };
+        let cached = if self.move_cache {
+            self.leaves.len()
+        } else {
+            0
+        };
         if self.fat_boxes.len() != cached {
             return fail(
                 None,
