@@ -1189,11 +1189,12 @@ fn build_layout_3d() {
 /// A panic in the caller's callback (or iterator) halfway through a batch leaves a valid
 /// tree: every change decided so far is applied, the tree agrees with its own fat boxes,
 /// and the next update reports exactly the brute-force pairs.
-fn batch_panic_safety<V: Vector>() {
+fn batch_panic_safety<V: Vector>(move_cache: bool) {
     let n = 600;
     let side = 2.5 * (n as f32).sqrt();
     let mut r = lcg(31);
     let mut tree = DynamicTree::<V, u32>::new();
+    tree.set_move_cache(move_cache);
     let ids = tree
         .build((0..n as u32).map(|i| {
             let c = v::<V>([r() * side, r() * side, r() * side]);
@@ -1257,12 +1258,20 @@ fn batch_panic_safety<V: Vector>() {
 
 #[test]
 fn batch_panic_safety_2d() {
-    batch_panic_safety::<Vec2>();
+    batch_panic_safety::<Vec2>(true);
 }
 
 #[test]
 fn batch_panic_safety_3d() {
-    batch_panic_safety::<Vec3>();
+    batch_panic_safety::<Vec3>(true);
+}
+
+/// Without the move cache, where a move writes its parent's slot before the batch grows
+/// the ancestors.
+#[test]
+fn batch_panic_safety_without_move_cache() {
+    batch_panic_safety::<Vec2>(false);
+    batch_panic_safety::<Vec3>(false);
 }
 
 /// Checks every internal node below the root: its box encloses its children's, and equals

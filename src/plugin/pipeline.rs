@@ -360,9 +360,10 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         let id = match tracked.proxy {
             Some(id) => {
                 // The move is decided here, by the tree's rule against the fat box the
-                // tree holds (its copy by proxy id, read in about the order colliders are
-                // iterated), and the changed boxes are handed over in one batch at the end
-                // of `prepare` (`DynamicTree::set_fat_boxes`).
+                // tree holds (its move cache by proxy id, read in about the order colliders
+                // are iterated; the parent's slot when the cache is off), and the changed
+                // boxes are handed over in one batch at the end of `prepare`
+                // (`DynamicTree::set_fat_boxes`).
                 let layers_changed = state.body(id).is_some_and(|b| b.layers != layers);
                 match state.tree.fat_box(id) {
                     Some(old) if DynamicTree::<V, Entity>::keeps_fat_box(&old, &swept, &fat) => {

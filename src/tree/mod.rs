@@ -393,8 +393,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
             .enumerate()
             .filter_map(|(i, (leaf, data))| {
                 let data = data.as_ref()?;
-                leaf.is_live()
-                    .then(|| (ProxyId(i as u32), data, *self.slot_box(leaf.parent)))
+                leaf.is_live().then(|| {
+                    let aabb = match self.fat_boxes.get(i) {
+                        Some(aabb) => *aabb,
+                        None => *self.slot_box(leaf.parent),
+                    };
+                    (ProxyId(i as u32), data, aabb)
+                })
             })
     }
 

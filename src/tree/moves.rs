@@ -338,7 +338,8 @@ mod tests {
     use super::*;
 
     /// The two whole-tree refits (recursive, and with a stack for tall trees) give the
-    /// same boxes, marks and heights after the same batch of leaf writes.
+    /// same boxes and marks after the same batch of leaf writes (and neither changes a
+    /// height: the recursive one never writes them, the other recomputes them).
     #[test]
     fn refits_agree() {
         let mut tree = DynamicTree::<Vec2, u32>::with_margin(0.05);

@@ -37,9 +37,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// - the root hangs at the root; every child's link names its parent and its slot;
     /// - every node and leaf reachable from the root is allocated (live) and reached once
     ///   (no cycles, no sharing); every allocated node and live leaf is reachable;
-    /// - each leaf reached names a live proxy with a payload, and its parent's slot holds
-    ///   exactly the leaf's box; every other proxy id is on the free list of ids, once,
-    ///   without a payload, its leaf marked free;
+    /// - each leaf reached names a live proxy with a payload; every other proxy id is on
+    ///   the free list of ids, once, without a payload, its leaf marked free;
+    /// - the move cache holds a box per proxy id when it is on (each live proxy's equal to
+    ///   the box its parent's slot holds) and nothing when it is off;
     /// - heights: 1 + the larger child height for internal nodes (leaves count 0);
     /// - every box is valid, and the box a slot holds for an internal child (or the
     ///   root's box) encloses that child's two boxes;
