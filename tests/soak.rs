@@ -8,7 +8,8 @@
 //! spawns colliders (boxes or spheres, some with `Velocity`, some with `CollisionLayers`),
 //! despawns them, moves them (small steps, large jumps, `Teleported` jumps), gives them a
 //! NaN translation and repairs it later, removes and re-inserts their shape, swaps shapes,
-//! changes layers and toggles `Disabled`. After each tick it checks:
+//! changes layers and toggles `Disabled`; now and then it turns the tree's move cache off
+//! or on (`CollisionConfig::move_cache`). After each tick it checks:
 //! - every `CollisionStarted` names a pair that is not open and every `CollisionEnded` one
 //!   that is (so each start gets exactly one end), never an entity paired with itself;
 //! - no event names an entity that never had a collider;
@@ -451,6 +452,12 @@ impl<V: Dim> Soak<V> {
         let actions = 1 + self.rng.below(6);
         for _ in 0..actions {
             self.act();
+        }
+        if self.rng.chance(0.002) {
+            // The tree's move cache off or on (the events must not change).
+            let mut config = self.app.world_mut().resource_mut::<CollisionConfig>();
+            config.move_cache = !config.move_cache;
+            self.count("move cache toggled");
         }
         self.integrate();
         // Ends caused by the changes above (despawns, removals, `Disabled`) are written at
