@@ -122,7 +122,6 @@ impl<V: FromArray<D>, const D: usize> OursBroadPhase<V, D> {
     }
 
     /// Keeps the tree's move cache or frees it ([`DynamicTree::set_move_cache`]).
-    #[allow(dead_code)] // Not every bench uses it.
     pub fn set_move_cache(&mut self, on: bool) {
         self.tree.set_move_cache(on);
     }

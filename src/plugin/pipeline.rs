@@ -475,9 +475,7 @@ pub(crate) fn prepare<V: Vector>(
     if state.tree.margin() != margin {
         let _ = state.tree.set_margin(margin);
     }
-    if state.tree.move_cache() != config.move_cache {
-        state.tree.set_move_cache(config.move_cache);
-    }
+    state.tree.set_move_cache(config.move_cache);
     // Colliders spawned in bulk (a level loading) get their proxies without the tree's
     // arrays growing a doubling at a time, which would leave up to half of them unused.
     let colliders_count = colliders.iter().len();
@@ -965,10 +963,13 @@ fn own_proxy<V: Vector>(entity: Entity, state: &AabbTree<V>) -> Option<ProxyId> 
         "bevy_aabb_tree: the TrackedCollider of {entity} holds a proxy that is not its \
          own (written over by hand: the plugin maintains it); its own proxy is looked up"
     );
-    state
+    // The payloads alone: `proxies()` would also look up every fat box.
+    let index = state
         .tree
-        .proxies()
-        .find_map(|(id, &owner, _)| (owner == entity).then_some(id))
+        .data
+        .iter()
+        .position(|owner| *owner == Some(entity))?;
+    Some(ProxyId(index as u32))
 }
 
 /// Takes the collider's proxy out of the tree and ends its touching pairs.

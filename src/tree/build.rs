@@ -2,7 +2,7 @@
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
-use crate::tree::{DynamicTree, MAX_PROXIES, NodeId, ProxyId, Stamp, TreeError};
+use crate::tree::{DynamicTree, NodeId, ProxyId, Stamp, TreeError};
 
 /// Most bins a split considers (fewer for small ranges).
 const BINS: usize = 16;
@@ -62,10 +62,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
         {
             return Err(TreeError::InvalidBox);
         }
-        let new_ids = items.len().saturating_sub(self.free_proxies.len());
-        if self.leaves.len() + new_ids > MAX_PROXIES as usize {
+        if !self.has_room(items.len()) {
             return Err(TreeError::Full);
         }
+        let new_ids = items.len().saturating_sub(self.free_proxies.len());
         // Room for the new leaves and the internal nodes joining them to the rest.
         self.nodes.reserve(items.len());
         self.leaves.reserve(new_ids);
@@ -77,7 +77,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         for (tight, data) in items {
             let fat = self.fatten(&tight, V::ZERO);
             // Not linked yet: `rebuild` links every leaf.
-            new.push((self.allocate_proxy(fat, data)?, fat));
+            new.push((self.allocate_proxy(fat, data), fat));
         }
         self.rebuild_with_extra(&new);
         for &(id, _) in &new {

@@ -370,12 +370,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// The fat box stored for a proxy.
     pub fn fat_box(&self, id: ProxyId) -> Option<BoundingBox<V>> {
-        let leaf = self.live_leaf(id)?;
-        Some(if self.move_cache {
-            self.fat_boxes[id.index()]
-        } else {
-            *self.slot_box(leaf.parent)
-        })
+        let leaf = *self.live_leaf(id)?;
+        Some(self.stored_fat_box(id, leaf))
     }
 
     /// The leaf node of a proxy, for inspection: [`NodeId::leaf`]-tagged, the same for the
@@ -393,13 +389,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
             .enumerate()
             .filter_map(|(i, (leaf, data))| {
                 let data = data.as_ref()?;
-                leaf.is_live().then(|| {
-                    let aabb = match self.fat_boxes.get(i) {
-                        Some(aabb) => *aabb,
-                        None => *self.slot_box(leaf.parent),
-                    };
-                    (ProxyId(i as u32), data, aabb)
-                })
+                let id = ProxyId(i as u32);
+                leaf.is_live()
+                    .then(|| (id, data, self.stored_fat_box(id, *leaf)))
             })
     }
 
@@ -469,7 +461,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if !fat.is_valid() {
             return Err(TreeError::InvalidBox);
         }
-        let proxy = self.allocate_proxy(fat, data)?;
+        if !self.has_room(1) {
+            return Err(TreeError::Full);
+        }
+        let proxy = self.allocate_proxy(fat, data);
         let leaf = NodeId::leaf(proxy);
         self.insert_leaf(leaf, fat);
         self.mark_moved(leaf);
@@ -509,18 +504,15 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ) -> Result<bool, TreeError> {
         let fat = self.new_fat_box(id, tight, displacement)?;
         if let Some((link, fat)) = fat {
-            self.write_slot(link, fat);
-            self.grow_from(link, fat);
+            self.set_leaf_box(link, fat);
         }
         Ok(fat.is_some())
     }
 
     /// The checks and decision of a move, reading the proxy's leaf and its fat box: when
-    /// the fat box must change, the move cache gets it (or, with the cache off, the
-    /// parent's slot, so that a later move of the same proxy in a batch decides against
-    /// it), and the leaf's link and the box are returned, for the caller to store it in
-    /// the parent's slot ([`Self::write_slot`]) and grow the ancestors
-    /// ([`Self::grow_from`]); `None` when the move changes nothing.
+    /// the fat box must change, it is stored ([`Self::store_fat_box`]) and the leaf's link
+    /// and the box are returned, for the caller to finish with [`Self::set_leaf_box`];
+    /// `None` when the move changes nothing.
     #[inline(always)]
     pub(crate) fn new_fat_box(
         &mut self,
@@ -534,11 +526,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if !leaf.is_live() {
             return Err(TreeError::UnknownProxy(id));
         }
-        let old = if self.move_cache {
-            self.fat_boxes[id.index()]
-        } else {
-            *self.slot_box(leaf.parent)
-        };
+        let old = self.stored_fat_box(id, leaf);
         // Most calls change nothing, so the checks of the common path are cheap ones:
         // every comparison made, combined with `&` (see `valid_box`).
         if !(valid_box(&tight) & displacement.abs().all_lt(V::INFINITY)) {
@@ -594,17 +582,25 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Replaces a proxy's fat box with exactly `fat` (no margin added) and marks it moved.
     /// For callers that compute fat boxes themselves.
     pub fn set_fat_box(&mut self, id: ProxyId, fat: BoundingBox<V>) -> Result<(), TreeError> {
-        if self.live_leaf(id).is_none() {
-            return Err(TreeError::UnknownProxy(id));
-        }
+        let link = self.checked_link(id, &fat)?;
+        self.store_fat_box(id, link, fat);
+        self.set_leaf_box(link, fat);
+        Ok(())
+    }
+
+    /// Where the leaf of proxy `id` hangs, if it is live and `fat` is a valid box: the
+    /// checks of [`Self::set_fat_box`].
+    #[inline]
+    pub(crate) fn checked_link(
+        &self,
+        id: ProxyId,
+        fat: &BoundingBox<V>,
+    ) -> Result<Link, TreeError> {
+        let leaf = self.live_leaf(id).ok_or(TreeError::UnknownProxy(id))?;
         if !fat.is_valid() {
             return Err(TreeError::InvalidBox);
         }
-        let link = self.leaves[id.index()].parent;
-        self.store_fat_box(id, link, fat);
-        self.write_slot(link, fat);
-        self.grow_from(link, fat);
-        Ok(())
+        Ok(leaf.parent)
     }
 
     /// Removes every proxy.
@@ -632,19 +628,19 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.leaves.get(id.index()).filter(|leaf| leaf.is_live())
     }
 
+    /// Whether `count` more proxies fit ([`MAX_PROXIES`] ids at most, freed ones reused).
+    #[inline]
+    pub(crate) fn has_room(&self, count: usize) -> bool {
+        self.leaves.len() + count.saturating_sub(self.free_proxies.len()) <= MAX_PROXIES as usize
+    }
+
     /// Gives a new leaf with fat box `fat` a proxy id (the last one freed, or a new one)
-    /// and its payload. The leaf is not linked into the tree yet.
-    pub(crate) fn allocate_proxy(
-        &mut self,
-        fat: BoundingBox<V>,
-        data: T,
-    ) -> Result<ProxyId, TreeError> {
+    /// and its payload. The leaf is not linked into the tree yet. The caller checks
+    /// [`Self::has_room`] first.
+    pub(crate) fn allocate_proxy(&mut self, fat: BoundingBox<V>, data: T) -> ProxyId {
         let id = match self.free_proxies.pop() {
             Some(id) => id,
             None => {
-                if self.leaves.len() >= MAX_PROXIES as usize {
-                    return Err(TreeError::Full);
-                }
                 self.leaves.push(Leaf::FREE);
                 self.data.push(None);
                 if self.move_cache {
@@ -659,12 +655,25 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         self.data[id as usize] = Some(data);
         self.proxy_count += 1;
-        Ok(ProxyId(id))
+        ProxyId(id)
+    }
+
+    /// The fat box that moves of proxy `id` (whose leaf is `leaf`) decide against: the
+    /// move cache's copy, or, with the cache off, the box in the parent's slot.
+    #[inline(always)]
+    fn stored_fat_box(&self, id: ProxyId, leaf: Leaf) -> BoundingBox<V> {
+        if self.move_cache {
+            self.fat_boxes[id.index()]
+        } else {
+            *self.slot_box(leaf.parent)
+        }
     }
 
     /// Stores a proxy's new fat box where moves decide against it: the move cache, or,
-    /// with the cache off, the parent's slot at `link` (marking it moved; the ancestors
-    /// still need growing). Counts the change for the optimizer.
+    /// with the cache off, the parent's slot at `link` (marking it moved), so that a later
+    /// move of the same proxy in a batch decides against it. Counts the change for the
+    /// optimizer. The slot (with the cache) and the ancestors are then updated by
+    /// [`Self::set_leaf_box`], or by a batch's [`Self::apply_pending`].
     #[inline(always)]
     pub(crate) fn store_fat_box(&mut self, id: ProxyId, link: Link, fat: BoundingBox<V>) {
         if self.move_cache {
@@ -757,6 +766,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.set_link(child, link);
     }
 
+    /// Finishes a leaf's new fat box, given to [`Self::store_fat_box`] already: stores it
+    /// in the parent's slot (unless the move cache is off: it is there already) and grows
+    /// the ancestors.
+    #[inline(always)]
+    pub(crate) fn set_leaf_box(&mut self, link: Link, fat: BoundingBox<V>) {
+        if self.move_cache {
+            self.write_slot(link, fat);
+        }
+        self.grow_from(link, fat);
+    }
+
     /// Stores a leaf's new fat box in its parent's slot and marks it moved. Its ancestors
     /// must then be grown ([`Self::grow_from`]) or refit before the tree is used.
     #[inline(always)]
@@ -793,24 +813,35 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if link.is_root() {
             return;
         }
-        let epoch = self.epoch;
         let mut link = self.nodes[link.parent().index()].parent;
         let mut level = 0;
-        while !link.is_root() {
-            let node = &mut self.nodes[link.parent().index()];
-            let slot = link.slot();
-            let encloses = node.boxes[slot].contains(&fat);
-            let done = encloses & (node.stamps[slot] == epoch);
-            node.boxes[slot] = node.boxes[slot].merged(&fat);
-            node.stamps[slot] = epoch;
+        loop {
+            let (done, up) = self.grow_step(link, &fat);
             level += 1;
-            if done & (level >= UNCONDITIONAL_LEVELS) {
-                return;
+            match up {
+                Some(up) if !(done & (level >= UNCONDITIONAL_LEVELS)) => link = up,
+                _ => return,
             }
-            link = node.parent;
         }
-        self.root_box = self.root_box.merged(&fat);
-        self.root_stamp = epoch;
+    }
+
+    /// One step of a walk up: grows the box held at `link` (an ancestor's, in its parent's
+    /// slot, or the root's) to enclose `fat` and marks it changed. Returns whether it
+    /// enclosed `fat` and was marked already, and the link above (`None` at the root).
+    #[inline(always)]
+    pub(crate) fn grow_step(&mut self, link: Link, fat: &BoundingBox<V>) -> (bool, Option<Link>) {
+        let epoch = self.epoch;
+        if link.is_root() {
+            self.root_box = self.root_box.merged(fat);
+            self.root_stamp = epoch;
+            return (true, None);
+        }
+        let node = &mut self.nodes[link.parent().index()];
+        let k = link.slot();
+        let done = node.boxes[k].contains(fat) & (node.stamps[k] == epoch);
+        node.boxes[k] = node.boxes[k].merged(fat);
+        node.stamps[k] = epoch;
+        (done, Some(node.parent))
     }
 
     /// Marks a leaf as moved and every ancestor as changed (stopping at the first one

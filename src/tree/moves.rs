@@ -123,42 +123,43 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ) {
         let mut batch = Batch::new(self);
         for (id, fat) in boxes {
-            if batch.tree.live_leaf(id).is_none() {
-                result(id, Err(TreeError::UnknownProxy(id)));
-                continue;
+            match batch.tree.checked_link(id, &fat) {
+                Ok(link) => {
+                    batch.tree.store_fat_box(id, link, fat);
+                    batch.pending.moves.push((link, fat));
+                    result(id, Ok(()));
+                }
+                Err(e) => result(id, Err(e)),
             }
-            if !fat.is_valid() {
-                result(id, Err(TreeError::InvalidBox));
-                continue;
-            }
-            let link = batch.tree.leaves[id.index()].parent;
-            batch.tree.store_fat_box(id, link, fat);
-            batch.pending.moves.push((link, fat));
-            result(id, Ok(()));
         }
     }
 
-    /// Stores the pending leaves' new boxes in their parents' slots and updates their
+    /// Stores the pending leaves' new boxes in their parents' slots (unless the move cache
+    /// is off: they are there already, see [`Self::store_fat_box`]) and updates their
     /// ancestors: grown leaf by leaf, in memory order when there are enough leaves, or by
     /// one refit of the whole tree when many changed.
-    fn apply_pending(&mut self, pending: &mut PendingMoves<V>) {
+    pub(crate) fn apply_pending(&mut self, pending: &mut PendingMoves<V>) {
         let count = pending.moves.len();
         if count >= SORT_FROM && count * BULK_FROM >= self.proxy_count {
-            for &(link, fat) in &pending.moves {
-                self.write_slot(link, fat);
-            }
+            self.write_slots(&pending.moves);
             self.refit_all();
         } else if count < SORT_FROM {
             for &(link, fat) in &pending.moves {
-                self.write_slot(link, fat);
-                self.grow_from(link, fat);
+                self.set_leaf_box(link, fat);
             }
         } else {
             self.group_by_place(pending);
-            for &(link, fat) in &pending.sorted {
+            self.write_slots(&pending.sorted);
+            self.grow_ancestors_interleaved(&pending.sorted);
+        }
+    }
+
+    /// [`Self::write_slot`] for each `(link, fat)`, in order, when the move cache is on.
+    fn write_slots(&mut self, items: &[(Link, BoundingBox<V>)]) {
+        if self.move_cache {
+            for &(link, fat) in items {
                 self.write_slot(link, fat);
             }
-            self.grow_ancestors_interleaved(&pending.sorted);
         }
     }
 
@@ -173,28 +174,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// already encloses its box and is marked; if another walk made it so and has not yet
     /// grown the ancestors above, that walk will, by a box that covers the stopped one.
     fn grow_ancestors_interleaved(&mut self, items: &[(Link, BoundingBox<V>)]) {
-        let epoch = self.epoch;
         // Each lane: the slot holding the next ancestor's box, the box, the level (1 for
         // the leaf's parent).
         let mut lanes: [Option<(Link, BoundingBox<V>, u32)>; LANES] = [None; LANES];
         let mut next = 0;
-        // A walk starts at the box of the leaf's parent: the slot that holds it (none for
-        // a leaf at the root).
-        let start = |tree: &Self, link: Link| {
-            if link.is_root() {
-                None
-            } else {
-                Some(tree.nodes[link.parent().index()].parent)
-            }
-        };
         for lane in &mut lanes {
-            while let Some(&(link, fat)) = items.get(next) {
-                next += 1;
-                if let Some(up) = start(self, link) {
-                    *lane = Some((up, fat, 1));
-                    break;
-                }
-            }
+            *lane = self.next_walk(items, &mut next);
         }
         let mut active = lanes.iter().filter(|lane| lane.is_some()).count();
         while active > 0 {
@@ -202,37 +187,37 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 let Some((link, fat, level)) = *lane else {
                     continue;
                 };
-                let (over, up) = if link.is_root() {
-                    self.root_box = self.root_box.merged(&fat);
-                    self.root_stamp = epoch;
-                    (true, link)
-                } else {
-                    let node = &mut self.nodes[link.parent().index()];
-                    let k = link.slot();
-                    let done = node.boxes[k].contains(&fat) & (node.stamps[k] == epoch);
-                    node.boxes[k] = node.boxes[k].merged(&fat);
-                    node.stamps[k] = epoch;
-                    (done & (level >= UNCONDITIONAL_LEVELS), node.parent)
-                };
-                *lane = if over {
-                    // This walk is over: start the next one in its lane.
-                    let mut refill = None;
-                    while let Some(&(link, fat)) = items.get(next) {
-                        next += 1;
-                        if let Some(up) = start(self, link) {
-                            refill = Some((up, fat, 1));
-                            break;
-                        }
+                *lane = match self.grow_step(link, &fat) {
+                    (done, Some(up)) if !(done & (level >= UNCONDITIONAL_LEVELS)) => {
+                        Some((up, fat, level + 1))
                     }
-                    if refill.is_none() {
-                        active -= 1;
+                    _ => {
+                        // This walk is over: start the next one in its lane.
+                        let refill = self.next_walk(items, &mut next);
+                        active -= usize::from(refill.is_none());
+                        refill
                     }
-                    refill
-                } else {
-                    Some((up, fat, level + 1))
                 };
             }
         }
+    }
+
+    /// The next walk up of `items`, from `*next` on: the slot holding the box of the
+    /// leaf's parent, the box, level 1 (a leaf at the root has no ancestor to grow and is
+    /// skipped); `None` when none is left.
+    #[inline(always)]
+    fn next_walk(
+        &self,
+        items: &[(Link, BoundingBox<V>)],
+        next: &mut usize,
+    ) -> Option<(Link, BoundingBox<V>, u32)> {
+        while let Some(&(link, fat)) = items.get(*next) {
+            *next += 1;
+            if !link.is_root() {
+                return Some((self.nodes[link.parent().index()].parent, fat, 1));
+            }
+        }
+        None
     }
 
     /// Puts `pending.moves` into `pending.sorted` grouped by the arena region of the
@@ -275,14 +260,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Gives every internal node its exact box, children first, and marks it changed when
     /// a child is; the pair walk then finds the boxes exact and leaves them alone.
     fn refit_all(&mut self) {
-        if self.root.is_null() || self.root.is_leaf() {
-            self.exact = true;
-            return;
-        }
-        if self.nodes[self.root.index()].height <= MAX_RECURSIVE_REFIT {
-            self.refit_all_recursive();
-        } else {
-            self.refit_all_stacked();
+        if !self.root.is_null() && !self.root.is_leaf() {
+            if self.nodes[self.root.index()].height <= MAX_RECURSIVE_REFIT {
+                self.refit_all_recursive();
+            } else {
+                self.refit_all_stacked();
+            }
         }
         self.exact = true;
     }
