@@ -99,14 +99,33 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>) {
             ));
         }
     }
-    // Thin walls: 0.2 units thick, far thinner than a bullet moves in a tick.
+    // Thin walls: 0.2 units thick, far thinner than a bullet moves in a tick. They never
+    // move: `Static` puts them in the static tree, where they cost nothing per tick.
     for x in [-40.0, -10.0, 20.0, 50.0] {
         commands.spawn((
             Transform::from_xyz(x, 0.0, 1.0),
             Aabb::new(Vec2::new(0.1, 18.0)),
             CollisionLayers::new(WALL, BULLET),
+            Static,
             Sprite::from_color(Color::WHITE, Vec2::new(0.2, 36.0)),
         ));
+    }
+    // A floor and a ceiling of unit tiles, edge to edge, under one map entity as a
+    // tile-map crate spawns them. Static tiles never pair with each other.
+    let map = commands
+        .spawn((Transform::default(), Visibility::default()))
+        .id();
+    for y in [-42.5, 42.5] {
+        for i in 0..152 {
+            commands.spawn((
+                Transform::from_xyz(i as f32 - 75.5, y, 0.5),
+                Aabb::new(Vec2::splat(0.5)),
+                CollisionLayers::new(WALL, BODY),
+                Static,
+                Sprite::from_color(Color::srgb(0.25, 0.3, 0.45), Vec2::splat(0.92)),
+                ChildOf(map),
+            ));
+        }
     }
 }
 

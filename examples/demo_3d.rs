@@ -139,6 +139,7 @@ fn setup(
             Transform::from_xyz(x, 0.0, 0.0),
             Aabb::new(Vec3::new(0.1, 8.0, 12.0)),
             CollisionLayers::new(WALL, BULLET),
+            Static,
             Mesh3d(wall_mesh.clone()),
             MeshMaterial3d(wall_mat.clone()),
         ));

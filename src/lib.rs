@@ -26,7 +26,7 @@ pub use vector::Vector;
 pub use plugin::{
     Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CollisionConfig, CollisionEnded,
     CollisionLayers, CollisionStarted, CollisionSystems, EndReason, QueryFilter, SpatialQuery,
-    Teleported, TrackedCollider, Velocity, VelocityPlugin,
+    Static, Teleported, TrackedCollider, Velocity, VelocityPlugin,
 };
 
 /// Everything a game needs: `use bevy_aabb_tree::prelude::*;`.
@@ -36,6 +36,6 @@ pub mod prelude {
     pub use crate::plugin::{
         Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CollisionConfig, CollisionEnded,
         CollisionLayers, CollisionStarted, CollisionSystems, EndReason, QueryFilter, ShapeHit,
-        SpatialQuery, Teleported, TrackedCollider, Velocity, VelocityPlugin,
+        SpatialQuery, Static, Teleported, TrackedCollider, Velocity, VelocityPlugin,
     };
 }

@@ -62,7 +62,14 @@ pub(crate) fn depth_color(depth: u32) -> Color {
     Color::hsl((depth as f32 * 47.0) % 360.0, 0.85, 0.6)
 }
 
+/// The colour of a static tree's internal node at `depth`: one hue, lighter deeper down,
+/// so the two trees read apart at a glance.
+pub(crate) fn static_depth_color(depth: u32) -> Color {
+    Color::hsl(225.0, 0.35, 0.35 + 0.06 * (depth % 8) as f32)
+}
+
 const TIGHT: Color = Color::srgb(0.2, 0.9, 0.3);
+const TIGHT_STATIC: Color = Color::srgb(0.45, 0.55, 0.85);
 const FAT: Color = Color::srgba(0.6, 0.6, 0.6, 0.6);
 const TOUCHING: Color = Color::srgb(1.0, 0.2, 0.2);
 const VELOCITY: Color = Color::srgb(0.3, 0.7, 1.0);
@@ -82,9 +89,14 @@ pub(crate) fn draw<V: Vector + DrawVector>(
             if tracked.proxy().is_none() {
                 continue;
             }
+            let tight = if tracked.is_in_static_tree() {
+                TIGHT_STATIC
+            } else {
+                TIGHT
+            };
             match tracked.world_shape() {
-                WorldShape::Box(b) if o.tight_boxes => V::draw_box(&mut gizmos, &b, TIGHT),
-                WorldShape::Ball(b) if o.spheres => V::draw_ball(&mut gizmos, &b, TIGHT),
+                WorldShape::Box(b) if o.tight_boxes => V::draw_box(&mut gizmos, &b, tight),
+                WorldShape::Ball(b) if o.spheres => V::draw_ball(&mut gizmos, &b, tight),
                 _ => {}
             }
             if o.fat_boxes
@@ -101,14 +113,19 @@ pub(crate) fn draw<V: Vector + DrawVector>(
             }
         }
     }
-    if o.tree_nodes {
-        let (lo, hi) = o.depth_range;
-        state.tree().visit_nodes(|_, node, depth| {
-            if node.children.is_some() && depth >= lo && depth <= hi {
-                V::draw_box(&mut gizmos, &node.aabb, depth_color(depth));
-            }
-            depth < hi
-        });
+    let (lo, hi) = o.depth_range;
+    let static_nodes = (state.static_tree(), o.static_tree_nodes);
+    let moving_nodes = (state.tree(), o.tree_nodes);
+    let colors: [fn(u32) -> Color; 2] = [static_depth_color, depth_color];
+    for ((tree, shown), color) in [static_nodes, moving_nodes].into_iter().zip(colors) {
+        if shown {
+            tree.visit_nodes(|_, node, depth| {
+                if node.children.is_some() && depth >= lo && depth <= hi {
+                    V::draw_box(&mut gizmos, &node.aabb, color(depth));
+                }
+                depth < hi
+            });
+        }
     }
     if o.touching {
         for (a, b) in state.touching_pairs() {

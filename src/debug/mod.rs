@@ -51,14 +51,16 @@ pub struct DebugOverlay {
     pub toggle_key: KeyCode,
     /// The egui panel [on].
     pub panel: bool,
-    /// Tight world boxes of box colliders [on].
+    /// Tight world boxes of box colliders [on]: green, slate blue for `Static` ones.
     pub tight_boxes: bool,
     /// Fat boxes stored in the tree [off].
     pub fat_boxes: bool,
     /// Spheres / circles [on].
     pub spheres: bool,
-    /// The tree's internal nodes, coloured by depth [on].
+    /// The moving tree's internal nodes, coloured by depth [on].
     pub tree_nodes: bool,
+    /// The static tree's internal nodes, in shades of slate blue by depth [on].
+    pub static_tree_nodes: bool,
     /// The range of depths of internal nodes drawn, root = 0 [0..=5].
     pub depth_range: (u32, u32),
     /// Touching pairs highlighted, with a line between their centers [on].
@@ -79,6 +81,7 @@ impl Default for DebugOverlay {
             fat_boxes: false,
             spheres: true,
             tree_nodes: true,
+            static_tree_nodes: true,
             depth_range: (0, 5),
             touching: true,
             velocities: true,

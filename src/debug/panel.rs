@@ -63,7 +63,8 @@ fn switches(ui: &mut egui::Ui, o: &mut DebugOverlay) {
     ui.checkbox(&mut o.tight_boxes, "tight boxes");
     ui.checkbox(&mut o.fat_boxes, "fat boxes");
     ui.checkbox(&mut o.spheres, "spheres / circles");
-    ui.checkbox(&mut o.tree_nodes, "tree nodes (by depth)");
+    ui.checkbox(&mut o.tree_nodes, "moving tree nodes (by depth)");
+    ui.checkbox(&mut o.static_tree_nodes, "static tree nodes (slate)");
     ui.horizontal(|ui| {
         ui.label("depths");
         ui.add(egui::DragValue::new(&mut o.depth_range.0).range(0..=64));
@@ -81,6 +82,7 @@ fn switches(ui: &mut egui::Ui, o: &mut DebugOverlay) {
 fn statistics<V: Vector>(ui: &mut egui::Ui, state: &AabbTree<V>, debug: &DebugState<V>) {
     let s = state.stats();
     let t = state.tree_stats();
+    let st = state.static_tree_stats();
     egui::Grid::new("stats")
         .num_columns(2)
         .striped(true)
@@ -90,15 +92,24 @@ fn statistics<V: Vector>(ui: &mut egui::Ui, state: &AabbTree<V>, debug: &DebugSt
                 ui.label(v);
                 ui.end_row();
             };
-            row("proxies", t.proxies.to_string());
-            row("nodes", t.nodes.to_string());
-            row("height", t.height.to_string());
-            row("area ratio (SAH)", format!("{:.2}", t.area_ratio));
-            // The tree's own arrays, then with the plugin's bodies and pairs.
-            let per_proxy = |bytes: usize| bytes / t.proxies.max(1);
+            // Each figure for the moving tree, then the static one.
+            let both = |f: &dyn Fn(&crate::TreeStats) -> String| format!("{} | {}", f(&t), f(&st));
+            row("tree", "moving | static".to_string());
+            row("proxies", both(&|t| t.proxies.to_string()));
+            row("nodes", both(&|t| t.nodes.to_string()));
+            row("height", both(&|t| t.height.to_string()));
             row(
-                "bytes / proxy (tree, all)",
-                format!("{}, {}", per_proxy(t.bytes), per_proxy(state.bytes())),
+                "area ratio (SAH)",
+                both(&|t| format!("{:.2}", t.area_ratio)),
+            );
+            row(
+                "bytes / proxy",
+                both(&|t| (t.bytes / t.proxies.max(1)).to_string()),
+            );
+            // With the plugin's bodies and pairs, over every collider.
+            row(
+                "bytes / collider, all",
+                (state.bytes() / (t.proxies + st.proxies).max(1)).to_string(),
             );
             row("processed this tick", s.processed.to_string());
             row("moved this tick", s.moved.to_string());

@@ -6,7 +6,7 @@ use crate::Vector;
 use crate::geometry::{Ball, BoundingBox};
 use crate::tree::ProxyId;
 
-use super::state::AabbTree;
+use super::state::{AabbTree, Key};
 
 /// A box collider in the entity's local space: `half_extents` on each axis around
 /// `offset`.
@@ -166,6 +166,41 @@ impl Default for CollisionLayers {
 #[reflect(Component, Debug, Default)]
 pub struct Teleported;
 
+/// Marks a collider that does not move: level geometry, walls, tiles.
+///
+/// Static colliders live in a tree of their own. They never pair with each other (no pair
+/// record, no event, no work, however many touch), and the pair search walks each moved
+/// collider against the static tree without ever walking the static tree against itself.
+/// A level spawned in one frame goes into the static tree in bulk (one build rather than
+/// an insertion each), and an idle static collider costs a few change-tick tests a tick.
+///
+/// They stay colliders in every other way: they collide with every collider without
+/// `Static`, every spatial query sees them, and layers, `Disabled`, despawn and
+/// hierarchies work as for any collider. Moving or resizing one, or adding or removing
+/// the marker, is allowed and correct (its pairs with moving colliders follow), but costs
+/// a re-insertion in its tree: for something that moves every tick, leave the marker off.
+/// When the marker is added to a collider touching another static collider, that
+/// contact ends ([`EndReason::BothStatic`](crate::plugin::EndReason::BothStatic)).
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_aabb_tree::prelude::*;
+/// fn spawn_floor(mut commands: Commands) {
+///     let map = commands.spawn(Transform::default()).id();
+///     for x in -50..50 {
+///         commands.spawn((
+///             Transform::from_xyz(x as f32, 0.0, 0.0),
+///             Aabb::new(Vec2::splat(0.5)),
+///             Static,
+///             ChildOf(map),
+///         ));
+///     }
+/// }
+/// ```
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+#[reflect(Component, Debug, Default)]
+pub struct Static;
+
 /// The world shape of a collider this tick.
 #[derive(Clone, Copy, Debug, PartialEq, Reflect)]
 pub enum WorldShape<V: Vector> {
@@ -232,7 +267,7 @@ pub struct TrackedCollider<V: Vector> {
     pub(crate) shape: WorldShape<V>,
     pub(crate) previous: V,
     #[reflect(ignore)]
-    pub(crate) proxy: Option<ProxyId>,
+    pub(crate) proxy: Option<Key>,
     /// The values were invalid at the last tick (warned once, left out of the tree).
     pub(crate) invalid: bool,
     /// The displacement was non-zero when the collider was last processed: the next tick
@@ -256,10 +291,16 @@ impl<V: Vector> TrackedCollider<V> {
         self.previous
     }
 
-    /// The tree proxy, `None` while the entity is out of the tree (not yet processed,
-    /// disabled, or left out for invalid values).
+    /// The proxy in its tree, `None` while the entity is out of the trees (not yet
+    /// processed, disabled, or left out for invalid values). A [`Static`] collider's
+    /// proxy is in [`AabbTree::static_tree`], any other's in [`AabbTree::tree`].
     pub fn proxy(&self) -> Option<ProxyId> {
-        self.proxy
+        self.proxy.map(Key::proxy)
+    }
+
+    /// Whether the collider is in the static tree (it has [`Static`] and is in a tree).
+    pub fn is_in_static_tree(&self) -> bool {
+        self.proxy.is_some_and(Key::is_static)
     }
 
     /// The fat box the tree stores for this collider (the tight box extended along the
@@ -280,6 +321,6 @@ impl<V: Vector> TrackedCollider<V> {
     /// # bevy::ecs::system::assert_is_system(fat_boxes);
     /// ```
     pub fn fat_aabb(&self, tree: &AabbTree<V>) -> Option<BoundingBox<V>> {
-        tree.tree().fat_box(self.proxy?)
+        tree.fat_box(self.proxy?)
     }
 }

@@ -1,6 +1,11 @@
 //! Collision events: each is both a buffered [`Message`] and an [`EntityEvent`].
 
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
+
+use crate::Vector;
+use crate::plugin::AabbTree;
+use crate::plugin::state::TickBuffers;
 
 /// Two colliders started touching during the last tick.
 ///
@@ -44,6 +49,9 @@ pub enum EndReason {
     /// One of them got an invalid transform, size or velocity (NaN, infinite, negative)
     /// and left the tree until it is valid again.
     Invalid,
+    /// Both are now [`Static`](crate::plugin::Static) (the marker was added to one of
+    /// them while they touched): static colliders never pair with each other.
+    BothStatic,
 }
 
 /// Two colliders stopped touching. Sent exactly once for every [`CollisionStarted`]: when
@@ -62,4 +70,137 @@ pub struct CollisionEnded {
     pub other: Entity,
     /// Why.
     pub reason: EndReason,
+}
+
+// The events stage.
+
+/// Triggers the batch of entity events in the tick's `start_events` and `end_events` in
+/// one command: every start, then every end, each to its target only if it still exists
+/// when the command runs. One command, because Bevy applies what observers queue (a
+/// despawn, say) between commands: with a command per event, an observer despawning its
+/// entity on a start would send its partner the end before the partner's own start.
+///
+/// The command takes the two buffers and gives them back to the resource once it has
+/// triggered them, so that a steady stream of events allocates nothing.
+pub(crate) fn trigger_batch<V: Vector>(commands: &mut Commands, tick: &mut TickBuffers<V>) {
+    if tick.start_events.is_empty() && tick.end_events.is_empty() {
+        return;
+    }
+    let mut started = core::mem::take(&mut tick.start_events);
+    let mut ended = core::mem::take(&mut tick.end_events);
+    commands.queue(move |world: &mut World| {
+        for event in started.drain(..) {
+            if world.get_entity(event.entity).is_ok() {
+                world.trigger(event);
+            }
+        }
+        for event in ended.drain(..) {
+            if world.get_entity(event.entity).is_ok() {
+                world.trigger(event);
+            }
+        }
+        // Observers may have queued batches of their own meanwhile: keep the larger
+        // buffers.
+        if let Some(mut state) = world.get_resource_mut::<AabbTree<V>>() {
+            let tick = &mut state.bypass_change_detection().tick;
+            if tick.start_events.is_empty() && tick.start_events.capacity() < started.capacity() {
+                tick.start_events = started;
+            }
+            if tick.end_events.is_empty() && tick.end_events.capacity() < ended.capacity() {
+                tick.end_events = ended;
+            }
+        }
+    });
+}
+
+/// The order events name entities in: by index, then generation.
+#[inline]
+fn entity_order(e: Entity) -> (u32, u32) {
+    (e.index_u32(), e.generation().to_bits())
+}
+
+/// The pair with the entity of smaller index first, and whether it was swapped. Messages
+/// name pairs this way so that their content and order follow the entities, not the
+/// tree's shape (which depends on insertion order).
+#[inline]
+fn canonical(a: Entity, b: Entity) -> (Entity, Entity, bool) {
+    if entity_order(b) < entity_order(a) {
+        (b, a, true)
+    } else {
+        (a, b, false)
+    }
+}
+
+/// Writes the recorded ends as messages (one batch), sorted by pair, and appends their
+/// entity events (one per entity) to the tick's `end_events`.
+pub(crate) fn write_ended<V: Vector>(
+    tick: &mut TickBuffers<V>,
+    writer: &mut MessageWriter<CollisionEnded>,
+) {
+    for end in &mut tick.ended {
+        (end.a, end.b, _) = canonical(end.a, end.b);
+    }
+    tick.ended
+        .sort_by_key(|end| (entity_order(end.a), entity_order(end.b)));
+    let first = tick.end_events.len();
+    for end in tick.ended.drain(..) {
+        tick.end_events.push(CollisionEnded {
+            entity: end.a,
+            other: end.b,
+            reason: end.reason,
+        });
+        tick.end_events.push(CollisionEnded {
+            entity: end.b,
+            other: end.a,
+            reason: end.reason,
+        });
+    }
+    // The messages are the events with the smaller index first: every other one.
+    writer.write_batch(tick.end_events[first..].iter().step_by(2).copied());
+}
+
+/// Stage 6: writes this tick's messages and triggers the entity events: starts before
+/// ends (a pass-through gives both, in that order), each kind sorted by pair with the
+/// entity of smaller index first, so the same scene gives the same sequence whatever the
+/// tree's shape.
+pub(crate) fn emit_events<V: Vector>(
+    mut commands: Commands,
+    mut state: ResMut<AabbTree<V>>,
+    mut started: MessageWriter<CollisionStarted>,
+    mut ended: MessageWriter<CollisionEnded>,
+) {
+    let start = Instant::now();
+    let state = &mut *state;
+    let tick = &mut state.tick;
+    state.stats.started = tick.started.len();
+    state.stats.ended += tick.ended.len();
+    for s in &mut tick.started {
+        let swapped;
+        (s.a, s.b, swapped) = canonical(s.a, s.b);
+        if swapped {
+            s.normal = -s.normal;
+        }
+    }
+    tick.started
+        .sort_unstable_by_key(|s| (entity_order(s.a), entity_order(s.b)));
+    let first = tick.start_events.len();
+    for s in tick.started.drain(..) {
+        let n = s.normal.extend_to_3d();
+        tick.start_events.push(CollisionStarted {
+            entity: s.a,
+            other: s.b,
+            time_of_impact: s.time_of_impact,
+            normal: n,
+        });
+        tick.start_events.push(CollisionStarted {
+            entity: s.b,
+            other: s.a,
+            time_of_impact: s.time_of_impact,
+            normal: -n,
+        });
+    }
+    started.write_batch(tick.start_events[first..].iter().step_by(2).copied());
+    write_ended(tick, &mut ended);
+    trigger_batch(&mut commands, tick);
+    state.stats.events_ms = start.elapsed().as_secs_f32() * 1000.0;
 }

@@ -6,8 +6,9 @@ use smallvec::SmallVec;
 
 use crate::Vector;
 use crate::geometry::{Ball, BoundingBox, Ray, sweep_ball_box};
-use crate::plugin::state::Body;
+use crate::plugin::state::{Body, Key};
 use crate::plugin::{AabbTree, WorldShape};
+use crate::tree::{DynamicTree, ProxyId};
 
 /// Which entities a spatial query may return.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,47 +81,64 @@ pub struct SpatialQuery<'w, V: Vector> {
     state: Res<'w, AabbTree<V>>,
 }
 
+/// A tree and the function naming its proxies' keys.
+type TreeAndKeys<'a, V> = (&'a DynamicTree<V, Entity>, fn(ProxyId) -> Key);
+
 impl<V: Vector> SpatialQuery<'_, V> {
-    fn body(&self, id: crate::ProxyId) -> Option<&Body<V>> {
-        self.state.body(id)
+    /// The two trees, each with the way to name its proxies' bodies.
+    fn trees(&self) -> [TreeAndKeys<'_, V>; 2] {
+        [
+            (&self.state.tree, Key::moving),
+            (&self.state.static_tree, Key::fixed),
+        ]
+    }
+
+    /// The body of a proxy the filter accepts.
+    fn accepted(&self, key: Key, filter: &QueryFilter) -> Option<&Body<V>> {
+        self.state.body(key).filter(|b| filter.accepts(b))
     }
 
     /// The closest entity hit by `ray` within `max_t`.
     pub fn cast_ray(&self, ray: &Ray<V>, max_t: f32, filter: &QueryFilter) -> Option<ShapeHit<V>> {
-        let mut normal = V::ZERO;
-        let hit = self.state.tree.cast_ray(ray, max_t, |id, _| {
-            let body = self.body(id).filter(|b| filter.accepts(b))?;
-            let (t, n) = ray_shape(ray, &body.shape, max_t)?;
-            normal = n;
-            Some(t)
-        })?;
-        // `normal` holds the last accepted hit, which may not be the closest: recompute.
-        let body = self.body(hit.proxy)?;
-        let (t, n) = ray_shape(ray, &body.shape, max_t).unwrap_or((hit.t, normal));
+        let mut best: Option<(f32, Key)> = None;
+        for (tree, key_of) in self.trees() {
+            let limit = best.map_or(max_t, |(t, _)| t);
+            if let Some(hit) = tree.cast_ray(ray, limit, |id, _| {
+                let body = self.accepted(key_of(id), filter)?;
+                ray_shape(ray, &body.shape, limit).map(|(t, _)| t)
+            }) && best.is_none_or(|(t, _)| hit.t < t)
+            {
+                best = Some((hit.t, key_of(hit.proxy)));
+            }
+        }
+        let body = self.state.body(best?.1)?;
+        let (t, normal) = ray_shape(ray, &body.shape, max_t)?;
         Some(ShapeHit {
             entity: body.entity,
             t,
             point: ray.at(t),
-            normal: n,
+            normal,
         })
     }
 
     /// Every entity hit by `ray` within `max_t`, nearest first.
     pub fn ray_hits(&self, ray: &Ray<V>, max_t: f32, filter: &QueryFilter) -> Vec<ShapeHit<V>> {
         let mut hits = Vec::new();
-        self.state.tree.ray_hits(ray, max_t, |id, _, _| {
-            if let Some(body) = self.body(id).filter(|b| filter.accepts(b))
-                && let Some((t, normal)) = ray_shape(ray, &body.shape, max_t)
-            {
-                hits.push(ShapeHit {
-                    entity: body.entity,
-                    t,
-                    point: ray.at(t),
-                    normal,
-                });
-            }
-            true
-        });
+        for (tree, key_of) in self.trees() {
+            tree.ray_hits(ray, max_t, |id, _, _| {
+                if let Some(body) = self.accepted(key_of(id), filter)
+                    && let Some((t, normal)) = ray_shape(ray, &body.shape, max_t)
+                {
+                    hits.push(ShapeHit {
+                        entity: body.entity,
+                        t,
+                        point: ray.at(t),
+                        normal,
+                    });
+                }
+                true
+            });
+        }
         hits.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.entity.cmp(&b.entity)));
         hits
     }
@@ -128,36 +146,40 @@ impl<V: Vector> SpatialQuery<'_, V> {
     /// Every entity whose shape contains `point`.
     pub fn point(&self, point: V, filter: &QueryFilter) -> Vec<Entity> {
         let mut out = Vec::new();
-        self.state.tree.query_point(point, |id, _| {
-            if let Some(body) = self.body(id).filter(|b| filter.accepts(b)) {
-                let inside = match body.shape {
-                    WorldShape::Box(b) => b.contains_point(point),
-                    WorldShape::Ball(b) => b.contains_point(point),
-                };
-                if inside {
-                    out.push(body.entity);
+        for (tree, key_of) in self.trees() {
+            tree.query_point(point, |id, _| {
+                if let Some(body) = self.accepted(key_of(id), filter) {
+                    let inside = match body.shape {
+                        WorldShape::Box(b) => b.contains_point(point),
+                        WorldShape::Ball(b) => b.contains_point(point),
+                    };
+                    if inside {
+                        out.push(body.entity);
+                    }
                 }
-            }
-            true
-        });
+                true
+            });
+        }
         out
     }
 
     /// Every entity whose shape overlaps `aabb`.
     pub fn aabb(&self, aabb: &BoundingBox<V>, filter: &QueryFilter) -> Vec<Entity> {
         let mut out = Vec::new();
-        self.state.tree.query_box(aabb, |id, _| {
-            if let Some(body) = self.body(id).filter(|b| filter.accepts(b)) {
-                let overlaps = match body.shape {
-                    WorldShape::Box(b) => b.overlaps(aabb),
-                    WorldShape::Ball(b) => b.overlaps_box(aabb),
-                };
-                if overlaps {
-                    out.push(body.entity);
+        for (tree, key_of) in self.trees() {
+            tree.query_box(aabb, |id, _| {
+                if let Some(body) = self.accepted(key_of(id), filter) {
+                    let overlaps = match body.shape {
+                        WorldShape::Box(b) => b.overlaps(aabb),
+                        WorldShape::Ball(b) => b.overlaps_box(aabb),
+                    };
+                    if overlaps {
+                        out.push(body.entity);
+                    }
                 }
-            }
-            true
-        });
+                true
+            });
+        }
         out
     }
 
@@ -165,18 +187,20 @@ impl<V: Vector> SpatialQuery<'_, V> {
     pub fn sphere(&self, center: V, radius: f32, filter: &QueryFilter) -> Vec<Entity> {
         let ball = Ball::new(center, radius);
         let mut out = Vec::new();
-        self.state.tree.query_ball(&ball, |id, _| {
-            if let Some(body) = self.body(id).filter(|b| filter.accepts(b)) {
-                let overlaps = match body.shape {
-                    WorldShape::Box(b) => ball.overlaps_box(&b),
-                    WorldShape::Ball(b) => ball.overlaps(&b),
-                };
-                if overlaps {
-                    out.push(body.entity);
+        for (tree, key_of) in self.trees() {
+            tree.query_ball(&ball, |id, _| {
+                if let Some(body) = self.accepted(key_of(id), filter) {
+                    let overlaps = match body.shape {
+                        WorldShape::Box(b) => ball.overlaps_box(&b),
+                        WorldShape::Ball(b) => ball.overlaps(&b),
+                    };
+                    if overlaps {
+                        out.push(body.entity);
+                    }
                 }
-            }
-            true
-        });
+                true
+            });
+        }
         out
     }
 
@@ -194,14 +218,18 @@ impl<V: Vector> SpatialQuery<'_, V> {
             return None;
         }
         let ray = Ray::new(shape.center(), direction);
-        let hit = self
-            .state
-            .tree
-            .cast_box(&ray, shape.half_extents(), max_t, |id, _| {
-                let body = self.body(id).filter(|b| filter.accepts(b))?;
-                cast_shape(shape, direction, max_t, &body.shape).map(|h| h.0)
-            })?;
-        let body = self.body(hit.proxy)?;
+        let mut best: Option<(f32, Key)> = None;
+        for (tree, key_of) in self.trees() {
+            let limit = best.map_or(max_t, |(t, _)| t);
+            if let Some(hit) = tree.cast_box(&ray, shape.half_extents(), limit, |id, _| {
+                let body = self.accepted(key_of(id), filter)?;
+                cast_shape(shape, direction, limit, &body.shape).map(|h| h.0)
+            }) && best.is_none_or(|(t, _)| hit.t < t)
+            {
+                best = Some((hit.t, key_of(hit.proxy)));
+            }
+        }
+        let body = self.state.body(best?.1)?;
         let (t, normal) = cast_shape(shape, direction, max_t, &body.shape)?;
         Some(ShapeHit {
             entity: body.entity,

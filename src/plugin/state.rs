@@ -1,12 +1,117 @@
-//! The tree resource: the tree, what the pipeline knows about each proxy, and the pairs.
+//! The collision world resource: the two trees, what the pipeline keeps per collider, the
+//! pairs, and the figures of the last tick.
 
 use bevy::prelude::*;
 
 use crate::Vector;
+use crate::geometry::BoundingBox;
+use crate::plugin::pairs::PairTable;
 use crate::plugin::{CollisionEnded, CollisionLayers, CollisionStarted, EndReason, WorldShape};
 use crate::tree::{DynamicTree, ProxyId, TreeStats};
 
-/// What the pipeline keeps per proxy, indexed by the proxy's index.
+/// A collider's place in the collision world: which tree holds it and its proxy id
+/// there. Keys of the static tree have the top bit set, so keys of the two trees never
+/// collide, and all moving keys sort before all static ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct Key(u32);
+
+impl Key {
+    const STATIC: u32 = 1 << 31;
+
+    /// A proxy of the moving tree.
+    #[inline]
+    pub(crate) fn moving(id: ProxyId) -> Self {
+        debug_assert!(id.0 < Self::STATIC);
+        Self(id.0)
+    }
+
+    /// A proxy of the static tree.
+    #[inline]
+    pub(crate) fn fixed(id: ProxyId) -> Self {
+        debug_assert!(id.0 < Self::STATIC);
+        Self(id.0 | Self::STATIC)
+    }
+
+    /// Whether the static tree holds it.
+    #[inline]
+    pub(crate) fn is_static(self) -> bool {
+        self.0 & Self::STATIC != 0
+    }
+
+    /// Its proxy id in its tree.
+    #[inline]
+    pub(crate) fn proxy(self) -> ProxyId {
+        ProxyId(self.0 & !Self::STATIC)
+    }
+}
+
+/// A table indexed by [`Key`]: one array per tree, by proxy id.
+#[derive(Clone, Debug)]
+pub(crate) struct ByKey<T> {
+    moving: Vec<T>,
+    fixed: Vec<T>,
+}
+
+impl<T> Default for ByKey<T> {
+    fn default() -> Self {
+        Self {
+            moving: Vec::new(),
+            fixed: Vec::new(),
+        }
+    }
+}
+
+impl<T: Clone> ByKey<T> {
+    #[inline]
+    fn side(&self, key: Key) -> &Vec<T> {
+        if key.is_static() {
+            &self.fixed
+        } else {
+            &self.moving
+        }
+    }
+
+    #[inline]
+    fn side_mut(&mut self, key: Key) -> &mut Vec<T> {
+        if key.is_static() {
+            &mut self.fixed
+        } else {
+            &mut self.moving
+        }
+    }
+
+    /// The entry of `key`, if the table reaches it.
+    #[inline]
+    pub(crate) fn get(&self, key: Key) -> Option<&T> {
+        self.side(key).get(key.proxy().index())
+    }
+
+    /// The entry of `key`, the table grown with `fill` to reach it.
+    #[inline]
+    pub(crate) fn get_or_grow(&mut self, key: Key, fill: T) -> &mut T {
+        let side = self.side_mut(key);
+        let i = key.proxy().index();
+        if side.len() <= i {
+            side.resize(i + 1, fill);
+        }
+        &mut side[i]
+    }
+
+    /// Room for `moving` and `fixed` entries in all, reserved exactly.
+    pub(crate) fn reserve_to(&mut self, moving: usize, fixed: usize) {
+        self.moving
+            .reserve_exact(moving.saturating_sub(self.moving.len()));
+        self.fixed
+            .reserve_exact(fixed.saturating_sub(self.fixed.len()));
+    }
+
+    /// Bytes of the two arrays, by capacity.
+    pub(crate) fn bytes(&self) -> usize {
+        (self.moving.capacity() + self.fixed.capacity()) * core::mem::size_of::<T>()
+    }
+}
+
+/// What the pipeline keeps per collider, by [`Key`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Body<V: Vector> {
     pub entity: Entity,
@@ -16,61 +121,87 @@ pub(crate) struct Body<V: Vector> {
     /// zero at their last processing.
     pub displacement: V,
     pub layers: CollisionLayers,
+    /// When the prepare stage last processed it: the pipeline's count of processed
+    /// colliders, over all ticks, at that moment. The narrow phase tests a pair once,
+    /// from the side processed first this tick.
+    pub processed_at: u64,
 }
 
-/// A candidate pair: fat boxes overlapping, layers matching.
+/// A pair whose contact started this tick, before the events stage names it.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Pair {
-    pub a: ProxyId,
-    pub b: ProxyId,
-    pub touching: bool,
+pub(crate) struct StartRecord<V: Vector> {
+    pub a: Entity,
+    pub b: Entity,
+    pub time_of_impact: f32,
+    /// From `a` towards `b`.
+    pub normal: V,
 }
 
-impl Pair {
-    /// A pair not linked yet.
-    pub(crate) fn new(a: ProxyId, b: ProxyId) -> Self {
+/// A pair whose contact ended since the last events stage.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EndRecord {
+    pub a: Entity,
+    pub b: Entity,
+    pub reason: EndReason,
+}
+
+/// Buffers of one tick, kept between ticks so that a steady stream allocates nothing.
+pub(crate) struct TickBuffers<V: Vector> {
+    /// Pairs the trees report this tick, before layers and known pairs filter them.
+    pub new_pairs: Vec<(Key, Key)>,
+    /// Pairs of the moving tree's own walk.
+    pub tree_pairs: Vec<(ProxyId, ProxyId)>,
+    /// New fat boxes of moving colliders, handed to the tree in one batch.
+    pub pending_fat: Vec<(ProxyId, BoundingBox<V>)>,
+    /// Colliders whose fat box changed this tick (or that are new), both trees.
+    pub moved: Vec<Key>,
+    /// Colliders processed this tick: the narrow phase tests their pairs only.
+    pub processed: Vec<Key>,
+    /// Colliders processed over all ticks (see [`Body::processed_at`]).
+    pub processed_total: u64,
+    /// [`Self::processed_total`] before this tick.
+    pub processed_before: u64,
+    pub started: Vec<StartRecord<V>>,
+    pub ended: Vec<EndRecord>,
+    pub swept_hits: Vec<SweptHit<V>>,
+    /// The entity events of one batch (see `events::trigger_batch`).
+    pub start_events: Vec<CollisionStarted>,
+    pub end_events: Vec<CollisionEnded>,
+}
+
+impl<V: Vector> Default for TickBuffers<V> {
+    fn default() -> Self {
         Self {
-            a,
-            b,
-            touching: false,
+            new_pairs: Vec::new(),
+            tree_pairs: Vec::new(),
+            pending_fat: Vec::new(),
+            moved: Vec::new(),
+            processed: Vec::new(),
+            processed_total: 0,
+            processed_before: 0,
+            started: Vec::new(),
+            ended: Vec::new(),
+            swept_hits: Vec::new(),
+            start_events: Vec::new(),
+            end_events: Vec::new(),
         }
     }
-
-    /// Which of the pair's two lists is `proxy`'s: 0 for `a`, 1 for `b`.
-    #[inline]
-    fn side(&self, proxy: ProxyId) -> usize {
-        debug_assert!(
-            self.a == proxy || self.b == proxy,
-            "{proxy:?} not in {self:?}"
-        );
-        usize::from(self.a != proxy)
-    }
-
-    /// The proxy on the given side's other end.
-    #[inline]
-    fn other(&self, side: usize) -> ProxyId {
-        if side == 0 { self.b } else { self.a }
-    }
 }
-
-/// "No pair" in the per-proxy lists of pairs.
-pub(crate) const NO_PAIR: u32 = u32::MAX;
-
-/// A pair's place in the list of pairs of its `a` (`[0]`) and of its `b` (`[1]`): the
-/// previous and the next pair's slot, [`NO_PAIR`] at either end.
-pub(crate) type PairLinks = [[u32; 2]; 2];
 
 /// Counts and timings of the last tick, per pipeline stage.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Reflect)]
 pub struct StepStats {
-    /// Colliders in the tree.
+    /// Colliders in the moving tree.
     pub proxies: usize,
-    /// Colliders the prepare stage processed this tick: those whose inputs changed, that
-    /// moved at their last processing, that have a `ChildOf` or no proxy, or every one
-    /// when [`CollisionConfig`](crate::plugin::CollisionConfig) changed. The others are
-    /// skipped at the cost of a change-tick test each.
+    /// Colliders in the static tree (those with [`Static`](crate::plugin::Static)).
+    pub static_proxies: usize,
+    /// Colliders the prepare stage processed this tick: those whose inputs (or an
+    /// ancestor's transform) changed, that moved at their last processing, that have no
+    /// proxy, or every one when [`CollisionConfig`](crate::plugin::CollisionConfig)
+    /// changed. The others are skipped at the cost of a few change-tick tests each, and
+    /// their pairs are not tested again.
     pub processed: usize,
-    /// Proxies whose fat box changed this tick.
+    /// Proxies whose fat box changed this tick (both trees).
     pub moved: usize,
     /// New candidate pairs the broad phase found this tick.
     pub new_candidates: usize,
@@ -117,81 +248,65 @@ pub struct SweptHit<V: Vector> {
     pub time_of_impact: f32,
 }
 
-/// The collision world of one dimension: the tree, the tracked pairs and statistics.
+/// The collision world of one dimension: the two trees, the tracked pairs and statistics.
 ///
 /// Read it with `Res<AabbTree<Vec2>>` or `Res<AabbTree<Vec3>>`: touching pairs, the
-/// entities touching one entity, the tree itself (for statistics and drawing).
+/// entities touching one entity, the trees themselves (for statistics and drawing).
+/// Colliders with [`Static`](crate::plugin::Static) live in [`Self::static_tree`], every
+/// other one in [`Self::tree`].
 #[derive(Resource)]
 pub struct AabbTree<V: Vector> {
     pub(crate) tree: DynamicTree<V, Entity>,
-    pub(crate) bodies: Vec<Option<Body<V>>>,
-    pub(crate) pairs: Vec<Pair>,
-    /// Each pair's links in its two proxies' lists, by the pair's slot (beside `pairs`
-    /// rather than in it, so that the narrow phase's pass reads small pairs).
-    pub(crate) pair_links: Vec<PairLinks>,
-    /// Each proxy's first pair (a slot of `pairs`, or [`NO_PAIR`]); the rest of its
-    /// pairs follow through `pair_links`. Removing a proxy visits its own pairs only,
-    /// so a level's worth of colliders despawned at once costs what their pairs cost, not
-    /// colliders × pairs; whether a pair is tracked is a walk of the shorter of two
-    /// lists (no hashing).
-    pub(crate) first_pair: Vec<u32>,
-    pub(crate) scratch_pairs: Vec<(ProxyId, ProxyId)>,
-    /// New fat boxes of the tick, handed to the tree in one batch at the end of `prepare`.
-    pub(crate) pending_fat: Vec<(ProxyId, crate::BoundingBox<V>)>,
-    pub(crate) started: Vec<(Entity, Entity, f32, V)>,
-    pub(crate) ended: Vec<(Entity, Entity, EndReason)>,
-    pub(crate) swept_hits: Vec<SweptHit<V>>,
+    pub(crate) static_tree: DynamicTree<V, Entity>,
+    pub(crate) bodies: ByKey<Option<Body<V>>>,
+    pub(crate) pairs: PairTable,
+    pub(crate) tick: TickBuffers<V>,
     pub(crate) stats: StepStats,
-    /// Buffers for the entity events of one batch, kept between ticks (see
-    /// `pipeline::trigger_batch`).
-    pub(crate) start_events: Vec<CollisionStarted>,
-    pub(crate) end_events: Vec<CollisionEnded>,
 }
 
 impl<V: Vector> Default for AabbTree<V> {
     fn default() -> Self {
         Self {
             tree: DynamicTree::new(),
-            bodies: Vec::new(),
-            pairs: Vec::new(),
-            pair_links: Vec::new(),
-            first_pair: Vec::new(),
-            scratch_pairs: Vec::new(),
-            pending_fat: Vec::new(),
-            started: Vec::new(),
-            ended: Vec::new(),
-            swept_hits: Vec::new(),
+            static_tree: DynamicTree::new(),
+            bodies: ByKey::default(),
+            pairs: PairTable::default(),
+            tick: TickBuffers::default(),
             stats: StepStats::default(),
-            start_events: Vec::new(),
-            end_events: Vec::new(),
         }
     }
 }
 
 impl<V: Vector> AabbTree<V> {
-    /// The dynamic tree (payload: the entity). Read-only: the pipeline owns it.
+    /// The tree of moving colliders (payload: the entity). Read-only: the pipeline owns it.
     pub fn tree(&self) -> &DynamicTree<V, Entity> {
         &self.tree
     }
 
-    /// The tree's shape statistics (walks the tree: O(nodes)).
+    /// The tree of [`Static`](crate::plugin::Static) colliders. Read-only.
+    pub fn static_tree(&self) -> &DynamicTree<V, Entity> {
+        &self.static_tree
+    }
+
+    /// The moving tree's shape statistics (walks the tree: O(nodes)).
     pub fn tree_stats(&self) -> TreeStats {
         self.tree.stats()
     }
 
-    /// Bytes this resource's lasting arrays use, by capacity: the tree's
-    /// ([`DynamicTree::bytes`]), what the pipeline keeps per proxy, and the tracked pairs
-    /// with their links. Buffers of one tick's events and pairs are not counted. O(1).
+    /// The static tree's shape statistics (walks the tree: O(nodes)).
+    pub fn static_tree_stats(&self) -> TreeStats {
+        self.static_tree.stats()
+    }
+
+    /// Bytes this resource's lasting arrays use, by capacity: the two trees'
+    /// ([`DynamicTree::bytes`]), what the pipeline keeps per collider, and the tracked
+    /// pairs with their links. Buffers of one tick's events and pairs are not counted.
+    /// O(1).
     ///
     /// With the components the plugin adds ([`TrackedCollider`](crate::plugin::TrackedCollider))
     /// and the collider's own, this is the memory collision detection takes.
     pub fn bytes(&self) -> usize {
-        use core::mem::size_of;
-        self.tree.bytes()
-            + self.bodies.capacity() * size_of::<Option<Body<V>>>()
-            + self.first_pair.capacity() * size_of::<u32>()
-            + self.pairs.capacity() * size_of::<Pair>()
-            + self.pair_links.capacity() * size_of::<PairLinks>()
+        self.tree.bytes() + self.static_tree.bytes() + self.bodies.bytes() + self.pairs.bytes()
     }
 
     /// Counts and timings of the last tick.
@@ -235,260 +350,87 @@ impl<V: Vector> AabbTree<V> {
     /// The swept hits of the last tick: pairs that touched during the tick but no longer
     /// overlap at its end (one passed through the other), which only the swept test sees.
     pub fn swept_hits(&self) -> &[SweptHit<V>] {
-        &self.swept_hits
+        &self.tick.swept_hits
     }
 
-    pub(crate) fn entity_of(&self, id: ProxyId) -> Option<Entity> {
-        self.bodies
-            .get(id.index())
-            .copied()
-            .flatten()
-            .map(|b| b.entity)
+    /// The tree holding `key`.
+    #[inline]
+    pub(crate) fn tree_of(&self, key: Key) -> &DynamicTree<V, Entity> {
+        if key.is_static() {
+            &self.static_tree
+        } else {
+            &self.tree
+        }
     }
 
-    pub(crate) fn body(&self, id: ProxyId) -> Option<&Body<V>> {
-        self.bodies.get(id.index()).and_then(Option::as_ref)
+    /// The tree holding `key`, to change.
+    #[inline]
+    pub(crate) fn tree_of_mut(&mut self, key: Key) -> &mut DynamicTree<V, Entity> {
+        if key.is_static() {
+            &mut self.static_tree
+        } else {
+            &mut self.tree
+        }
+    }
+
+    /// The fat box of `key` in its tree.
+    #[inline]
+    pub(crate) fn fat_box(&self, key: Key) -> Option<BoundingBox<V>> {
+        self.tree_of(key).fat_box(key.proxy())
+    }
+
+    pub(crate) fn entity_of(&self, key: Key) -> Option<Entity> {
+        self.body(key).map(|b| b.entity)
+    }
+
+    #[inline]
+    pub(crate) fn body(&self, key: Key) -> Option<&Body<V>> {
+        self.bodies.get(key).and_then(Option::as_ref)
     }
 
     #[inline(always)]
-    pub(crate) fn set_body(&mut self, id: ProxyId, body: Body<V>) {
-        if self.bodies.len() <= id.index() {
-            self.bodies.resize(id.index() + 1, None);
-        }
-        self.bodies[id.index()] = Some(body);
+    pub(crate) fn set_body(&mut self, key: Key, body: Body<V>) {
+        *self.bodies.get_or_grow(key, None) = Some(body);
     }
 
-    /// Takes a proxy out of the tree and drops its pairs, recording an end event for each
-    /// touching one in `self.ended`. Visits the proxy's own pairs only.
-    pub(crate) fn remove_proxy(&mut self, id: ProxyId, reason: EndReason) {
-        while let Some(&i) = self.first_pair.get(id.index()).filter(|&&i| i != NO_PAIR) {
-            let p = self.pairs[i as usize];
+    /// Drops every pair of `key`, recording an end event (with `reason`) for each
+    /// touching one.
+    pub(crate) fn end_pairs_of(&mut self, key: Key, reason: EndReason) {
+        let AabbTree {
+            pairs,
+            bodies,
+            tick,
+            ..
+        } = self;
+        pairs.remove_all_of(key, |p| {
+            let entity = |k| bodies.get(k).copied().flatten().map(|b| b.entity);
             if p.touching
-                && let (Some(a), Some(b)) = (self.entity_of(p.a), self.entity_of(p.b))
+                && let (Some(a), Some(b)) = (entity(p.a), entity(p.b))
             {
-                self.ended.push((a, b, reason));
+                tick.ended.push(EndRecord { a, b, reason });
             }
-            self.remove_pair_at(i as usize);
-        }
-        let _ = self.tree.destroy_proxy(id);
-        if let Some(slot) = self.bodies.get_mut(id.index()) {
+        });
+    }
+
+    /// Takes a collider out of its tree and drops its pairs, recording an end event for
+    /// each touching one. Visits the collider's own pairs only.
+    pub(crate) fn remove_proxy(&mut self, key: Key, reason: EndReason) {
+        self.end_pairs_of(key, reason);
+        let _ = self.tree_of_mut(key).destroy_proxy(key.proxy());
+        if let Some(slot) = self
+            .bodies
+            .get(key)
+            .is_some()
+            .then(|| self.bodies.get_or_grow(key, None))
+        {
             *slot = None;
         }
     }
 
-    /// Gives the tables indexed by proxy id room for every id the tree has room for, so
-    /// that a bulk spawn grows them once, exactly (see `DynamicTree::reserve`).
-    pub(crate) fn reserve_proxy_tables(&mut self) {
-        let ids = self.tree.data.capacity();
-        self.bodies
-            .reserve_exact(ids.saturating_sub(self.bodies.len()));
-        self.first_pair
-            .reserve_exact(ids.saturating_sub(self.first_pair.len()));
-    }
-
-    /// Whether a pair of `a` and `b` is tracked. Their two lists are walked side by side
-    /// (the pair is in both), so this costs the shorter list: a box touching thousands
-    /// costs nothing more to its small partners.
-    pub(crate) fn has_pair(&self, a: ProxyId, b: ProxyId) -> bool {
-        let head = |p: ProxyId| self.first_pair.get(p.index()).copied().unwrap_or(NO_PAIR);
-        let (mut i, mut j) = (head(a), head(b));
-        while i != NO_PAIR && j != NO_PAIR {
-            let side_i = self.pairs[i as usize].side(a);
-            let side_j = self.pairs[j as usize].side(b);
-            if self.pairs[i as usize].other(side_i) == b
-                || self.pairs[j as usize].other(side_j) == a
-            {
-                return true;
-            }
-            i = self.pair_links[i as usize][side_i][1];
-            j = self.pair_links[j as usize][side_j][1];
-        }
-        false
-    }
-
-    /// Puts the pair in slot `i` at the head of its two proxies' lists.
-    pub(crate) fn link_pair(&mut self, i: usize) {
-        let pair = self.pairs[i];
-        if self.pair_links.len() <= i {
-            self.pair_links.resize(i + 1, [[NO_PAIR; 2]; 2]);
-        }
-        for (side, proxy) in [(0, pair.a), (1, pair.b)] {
-            if self.first_pair.len() <= proxy.index() {
-                self.first_pair.resize(proxy.index() + 1, NO_PAIR);
-            }
-            let head = self.first_pair[proxy.index()];
-            self.pair_links[i][side] = [NO_PAIR, head];
-            if head != NO_PAIR {
-                let next_side = self.pairs[head as usize].side(proxy);
-                self.pair_links[head as usize][next_side][0] = i as u32;
-            }
-            self.first_pair[proxy.index()] = i as u32;
-        }
-    }
-
-    /// Points the neighbours of the pair in slot `i` (and the list heads) at `to`: with
-    /// `to == NO_PAIR` its neighbours skip it (unlinked); otherwise it now lives in slot
-    /// `to`.
-    fn relink_pair(&mut self, i: usize, to: u32) {
-        let pair = self.pairs[i];
-        let links = self.pair_links[i];
-        for (side, proxy) in [(0, pair.a), (1, pair.b)] {
-            let [prev, next] = links[side];
-            // Unlinking: the neighbours point at each other; moving: at the new slot.
-            let (to_prev, to_next) = if to == NO_PAIR {
-                (next, prev)
-            } else {
-                (to, to)
-            };
-            if prev == NO_PAIR {
-                self.first_pair[proxy.index()] = to_prev;
-            } else {
-                let s = self.pairs[prev as usize].side(proxy);
-                self.pair_links[prev as usize][s][1] = to_prev;
-            }
-            if next != NO_PAIR {
-                let s = self.pairs[next as usize].side(proxy);
-                self.pair_links[next as usize][s][0] = to_next;
-            }
-        }
-    }
-
-    /// Drops the pair in slot `i`; the last pair takes its slot.
-    pub(crate) fn remove_pair_at(&mut self, i: usize) {
-        self.relink_pair(i, NO_PAIR);
-        let last = self.pairs.len() - 1;
-        if i != last {
-            self.relink_pair(last, i as u32);
-        }
-        self.pairs.swap_remove(i);
-        self.pair_links.swap_remove(i);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::geometry::BoundingBox;
-    use bevy::math::Vec2;
-
-    /// Every proxy's list holds exactly the pairs that name it, each once, with matching
-    /// back links; `has_pair` agrees with a scan of the pairs for every two proxies.
-    fn check_lists(state: &AabbTree<Vec2>, proxies: u32) {
-        for p in (0..proxies).map(ProxyId) {
-            let mut expected: Vec<u32> = (0..state.pairs.len() as u32)
-                .filter(|&i| {
-                    let pair = state.pairs[i as usize];
-                    pair.a == p || pair.b == p
-                })
-                .collect();
-            let mut seen = Vec::new();
-            let mut prev = NO_PAIR;
-            let mut i = state.first_pair.get(p.index()).copied().unwrap_or(NO_PAIR);
-            while i != NO_PAIR {
-                assert!(seen.len() <= state.pairs.len(), "a cycle in {p:?}'s list");
-                let pair = state.pairs[i as usize];
-                let side = pair.side(p);
-                assert!(side == 0 && pair.a == p || side == 1 && pair.b == p);
-                let links = state.pair_links[i as usize][side];
-                assert_eq!(links[0], prev, "back link of slot {i}");
-                seen.push(i);
-                prev = i;
-                i = links[1];
-            }
-            seen.sort_unstable();
-            expected.sort_unstable();
-            assert_eq!(seen, expected, "the list of {p:?}");
-        }
-        assert_eq!(state.pair_links.len(), state.pairs.len());
-        for a in (0..proxies).map(ProxyId) {
-            for b in (0..proxies).map(ProxyId) {
-                let tracked = state
-                    .pairs
-                    .iter()
-                    .any(|p| (p.a, p.b) == (a, b) || (p.a, p.b) == (b, a));
-                assert_eq!(state.has_pair(a, b), tracked, "{a:?} {b:?}");
-            }
-        }
-    }
-
-    /// Random pairs added, dropped and proxies removed, against a brute-force scan of the
-    /// pairs: the lists stay exact, and removing a proxy ends exactly its touching pairs.
-    #[test]
-    fn pair_lists_follow_every_change() {
-        const PROXIES: u32 = 24;
-        let mut world = World::new();
-        let entities: Vec<Entity> = (0..PROXIES).map(|_| world.spawn_empty().id()).collect();
-        let mut state = AabbTree::<Vec2>::default();
-        let body = |entity| Body {
-            entity,
-            shape: WorldShape::Box(BoundingBox::from_min_max(Vec2::ZERO, Vec2::ONE)),
-            displacement: Vec2::ZERO,
-            layers: CollisionLayers::ALL,
-        };
-        for (i, &e) in entities.iter().enumerate() {
-            state.set_body(ProxyId(i as u32), body(e));
-        }
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: u32| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 33) as u32 % n
-        };
-        let mut removed_proxies = 0;
-        for step in 0..4000 {
-            match next(10) {
-                0..=5 => {
-                    // Up to four new pairs pushed, sorted, then linked, as the broad
-                    // phase adds them.
-                    let first = state.pairs.len();
-                    for _ in 0..1 + next(4) {
-                        let (a, b) = (ProxyId(next(PROXIES)), ProxyId(next(PROXIES)));
-                        if a == b
-                            || state
-                                .pairs
-                                .iter()
-                                .any(|p| (p.a, p.b) == (a, b) || (p.a, p.b) == (b, a))
-                        {
-                            continue;
-                        }
-                        let mut pair = Pair::new(a, b);
-                        pair.touching = next(2) == 0;
-                        state.pairs.push(pair);
-                    }
-                    state.pairs[first..].sort_unstable_by_key(|p| (p.a, p.b));
-                    for i in first..state.pairs.len() {
-                        let p = state.pairs[i];
-                        assert!(!state.has_pair(p.a, p.b));
-                        state.link_pair(i);
-                    }
-                }
-                6..=8 if !state.pairs.is_empty() => {
-                    let i = next(state.pairs.len() as u32) as usize;
-                    state.remove_pair_at(i);
-                }
-                _ => {
-                    let p = ProxyId(next(PROXIES));
-                    let touching: Vec<(Entity, Entity)> = state
-                        .pairs
-                        .iter()
-                        .filter(|pair| pair.touching && (pair.a == p || pair.b == p))
-                        .map(|pair| (entities[pair.a.index()], entities[pair.b.index()]))
-                        .collect();
-                    state.ended.clear();
-                    state.remove_proxy(p, EndReason::Removed);
-                    let ended: Vec<(Entity, Entity)> =
-                        state.ended.iter().map(|&(a, b, _)| (a, b)).collect();
-                    assert_eq!(ended.len(), touching.len(), "step {step}");
-                    assert!(touching.iter().all(|t| ended.contains(t)), "step {step}");
-                    assert!(state.pairs.iter().all(|pair| pair.a != p && pair.b != p));
-                    removed_proxies += 1;
-                    // Back, with no pairs.
-                    state.set_body(p, body(entities[p.index()]));
-                }
-            }
-            check_lists(&state, PROXIES);
-        }
-        assert!(removed_proxies > 100 && state.pairs.len() > 10);
+    /// Gives the tables indexed by key room for the colliders of both trees, so that a
+    /// bulk spawn grows them once, exactly.
+    pub(crate) fn reserve_key_tables(&mut self, moving: usize, fixed: usize) {
+        self.bodies.reserve_to(moving, fixed);
+        self.pairs.reserve_keys(moving, fixed);
     }
 }

@@ -257,6 +257,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
+    /// Finishes a step of moves without looking for pairs: every internal node gets its
+    /// exact box back, the moves are forgotten and the tree improves itself as after
+    /// [`Self::update_pairs`]. For a tree whose proxies are never paired with each other
+    /// (level geometry that other trees' proxies query).
+    pub fn refit(&mut self) {
+        self.optimizer.candidates.clear();
+        self.refit_all();
+        self.finish_update();
+    }
+
     /// Gives every internal node its exact box, children first, and marks it changed when
     /// a child is; the pair walk then finds the boxes exact and leaves them alone.
     fn refit_all(&mut self) {

@@ -1,0 +1,160 @@
+//! The broad phase: new candidate pairs from the tree.
+
+use bevy::platform::time::Instant;
+use bevy::prelude::*;
+
+use crate::Vector;
+use crate::plugin::pairs::Pair;
+use crate::plugin::state::Key;
+use crate::plugin::{AabbTree, CollisionConfig};
+use crate::tree::ProxyId;
+use crate::tree::parallel::TASKS_PER_THREAD;
+
+/// The tree's pair update, its walk spread over the compute task pool when the config
+/// asks for it, enough colliders moved and the pool has more than one thread. The pairs
+/// are the same either way; the parallel ones are joined in task order. Returns the
+/// number of tasks run on the pool (0: serial).
+///
+/// Each walk task writes into its own list, kept by the tree between ticks: a list grows
+/// only when its task reports more pairs than it ever has (and the pool's spawning of a
+/// task is the pool's).
+fn update_pairs<V: Vector>(
+    tree: &mut crate::DynamicTree<V, Entity>,
+    config: &CollisionConfig,
+    pairs: &mut Vec<(crate::ProxyId, crate::ProxyId)>,
+) -> usize {
+    use bevy::tasks::ComputeTaskPool;
+    let pool = ComputeTaskPool::try_get().filter(|pool| pool.thread_num() > 1);
+    let Some(pool) = pool.filter(|_| {
+        config
+            .parallel_pairs_from
+            .is_some_and(|from| tree.moved_count() >= from)
+    }) else {
+        tree.update_pairs(pairs);
+        return 0;
+    };
+    let threads = pool.thread_num();
+    let mut job = tree.parallel_pairs(threads.saturating_mul(TASKS_PER_THREAD));
+    let count = job.task_count();
+    let job_ref = &job;
+    // One pool task per walk task: the pool hands them to whichever thread is free, which
+    // evens out tasks of very different sizes.
+    pool.scope(|scope| {
+        for task in 0..count {
+            scope.spawn(async move { job_ref.run_buffered(task) });
+        }
+    });
+    job.append_buffered(pairs);
+    count
+}
+
+/// Pairs between the two trees: moved colliders of each tree against the other tree.
+/// Static colliders are never walked against their own tree.
+///
+/// Cases:
+/// - no static collider moved (the usual tick): each moved collider of the moving tree
+///   queries the static tree;
+/// - more static colliders moved than the moving tree holds (a level spawned): every
+///   moving collider queries the static tree once, which finds every pair with a moved
+///   static collider, and every pair of a moved moving one, for fewer queries;
+/// - otherwise both: moved moving colliders query the static tree, moved static ones
+///   the moving tree; a pair of two moved colliders is found from both sides, so that
+///   part of the list is sorted and deduplicated.
+fn cross_pairs<V: Vector>(state: &mut AabbTree<V>) {
+    let AabbTree {
+        tree,
+        static_tree,
+        tick,
+        ..
+    } = state;
+    let (tree, static_tree) = (&*tree, &*static_tree);
+    if static_tree.is_empty() && tick.moved.iter().all(|k| !k.is_static()) {
+        return;
+    }
+    let static_moved = tick.moved.iter().filter(|k| k.is_static()).count();
+    let out = &mut tick.new_pairs;
+    let first = out.len();
+    if static_moved > 0 && static_moved >= tree.len() {
+        for (id, _, fat) in tree.proxies() {
+            static_tree.query_box(&fat, |s, _| {
+                out.push((Key::moving(id), Key::fixed(s)));
+                true
+            });
+        }
+        return;
+    }
+    for &key in &tick.moved {
+        let (other, other_key): (_, fn(ProxyId) -> Key) = if key.is_static() {
+            (tree, Key::moving)
+        } else {
+            (static_tree, Key::fixed)
+        };
+        let Some(fat) = (if key.is_static() { static_tree } else { tree }).fat_box(key.proxy())
+        else {
+            continue;
+        };
+        other.query_box(&fat, |o, _| {
+            let o = other_key(o);
+            out.push(if key < o { (key, o) } else { (o, key) });
+            true
+        });
+    }
+    if static_moved > 0 && static_moved < tick.moved.len() {
+        let cross = &mut out[first..];
+        cross.sort_unstable();
+        let mut kept = first;
+        for i in first..out.len() {
+            if kept == first || out[i] != out[kept - 1] {
+                out[kept] = out[i];
+                kept += 1;
+            }
+        }
+        out.truncate(kept);
+    }
+}
+
+/// Stage 4: new candidate pairs from the trees, filtered by layers.
+pub(crate) fn broad_phase<V: Vector>(config: Res<CollisionConfig>, mut state: ResMut<AabbTree<V>>) {
+    let start = Instant::now();
+    let state = &mut *state;
+    state.tick.new_pairs.clear();
+    // Before the moving tree's update, which forgets its moves.
+    cross_pairs(state);
+    let mut tree_pairs = core::mem::take(&mut state.tick.tree_pairs);
+    tree_pairs.clear();
+    state.stats.parallel_tasks = update_pairs(&mut state.tree, &config, &mut tree_pairs);
+    if state.tick.moved.iter().any(|k| k.is_static()) {
+        state.static_tree.refit();
+    }
+    let first_added = state.pairs.len();
+    let new_pairs = core::mem::take(&mut state.tick.new_pairs);
+    let moving_pairs = tree_pairs
+        .iter()
+        .map(|&(a, b)| (Key::moving(a), Key::moving(b)));
+    for (a, b) in new_pairs.iter().copied().chain(moving_pairs) {
+        if state.pairs.contains(a, b) {
+            continue;
+        }
+        let (Some(ba), Some(bb)) = (state.body(a), state.body(b)) else {
+            continue;
+        };
+        if !ba.layers.interacts_with(&bb.layers) {
+            continue;
+        }
+        // Linked below, once sorted (each pair is reported once).
+        state.pairs.push_unlinked(Pair::new(a, b));
+    }
+    // The walk's order depends on whether it ran in parallel, and on how many threads the
+    // pool has. Sorted, the pairs added (fewer than the walk reports: most are candidates
+    // already) come in the same order on every machine, and so do `touching_pairs`,
+    // `colliding_with` and `swept_hits`.
+    state
+        .pairs
+        .unlinked_mut(first_added)
+        .sort_unstable_by_key(|p| (p.a, p.b));
+    state.pairs.link_from(first_added);
+    state.stats.new_candidates = state.pairs.len() - first_added;
+    state.tick.new_pairs = new_pairs;
+    state.tick.tree_pairs = tree_pairs;
+    state.stats.broad_ms = start.elapsed().as_secs_f32() * 1000.0;
+}

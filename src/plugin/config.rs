@@ -1,0 +1,65 @@
+//! The pipeline's settings.
+
+use bevy::prelude::*;
+
+/// Settings of the collision pipeline, shared by 2D and 3D.
+///
+/// Changing it (any write through `ResMut`) makes the next tick process every collider
+/// once, idle ones included, so a new margin or multiplier reaches every fat box that
+/// needs it.
+#[derive(Resource, Clone, Debug, PartialEq, Reflect)]
+#[reflect(Resource, Debug, Default)]
+pub struct CollisionConfig {
+    /// Extra room around each fat box, in world units, so that small motions do not
+    /// touch the tree. Default `0.05`. A negative margin counts as `0`.
+    ///
+    /// A margin or [`velocity_multiplier`](Self::velocity_multiplier) that is not a
+    /// finite number (NaN or infinite) is replaced by its default, with one warning each
+    /// time the config changes.
+    pub margin: f32,
+    /// Fat boxes are also extended along `Velocity × step × velocity_multiplier`, so a
+    /// moving entity updates the tree about once every `velocity_multiplier` ticks.
+    /// Default `2.0`. Only the tree's update rate depends on it, never the events.
+    ///
+    /// The time step is the one of the tick that processes the collider; a change of the
+    /// time step alone (a variable `dt` with the plugin in `Update`) does not reprocess
+    /// idle colliders, which keep the fat box they have: only the tree's update rate can
+    /// differ, never the events.
+    pub velocity_multiplier: f32,
+    /// Whether pairs that do not overlap at the end of a tick are swept over the tick's
+    /// displacements, so fast objects cannot tunnel. Default `true`.
+    pub swept: bool,
+    /// Whether the pipeline runs at all. Default `true`.
+    pub enabled: bool,
+    /// Spread the pair walk over Bevy's `ComputeTaskPool` in ticks where at least this
+    /// many colliders moved (see [`DynamicTree::parallel_pairs`](crate::DynamicTree::parallel_pairs)),
+    /// when the pool has more than one thread (Bevy's `multi_threaded` feature, which
+    /// `DefaultPlugins` apps have, on a machine with about four cores or more). The pairs,
+    /// and so the events, are exactly those of the serial walk. `None`: always serial.
+    ///
+    /// Default `Some(2_000)`. On two threads (`examples/stress.rs --threads 2`), the
+    /// broad-phase stage broke even at about 730 moved colliders a tick and was 1.2x
+    /// faster at 1,900, 1.3x at 3,900 and 1.4 – 1.5x at 100,000 (`BENCHMARKS.md`). The
+    /// moves, the refit and the tree's upkeep stay serial.
+    pub parallel_pairs_from: Option<usize>,
+    /// Whether the tree keeps its move cache: a copy of every collider's fat box by proxy
+    /// id, 16 bytes a collider in 2D and 24 in 3D, which lets the prepare stage read a
+    /// moving collider's fat box in proxy order rather than from the tree (see
+    /// [`DynamicTree::set_move_cache`](crate::DynamicTree::set_move_cache)). Default
+    /// `true`. Turn it off for a world of mostly static colliders (a tile map, a level's
+    /// geometry): idle colliders never read it. The events are the same either way.
+    pub move_cache: bool,
+}
+
+impl Default for CollisionConfig {
+    fn default() -> Self {
+        Self {
+            margin: crate::tree::DEFAULT_MARGIN,
+            velocity_multiplier: 2.0,
+            swept: true,
+            enabled: true,
+            parallel_pairs_from: Some(2_000),
+            move_cache: true,
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! Lifecycle observers: colliders that are despawned, disabled or lose a component.
+
+use bevy::ecs::entity_disabling::Disabled;
+use bevy::prelude::*;
+
+use crate::Vector;
+use crate::plugin::events::{trigger_batch, write_ended};
+use crate::plugin::state::Key;
+use crate::plugin::{Aabb, AabbTree, BoundingSphere, CollisionEnded, EndReason, TrackedCollider};
+use crate::tree::DynamicTree;
+
+/// Observer: the entity is despawned or disabled. The proxy leaves the tree at once and
+/// its touching pairs end (`EndReason::Removed`).
+pub(crate) fn on_collider_gone<V: Vector, E: EntityEvent, C: Component>(
+    event: On<E, C>,
+    mut colliders: Query<&mut TrackedCollider<V>, Allow<Disabled>>,
+    mut state: ResMut<AabbTree<V>>,
+    mut ended: MessageWriter<CollisionEnded>,
+    mut commands: Commands,
+) {
+    let entity = event.event_target();
+    if let Ok(mut tracked) = colliders.get_mut(entity) {
+        drop_proxy(entity, &mut tracked, &mut state, &mut ended, &mut commands);
+    }
+}
+
+/// A collider's tracking state and which shapes it has.
+type ShapesItem<'a, V> = (
+    &'a mut TrackedCollider<V>,
+    Has<Aabb<V>>,
+    Has<BoundingSphere<V>>,
+);
+
+/// Observer: a shape component (`Aabb` or `BoundingSphere`) is being removed. When the
+/// entity keeps the other shape, it stays in the tree and the next tick tests the new
+/// shape (contacts that still touch go on without events); otherwise it is gone as in
+/// [`on_collider_gone`]. On despawn, `Despawn` observers have already dropped the proxy.
+pub(crate) fn on_shape_removed<V: Vector, C: Component>(
+    event: On<Remove, C>,
+    mut colliders: Query<ShapesItem<V>, Allow<Disabled>>,
+    mut state: ResMut<AabbTree<V>>,
+    mut ended: MessageWriter<CollisionEnded>,
+    mut commands: Commands,
+) {
+    let Ok((mut tracked, has_box, has_ball)) = colliders.get_mut(event.event_target()) else {
+        return;
+    };
+    // `Remove` observers run while the component is still there: both shapes present
+    // means one remains. The next tick processes the collider again (a removal is no
+    // change Bevy's change ticks show): it tests the remaining shape.
+    if has_box && has_ball {
+        tracked.set_changed();
+        return;
+    }
+    drop_proxy(
+        event.event_target(),
+        &mut tracked,
+        &mut state,
+        &mut ended,
+        &mut commands,
+    );
+}
+
+/// Observer: an input of the collider other than its shape (`Velocity`,
+/// `CollisionLayers`, `Static`) is being removed. A removal is no change that Bevy's
+/// change ticks show, so this marks the collider's [`TrackedCollider`] changed: the next
+/// tick processes it again (default velocity and layers, or the moving tree).
+pub(crate) fn on_input_removed<V: Vector, C: Component>(
+    event: On<Remove, C>,
+    mut colliders: Query<&mut TrackedCollider<V>, Allow<Disabled>>,
+) {
+    if let Ok(mut tracked) = colliders.get_mut(event.event_target()) {
+        tracked.set_changed();
+    }
+}
+
+/// Observer: a `ChildOf` is being removed. The entity's world transform changes without
+/// any change Bevy's change ticks show, so this marks its `Transform` changed: the next
+/// tick processes it if it is a collider, and every collider below it otherwise.
+pub(crate) fn on_parent_removed(
+    event: On<Remove, ChildOf>,
+    mut transforms: Query<&mut Transform, Allow<Disabled>>,
+) {
+    if let Ok(mut transform) = transforms.get_mut(event.event_target()) {
+        transform.set_changed();
+    }
+}
+
+/// Mends a proxy id that does not hold this entity. A `TrackedCollider` written over by
+/// hand (its docs say not to) may carry an id that the `Discard` observer has already
+/// freed, or another collider's: such an id is neither updated nor removed. An insert
+/// freed the entity's own proxy already (`Discard`), so it gets a new one at its next
+/// processing; a write in place (through `&mut`, which no observer sees) left it in the
+/// tree, so it is found again and kept.
+#[inline]
+pub(crate) fn forget_foreign_proxy<V: Vector>(
+    tracked: &mut TrackedCollider<V>,
+    entity: Entity,
+    state: &AabbTree<V>,
+) {
+    if let Some(key) = tracked.proxy
+        && state.tree_of(key).data(key.proxy()) != Some(&entity)
+    {
+        tracked.proxy = own_proxy(entity, state);
+    }
+}
+
+/// The proxy holding `entity`, by a scan of both trees' proxies: only for the rare case
+/// of a `TrackedCollider` written over by hand.
+#[cold]
+fn own_proxy<V: Vector>(entity: Entity, state: &AabbTree<V>) -> Option<Key> {
+    warn!(
+        "bevy_aabb_tree: the TrackedCollider of {entity} holds a proxy that is not its \
+         own (written over by hand: the plugin maintains it); its own proxy is looked up"
+    );
+    let find = |tree: &DynamicTree<V, Entity>| {
+        tree.proxies()
+            .find(|(_, owner, _)| **owner == entity)
+            .map(|(id, ..)| id)
+    };
+    find(&state.tree)
+        .map(Key::moving)
+        .or_else(|| find(&state.static_tree).map(Key::fixed))
+}
+
+/// Takes the collider's proxy out of its tree and ends its touching pairs.
+fn drop_proxy<V: Vector>(
+    entity: Entity,
+    tracked: &mut TrackedCollider<V>,
+    state: &mut AabbTree<V>,
+    ended: &mut MessageWriter<CollisionEnded>,
+    commands: &mut Commands,
+) {
+    forget_foreign_proxy(tracked, entity, state);
+    if let Some(key) = tracked.proxy.take() {
+        state.remove_proxy(key, EndReason::Removed);
+        // Starts still pending means a user system between the narrow phase and the
+        // events removed it: `emit_events` comes next in this tick and writes the starts
+        // before the ends. Flushing here would send an end before its start.
+        if state.tick.started.is_empty() {
+            write_ended(&mut state.tick, ended);
+            trigger_batch(commands, &mut state.tick);
+        }
+    }
+}

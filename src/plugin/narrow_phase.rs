@@ -1,0 +1,176 @@
+//! The narrow phase: exact and swept tests of the candidate pairs.
+
+use bevy::platform::time::Instant;
+use bevy::prelude::*;
+
+use crate::Vector;
+use crate::geometry::{sweep_ball_box, sweep_balls, sweep_boxes};
+use crate::plugin::pairs::Pair;
+use crate::plugin::state::{Body, EndRecord, StartRecord, SweptHit};
+use crate::plugin::{AabbTree, CollisionConfig, EndReason, WorldShape};
+
+/// Whether two world shapes overlap now (inclusive).
+fn shapes_overlap<V: Vector>(a: &WorldShape<V>, b: &WorldShape<V>) -> bool {
+    match (a, b) {
+        (WorldShape::Box(x), WorldShape::Box(y)) => x.overlaps(y),
+        (WorldShape::Ball(x), WorldShape::Ball(y)) => x.overlaps(y),
+        (WorldShape::Ball(x), WorldShape::Box(y)) | (WorldShape::Box(y), WorldShape::Ball(x)) => {
+            x.overlaps_box(y)
+        }
+    }
+}
+
+/// A normal from `a` towards `b` for shapes that already overlap: the axis of least
+/// penetration for two boxes, the line of centers otherwise (zero when centers coincide).
+fn overlap_normal<V: Vector>(a: &WorldShape<V>, b: &WorldShape<V>) -> V {
+    if let (WorldShape::Box(x), WorldShape::Box(y)) = (a, b) {
+        let mut best = f32::INFINITY;
+        let mut normal = V::ZERO;
+        let d = y.center() - x.center();
+        for axis in 0..V::DIM {
+            let depth =
+                x.max.axis(axis).min(y.max.axis(axis)) - x.min.axis(axis).max(y.min.axis(axis));
+            if depth < best {
+                best = depth;
+                normal = V::ZERO;
+                normal.set_axis(axis, if d.axis(axis) < 0.0 { -1.0 } else { 1.0 });
+            }
+        }
+        return normal;
+    }
+    let d = b.center() - a.center();
+    let len = d.dot(d).sqrt();
+    if len > 0.0 { d / len } else { V::ZERO }
+}
+
+/// The swept test of a pair over the tick: first contact and normal, or `None`.
+fn sweep<V: Vector>(a0: &WorldShape<V>, da: V, b0: &WorldShape<V>, db: V) -> Option<(f32, V)> {
+    let hit = match (a0, b0) {
+        (WorldShape::Box(x), WorldShape::Box(y)) => sweep_boxes(x, da, y, db),
+        (WorldShape::Ball(x), WorldShape::Ball(y)) => sweep_balls(x, da, y, db),
+        (WorldShape::Ball(x), WorldShape::Box(y)) => sweep_ball_box(x, da, y, db),
+        (WorldShape::Box(x), WorldShape::Ball(y)) => sweep_ball_box(y, db, x, da).map(|mut h| {
+            h.normal = -h.normal;
+            h
+        }),
+    }?;
+    Some((hit.u0, hit.normal))
+}
+
+/// Stage 5: exact and swept tests of the pairs of every collider processed this tick;
+/// records the transitions.
+///
+/// A pair of two idle colliders is not visited: neither shape, displacement nor layers
+/// changed, so neither did its state. A pair of two processed colliders is visited once,
+/// from the one processed first.
+pub(crate) fn narrow_phase<V: Vector>(
+    config: Res<CollisionConfig>,
+    mut state: ResMut<AabbTree<V>>,
+) {
+    let start = Instant::now();
+    let state = &mut *state;
+    let processed = core::mem::take(&mut state.tick.processed);
+    let before = state.tick.processed_before;
+    let mut swept_hits = 0;
+    for &key in &processed {
+        let Some(this) = state.body(key).map(|b| b.processed_at) else {
+            continue;
+        };
+        let mut next = state.pairs.first_of(key);
+        while let Some(i) = next {
+            let pair = state.pairs.get(i);
+            next = state.pairs.next_of(i, key);
+            let (Some(a), Some(b)) = (state.body(pair.a).copied(), state.body(pair.b).copied())
+            else {
+                continue;
+            };
+            let other = if pair.a == key { &b } else { &a };
+            if other.processed_at > before && other.processed_at < this {
+                // Visited from the other side already.
+                continue;
+            }
+            let (keep, swept) = test_pair(state, &config, i, &pair, &a, &b);
+            swept_hits += usize::from(swept);
+            if !keep {
+                let last = state.pairs.len() - 1;
+                state.pairs.remove_at(i);
+                if next == Some(last) {
+                    // The last pair took the removed one's slot.
+                    next = Some(i);
+                }
+            }
+        }
+    }
+    state.tick.processed = processed;
+    state.stats.swept_hits = swept_hits;
+    state.stats.candidates = state.pairs.len();
+    state.stats.touching = state.pairs.touching_count();
+    state.stats.narrow_ms = start.elapsed().as_secs_f32() * 1000.0;
+}
+
+/// Tests the pair in slot `i` and records its transition. Returns whether the pair
+/// stays a candidate, and whether only the swept test saw its contact.
+fn test_pair<V: Vector>(
+    state: &mut AabbTree<V>,
+    config: &CollisionConfig,
+    i: usize,
+    pair: &Pair,
+    a: &Body<V>,
+    b: &Body<V>,
+) -> (bool, bool) {
+    let layers_ok = a.layers.interacts_with(&b.layers);
+    let touching = layers_ok && shapes_overlap(&a.shape, &b.shape);
+    let moving = a.displacement != V::ZERO || b.displacement != V::ZERO;
+    let mut swept_only = false;
+    if pair.touching && !touching {
+        let reason = if layers_ok {
+            EndReason::Separated
+        } else {
+            EndReason::LayersChanged
+        };
+        state.tick.ended.push(EndRecord {
+            a: a.entity,
+            b: b.entity,
+            reason,
+        });
+    } else if !pair.touching && layers_ok {
+        let a0 = a.shape.translated(-a.displacement);
+        let b0 = b.shape.translated(-b.displacement);
+        let hit = if !moving || !config.swept {
+            touching.then(|| (0.0, overlap_normal(&a.shape, &b.shape)))
+        } else if shapes_overlap(&a0, &b0) {
+            Some((0.0, overlap_normal(&a0, &b0)))
+        } else {
+            sweep(&a0, a.displacement, &b0, b.displacement)
+                .or_else(|| touching.then(|| (1.0, overlap_normal(&a.shape, &b.shape))))
+        };
+        if let Some((time_of_impact, normal)) = hit {
+            state.tick.started.push(StartRecord {
+                a: a.entity,
+                b: b.entity,
+                time_of_impact,
+                normal,
+            });
+            if !touching {
+                state.tick.swept_hits.push(SweptHit {
+                    entity: a.entity,
+                    other: b.entity,
+                    position: a0.center() + a.displacement * time_of_impact,
+                    time_of_impact,
+                });
+                swept_only = true;
+                state.tick.ended.push(EndRecord {
+                    a: a.entity,
+                    b: b.entity,
+                    reason: EndReason::PassedThrough,
+                });
+            }
+        }
+    }
+    state.pairs.set_touching(i, touching);
+    let fat_overlap = match (state.fat_box(pair.a), state.fat_box(pair.b)) {
+        (Some(x), Some(y)) => x.overlaps(&y),
+        _ => false,
+    };
+    (layers_ok && (fat_overlap || touching), swept_only)
+}

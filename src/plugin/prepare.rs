@@ -1,0 +1,544 @@
+//! The prepare stage: world shapes, validity, proxies and fat boxes.
+
+use bevy::platform::time::Instant;
+use bevy::prelude::*;
+
+use crate::Vector;
+use crate::geometry::BoundingBox;
+use crate::plugin::lifecycle::forget_foreign_proxy;
+use crate::plugin::pairs::Pair;
+use crate::plugin::shape::{
+    Hierarchy, Problem, ancestor_teleported, ancestors_changed, invalid_reason, world_shape,
+};
+use crate::plugin::state::{Body, EndRecord, Key};
+use crate::plugin::{
+    Aabb, AabbTree, BoundingSphere, CollisionConfig, CollisionLayers, EndReason, Static,
+    Teleported, TrackedCollider, Velocity,
+};
+use crate::tree::DynamicTree;
+
+/// New static colliders in one tick from which they go into the static tree with one
+/// build (when they are also at least a quarter of the tree) rather than one insertion
+/// each.
+const BULK_STATIC_FROM: usize = 32;
+
+type ColliderData<'a, V> = (
+    Entity,
+    &'a mut TrackedCollider<V>,
+    Ref<'a, Transform>,
+    Option<Ref<'a, ChildOf>>,
+    Option<Ref<'a, Aabb<V>>>,
+    Option<Ref<'a, BoundingSphere<V>>>,
+    Option<Ref<'a, Velocity<V>>>,
+    Option<Ref<'a, CollisionLayers>>,
+    Option<Ref<'a, Static>>,
+    Has<Teleported>,
+);
+
+/// The inputs of one collider, as `prepare` reads them.
+struct Inputs<'a, V: Vector> {
+    entity: Entity,
+    transform: &'a Transform,
+    parent: Option<&'a ChildOf>,
+    aabb: Option<&'a Aabb<V>>,
+    sphere: Option<&'a BoundingSphere<V>>,
+    velocity: V,
+    layers: CollisionLayers,
+    is_static: bool,
+    teleported: bool,
+}
+
+/// A new static collider waiting for the bulk insertion at the end of `prepare`.
+struct NewStatic<V: Vector> {
+    entity: Entity,
+    tight: BoundingBox<V>,
+    body: Body<V>,
+}
+
+/// What processing one collider needs besides the collider itself.
+struct Prepare<'a, 'cw, 'cs, 'hw, 'hs, V: Vector> {
+    commands: &'a mut Commands<'cw, 'cs>,
+    state: &'a mut AabbTree<V>,
+    hierarchy: &'a Hierarchy<'hw, 'hs>,
+    swept: bool,
+    /// `dt × velocity_multiplier`: the prediction is `velocity × predict`.
+    predict: f32,
+    /// Colliders processed this tick, those left out for invalid values included.
+    processed: usize,
+    /// Colliders processed so far, over all ticks (see [`Body::processed_at`]).
+    processed_at: u64,
+    /// New static colliders of this tick, inserted together at the end.
+    new_static: Vec<NewStatic<V>>,
+    /// Pairs of a collider changing trees, carried over to its new key, and its old key.
+    carried: Vec<Pair>,
+    carried_from: Option<Key>,
+    /// The last parent whose ancestry was checked, and whether it changed: siblings
+    /// (the tiles of one map) come in a row.
+    last_parent: Option<(Entity, bool)>,
+}
+
+impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
+    /// Whether a collider whose parent link is `parent` moved through its ancestors.
+    fn parent_changed(&mut self, parent: &ChildOf) -> bool {
+        let p = parent.parent();
+        match self.last_parent {
+            Some((known, changed)) if known == p => changed,
+            _ => {
+                let changed = ancestors_changed(Some(parent), self.hierarchy);
+                self.last_parent = Some((p, changed));
+                changed
+            }
+        }
+    }
+
+    /// Stages 1–3 for one collider: its world shape, validity, its proxy in its tree and
+    /// its body. Done again with unchanged inputs and a zero displacement, this changes
+    /// nothing, which is what lets `prepare` skip idle colliders.
+    fn process(&mut self, tracked: &mut TrackedCollider<V>, inputs: Inputs<'_, V>) {
+        let Inputs {
+            entity,
+            transform,
+            parent,
+            aabb,
+            sphere,
+            velocity,
+            layers,
+            is_static,
+            teleported,
+        } = inputs;
+        self.processed += 1;
+        let state = &mut *self.state;
+        forget_foreign_proxy(tracked, entity, state);
+        if teleported {
+            self.commands.entity(entity).remove::<Teleported>();
+        }
+        // Always walked, so that every ancestor's marker goes this tick even when the
+        // collider has its own.
+        let from_ancestor = ancestor_teleported(parent, self.hierarchy, self.commands);
+        let teleported = teleported || from_ancestor;
+        let Some(shape) = world_shape(transform, parent, self.hierarchy, aabb, sphere) else {
+            // Both shapes removed by one command: each `Remove` observer saw the other
+            // still there and kept the proxy.
+            if let Some(key) = tracked.proxy.take() {
+                state.remove_proxy(key, EndReason::Removed);
+            }
+            return;
+        };
+        let mut problem = invalid_reason(&shape, aabb, sphere, velocity, transform);
+
+        let displacement = match tracked.proxy {
+            Some(_) if !teleported && self.swept => shape.center() - tracked.shape.center(),
+            _ => V::ZERO,
+        };
+        let swept = shape.aabb().swept(-displacement);
+        let predicted = velocity * self.predict;
+        let fat = state.tree.fatten(&swept, predicted);
+        // The fat box too: finite values near the edge of `f32`'s range can overflow it.
+        // Past this check, `swept` and `fat` are valid boxes.
+        if problem.is_none() && !(swept.is_valid() && predicted.is_finite() && fat.is_valid()) {
+            problem = Some(Problem::Overflow(swept, predicted));
+        }
+
+        if let Some(what) = problem {
+            if !tracked.invalid {
+                warn!(
+                    "bevy_aabb_tree: entity {entity} left out of collision detection until its values are valid: {what}"
+                );
+                tracked.invalid = true;
+            }
+            if let Some(key) = tracked.proxy.take() {
+                state.remove_proxy(key, EndReason::Invalid);
+            }
+            return;
+        }
+        if tracked.invalid {
+            info!("bevy_aabb_tree: entity {entity} is valid again and back in collision detection");
+            tracked.invalid = false;
+        }
+
+        self.processed_at += 1;
+        let body = Body {
+            entity,
+            shape,
+            displacement,
+            layers,
+            processed_at: self.processed_at,
+        };
+        tracked.previous = shape.center() - displacement;
+        tracked.shape = shape;
+        tracked.moved = displacement != V::ZERO;
+
+        // The marker added or removed: out of the old tree, pairs kept aside.
+        self.carried.clear();
+        if let Some(key) = tracked.proxy
+            && key.is_static() != is_static
+        {
+            state.pairs.remove_all_of(key, |p| self.carried.push(p));
+            self.carried_from = Some(key);
+            let _ = state.tree_of_mut(key).destroy_proxy(key.proxy());
+            *state.bodies.get_or_grow(key, None) = None;
+            tracked.proxy = None;
+        }
+
+        let key = match tracked.proxy {
+            Some(key) if key.is_static() => {
+                // A static collider changed: a re-insertion when it left its fat box.
+                let id = key.proxy();
+                let keeps = state
+                    .static_tree
+                    .fat_box(id)
+                    .is_some_and(|old| DynamicTree::<V, Entity>::keeps_fat_box(&old, &swept, &fat));
+                let layers_changed = state.body(key).is_some_and(|b| b.layers != layers);
+                if !keeps {
+                    if let Err(e) = state.static_tree.set_fat_box(id, fat) {
+                        error!(
+                            "bevy_aabb_tree: static collider {entity} kept its old fat box: {e}"
+                        );
+                    }
+                    state.tick.moved.push(key);
+                } else if layers_changed {
+                    state.tick.moved.push(key);
+                }
+                key
+            }
+            Some(key) => {
+                // The move is decided here, by the tree's rule against the fat box the
+                // tree holds (its move cache by proxy id, read in about the order colliders
+                // are iterated; the parent's slot when the cache is off), and the changed
+                // boxes are handed over in one batch at the end of `prepare`
+                // (`DynamicTree::set_fat_boxes`).
+                let id = key.proxy();
+                let layers_changed = state.body(key).is_some_and(|b| b.layers != layers);
+                match state.tree.fat_box(id) {
+                    Some(old) if DynamicTree::<V, Entity>::keeps_fat_box(&old, &swept, &fat) => {
+                        if layers_changed {
+                            // Same box, but pairs must be looked for again.
+                            state.tick.pending_fat.push((id, old));
+                            state.tick.moved.push(key);
+                        }
+                    }
+                    _ => {
+                        state.tick.pending_fat.push((id, fat));
+                        state.tick.moved.push(key);
+                    }
+                }
+                key
+            }
+            None if is_static && self.carried.is_empty() => {
+                // A new static collider: inserted with the others at the end.
+                self.new_static.push(NewStatic {
+                    entity,
+                    tight: swept,
+                    body,
+                });
+                return;
+            }
+            None => {
+                let tree = if is_static {
+                    &mut state.static_tree
+                } else {
+                    &mut state.tree
+                };
+                let created = tree.create_proxy(swept, entity).and_then(|id| {
+                    match tree.set_fat_box(id, fat) {
+                        Ok(()) => Ok(id),
+                        Err(e) => {
+                            // Not left behind in the tree.
+                            let _ = tree.destroy_proxy(id);
+                            Err(e)
+                        }
+                    }
+                });
+                match created {
+                    Ok(id) => {
+                        let key = if is_static {
+                            Key::fixed(id)
+                        } else {
+                            Key::moving(id)
+                        };
+                        tracked.proxy = Some(key);
+                        state.tick.moved.push(key);
+                        key
+                    }
+                    Err(e) => {
+                        warn!(
+                            "bevy_aabb_tree: entity {entity} left out of collision detection: {e}"
+                        );
+                        tracked.invalid = true;
+                        self.end_carried(entity, EndReason::Removed);
+                        return;
+                    }
+                }
+            }
+        };
+        state.set_body(key, body);
+        state.tick.processed.push(key);
+        if let Some(old) = self.carried_from.take() {
+            self.carry_pairs(entity, old, key);
+        }
+    }
+
+    /// Gives the pairs of a collider that changed trees to its new key; a pair of two
+    /// static colliders ends instead ([`EndReason::BothStatic`] when it touched).
+    fn carry_pairs(&mut self, entity: Entity, old: Key, key: Key) {
+        let state = &mut *self.state;
+        let first = state.pairs.len();
+        for pair in self.carried.drain(..) {
+            let other = pair.other(old);
+            if other.is_static() && key.is_static() {
+                if pair.touching
+                    && let Some(b) = state.entity_of(other)
+                {
+                    state.tick.ended.push(EndRecord {
+                        a: entity,
+                        b,
+                        reason: EndReason::BothStatic,
+                    });
+                }
+                continue;
+            }
+            let (a, b) = if key < other {
+                (key, other)
+            } else {
+                (other, key)
+            };
+            state.pairs.push_unlinked(Pair {
+                a,
+                b,
+                touching: pair.touching,
+            });
+        }
+        state.pairs.link_from(first);
+    }
+
+    /// Ends the touching pairs of a collider that changed trees but could not be put in
+    /// its new one.
+    fn end_carried(&mut self, entity: Entity, reason: EndReason) {
+        self.carried_from = None;
+        let state = &mut *self.state;
+        for pair in self.carried.drain(..) {
+            for k in [pair.a, pair.b] {
+                if pair.touching
+                    && let Some(b) = state.entity_of(k)
+                    && b != entity
+                {
+                    state.tick.ended.push(EndRecord {
+                        a: entity,
+                        b,
+                        reason,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Puts the tick's new static colliders in the static tree: with one build when they
+    /// are many (a level spawned in one frame), one insertion each otherwise.
+    fn insert_new_static(&mut self, colliders: &mut Query<ColliderData<V>>) {
+        if self.new_static.is_empty() {
+            return;
+        }
+        let state = &mut *self.state;
+        let count = self.new_static.len();
+        let bulk = count >= BULK_STATIC_FROM && count * 4 >= state.static_tree.len() + count;
+        let built = if bulk {
+            state
+                .static_tree
+                .build(self.new_static.iter().map(|n| (n.tight, n.entity)))
+                .ok()
+        } else {
+            None
+        };
+        for (i, new) in self.new_static.drain(..).enumerate() {
+            let id = match &built {
+                Some(ids) => Ok(ids[i]),
+                None => state.static_tree.create_proxy(new.tight, new.entity),
+            };
+            let Ok((_, mut tracked, ..)) = colliders.get_mut(new.entity) else {
+                // Not reachable: the entity was iterated this tick. Not left in the tree.
+                if let Ok(id) = id {
+                    let _ = state.static_tree.destroy_proxy(id);
+                }
+                continue;
+            };
+            match id {
+                Ok(id) => {
+                    let key = Key::fixed(id);
+                    tracked.proxy = Some(key);
+                    // Numbered again, in the order of the processed list.
+                    self.processed_at += 1;
+                    let body = Body {
+                        processed_at: self.processed_at,
+                        ..new.body
+                    };
+                    state.set_body(key, body);
+                    state.tick.moved.push(key);
+                    state.tick.processed.push(key);
+                }
+                Err(e) => {
+                    warn!(
+                        "bevy_aabb_tree: entity {} left out of collision detection: {e}",
+                        new.entity
+                    );
+                    tracked.invalid = true;
+                }
+            }
+        }
+    }
+}
+
+/// `value`, or `default` when it is not a finite number (NaN or infinite), with one
+/// warning naming the [`CollisionConfig`] field when `warn` (the config changed).
+fn finite_or_default(value: f32, default: f32, field: &str, warn: bool) -> f32 {
+    if value.is_finite() {
+        return value;
+    }
+    if warn {
+        warn!(
+            "bevy_aabb_tree: CollisionConfig::{field} is {value}, not a finite number: using its default, {default}"
+        );
+    }
+    default
+}
+
+/// Stage 1–3: world shapes from transforms, validity, insertion, fattening, tree update.
+///
+/// Only colliders whose inputs changed since the last run are processed; the others keep
+/// their shape, proxy and body, which processing them again would leave as they are. A
+/// collider is processed when:
+/// - `Transform`, `Aabb`, `BoundingSphere`, `Velocity` or `CollisionLayers` changed (Bevy's
+///   change ticks: inserted or written through `Mut` since the last run), or the plugin's
+///   observers marked its `TrackedCollider` (one of those components, or `ChildOf`, was
+///   removed);
+/// - it has `Teleported`, or `Static` was added (its removal marks `TrackedCollider`);
+/// - an ancestor's `Transform` or `ChildOf` changed, or an ancestor has `Teleported`
+///   (children of a still parent are idle like roots);
+/// - it has no proxy: new, enabled again, or left out for invalid values (re-checked
+///   every tick until valid);
+/// - [`CollisionConfig`] changed (everything is processed);
+/// - it moved when it was last processed (`TrackedCollider::moved`): its displacement,
+///   non-zero then, must become zero, its previous position its position, and its fat
+///   box may shrink back. Processed once more with unchanged inputs, it is idle.
+///
+/// A change of the time step alone (a variable `dt` in `Update`) does not re-process idle
+/// colliders: it only changes the fattening of their boxes, never the events.
+pub(crate) fn prepare<V: Vector>(
+    mut commands: Commands,
+    time: Res<Time>,
+    config: Res<CollisionConfig>,
+    mut state: ResMut<AabbTree<V>>,
+    mut colliders: Query<ColliderData<V>>,
+    moving_colliders: Query<(), (With<TrackedCollider<V>>, Without<Static>)>,
+    hierarchy: Hierarchy,
+) {
+    let start = Instant::now();
+    let state = &mut *state;
+    let everything = config.is_changed();
+    let defaults = CollisionConfig::default();
+    // Finite, and a negative margin counts as 0: `set_margin` always takes it.
+    let margin = finite_or_default(config.margin, defaults.margin, "margin", everything).max(0.0);
+    let multiplier = finite_or_default(
+        config.velocity_multiplier,
+        defaults.velocity_multiplier,
+        "velocity_multiplier",
+        everything,
+    );
+    for tree in [&mut state.tree, &mut state.static_tree] {
+        if tree.margin() != margin {
+            let _ = tree.set_margin(margin);
+        }
+    }
+    state.tree.set_move_cache(config.move_cache);
+    // Static colliders rarely move: their tree keeps no copy of their fat boxes.
+    state.static_tree.set_move_cache(false);
+    // Colliders spawned in bulk get their proxies without the arrays growing a doubling
+    // at a time, which would leave up to half of them unused. (Counting a query without
+    // filters by archetype costs O(archetypes), not O(colliders).)
+    let total = colliders.iter().len();
+    let moving_total = moving_colliders.iter().len();
+    state
+        .tree
+        .reserve(moving_total.saturating_sub(state.tree.len()));
+    state.reserve_key_tables(moving_total, total.saturating_sub(moving_total));
+    state.stats.started = 0;
+    state.stats.ended = state.tick.ended.len();
+    state.tick.swept_hits.clear();
+    state.tick.processed.clear();
+    state.tick.moved.clear();
+    state.tick.processed_before = state.tick.processed_total;
+    let processed_total = state.tick.processed_total;
+    let mut ctx = Prepare {
+        commands: &mut commands,
+        state,
+        hierarchy: &hierarchy,
+        swept: config.swept,
+        predict: time.delta_secs() * multiplier,
+        processed: 0,
+        processed_at: processed_total,
+        new_static: Vec::new(),
+        carried: Vec::new(),
+        carried_from: None,
+        last_parent: None,
+    };
+    for (
+        entity,
+        mut tracked,
+        transform,
+        parent,
+        aabb,
+        sphere,
+        velocity,
+        layers,
+        is_static,
+        teleported,
+    ) in &mut colliders
+    {
+        let changed = everything
+            || transform.is_changed()
+            || teleported
+            || tracked.is_changed()
+            || aabb.as_ref().is_some_and(DetectChanges::is_changed)
+            || sphere.as_ref().is_some_and(DetectChanges::is_changed)
+            || velocity.as_ref().is_some_and(DetectChanges::is_changed)
+            || layers.as_ref().is_some_and(DetectChanges::is_changed)
+            || is_static.as_ref().is_some_and(DetectChanges::is_changed)
+            || tracked.moved
+            || (tracked.proxy.is_none() && (aabb.is_some() || sphere.is_some()))
+            || parent
+                .as_ref()
+                .is_some_and(|p| p.is_changed() || ctx.parent_changed(p));
+        if !changed {
+            continue;
+        }
+        let inputs = Inputs {
+            entity,
+            transform: &transform,
+            parent: parent.as_deref(),
+            aabb: aabb.as_deref(),
+            sphere: sphere.as_deref(),
+            velocity: velocity.map_or(V::ZERO, |v| v.0),
+            layers: layers.map_or_else(CollisionLayers::default, |l| *l),
+            is_static: is_static.is_some(),
+            teleported,
+        };
+        ctx.process(&mut tracked, inputs);
+    }
+    ctx.insert_new_static(&mut colliders);
+    let (processed, processed_at) = (ctx.processed, ctx.processed_at);
+    let state = ctx.state;
+    state.tick.processed_total = processed_at;
+    let mut pending = core::mem::take(&mut state.tick.pending_fat);
+    // Every id is a live proxy and every box valid (checked above), so the tree refuses
+    // none; should it, the collider would keep a stale fat box, which is logged.
+    state.tree.set_fat_boxes(pending.drain(..), |id, result| {
+        if let Err(e) = result {
+            error!("bevy_aabb_tree: proxy {id:?} kept its old fat box: {e}");
+        }
+    });
+    state.tick.pending_fat = pending;
+    state.stats.processed = processed;
+    state.stats.moved = state.tick.moved.len();
+    state.stats.proxies = state.tree.len();
+    state.stats.static_proxies = state.static_tree.len();
+    state.stats.prepare_ms = start.elapsed().as_secs_f32() * 1000.0;
+}

@@ -1,0 +1,625 @@
+//! Static colliders, idle pairs and children of still parents, against a brute-force
+//! oracle written here (its own overlap formulas) and hand-computed cases, 2D and 3D.
+#![cfg(feature = "plugin")]
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use bevy::ecs::entity_disabling::Disabled;
+use bevy::prelude::*;
+use bevy::reflect::{FromReflect, GetTypeRegistration, TypePath, Typed};
+use bevy::time::TimeUpdateStrategy;
+use bevy_aabb_tree::Vector;
+use bevy_aabb_tree::prelude::*;
+
+#[path = "common/rng.rs"]
+mod rng;
+use rng::Rng;
+
+trait RngExt {
+    fn vec3(&mut self, lo: f32, hi: f32) -> Vec3;
+}
+
+impl RngExt for Rng {
+    fn vec3(&mut self, lo: f32, hi: f32) -> Vec3 {
+        Vec3::new(self.range(lo, hi), self.range(lo, hi), self.range(lo, hi))
+    }
+}
+
+trait Dim: Vector + FromReflect + TypePath + GetTypeRegistration + Typed {}
+impl Dim for Vec2 {}
+impl Dim for Vec3 {}
+
+fn v<V: Dim>(x: f32, y: f32, z: f32) -> V {
+    V::truncate_from_3d(Vec3::new(x, y, z))
+}
+
+type Pair = (Entity, Entity);
+
+fn key(a: Entity, b: Entity) -> Pair {
+    if a < b { (a, b) } else { (b, a) }
+}
+
+/// Every event of every tick: `(tick, pair, started)`.
+#[derive(Resource, Default)]
+struct Log {
+    tick: u32,
+    events: Vec<(u32, Pair, Option<EndReason>)>,
+}
+
+fn record(
+    mut log: ResMut<Log>,
+    mut started: MessageReader<CollisionStarted>,
+    mut ended: MessageReader<CollisionEnded>,
+) {
+    log.tick += 1;
+    let tick = log.tick;
+    for s in started.read() {
+        log.events.push((tick, key(s.entity, s.other), None));
+    }
+    for e in ended.read() {
+        log.events
+            .push((tick, key(e.entity, e.other), Some(e.reason)));
+    }
+}
+
+/// A headless app with the plugin in `Update` (one tick a frame) and the event log.
+fn app<V: Dim>() -> App {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
+        .add_plugins(AabbTreePlugin::<V>::new(Update))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+            1.0 / 60.0,
+        )))
+        .init_resource::<Log>()
+        .add_systems(Update, record.after(CollisionSystems::Events));
+    app
+}
+
+fn tree<V: Dim>(app: &App) -> &AabbTree<V> {
+    app.world().resource::<AabbTree<V>>()
+}
+
+fn events_at(app: &App, tick: u32) -> Vec<(Pair, Option<EndReason>)> {
+    let log = app.world().resource::<Log>();
+    let mut out: Vec<_> = log
+        .events
+        .iter()
+        .filter(|e| e.0 == tick)
+        .map(|e| (e.1, e.2))
+        .collect();
+    out.sort_by_key(|e| (e.0, e.1.map(|r| format!("{r:?}"))));
+    out
+}
+
+fn last_tick(app: &App) -> u32 {
+    app.world().resource::<Log>().tick
+}
+
+/// The oracle's shapes: world boxes and balls, with their own overlap test (boundaries
+/// touching count as overlapping).
+#[derive(Clone, Copy, Debug)]
+enum Shape {
+    Box(Vec3, Vec3),
+    Ball(Vec3, f32),
+}
+
+fn overlap(a: Shape, b: Shape) -> bool {
+    fn ball_box(c: Vec3, r: f32, min: Vec3, max: Vec3) -> bool {
+        let d = c - c.clamp(min, max);
+        d.x * d.x + d.y * d.y + d.z * d.z <= r * r
+    }
+    match (a, b) {
+        (Shape::Box(a0, a1), Shape::Box(b0, b1)) => {
+            a0.x <= b1.x
+                && b0.x <= a1.x
+                && a0.y <= b1.y
+                && b0.y <= a1.y
+                && a0.z <= b1.z
+                && b0.z <= a1.z
+        }
+        (Shape::Ball(c1, r1), Shape::Ball(c2, r2)) => {
+            let d = c1 - c2;
+            d.x * d.x + d.y * d.y + d.z * d.z <= (r1 + r2) * (r1 + r2)
+        }
+        (Shape::Ball(c, r), Shape::Box(min, max)) | (Shape::Box(min, max), Shape::Ball(c, r)) => {
+            ball_box(c, r, min, max)
+        }
+    }
+}
+
+/// One collider of the random scene, as the test drives it.
+#[derive(Clone, Copy, Debug)]
+struct Spec {
+    entity: Entity,
+    /// Under the map entity (a tile).
+    child: bool,
+    /// Local translation.
+    at: Vec3,
+    /// Half extents (a box) or radius in `x` (a ball).
+    size: Vec3,
+    ball: bool,
+    is_static: bool,
+    layers: CollisionLayers,
+    disabled: bool,
+}
+
+/// The pairs the oracle says touch: enabled colliders whose shapes overlap and whose
+/// layers match, never two static ones.
+fn oracle<V: Dim>(specs: &[Spec], map_at: Vec3) -> BTreeSet<Pair> {
+    let world: Vec<(Spec, Shape)> = specs
+        .iter()
+        .filter(|s| !s.disabled)
+        .map(|s| {
+            let c = V::truncate_from_3d(s.at + if s.child { map_at } else { Vec3::ZERO })
+                .extend_to_3d();
+            let shape = if s.ball {
+                Shape::Ball(c, s.size.x)
+            } else {
+                let h = V::truncate_from_3d(s.size).extend_to_3d();
+                Shape::Box(c - h, c + h)
+            };
+            (*s, shape)
+        })
+        .collect();
+    let mut out = BTreeSet::new();
+    for (i, (a, sa)) in world.iter().enumerate() {
+        for (b, sb) in &world[i + 1..] {
+            let layers = a.layers.memberships & b.layers.filters != 0
+                && b.layers.memberships & a.layers.filters != 0;
+            if !(a.is_static && b.is_static) && layers && overlap(*sa, *sb) {
+                out.insert(key(a.entity, b.entity));
+            }
+        }
+    }
+    out
+}
+
+fn spawn_spec<V: Dim>(world: &mut World, spec: &mut Spec, map: Entity) {
+    let mut e = world.spawn((Transform::from_translation(spec.at), spec.layers));
+    if spec.ball {
+        e.insert(BoundingSphere::<V>::new(spec.size.x));
+    } else {
+        e.insert(Aabb::<V>::new(V::truncate_from_3d(spec.size)));
+    }
+    if spec.is_static {
+        e.insert(Static);
+    }
+    if spec.child {
+        e.insert(ChildOf(map));
+    }
+    spec.entity = e.id();
+}
+
+/// A random scene of static tiles (some under a map entity), static boxes and moving
+/// boxes and balls. Each tick moves the movers, and now and then moves the map, moves or
+/// resizes a static collider, toggles `Static`, changes layers, disables or despawns and
+/// respawns a collider. After every tick the touching pairs equal the oracle's, and the
+/// events replayed give the same set.
+fn random_static_scene<V: Dim>(seed: u64) {
+    let mut rng = Rng::new(seed);
+    let mut app = app::<V>();
+    let map = app.world_mut().spawn(Transform::default()).id();
+    let mut map_at = Vec3::ZERO;
+    let mut specs = Vec::new();
+    let all = CollisionLayers::ALL;
+    // A floor of touching unit tiles under the map, and a free-standing wall.
+    for x in -8..8 {
+        specs.push(Spec {
+            entity: Entity::PLACEHOLDER,
+            child: true,
+            at: Vec3::new(x as f32, -3.0, 0.0),
+            size: Vec3::splat(0.5),
+            ball: false,
+            is_static: true,
+            layers: all,
+            disabled: false,
+        });
+    }
+    for y in -2..4 {
+        specs.push(Spec {
+            entity: Entity::PLACEHOLDER,
+            child: false,
+            at: Vec3::new(6.0, y as f32, 0.0),
+            size: Vec3::splat(0.5),
+            ball: false,
+            is_static: true,
+            layers: all,
+            disabled: false,
+        });
+    }
+    for _ in 0..24 {
+        specs.push(Spec {
+            entity: Entity::PLACEHOLDER,
+            child: false,
+            at: rng.vec3(-7.0, 7.0),
+            size: Vec3::new(
+                rng.range(0.2, 0.8),
+                rng.range(0.2, 0.8),
+                rng.range(0.2, 0.8),
+            ),
+            ball: rng.chance(0.4),
+            is_static: rng.chance(0.2),
+            layers: if rng.chance(0.8) {
+                all
+            } else {
+                CollisionLayers::new(1 << rng.below(2), 1 + rng.below(3) as u32)
+            },
+            disabled: false,
+        });
+    }
+    for spec in &mut specs {
+        spawn_spec::<V>(app.world_mut(), spec, map);
+    }
+    let mut touching = BTreeSet::new();
+    let mut static_events = 0;
+    let mut checked_events = 0;
+    for tick in 0..300 {
+        // Movers walk; the rest changes now and then.
+        for spec in specs.iter_mut().filter(|s| !s.is_static && !s.disabled) {
+            spec.at = (spec.at + rng.vec3(-0.3, 0.3)).clamp(Vec3::splat(-8.0), Vec3::splat(8.0));
+            app.world_mut()
+                .entity_mut(spec.entity)
+                .insert(Transform::from_translation(spec.at));
+        }
+        if rng.chance(0.05) {
+            map_at = Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0);
+            app.world_mut()
+                .entity_mut(map)
+                .insert(Transform::from_translation(map_at));
+        }
+        let i = rng.below(specs.len());
+        let spec = &mut specs[i];
+        match rng.below(12) {
+            0 if spec.is_static && !spec.disabled => {
+                spec.at += rng.vec3(-0.7, 0.7);
+                app.world_mut()
+                    .entity_mut(spec.entity)
+                    .insert(Transform::from_translation(spec.at));
+            }
+            1 if !spec.ball && !spec.disabled => {
+                spec.size = Vec3::new(
+                    rng.range(0.1, 0.9),
+                    rng.range(0.1, 0.9),
+                    rng.range(0.1, 0.9),
+                );
+                app.world_mut()
+                    .entity_mut(spec.entity)
+                    .insert(Aabb::<V>::new(V::truncate_from_3d(spec.size)));
+            }
+            2 => {
+                spec.is_static = !spec.is_static;
+                let mut e = app.world_mut().entity_mut(spec.entity);
+                if spec.is_static {
+                    e.insert(Static);
+                } else {
+                    e.remove::<Static>();
+                }
+            }
+            3 => {
+                spec.layers = if rng.chance(0.5) {
+                    all
+                } else {
+                    CollisionLayers::new(1 << rng.below(2), 1 + rng.below(3) as u32)
+                };
+                app.world_mut().entity_mut(spec.entity).insert(spec.layers);
+            }
+            4 => {
+                spec.disabled = !spec.disabled;
+                let mut e = app.world_mut().entity_mut(spec.entity);
+                if spec.disabled {
+                    e.insert(Disabled);
+                } else {
+                    e.remove::<Disabled>();
+                }
+            }
+            5 => {
+                app.world_mut().entity_mut(spec.entity).despawn();
+                spec.disabled = false;
+                spawn_spec::<V>(app.world_mut(), spec, map);
+            }
+            _ => {}
+        }
+        app.update();
+        let expected = oracle::<V>(&specs, map_at);
+        let state = tree::<V>(&app);
+        let actual: BTreeSet<Pair> = state.touching_pairs().map(|(a, b)| key(a, b)).collect();
+        assert_eq!(actual, expected, "seed {seed}, tick {tick}: touching pairs");
+        // The events of the tick, replayed on the last set, give the new set.
+        let mut events = events_at(&app, last_tick(&app));
+        // Starts before ends: a pass-through gives both.
+        events.sort_by_key(|e| e.1.is_some());
+        for (pair, end) in events {
+            checked_events += 1;
+            let statics = specs
+                .iter()
+                .filter(|s| (s.entity == pair.0 || s.entity == pair.1) && s.is_static)
+                .count();
+            if end.is_none() && statics == 2 {
+                static_events += 1;
+            }
+            match end {
+                None => assert!(
+                    touching.insert(pair),
+                    "seed {seed}, tick {tick}: a second start"
+                ),
+                Some(_) => {
+                    // Despawned entities are gone from `specs`: their pairs end too.
+                    assert!(
+                        touching.remove(&pair),
+                        "seed {seed}, tick {tick}: an end without start"
+                    )
+                }
+            }
+        }
+        assert_eq!(
+            touching, expected,
+            "seed {seed}, tick {tick}: events replayed"
+        );
+        state.tree().validate().expect("moving tree");
+        state.static_tree().validate().expect("static tree");
+    }
+    assert_eq!(
+        static_events, 0,
+        "a contact started between two static colliders"
+    );
+    assert!(
+        checked_events > 100,
+        "too little activity: {checked_events} events"
+    );
+}
+
+#[test]
+fn random_static_scene_2d() {
+    for seed in 0..4 {
+        random_static_scene::<Vec2>(seed);
+    }
+}
+
+#[test]
+fn random_static_scene_3d() {
+    for seed in 10..14 {
+        random_static_scene::<Vec3>(seed);
+    }
+}
+
+/// A grid of touching static tiles under a map entity: no pair and no event among the
+/// tiles, nothing processed once they are in, every tile in the static tree (built in
+/// bulk) and seen by queries. A mover crossing it touches exactly the tiles the oracle
+/// says.
+fn tile_map<V: Dim>() {
+    let mut app = app::<V>();
+    let map = app.world_mut().spawn(Transform::default()).id();
+    let n = 60;
+    // The mover's box (center (10.2, 10.6), half extent 0.3) against a unit tile's,
+    // boundaries included.
+    let touches_mover = |x: f32, y: f32| {
+        let (lo, hi) = (Vec2::new(10.2, 10.6) - 0.3, Vec2::new(10.2, 10.6) + 0.3);
+        x - 0.5 <= hi.x && lo.x <= x + 0.5 && y - 0.5 <= hi.y && lo.y <= y + 0.5
+    };
+    let mut tiles = Vec::new();
+    for x in 0..n {
+        for y in 0..n {
+            tiles.push(
+                app.world_mut()
+                    .spawn((
+                        Transform::from_xyz(x as f32, y as f32, 0.0),
+                        Aabb::<V>::new(V::splat(0.5)),
+                        Static,
+                        ChildOf(map),
+                    ))
+                    .id(),
+            );
+        }
+    }
+    app.update();
+    let state = tree::<V>(&app);
+    assert_eq!(state.static_tree().len(), n * n);
+    assert_eq!(state.tree().len(), 0);
+    assert_eq!(state.candidate_count(), 0);
+    assert!(events_at(&app, 1).is_empty());
+    state.static_tree().validate().unwrap();
+    // A built tree: far from the height of one insertion after another in a row.
+    let height = state.static_tree_stats().height as f32;
+    assert!(height <= 2.5 * ((n * n) as f32).log2(), "height {height}");
+    app.update();
+    assert_eq!(tree::<V>(&app).stats().processed, 0);
+    // A mover over the tiles: touches the tiles whose boxes meet its own.
+    let mover = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(10.2, 10.6, 0.0),
+            Aabb::<V>::new(V::splat(0.3)),
+        ))
+        .id();
+    app.update();
+    let touching: BTreeSet<Pair> = tree::<V>(&app)
+        .touching_pairs()
+        .map(|(a, b)| key(a, b))
+        .collect();
+    let expected: BTreeSet<Pair> = tiles
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| touches_mover((i / n) as f32, (i % n) as f32))
+        .map(|(_, &t)| key(t, mover))
+        .collect();
+    assert_eq!(touching.len(), 4);
+    assert_eq!(touching, expected);
+    // Spatial queries see static colliders.
+    let mut system_state = bevy::ecs::system::SystemState::<SpatialQuery<V>>::new(app.world_mut());
+    let query = system_state.get(app.world()).expect("the spatial query");
+    let hits = query.point(v::<V>(3.2, 4.1, 0.0), &QueryFilter::default());
+    assert_eq!(hits, vec![tiles[3 * n + 4]]);
+    // The map moves: every tile is processed, in the same tick, and the contacts follow.
+    app.world_mut()
+        .entity_mut(map)
+        .insert(Transform::from_xyz(0.5, 0.0, 0.0));
+    app.update();
+    let state = tree::<V>(&app);
+    assert_eq!(state.stats().processed, n * n);
+    let touching: BTreeSet<Pair> = state.touching_pairs().map(|(a, b)| key(a, b)).collect();
+    let expected: BTreeSet<Pair> = tiles
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| touches_mover((i / n) as f32 + 0.5, (i % n) as f32))
+        .map(|(_, &t)| key(t, mover))
+        .collect();
+    assert_eq!(touching, expected);
+    // Once more, to read as still after the move; then idle.
+    app.update();
+    assert_eq!(tree::<V>(&app).stats().processed, n * n);
+    app.update();
+    assert_eq!(tree::<V>(&app).stats().processed, 0);
+}
+
+#[test]
+fn tile_map_2d() {
+    tile_map::<Vec2>();
+}
+
+#[test]
+fn tile_map_3d() {
+    tile_map::<Vec3>();
+}
+
+/// Children of a still parent are idle; plain (not static) touching tiles pair with each
+/// other once and then cost nothing.
+fn still_children_are_idle<V: Dim>() {
+    let mut app = app::<V>();
+    let map = app.world_mut().spawn(Transform::default()).id();
+    for x in 0..10 {
+        app.world_mut().spawn((
+            Transform::from_xyz(x as f32, 0.0, 0.0),
+            Aabb::<V>::new(V::splat(0.5)),
+            ChildOf(map),
+        ));
+    }
+    app.update();
+    assert_eq!(events_at(&app, 1).len(), 9, "neighbours touch");
+    app.update();
+    app.update();
+    assert_eq!(tree::<V>(&app).stats().processed, 0);
+    assert!(events_at(&app, 3).is_empty());
+    // A grandparent moves: every collider below is processed, none separates.
+    let root = app.world_mut().spawn(Transform::default()).id();
+    app.world_mut().entity_mut(map).insert(ChildOf(root));
+    app.update();
+    assert_eq!(tree::<V>(&app).stats().processed, 10);
+    app.world_mut()
+        .entity_mut(root)
+        .insert(Transform::from_xyz(3.0, 1.0, 0.0));
+    app.update();
+    assert_eq!(tree::<V>(&app).stats().processed, 10);
+    assert!(events_at(&app, last_tick(&app)).is_empty());
+    // Once more, to read as still after the move; then idle.
+    app.update();
+    assert_eq!(tree::<V>(&app).stats().processed, 10);
+    app.update();
+    assert_eq!(tree::<V>(&app).stats().processed, 0);
+}
+
+#[test]
+fn still_children_are_idle_2d() {
+    still_children_are_idle::<Vec2>();
+}
+
+#[test]
+fn still_children_are_idle_3d() {
+    still_children_are_idle::<Vec3>();
+}
+
+/// Idle pairs whose inputs change: a resize, a layer change, `Disabled`, a despawn, the
+/// `Static` marker, each on one collider of a touching pair of still colliders (one of
+/// them `Static` when `with_static`). Hand-computed: boxes of half extent 0.5 at x = 0
+/// and x = 0.9 overlap by 0.1.
+fn idle_pair_changes<V: Dim>(with_static: bool) {
+    let mut app = app::<V>();
+    let a = app
+        .world_mut()
+        .spawn((Transform::default(), Aabb::<V>::new(V::splat(0.5))))
+        .id();
+    let b = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(0.9, 0.0, 0.0),
+            Aabb::<V>::new(V::splat(0.5)),
+        ))
+        .id();
+    if with_static {
+        app.world_mut().entity_mut(a).insert(Static);
+    }
+    let pair = key(a, b);
+    let expect = |app: &mut App, events: Vec<(Pair, Option<EndReason>)>| {
+        app.update();
+        assert_eq!(
+            events_at(app, last_tick(app)),
+            events,
+            "tick {}",
+            last_tick(app)
+        );
+        app.update();
+        assert!(events_at(app, last_tick(app)).is_empty());
+    };
+    expect(&mut app, vec![(pair, None)]);
+    // Resized apart (0.5 + 0.3 < 0.9), then back.
+    app.world_mut()
+        .entity_mut(b)
+        .insert(Aabb::<V>::new(V::splat(0.3)));
+    expect(&mut app, vec![(pair, Some(EndReason::Separated))]);
+    app.world_mut()
+        .entity_mut(b)
+        .insert(Aabb::<V>::new(V::splat(0.5)));
+    expect(&mut app, vec![(pair, None)]);
+    // Layers that stop matching, then match again.
+    app.world_mut()
+        .entity_mut(b)
+        .insert(CollisionLayers::new(1, 0));
+    expect(&mut app, vec![(pair, Some(EndReason::LayersChanged))]);
+    app.world_mut().entity_mut(b).remove::<CollisionLayers>();
+    expect(&mut app, vec![(pair, None)]);
+    // Disabled and enabled again.
+    app.world_mut().entity_mut(a).insert(Disabled);
+    app.update();
+    app.world_mut().entity_mut(a).remove::<Disabled>();
+    let tick = last_tick(&app);
+    expect(&mut app, vec![(pair, None)]);
+    assert_eq!(
+        events_at(&app, tick),
+        vec![(pair, Some(EndReason::Removed))]
+    );
+    // Both static: the contact ends; one static again: it starts.
+    app.world_mut().entity_mut(b).insert(Static);
+    app.world_mut().entity_mut(a).insert(Static);
+    expect(&mut app, vec![(pair, Some(EndReason::BothStatic))]);
+    assert_eq!(tree::<V>(&app).candidate_count(), 0);
+    app.world_mut().entity_mut(b).remove::<Static>();
+    expect(&mut app, vec![(pair, None)]);
+    // The marker toggled on the other one: the contact goes on without events.
+    if !with_static {
+        app.world_mut().entity_mut(a).remove::<Static>();
+        expect(&mut app, vec![]);
+    }
+    // A static collider moved away and back.
+    app.world_mut()
+        .entity_mut(a)
+        .insert(Transform::from_xyz(-5.0, 0.0, 0.0));
+    expect(&mut app, vec![(pair, Some(EndReason::Separated))]);
+    app.world_mut().entity_mut(a).insert(Transform::default());
+    expect(&mut app, vec![(pair, None)]);
+    // A despawn of one side.
+    app.world_mut().entity_mut(b).despawn();
+    expect(&mut app, vec![(pair, Some(EndReason::Removed))]);
+    assert_eq!(tree::<V>(&app).candidate_count(), 0);
+}
+
+#[test]
+fn idle_pair_changes_2d() {
+    idle_pair_changes::<Vec2>(false);
+    idle_pair_changes::<Vec2>(true);
+}
+
+#[test]
+fn idle_pair_changes_3d() {
+    idle_pair_changes::<Vec3>(false);
+    idle_pair_changes::<Vec3>(true);
+}
