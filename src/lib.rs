@@ -11,11 +11,14 @@
 
 #[cfg(feature = "debug")]
 pub mod debug;
+mod dims;
 pub mod geometry;
 #[cfg(feature = "plugin")]
 pub mod plugin;
 pub mod tree;
 mod vector;
+
+pub use dims::{d2, d3};
 
 pub use geometry::{Ball, BoundingBox, Ray, SweepHit};
 pub use glam::{Vec2, Vec3};
@@ -24,9 +27,9 @@ pub use vector::Vector;
 
 #[cfg(feature = "plugin")]
 pub use plugin::{
-    Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CollisionConfig, CollisionEnded,
-    CollisionLayers, CollisionStarted, CollisionSystems, EndReason, QueryFilter, SpatialQuery,
-    Static, Teleported, TrackedCollider, Velocity, VelocityPlugin,
+    Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CollidingEntities, CollisionConfig,
+    CollisionEnded, CollisionLayers, CollisionStarted, CollisionSystems, EndReason, QueryFilter,
+    SpatialQuery, Static, Teleported, TrackedCollider, Velocity, VelocityPlugin,
 };
 
 /// Everything a game needs: `use bevy_aabb_tree::prelude::*;`.
@@ -34,8 +37,9 @@ pub mod prelude {
     pub use crate::geometry::{Ball, BoundingBox, Ray};
     #[cfg(feature = "plugin")]
     pub use crate::plugin::{
-        Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CollisionConfig, CollisionEnded,
-        CollisionLayers, CollisionStarted, CollisionSystems, EndReason, QueryFilter, ShapeHit,
-        SpatialQuery, Static, Teleported, TrackedCollider, Velocity, VelocityPlugin,
+        Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CollidingEntities, CollisionConfig,
+        CollisionEnded, CollisionLayers, CollisionStarted, CollisionSystems, EndReason,
+        QueryFilter, ShapeHit, SpatialQuery, Static, Teleported, TrackedCollider, Velocity,
+        VelocityPlugin,
     };
 }

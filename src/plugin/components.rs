@@ -1,5 +1,6 @@
 //! The components users put on entities, and the one the plugin maintains.
 
+use bevy::ecs::entity::EntityHashSet;
 use bevy::prelude::*;
 
 use crate::Vector;
@@ -200,6 +201,51 @@ pub struct Teleported;
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 #[reflect(Component, Debug, Default)]
 pub struct Static;
+
+/// The entities this one touches now: opt-in, add it to the colliders whose contacts you
+/// want at hand (a player, a trigger zone).
+///
+/// The plugin keeps it in the events stage, from the events themselves: after a tick it
+/// holds exactly the partners of the `CollisionStarted` events without a later
+/// `CollisionEnded`. Added to an entity that already touches others, it starts with them.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_aabb_tree::d2::*;
+/// fn spawn(mut commands: Commands) {
+///     commands.spawn((Transform::default(), Aabb::new(Vec2::splat(0.5)), CollidingEntities::default()));
+/// }
+///
+/// fn on_ground(players: Query<&CollidingEntities>) {
+///     for contacts in &players {
+///         info!("touching {} entities", contacts.len());
+///     }
+/// }
+/// ```
+#[derive(Component, Clone, Debug, Default, PartialEq)]
+pub struct CollidingEntities(pub(crate) EntityHashSet);
+
+impl CollidingEntities {
+    /// Whether it touches `entity`.
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.0.contains(&entity)
+    }
+
+    /// The entities it touches, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = Entity> + '_ {
+        self.0.iter().copied()
+    }
+
+    /// How many entities it touches.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether it touches nothing.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
 
 /// The world shape of a collider this tick.
 #[derive(Clone, Copy, Debug, PartialEq, Reflect)]

@@ -10,8 +10,9 @@ use bevy::prelude::*;
 #[derive(Resource, Clone, Debug, PartialEq, Reflect)]
 #[reflect(Resource, Debug, Default)]
 pub struct CollisionConfig {
-    /// Extra room around each fat box, in world units, so that small motions do not
-    /// touch the tree. Default `0.05`. A negative margin counts as `0`.
+    /// Extra room around each fat box, in [`length_unit`](Self::length_unit)s, so that
+    /// small motions do not touch the tree. Default `0.05`. A negative margin counts as
+    /// `0`.
     ///
     /// A margin or [`velocity_multiplier`](Self::velocity_multiplier) that is not a
     /// finite number (NaN or infinite) is replaced by its default, with one warning each
@@ -49,6 +50,23 @@ pub struct CollisionConfig {
     /// `true`. Turn it off for a world of mostly static colliders (a tile map, a level's
     /// geometry): idle colliders never read it. The events are the same either way.
     pub move_cache: bool,
+    /// World units in one unit of the lengths this config and the gameplay helpers
+    /// default to (the margin, the skin of move-and-slide): `1.0` for a game in metres
+    /// (the default), `100.0` for a 2D game in pixels at 100 pixels to the metre, so
+    /// that it behaves as the same game in metres would. A value that is not finite
+    /// and positive counts as `1.0`, with a warning.
+    pub length_unit: f32,
+}
+
+impl CollisionConfig {
+    /// The length unit, `1.0` when it is not finite and positive.
+    pub fn unit(&self) -> f32 {
+        if self.length_unit.is_finite() && self.length_unit > 0.0 {
+            self.length_unit
+        } else {
+            1.0
+        }
+    }
 }
 
 impl Default for CollisionConfig {
@@ -60,6 +78,7 @@ impl Default for CollisionConfig {
             enabled: true,
             parallel_pairs_from: Some(2_000),
             move_cache: true,
+            length_unit: 1.0,
         }
     }
 }

@@ -4,8 +4,8 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
 use crate::Vector;
-use crate::plugin::AabbTree;
 use crate::plugin::state::TickBuffers;
+use crate::plugin::{AabbTree, CollidingEntities};
 
 /// Two colliders started touching during the last tick.
 ///
@@ -89,6 +89,17 @@ pub(crate) fn trigger_batch<V: Vector>(commands: &mut Commands, tick: &mut TickB
     let mut started = core::mem::take(&mut tick.start_events);
     let mut ended = core::mem::take(&mut tick.end_events);
     commands.queue(move |world: &mut World| {
+        // The contact sets first, so that observers see them up to date.
+        for event in &started {
+            if let Some(mut contacts) = world.get_mut::<CollidingEntities>(event.entity) {
+                contacts.0.insert(event.other);
+            }
+        }
+        for event in &ended {
+            if let Some(mut contacts) = world.get_mut::<CollidingEntities>(event.entity) {
+                contacts.0.remove(&event.other);
+            }
+        }
         for event in started.drain(..) {
             if world.get_entity(event.entity).is_ok() {
                 world.trigger(event);

@@ -6,7 +6,9 @@ use bevy::prelude::*;
 use crate::Vector;
 use crate::plugin::events::{trigger_batch, write_ended};
 use crate::plugin::state::Key;
-use crate::plugin::{Aabb, AabbTree, BoundingSphere, CollisionEnded, EndReason, TrackedCollider};
+use crate::plugin::{
+    Aabb, AabbTree, BoundingSphere, CollidingEntities, CollisionEnded, EndReason, TrackedCollider,
+};
 use crate::tree::DynamicTree;
 
 /// Observer: the entity is despawned or disabled. The proxy leaves the tree at once and
@@ -83,6 +85,20 @@ pub(crate) fn on_parent_removed(
 ) {
     if let Ok(mut transform) = transforms.get_mut(event.event_target()) {
         transform.set_changed();
+    }
+}
+
+/// Observer: [`CollidingEntities`] is added. It starts with the entities the collider
+/// touches now (a walk of its own pairs).
+pub(crate) fn on_contacts_added<V: Vector>(
+    event: On<Add, CollidingEntities>,
+    mut colliders: Query<(&TrackedCollider<V>, &mut CollidingEntities), Allow<Disabled>>,
+    state: Res<AabbTree<V>>,
+) {
+    if let Ok((tracked, mut contacts)) = colliders.get_mut(event.event_target())
+        && let Some(key) = tracked.proxy
+    {
+        contacts.0.extend(state.touching_of(key));
     }
 }
 

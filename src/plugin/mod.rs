@@ -180,8 +180,8 @@ use bevy::prelude::*;
 use crate::Vector;
 
 pub use components::{
-    Aabb, BoundingSphere, CollisionLayers, Static, Teleported, TrackedCollider, Velocity,
-    WorldShape,
+    Aabb, BoundingSphere, CollidingEntities, CollisionLayers, Static, Teleported, TrackedCollider,
+    Velocity, WorldShape,
 };
 pub use config::CollisionConfig;
 pub use events::{CollisionEnded, CollisionStarted, EndReason};
@@ -295,7 +295,8 @@ where
             .add_observer(lifecycle::on_input_removed::<V, Velocity<V>>)
             .add_observer(lifecycle::on_input_removed::<V, CollisionLayers>)
             .add_observer(lifecycle::on_input_removed::<V, Static>)
-            .add_observer(lifecycle::on_parent_removed);
+            .add_observer(lifecycle::on_parent_removed)
+            .add_observer(lifecycle::on_contacts_added::<V>);
         for (path, ms, _) in diagnostics::measurements::<V>(&StepStats::default()) {
             let diagnostic = Diagnostic::new(path);
             app.register_diagnostic(if ms {

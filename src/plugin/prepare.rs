@@ -436,7 +436,15 @@ pub(crate) fn prepare<V: Vector>(
     let everything = config.is_changed();
     let defaults = CollisionConfig::default();
     // Finite, and a negative margin counts as 0: `set_margin` always takes it.
-    let margin = finite_or_default(config.margin, defaults.margin, "margin", everything).max(0.0);
+    if everything && config.unit() != config.length_unit {
+        warn!(
+            "bevy_aabb_tree: CollisionConfig::length_unit is {}, not a finite positive number: using 1.0",
+            config.length_unit
+        );
+    }
+    let unit = config.unit();
+    let margin =
+        finite_or_default(config.margin, defaults.margin, "margin", everything).max(0.0) * unit;
     let multiplier = finite_or_default(
         config.velocity_multiplier,
         defaults.velocity_multiplier,

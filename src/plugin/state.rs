@@ -353,6 +353,23 @@ impl<V: Vector> AabbTree<V> {
         &self.tick.swept_hits
     }
 
+    /// The entities `key` touches after the last tick: a walk of its own pairs.
+    pub(crate) fn touching_of(&self, key: Key) -> impl Iterator<Item = Entity> + '_ {
+        let mut next = self.pairs.first_of(key);
+        core::iter::from_fn(move || {
+            while let Some(i) = next {
+                next = self.pairs.next_of(i, key);
+                let pair = self.pairs.get(i);
+                if pair.touching
+                    && let Some(other) = self.entity_of(pair.other(key))
+                {
+                    return Some(other);
+                }
+            }
+            None
+        })
+    }
+
     /// The tree holding `key`.
     #[inline]
     pub(crate) fn tree_of(&self, key: Key) -> &DynamicTree<V, Entity> {

@@ -1,0 +1,88 @@
+//! Names without the dimension parameter: `use bevy_aabb_tree::d2::*;` in a 2D game,
+//! `use bevy_aabb_tree::d3::*;` in a 3D one, and no type is ever written `::<Vec2>`.
+//!
+//! Each module holds the crate's generic types fixed to its dimension (`d2::Aabb` is
+//! `Aabb<Vec2>`), and the names that do not depend on the dimension, so one glob import
+//! is enough. The generic names stay available in [`crate::prelude`] for code written
+//! once for both dimensions.
+
+/// Declares one dimension's module.
+macro_rules! dimension {
+    ($module:ident, $v:ty, $doc:literal) => {
+        #[doc = $doc]
+        pub mod $module {
+            /// A box by its minimum and maximum corners.
+            pub type BoundingBox = crate::geometry::BoundingBox<$v>;
+            /// A sphere (a circle in 2D).
+            pub type Ball = crate::geometry::Ball<$v>;
+            /// A ray: origin and direction.
+            pub type Ray = crate::geometry::Ray<$v>;
+            /// The dynamic AABB tree, with payload `T`.
+            pub type DynamicTree<T> = crate::tree::DynamicTree<$v, T>;
+
+            #[cfg(feature = "plugin")]
+            pub use crate::plugin::{
+                CollidingEntities, CollisionConfig, CollisionEnded, CollisionLayers,
+                CollisionStarted, CollisionSystems, EndReason, QueryFilter, Static, StepStats,
+                Teleported,
+            };
+
+            /// The collision plugin of this dimension.
+            #[cfg(feature = "plugin")]
+            pub type AabbTreePlugin = crate::plugin::AabbTreePlugin<$v>;
+            /// Moves entities by their [`Velocity`] (opt-in).
+            #[cfg(feature = "plugin")]
+            pub type VelocityPlugin = crate::plugin::VelocityPlugin<$v>;
+            /// A box collider in the entity's local space.
+            #[cfg(feature = "plugin")]
+            pub type Aabb = crate::plugin::Aabb<$v>;
+            /// A sphere (circle) collider in the entity's local space.
+            #[cfg(feature = "plugin")]
+            pub type BoundingSphere = crate::plugin::BoundingSphere<$v>;
+            /// Linear velocity in world units per second.
+            #[cfg(feature = "plugin")]
+            pub type Velocity = crate::plugin::Velocity<$v>;
+            /// What the plugin keeps for each collider.
+            #[cfg(feature = "plugin")]
+            pub type TrackedCollider = crate::plugin::TrackedCollider<$v>;
+            /// The collision world resource.
+            #[cfg(feature = "plugin")]
+            pub type AabbTree = crate::plugin::AabbTree<$v>;
+            /// Spatial queries, as a system parameter.
+            #[cfg(feature = "plugin")]
+            pub type SpatialQuery<'w> = crate::plugin::SpatialQuery<'w, $v>;
+            /// A ray or cast hit.
+            #[cfg(feature = "plugin")]
+            pub type ShapeHit = crate::plugin::ShapeHit<$v>;
+            /// A collider's world shape.
+            #[cfg(feature = "plugin")]
+            pub type WorldShape = crate::plugin::WorldShape<$v>;
+            /// The debug overlay of this dimension.
+            #[cfg(feature = "debug")]
+            pub type AabbTreeDebugPlugin = crate::debug::AabbTreeDebugPlugin<$v>;
+
+            /// Builds a [`Velocity`] (a type alias cannot be called like the tuple
+            /// struct it names): `Velocity(direction * speed)`.
+            #[cfg(feature = "plugin")]
+            #[allow(non_snake_case)]
+            pub const fn Velocity(velocity: $v) -> Velocity {
+                crate::plugin::Velocity(velocity)
+            }
+        }
+    };
+}
+
+dimension!(
+    d2,
+    glam::Vec2,
+    "2D names, with no dimension parameter: `use bevy_aabb_tree::d2::*;`.\n\n\
+     Each generic type of the crate fixed to `Vec2` (`d2::Aabb` is `Aabb<Vec2>`), and the \
+     names that do not depend on the dimension, so one glob import is enough."
+);
+dimension!(
+    d3,
+    glam::Vec3,
+    "3D names, with no dimension parameter: `use bevy_aabb_tree::d3::*;`.\n\n\
+     Each generic type of the crate fixed to `Vec3` (`d3::Aabb` is `Aabb<Vec3>`), and the \
+     names that do not depend on the dimension, so one glob import is enough."
+);
