@@ -58,7 +58,7 @@ macro_rules! dimension {
             #[cfg(feature = "plugin")]
             pub type WorldShape = crate::plugin::WorldShape<$v>;
             /// The debug overlay of this dimension.
-            #[cfg(feature = "debug")]
+            #[cfg(feature = "gizmos")]
             pub type AabbTreeDebugPlugin = crate::debug::AabbTreeDebugPlugin<$v>;
 
             /// Builds a [`Velocity`] (a type alias cannot be called like the tuple

@@ -9,7 +9,7 @@
 // Nothing that comes from user data may panic: errors are returned or logged instead.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[cfg(feature = "debug")]
+#[cfg(feature = "gizmos")]
 pub mod debug;
 mod dims;
 pub mod geometry;

@@ -1,9 +1,11 @@
-//! The debug overlay (feature `debug`): gizmos for boxes, spheres, the tree's nodes,
-//! touching pairs, velocities and swept hits, and an egui panel with switches, live
-//! statistics, a step-time plot and a tree inspector.
+//! The debug overlay: gizmos for boxes, spheres, the trees' nodes, touching pairs,
+//! velocities and swept hits (feature `gizmos`), and with feature `debug` also an egui
+//! panel with switches, live statistics, a step-time plot and a tree inspector.
 //!
 //! Add [`AabbTreeDebugPlugin`] beside [`AabbTreePlugin`](crate::plugin::AabbTreePlugin)
-//! for each dimension. It needs rendering (gizmos and egui); keep it out of headless apps.
+//! for each dimension. It needs rendering; keep it out of headless apps. A game that
+//! does not use egui takes feature `gizmos` alone: the same drawing, no panel, and no
+//! bevy_egui in its build.
 //!
 //! ```no_run
 //! use bevy::prelude::*;
@@ -23,12 +25,14 @@
 //! condition where clicks on the panel should not reach the game).
 
 mod draw;
+#[cfg(feature = "debug")]
 mod panel;
 
 use core::marker::PhantomData;
 use std::collections::VecDeque;
 
 use bevy::prelude::*;
+#[cfg(feature = "debug")]
 use bevy_egui::{EguiPlugin, EguiPrimaryContextPass};
 
 use crate::Vector;
@@ -118,7 +122,8 @@ const HISTORY: usize = 240;
 const HIT_FRAMES: u32 = 90;
 
 /// The debug overlay for one dimension: `AabbTreeDebugPlugin::<Vec2>` or `::<Vec3>`.
-/// Adds `EguiPlugin` if the app has none.
+/// With feature `debug`, it also shows the egui panel and adds `EguiPlugin` if the app
+/// has none.
 pub struct AabbTreeDebugPlugin<V: Vector>(PhantomData<fn() -> V>);
 
 impl<V: Vector> Default for AabbTreeDebugPlugin<V> {
@@ -129,8 +134,15 @@ impl<V: Vector> Default for AabbTreeDebugPlugin<V> {
 
 impl<V: Vector + DrawVector> Plugin for AabbTreeDebugPlugin<V> {
     fn build(&self, app: &mut App) {
-        if !app.is_plugin_added::<EguiPlugin>() {
-            app.add_plugins(EguiPlugin::default());
+        #[cfg(feature = "debug")]
+        {
+            if !app.is_plugin_added::<EguiPlugin>() {
+                app.add_plugins(EguiPlugin::default());
+            }
+            app.add_systems(
+                EguiPrimaryContextPass,
+                panel::panel::<V>.run_if(|o: Res<DebugOverlay>| o.visible && o.panel),
+            );
         }
         // Idempotent: the 2D and 3D overlays share the group.
         app.init_gizmo_group::<CollisionGizmos>()
@@ -141,10 +153,6 @@ impl<V: Vector + DrawVector> Plugin for AabbTreeDebugPlugin<V> {
             .add_systems(
                 PostUpdate,
                 draw::draw::<V>.run_if(|o: Res<DebugOverlay>| o.visible),
-            )
-            .add_systems(
-                EguiPrimaryContextPass,
-                panel::panel::<V>.run_if(|o: Res<DebugOverlay>| o.visible && o.panel),
             );
     }
 }
