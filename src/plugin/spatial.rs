@@ -275,14 +275,15 @@ fn cast_shape<V: Vector>(
             // by the radius plus the box's half diagonal, every point of the box is more
             // than the radius ahead of the ball: no first contact lies beyond that. Sweep
             // only that far, which also keeps the sweep finite for an unbounded cast
-            // (`max_t` infinite or huge) instead of missing every ball.
-            let along = direction.dot(direction);
-            let limit = if along > 0.0 {
+            // (`max_t` infinite or huge) instead of missing every ball. The distances are
+            // measured along the unit direction and divided by the direction's length to
+            // give the parameter, so the bound holds for a direction of any length.
+            let speed = direction.dot(direction).sqrt();
+            let limit = if speed > 0.0 {
                 let half = shape.half_extents();
-                let reach = (ball.center - shape.center()).dot(direction)
-                    + ball.radius
-                    + half.dot(half).sqrt();
-                max_t.min((reach / along).max(0.0))
+                let ahead = (ball.center - shape.center()).dot(direction) / speed;
+                let reach = ahead + ball.radius + half.dot(half).sqrt();
+                max_t.min((reach / speed).max(0.0))
             } else {
                 0.0
             };

@@ -1,0 +1,664 @@
+//! The checks of each function against the oracle: the static tests, the swept tests and the casts.
+
+use super::*;
+
+// ---------------------------------------------------------------------------------------
+// Checks of the static tests
+// ---------------------------------------------------------------------------------------
+
+/// Box vs box in both forms, against seed 000's test done in `f64` and the plain min/max
+/// test. Returns false when (float mode) the case is too close to touching to judge.
+pub(crate) fn check_box_box<V: Vector>(ca: V, ha: V, cb: V, hb: V, tol: Tol) -> bool {
+    let (fca, fha, fcb, fhb) = (f64s(ca), f64s(ha), f64s(cb), f64s(hb));
+    // Margin of seed 000's test: max over axes of |ca - cb| - (ha + hb), exact in f64.
+    let margin = (0..V::DIM)
+        .map(|i| (fca[i] - fcb[i]).abs() - (fha[i] + fhb[i]))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let expected = margin <= 0.0;
+    // The same boxes in min/max form must give the same answer (exact in f64).
+    let exact_a = Iv {
+        n: V::DIM,
+        lo: minus(&fca, &fha),
+        hi: along(&fca, &fha, 1.0),
+    };
+    let exact_b = Iv {
+        n: V::DIM,
+        lo: minus(&fcb, &fhb),
+        hi: along(&fcb, &fhb, 1.0),
+    };
+    assert_eq!(
+        exact_a.overlaps(&exact_b),
+        expected,
+        "oracle forms disagree"
+    );
+    if !tol.exact && margin.abs() <= tol.clear {
+        return false;
+    }
+    let a = BoundingBox::from_center_half_extents(ca, ha);
+    let b = BoundingBox::from_center_half_extents(cb, hb);
+    assert_eq!(
+        overlaps_center_half_extents(ca, ha, cb, hb),
+        expected,
+        "overlaps_center_half_extents({ca:?}, {ha:?}, {cb:?}, {hb:?}), margin {margin}"
+    );
+    assert_eq!(a.overlaps(&b), expected, "{a:?}.overlaps({b:?})");
+    assert_eq!(b.overlaps(&a), expected, "{b:?}.overlaps({a:?})");
+    true
+}
+
+/// From min/max boxes: `center`/`half_extents` and the center/half-extents test agree
+/// with `overlaps`, and with the plain test in `f64`.
+pub(crate) fn check_min_max_forms<V: Vector>(
+    a: &BoundingBox<V>,
+    b: &BoundingBox<V>,
+    tol: Tol,
+) -> bool {
+    let (ia, ib) = (Iv::of(a), Iv::of(b));
+    let expected = ia.overlaps(&ib);
+    // overlaps() only compares corners: exact in every mode.
+    assert_eq!(a.overlaps(b), expected, "{a:?}.overlaps({b:?})");
+    for (bx, i) in [(a, &ia), (b, &ib)] {
+        let (c, h) = (f64s(bx.center()), f64s(bx.half_extents()));
+        for k in 0..V::DIM {
+            let (ec, eh) = ((i.lo[k] + i.hi[k]) / 2.0, (i.hi[k] - i.lo[k]) / 2.0);
+            let slack = if tol.exact {
+                0.0
+            } else {
+                1e-6 * (1.0 + ec.abs())
+            };
+            assert!((c[k] - ec).abs() <= slack, "center of {bx:?}");
+            assert!((h[k] - eh).abs() <= slack, "half extents of {bx:?}");
+        }
+    }
+    if !tol.exact && ia.gap(&ib).abs() <= tol.clear {
+        return false;
+    }
+    let got =
+        overlaps_center_half_extents(a.center(), a.half_extents(), b.center(), b.half_extents());
+    assert_eq!(got, expected, "center/half-extents form of {a:?} vs {b:?}");
+    true
+}
+
+pub(crate) fn check_point_box<V: Vector>(b: &BoundingBox<V>, p: V) {
+    // Comparisons only: exact in every mode.
+    let expected = Iv::of(b).contains(&f64s(p));
+    assert_eq!(b.contains_point(p), expected, "{b:?}.contains_point({p:?})");
+}
+
+/// `|p - c|` against `r` in f64; false when too close to the surface to judge.
+pub(crate) fn check_point_ball<V: Vector>(ball: &Ball<V>, p: V, tol: Tol) -> bool {
+    let d = length(&minus(&f64s(p), &f64s(ball.center)));
+    let r = f64::from(ball.radius);
+    if !tol.exact && (d - r).abs() <= tol.clear {
+        return false;
+    }
+    assert_eq!(
+        ball.contains_point(p),
+        d <= r,
+        "{ball:?}.contains_point({p:?}), distance {d}"
+    );
+    true
+}
+
+pub(crate) fn check_ball_ball<V: Vector>(a: &Ball<V>, b: &Ball<V>, tol: Tol) -> bool {
+    let d = length(&minus(&f64s(a.center), &f64s(b.center)));
+    let r = f64::from(a.radius) + f64::from(b.radius);
+    if !tol.exact && (d - r).abs() <= tol.clear {
+        return false;
+    }
+    assert_eq!(a.overlaps(b), d <= r, "{a:?}.overlaps({b:?}), distance {d}");
+    assert_eq!(b.overlaps(a), d <= r, "{b:?}.overlaps({a:?}), distance {d}");
+    true
+}
+
+/// Ball vs box: the closest point computed per axis in f64, and a brute-force scan of
+/// points of the box and of the ball (any such point in both shapes proves an overlap).
+pub(crate) fn check_ball_box<V: Vector>(ball: &Ball<V>, b: &BoundingBox<V>, tol: Tol) -> bool {
+    let (c, r, ib) = (f64s(ball.center), f64::from(ball.radius), Iv::of(b));
+    let d = ib.dist(&c);
+    let got = ball.overlaps_box(b);
+    // Brute force: a lattice of points of the box, and of the ball's bounding box kept when
+    // inside the ball.
+    const K: usize = 8;
+    let lattice = |lo: &F, hi: &F| -> Vec<F> {
+        let mut pts = Vec::new();
+        let ticks = |i: usize| (0..=K).map(move |k| lo[i] + (hi[i] - lo[i]) * k as f64 / K as f64);
+        for x in ticks(0) {
+            for y in ticks(1) {
+                if V::DIM == 3 {
+                    for z in ticks(2) {
+                        pts.push([x, y, z]);
+                    }
+                } else {
+                    pts.push([x, y, 0.0]);
+                }
+            }
+        }
+        pts
+    };
+    let witness = lattice(&ib.lo, &ib.hi)
+        .into_iter()
+        .any(|p| length(&minus(&p, &c)) <= r)
+        || {
+            let bb = Iv::around_ball(V::DIM, &c, r);
+            lattice(&bb.lo, &bb.hi)
+                .into_iter()
+                .any(|p| length(&minus(&p, &c)) <= r && ib.contains(&p))
+        };
+    if witness {
+        assert!(
+            got,
+            "{ball:?}.overlaps_box({b:?}): a sampled point lies in both"
+        );
+    }
+    if !tol.exact && (d - r).abs() <= tol.clear {
+        return false;
+    }
+    assert_eq!(got, d <= r, "{ball:?}.overlaps_box({b:?}), distance {d}");
+    true
+}
+
+// ---------------------------------------------------------------------------------------
+// Checks of the swept tests and the casts
+// ---------------------------------------------------------------------------------------
+
+/// `sweep_boxes` against the sampled motion. Returns false when the case is unclear.
+pub(crate) fn check_sweep_boxes<V: Vector>(
+    a: &BoundingBox<V>,
+    da: V,
+    b: &BoundingBox<V>,
+    db: V,
+    tol: Tol,
+) -> bool {
+    let got = sweep_boxes(a, da, b, db);
+    let (ia, ib, va, vb) = (Iv::of(a), Iv::of(b), f64s(da), f64s(db));
+    let at = |t: f64| (ia.at(&va, t), ib.at(&vb, t));
+    let probe = |t: f64| {
+        let (x, y) = at(t);
+        (x.overlaps(&y), x.gap(&y))
+    };
+    let w = minus(&vb, &va);
+    let s = Samples::new(
+        1.0,
+        &face_times(V::DIM, &ib.lo, &ib.hi, &w, &ia.lo, &ia.hi),
+        probe,
+    );
+    let ctx = || {
+        format!(
+            "sweep_boxes({a:?}, {da:?}, {b:?}, {db:?}) = {got:?}; oracle: min gap {}",
+            s.min_gap
+        )
+    };
+    match s.verdict(tol) {
+        Verdict::Unclear => return false,
+        Verdict::Miss => assert!(got.is_none(), "{}: they never overlap", ctx()),
+        Verdict::Hit => {
+            let hit = got.unwrap_or_else(|| panic!("{}: they overlap", ctx()));
+            let (u0, u1) = (f64::from(hit.u0), f64::from(hit.u1));
+            let (first, last) = (s.first(), s.last());
+            assert!(0.0 <= u0 && u0 <= u1 && u1 <= 1.0, "{}", ctx());
+            assert!(
+                (u0 - first).abs() <= s.slack(tol),
+                "{}: first overlap sampled at {first}",
+                ctx()
+            );
+            assert!(
+                (u1 - last).abs() <= s.slack(tol),
+                "{}: last overlap sampled at {last}",
+                ctx()
+            );
+            if u1 < 1.0 {
+                assert!(
+                    probe(u1).1.abs() <= tol.contact,
+                    "{}: not touching at u1",
+                    ctx()
+                );
+            }
+            // Whether they overlap at the start is decided exactly by the crate (the sign of
+            // a difference of floats is exact), so no tolerance here.
+            if probe(0.0).0 {
+                assert!(
+                    u0 == 0.0 && hit.normal == V::ZERO,
+                    "{}: overlapping at the start",
+                    ctx()
+                );
+            } else {
+                assert!(u0 > 0.0, "{}: apart at the start", ctx());
+                assert!(
+                    probe(u0).1.abs() <= tol.contact,
+                    "{}: not touching at u0",
+                    ctx()
+                );
+                // The normal is the axis of a face pair that meets at u0, pointing from a
+                // towards b, with b moving (relative to a) against it.
+                let (axis, sign) = unit_axis(hit.normal)
+                    .unwrap_or_else(|| panic!("{}: normal not a unit axis", ctx()));
+                let (x, y) = at(u0);
+                if sign > 0.0 {
+                    assert!(
+                        (y.lo[axis] - x.hi[axis]).abs() <= tol.contact && w[axis] < 0.0,
+                        "{}: normal +{axis} but b does not arrive on a's + face",
+                        ctx()
+                    );
+                } else {
+                    assert!(
+                        (x.lo[axis] - y.hi[axis]).abs() <= tol.contact && w[axis] > 0.0,
+                        "{}: normal -{axis} but b does not arrive on a's - face",
+                        ctx()
+                    );
+                }
+            }
+        }
+    }
+    true
+}
+
+/// `sweep_balls` against the sampled motion. Returns false when the case is unclear.
+pub(crate) fn check_sweep_balls<V: Vector>(
+    a: &Ball<V>,
+    da: V,
+    b: &Ball<V>,
+    db: V,
+    tol: Tol,
+) -> bool {
+    let got = sweep_balls(a, da, b, db);
+    let (ca, cb, va, vb) = (f64s(a.center), f64s(b.center), f64s(da), f64s(db));
+    let r = f64::from(a.radius) + f64::from(b.radius);
+    let offset = |t: f64| minus(&along(&cb, &vb, t), &along(&ca, &va, t));
+    let probe = |t: f64| {
+        let d = length(&offset(t));
+        (d <= r, d - r)
+    };
+    let s = Samples::new(1.0, &[], probe);
+    let ctx = || {
+        format!(
+            "sweep_balls({a:?}, {da:?}, {b:?}, {db:?}) = {got:?}; oracle: min gap {}",
+            s.min_gap
+        )
+    };
+    match s.verdict(tol) {
+        Verdict::Unclear => return false,
+        Verdict::Miss => assert!(got.is_none(), "{}: they never overlap", ctx()),
+        Verdict::Hit => {
+            let hit = got.unwrap_or_else(|| panic!("{}: they overlap", ctx()));
+            let (u0, u1) = (f64::from(hit.u0), f64::from(hit.u1));
+            let (first, last) = (s.first(), s.last());
+            assert!(0.0 <= u0 && u0 <= u1 && u1 <= 1.0, "{}", ctx());
+            assert!(
+                (u0 - first).abs() <= s.slack(tol),
+                "{}: first overlap sampled at {first}",
+                ctx()
+            );
+            assert!(
+                (u1 - last).abs() <= s.slack(tol),
+                "{}: last overlap sampled at {last}",
+                ctx()
+            );
+            if u1 < 1.0 {
+                assert!(
+                    probe(u1).1.abs() <= tol.contact,
+                    "{}: not touching at u1",
+                    ctx()
+                );
+            }
+            let g0 = probe(0.0).1;
+            if g0 <= -tol.clear {
+                assert!(
+                    u0 == 0.0 && hit.normal == V::ZERO,
+                    "{}: overlapping at the start",
+                    ctx()
+                );
+            } else if g0 > tol.clear {
+                assert!(u0 > 0.0, "{}: apart at the start", ctx());
+                assert!(
+                    probe(u0).1.abs() <= tol.contact,
+                    "{}: not touching at u0",
+                    ctx()
+                );
+                let n = f64s(hit.normal);
+                assert!(
+                    (length(&n) - 1.0).abs() <= 1e-5,
+                    "{}: normal not unit",
+                    ctx()
+                );
+                if r >= 0.05 {
+                    let m = offset(u0);
+                    let expected = along(&[0.0; 3], &m, 1.0 / length(&m));
+                    assert!(
+                        length(&minus(&n, &expected)) <= 1e-3,
+                        "{}: normal, expected {expected:?}",
+                        ctx()
+                    );
+                }
+            }
+        }
+    }
+    true
+}
+
+/// `sweep_ball_box` against the sampled motion. Returns false when the case is unclear.
+pub(crate) fn check_sweep_ball_box<V: Vector>(
+    ball: &Ball<V>,
+    d_ball: V,
+    aabb: &BoundingBox<V>,
+    d_box: V,
+    tol: Tol,
+) -> bool {
+    let got = sweep_ball_box(ball, d_ball, aabb, d_box);
+    let (c, vc, ix, vx) = (f64s(ball.center), f64s(d_ball), Iv::of(aabb), f64s(d_box));
+    let r = f64::from(ball.radius);
+    let center = |t: f64| along(&c, &vc, t);
+    let probe = |t: f64| {
+        let d = ix.at(&vx, t).dist(&center(t));
+        (d <= r, d - r)
+    };
+    let s = Samples::new(1.0, &[], probe);
+    // u1 is documented as the exit time of the ball's bounding box.
+    let ball_box = Iv::around_ball(V::DIM, &c, r);
+    let box_probe = |t: f64| {
+        let (x, y) = (ball_box.at(&vc, t), ix.at(&vx, t));
+        (x.overlaps(&y), x.gap(&y))
+    };
+    let w = minus(&vc, &vx);
+    let sb = Samples::new(
+        1.0,
+        &face_times(V::DIM, &ball_box.lo, &ball_box.hi, &w, &ix.lo, &ix.hi),
+        box_probe,
+    );
+    let ctx = || {
+        format!(
+            "sweep_ball_box({ball:?}, {d_ball:?}, {aabb:?}, {d_box:?}) = {got:?}; oracle: min gap {}",
+            s.min_gap
+        )
+    };
+    // The crate counts distances below this as contact.
+    let scale = f64::from(aabb.size().max_element()).max(r).max(1.0);
+    let crate_tolerance = 1e-5 * scale;
+    match s.verdict(tol) {
+        Verdict::Unclear => return false,
+        Verdict::Miss => assert!(got.is_none(), "{}: they never overlap", ctx()),
+        Verdict::Hit => {
+            let hit = got.unwrap_or_else(|| panic!("{}: they overlap", ctx()));
+            let (u0, u1) = (f64::from(hit.u0), f64::from(hit.u1));
+            let (first, last) = (s.first(), s.last());
+            assert!(0.0 <= u0 && u0 <= u1 && u1 <= 1.0, "{}", ctx());
+            assert!(
+                (u0 - first).abs() <= s.slack(tol),
+                "{}: first overlap sampled at {first}",
+                ctx()
+            );
+            assert!(
+                u1 >= last - s.slack(tol),
+                "{}: u1 must bound the last overlap, sampled at {last}",
+                ctx()
+            );
+            assert!(
+                (u1 - sb.last()).abs() <= sb.slack(tol),
+                "{}: the ball's bounding box last overlaps at {}",
+                ctx(),
+                sb.last()
+            );
+            let g0 = probe(0.0).1;
+            if g0 <= -tol.clear {
+                assert!(
+                    u0 == 0.0 && hit.normal == V::ZERO,
+                    "{}: overlapping at the start",
+                    ctx()
+                );
+            } else if g0 > tol.clear {
+                assert!(u0 > 0.0, "{}: apart at the start", ctx());
+                let g = probe(u0).1;
+                assert!(
+                    -tol.contact <= g && g <= crate_tolerance + tol.contact,
+                    "{}: not touching at u0 (gap {g})",
+                    ctx()
+                );
+                let n = f64s(hit.normal);
+                assert!(
+                    (length(&n) - 1.0).abs() <= 1e-5,
+                    "{}: normal not unit",
+                    ctx()
+                );
+                let p = center(u0);
+                if r >= 0.05 {
+                    // From the ball's center towards the closest point of the box.
+                    let m = minus(&ix.at(&vx, u0).closest(&p), &p);
+                    let expected = along(&[0.0; 3], &m, 1.0 / length(&m));
+                    assert!(
+                        length(&minus(&n, &expected)) <= 1e-3,
+                        "{}: normal, expected {expected:?}",
+                        ctx()
+                    );
+                } else if r == 0.0 {
+                    // A point reaching a face: the normal points into the box, across it.
+                    let (axis, sign) = unit_axis(hit.normal)
+                        .unwrap_or_else(|| panic!("{}: normal not a unit axis", ctx()));
+                    let x = ix.at(&vx, u0);
+                    let face = if sign > 0.0 { x.lo[axis] } else { x.hi[axis] };
+                    assert!(
+                        (p[axis] - face).abs() <= tol.contact && f64::from(sign) * w[axis] > 0.0,
+                        "{}: normal does not cross the face reached",
+                        ctx()
+                    );
+                }
+            }
+        }
+    }
+    true
+}
+
+/// `Ray::box_hit_at` and `Ray::box_hit_with_normal_at` against points sampled along the
+/// ray. Returns false when the case is unclear.
+pub(crate) fn check_ray_box<V: Vector>(
+    ray: &Ray<V>,
+    aabb: &BoundingBox<V>,
+    max_t: f32,
+    tol: Tol,
+) -> bool {
+    let got = ray.box_hit_at(aabb, max_t);
+    let with_normal = ray.box_hit_with_normal_at(aabb, max_t);
+    assert_eq!(
+        got,
+        with_normal.map(|h| h.0),
+        "{ray:?} vs {aabb:?}: the two slab tests differ"
+    );
+    let (o, d, ib) = (f64s(ray.origin), f64s(ray.direction), Iv::of(aabb));
+    let probe = |t: f64| {
+        let p = along(&o, &d, t);
+        (ib.contains(&p), ib.point_gap(&p))
+    };
+    let s = Samples::new(
+        f64::from(max_t),
+        &face_times(V::DIM, &o, &o, &d, &ib.lo, &ib.hi),
+        probe,
+    );
+    let ctx = || {
+        format!(
+            "{ray:?}.box_hit_with_normal_at({aabb:?}, {max_t}) = {with_normal:?}; oracle: min gap {}",
+            s.min_gap
+        )
+    };
+    match s.verdict(tol) {
+        Verdict::Unclear => return false,
+        Verdict::Miss => assert!(got.is_none(), "{}: the ray misses", ctx()),
+        Verdict::Hit => {
+            let (t, n) = with_normal.unwrap_or_else(|| panic!("{}: the ray hits", ctx()));
+            let t64 = f64::from(t);
+            assert!((0.0..=f64::from(max_t)).contains(&t64), "{}", ctx());
+            assert!(
+                (t64 - s.first()).abs() <= s.slack(tol),
+                "{}: entry sampled at {}",
+                ctx(),
+                s.first()
+            );
+            // Whether the origin is inside is decided exactly by the crate.
+            if probe(0.0).0 {
+                assert!(t == 0.0 && n == V::ZERO, "{}: origin inside", ctx());
+            } else {
+                assert!(t > 0.0, "{}: origin outside", ctx());
+                assert!(
+                    probe(t64).1.abs() <= tol.contact,
+                    "{}: not on the boundary at t",
+                    ctx()
+                );
+                // The outward normal of the face entered: the ray reaches it moving inwards.
+                let (axis, sign) =
+                    unit_axis(n).unwrap_or_else(|| panic!("{}: normal not a unit axis", ctx()));
+                let p = along(&o, &d, t64);
+                let face = if sign > 0.0 { ib.hi[axis] } else { ib.lo[axis] };
+                assert!(
+                    (p[axis] - face).abs() <= tol.contact && f64::from(sign) * d[axis] < 0.0,
+                    "{}: not entering through the face of the normal",
+                    ctx()
+                );
+            }
+        }
+    }
+    true
+}
+
+/// `Ray::ball_hit_at` against points sampled along the ray. False when unclear.
+pub(crate) fn check_ray_ball<V: Vector>(
+    ray: &Ray<V>,
+    ball: &Ball<V>,
+    max_t: f32,
+    tol: Tol,
+) -> bool {
+    let got = ray.ball_hit_at(ball, max_t);
+    let (o, d, c, r) = (
+        f64s(ray.origin),
+        f64s(ray.direction),
+        f64s(ball.center),
+        f64::from(ball.radius),
+    );
+    let probe = |t: f64| {
+        let dist = length(&minus(&along(&o, &d, t), &c));
+        (dist <= r, dist - r)
+    };
+    let s = Samples::new(f64::from(max_t), &[], probe);
+    let ctx = || {
+        format!(
+            "{ray:?}.ball_hit_at({ball:?}, {max_t}) = {got:?}; oracle: min gap {}",
+            s.min_gap
+        )
+    };
+    match s.verdict(tol) {
+        Verdict::Unclear => return false,
+        Verdict::Miss => assert!(got.is_none(), "{}: the ray misses", ctx()),
+        Verdict::Hit => {
+            let t = got.unwrap_or_else(|| panic!("{}: the ray hits", ctx()));
+            let t64 = f64::from(t);
+            assert!((0.0..=f64::from(max_t)).contains(&t64), "{}", ctx());
+            assert!(
+                (t64 - s.first()).abs() <= s.slack(tol),
+                "{}: entry sampled at {}",
+                ctx(),
+                s.first()
+            );
+            let g0 = probe(0.0).1;
+            if g0 <= -tol.clear {
+                assert_eq!(t, 0.0, "{}: origin inside", ctx());
+            } else if g0 > tol.clear {
+                assert!(t > 0.0, "{}: origin outside", ctx());
+                assert!(
+                    probe(t64).1.abs() <= tol.contact,
+                    "{}: not on the surface at t",
+                    ctx()
+                );
+            }
+        }
+    }
+    true
+}
+
+/// `box_cast_at` against the moving box sampled along the cast. False when unclear.
+pub(crate) fn check_box_cast<V: Vector>(
+    shape: &BoundingBox<V>,
+    dir: V,
+    max_t: f32,
+    target: &BoundingBox<V>,
+    tol: Tol,
+) -> bool {
+    let got = box_cast_at(shape, dir, max_t, target);
+    let (is, d, it) = (Iv::of(shape), f64s(dir), Iv::of(target));
+    let probe = |t: f64| {
+        let x = is.at(&d, t);
+        (x.overlaps(&it), x.gap(&it))
+    };
+    let s = Samples::new(
+        f64::from(max_t),
+        &face_times(V::DIM, &is.lo, &is.hi, &d, &it.lo, &it.hi),
+        probe,
+    );
+    let ctx = || {
+        format!(
+            "box_cast_at({shape:?}, {dir:?}, {max_t}, {target:?}) = {got:?}; oracle: min gap {}",
+            s.min_gap
+        )
+    };
+    match s.verdict(tol) {
+        Verdict::Unclear => return false,
+        Verdict::Miss => assert!(got.is_none(), "{}: the cast misses", ctx()),
+        Verdict::Hit => {
+            let (t, n) = got.unwrap_or_else(|| panic!("{}: the cast hits", ctx()));
+            let t64 = f64::from(t);
+            assert!((0.0..=f64::from(max_t)).contains(&t64), "{}", ctx());
+            assert!(
+                (t64 - s.first()).abs() <= s.slack(tol),
+                "{}: first contact sampled at {}",
+                ctx(),
+                s.first()
+            );
+            let g0 = probe(0.0).1;
+            if g0 <= -tol.clear {
+                assert!(
+                    t == 0.0 && n == V::ZERO,
+                    "{}: overlapping at the start",
+                    ctx()
+                );
+            } else if g0 > tol.clear {
+                assert!(t > 0.0, "{}: apart at the start", ctx());
+                assert!(
+                    probe(t64).1.abs() <= tol.contact,
+                    "{}: not touching at t",
+                    ctx()
+                );
+                // The outward normal of the target's face that the moving box reaches.
+                let (axis, sign) =
+                    unit_axis(n).unwrap_or_else(|| panic!("{}: normal not a unit axis", ctx()));
+                let x = is.at(&d, t64);
+                let (mover, face) = if sign > 0.0 {
+                    (x.lo[axis], it.hi[axis])
+                } else {
+                    (x.hi[axis], it.lo[axis])
+                };
+                assert!(
+                    (mover - face).abs() <= tol.contact && f64::from(sign) * d[axis] < 0.0,
+                    "{}: not arriving on the face of the normal",
+                    ctx()
+                );
+            }
+        }
+    }
+    true
+}
+
+// ---------------------------------------------------------------------------------------
+// Hand-computed sweeps
+// ---------------------------------------------------------------------------------------
+
+#[track_caller]
+pub(crate) fn assert_sweep<V: Vector>(
+    got: Option<SweepHit<V>>,
+    u0: f32,
+    u1: f32,
+    normal: [f32; 3],
+) {
+    let hit = got.unwrap_or_else(|| panic!("expected a hit over {u0}..={u1}, got none"));
+    assert!(
+        (hit.u0 - u0).abs() <= 1e-5
+            && (hit.u1 - u1).abs() <= 1e-5
+            && max_abs_diff(hit.normal, vec(normal)) <= 1e-5,
+        "expected u0 {u0}, u1 {u1}, normal {normal:?}; got {hit:?}"
+    );
+}

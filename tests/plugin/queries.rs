@@ -1,0 +1,373 @@
+//! Spatial queries (`SpatialQuery`) against an `f64` oracle on random scenes.
+
+use super::*;
+
+pub(crate) fn accepts(layers: Option<CollisionLayers>, e: Entity, filter: &QueryFilter) -> bool {
+    layers.map_or(u32::MAX, |l| l.memberships) & filter.mask != 0 && !filter.excluded.contains(&e)
+}
+
+pub(crate) fn random_filter(rng: &mut Rng, entities: &[Entity]) -> QueryFilter {
+    let mut filter = QueryFilter::default();
+    if rng.chance(0.5) {
+        filter = filter.with_mask(rng.below(8) as u32);
+    }
+    let excluded: Vec<Entity> = (0..rng.below(4))
+        .map(|_| entities[rng.below(entities.len())])
+        .collect();
+    filter.excluding(excluded)
+}
+
+// ---------------------------------------------------------------------------------------
+// Spatial queries against the f64 oracle
+//
+// Every query of `SpatialQuery` on random scenes (rotated, scaled, offset colliders with
+// layers), with random filters, directions of random length (zero, tiny, about one, huge)
+// and random ranges (zero, finite, infinite). The oracle (`tests/common/oracle.rs`) computes in
+// `f64` with its own formulas and brackets each answer with a tolerance `QUERY_EPS`: what a
+// query must return is what it reaches with every target shrunk by the tolerance; what it
+// returns must be within the tolerance of touching. Each result's `t`, `point` and
+// `normal` are checked, and the cases the bracket leaves open are counted and bounded.
+
+use bevy::math::DVec3;
+
+use crate::exact::{
+    Solid, first_contact, random_direction, random_max_t, ray_entry, surface_normals,
+};
+
+/// The oracle's distance tolerance (world units; the scenes span tens of units).
+pub(crate) const QUERY_EPS: f64 = 1e-3;
+
+pub(crate) fn solid(s: &OShape) -> Solid {
+    match *s {
+        OShape::Box { min, max } => Solid::Box {
+            min: min.as_dvec3(),
+            max: max.as_dvec3(),
+        },
+        OShape::Ball { center, radius } => Solid::Ball {
+            center: center.as_dvec3(),
+            radius: f64::from(radius),
+        },
+    }
+}
+
+pub(crate) fn dvec<V: Dim>(p: V) -> DVec3 {
+    p.extend_to_3d().as_dvec3()
+}
+
+/// How many results each kind of query was checked on, and the open cases.
+#[derive(Debug, Default)]
+pub(crate) struct QueryChecks {
+    pub(crate) hits: BTreeMap<&'static str, usize>,
+    pub(crate) normals: usize,
+    pub(crate) open: usize,
+    pub(crate) decided: usize,
+}
+
+/// A moving box (`half` zero for a ray) and what it is checked against.
+pub(crate) struct Sweep<'a> {
+    pub(crate) what: &'a str,
+    pub(crate) kind: &'static str,
+    pub(crate) origin: DVec3,
+    pub(crate) half: DVec3,
+    pub(crate) direction: DVec3,
+    pub(crate) max_t: f64,
+    pub(crate) candidates: &'a [(Entity, Solid)],
+}
+
+impl Sweep<'_> {
+    /// First contact with `s` within the range: the ray's own slab test or quadratic, the
+    /// box's first-contact search.
+    pub(crate) fn first(&self, s: Solid) -> Option<f64> {
+        if self.half == DVec3::ZERO {
+            ray_entry(self.origin, self.direction, s, self.max_t)
+        } else {
+            first_contact(self.origin, self.half, self.direction, s, self.max_t, 0.0)
+        }
+    }
+
+    /// The candidates a query must reach, with the parameter at which it certainly does.
+    pub(crate) fn certain(&self) -> Vec<(Entity, f64)> {
+        self.candidates
+            .iter()
+            .filter_map(|(e, s)| Some((*e, self.first(s.shrunk(QUERY_EPS))?)))
+            .collect()
+    }
+
+    /// One returned hit: a candidate, in range, touching its target at `t` (within the
+    /// tolerance), not later than where the target's shrunk shape is reached; `point` the
+    /// moving center at `t`; `normal` zero when the sweep starts inside, else the outward
+    /// normal of the surface touched.
+    pub(crate) fn check_hit<V: Dim>(&self, hit: &ShapeHit<V>, checks: &mut QueryChecks) {
+        let what = format!("{} {}: {hit:?}", self.kind, self.what);
+        let Some((_, s)) = self.candidates.iter().find(|(e, _)| *e == hit.entity) else {
+            panic!("{what}: not a candidate (filtered out or no valid shape)");
+        };
+        let s = *s;
+        let t = f64::from(hit.t);
+        assert!(t >= 0.0 && t <= self.max_t, "{what}: t out of range");
+        let center = self.origin + self.direction * t;
+        let gap = s.distance_to_box(center, self.half);
+        assert!(gap <= QUERY_EPS, "{what}: {gap} away from its target at t");
+        if let Some(sure) = self.first(s.shrunk(QUERY_EPS)) {
+            assert!(t <= sure * (1.0 + 1e-6), "{what}: later than {sure}");
+        }
+        let scale = 1.0 + self.origin.length() + (self.direction * t).length();
+        assert!(
+            dvec(hit.point).distance(center) <= 1e-5 * scale,
+            "{what}: point, the oracle's {center}"
+        );
+        let normal = dvec(hit.normal);
+        if s.shrunk(QUERY_EPS).distance_to_box(self.origin, self.half) == 0.0 {
+            assert_eq!(t, 0.0, "{what}: starts inside");
+            assert_eq!(normal, DVec3::ZERO, "{what}: starts inside, zero normal");
+        } else if s.distance_to_box(self.origin, self.half) > QUERY_EPS {
+            // Box targets: the moving center lies on a face of the target grown by the
+            // moving box (their Minkowski sum). Balls: the radial direction at the point of
+            // the moving box closest to the center.
+            let want = match s {
+                Solid::Box { min, max } => surface_normals(
+                    Solid::Box {
+                        min: min - self.half,
+                        max: max + self.half,
+                    },
+                    center,
+                    2.0 * QUERY_EPS,
+                ),
+                Solid::Ball { center: c, .. } => {
+                    surface_normals(s, c.clamp(center - self.half, center + self.half), 0.0)
+                }
+            };
+            assert!(
+                want.iter().any(|n| n.distance(normal) <= 1e-2
+                    && n.dot(self.direction) <= 1e-6 * self.direction.length()),
+                "{what}: normal, the oracle's {want:?} (target {s:?})"
+            );
+            checks.normals += 1;
+        } else {
+            checks.open += 1;
+        }
+        *checks.hits.entry(self.kind).or_default() += 1;
+    }
+
+    /// The closest hit: none only when no candidate is certainly reached; else a valid
+    /// hit no later than any candidate's certain contact.
+    pub(crate) fn check_closest<V: Dim>(&self, got: Option<ShapeHit<V>>, checks: &mut QueryChecks) {
+        let certain = self.certain();
+        match got {
+            None => assert!(
+                certain.is_empty(),
+                "{} {}: missed {certain:?}",
+                self.kind,
+                self.what
+            ),
+            Some(hit) => {
+                self.check_hit(&hit, checks);
+                let t = f64::from(hit.t);
+                for (e, sure) in &certain {
+                    assert!(
+                        t <= sure * (1.0 + 1e-6),
+                        "{} {}: {hit:?}, but {e} is reached at {sure}",
+                        self.kind,
+                        self.what
+                    );
+                }
+            }
+        }
+    }
+
+    /// Every hit: each a valid hit, once, nearest first, and every candidate certainly
+    /// reached among them.
+    pub(crate) fn check_all<V: Dim>(&self, hits: &[ShapeHit<V>], checks: &mut QueryChecks) {
+        for hit in hits {
+            self.check_hit(hit, checks);
+        }
+        let got: BTreeSet<Entity> = hits.iter().map(|h| h.entity).collect();
+        assert_eq!(
+            got.len(),
+            hits.len(),
+            "{} {}: duplicates",
+            self.kind,
+            self.what
+        );
+        assert!(
+            hits.windows(2).all(|w| w[0].t <= w[1].t),
+            "{} {}: nearest first",
+            self.kind,
+            self.what
+        );
+        for (e, sure) in self.certain() {
+            assert!(
+                got.contains(&e),
+                "{} {}: {e} reached at {sure} is missing from {hits:?}",
+                self.kind,
+                self.what
+            );
+        }
+    }
+}
+
+/// An overlap query's answer: every candidate certainly overlapped (`distance` to its
+/// shrunk shape within `reach - QUERY_EPS`, or zero), none further than `reach +
+/// QUERY_EPS`; the rest are open and counted.
+pub(crate) fn check_overlaps(
+    what: &str,
+    got: &[Entity],
+    candidates: &[(Entity, Solid)],
+    distance: impl Fn(Solid) -> f64,
+    reach: f64,
+    checks: &mut QueryChecks,
+    kind: &'static str,
+) {
+    let set: BTreeSet<Entity> = got.iter().copied().collect();
+    assert_eq!(set.len(), got.len(), "{kind} {what}: duplicates");
+    for e in &set {
+        assert!(
+            candidates.iter().any(|(c, _)| c == e),
+            "{kind} {what}: {e} is not a candidate"
+        );
+    }
+    for (e, s) in candidates {
+        let certain = distance(s.shrunk(QUERY_EPS)) <= (reach - QUERY_EPS).max(0.0);
+        let outside = distance(*s) > reach + QUERY_EPS;
+        if certain {
+            assert!(set.contains(e), "{kind} {what}: {e} ({s:?}) missing");
+            checks.decided += 1;
+        } else if outside {
+            assert!(!set.contains(e), "{kind} {what}: {e} ({s:?}) is too far");
+            checks.decided += 1;
+        } else {
+            checks.open += 1;
+        }
+    }
+    *checks.hits.entry(kind).or_default() += set.len();
+}
+
+pub(crate) fn spatial_query_oracle<V: Dim>() {
+    let mut checks = QueryChecks::default();
+    for seed in [1234, 99] {
+        spatial_query_oracle_scene::<V>(seed, &mut checks);
+    }
+    // The open cases (within the tolerance of touching, where either answer is right)
+    // stay rare: at most one per hundred results.
+    let open_limit = checks.hits.values().sum::<usize>() / 100;
+    assert!(
+        checks.hits.len() == 6
+            && checks.hits.values().all(|&c| c > 250)
+            && checks.normals > 1000
+            && checks.open <= open_limit,
+        "too few checks, or too many cases left open: {checks:?}"
+    );
+    eprintln!("{checks:?}");
+}
+
+pub(crate) fn spatial_query_oracle_scene<V: Dim>(seed: u64, checks: &mut QueryChecks) {
+    let scene = random_scene::<V>(seed, 40, 80);
+    let mut app = update_app::<V>(Sched::Update);
+    let entities = spawn_scene(&mut app, &scene);
+    let mut rng = Rng::new(seed ^ 0x5EED);
+    let extent = if V::DIM == 2 { 12.0 } else { 8.0 };
+    for round in 0..4 {
+        run_ticks(&mut app, if round == 0 { 1 } else { 20 });
+        let world = app.world_mut();
+        let mut q = world.query::<OracleItem<V>>();
+        let shapes = oracle_world(q.iter(world));
+        assert_eq!(shapes.len(), entities.len());
+        let mut state: SystemState<SpatialQuery<V>> = SystemState::new(world);
+        let query = state.get(world).unwrap();
+        for i in 0..400 {
+            let filter = random_filter(&mut rng, &entities);
+            let candidates: Vec<(Entity, Solid)> = shapes
+                .iter()
+                .filter(|(e, _, l)| accepts(*l, *e, &filter))
+                .map(|(e, s, _)| (*e, solid(s)))
+                .collect();
+            let origin: V = rng.vector(-extent, extent);
+            let mut unit = || f64::from(rng.unit());
+            let d = random_direction(&mut unit, V::DIM);
+            let max_t = random_max_t(&mut unit, d.length(), 30.0);
+            let direction: V = V::truncate_from_3d(d.as_vec3());
+            let max_t32 = max_t as f32;
+            let what = format!(
+                "seed {seed} round {round} query {i}: origin {origin:?} direction {direction:?} max_t {max_t32} {filter:?}"
+            );
+            let mut sweep = Sweep {
+                what: &what,
+                kind: "cast_ray",
+                origin: dvec(origin),
+                half: DVec3::ZERO,
+                direction: dvec(direction),
+                max_t: f64::from(max_t32),
+                candidates: &candidates,
+            };
+
+            // Rays.
+            let ray = Ray::new(origin, direction);
+            sweep.check_closest(query.cast_ray(&ray, max_t32, &filter), checks);
+            sweep.kind = "ray_hits";
+            sweep.check_all(&query.ray_hits(&ray, max_t32, &filter), checks);
+
+            // Box cast: the box from its corners, which the oracle reads exactly.
+            let half: V = if rng.chance(0.05) {
+                V::ZERO
+            } else {
+                rng.vector(0.05, 1.0)
+            };
+            let cast = BoundingBox::from_min_max(origin - half, origin + half);
+            sweep.kind = "cast_box";
+            sweep.origin = (dvec(cast.min) + dvec(cast.max)) * 0.5;
+            sweep.half = (dvec(cast.max) - dvec(cast.min)) * 0.5;
+            if sweep.half == DVec3::ZERO {
+                // The ray oracle is the right one for a point, but test the search too.
+                sweep.half = DVec3::splat(1e-300);
+            }
+            sweep.check_closest(query.cast_box(&cast, direction, max_t32, &filter), checks);
+
+            // Point.
+            let p = dvec(origin);
+            let got = query.point(origin, &filter);
+            check_overlaps(
+                &what,
+                &got,
+                &candidates,
+                |s| s.distance_to_point(p),
+                0.0,
+                checks,
+                "point",
+            );
+
+            // Box.
+            let half: V = rng.vector(0.0, 3.0);
+            let area = BoundingBox::from_min_max(origin - half, origin + half);
+            let (c, h) = (
+                (dvec(area.min) + dvec(area.max)) * 0.5,
+                (dvec(area.max) - dvec(area.min)) * 0.5,
+            );
+            let got = query.aabb(&area, &filter);
+            check_overlaps(
+                &what,
+                &got,
+                &candidates,
+                |s| s.distance_to_box(c, h),
+                0.0,
+                checks,
+                "aabb",
+            );
+
+            // Sphere.
+            let radius = rng.range(0.0, 3.0);
+            let got = query.sphere(origin, radius, &filter);
+            check_overlaps(
+                &what,
+                &got,
+                &candidates,
+                |s| s.distance_to_point(p),
+                f64::from(radius),
+                checks,
+                "sphere",
+            );
+        }
+    }
+    finish::<V>(&app);
+}
+
+both_dims!(spatial_query_oracle,);
