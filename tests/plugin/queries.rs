@@ -264,6 +264,10 @@ pub(crate) fn spatial_query_oracle_scene<V: Dim>(seed: u64, checks: &mut QueryCh
     let scene = random_scene::<V>(seed, 40, 80);
     let mut app = update_app::<V>(Sched::Update);
     let entities = spawn_scene(&mut app, &scene);
+    // A third of them `Static` (moved all the same): the queries see both trees.
+    for &e in entities.iter().step_by(3) {
+        app.world_mut().entity_mut(e).insert(Static);
+    }
     let mut rng = Rng::new(seed ^ 0x5EED);
     let extent = if V::DIM == 2 { 12.0 } else { 8.0 };
     for round in 0..4 {
