@@ -99,8 +99,9 @@ macro_rules! parry_broad_phase {
 
             /// The tree of the scene's fat boxes built at once by parry's binned SAH
             /// builder (`Bvh::from_leaves` with `BvhBuildStrategy::Binned`), as a user who
-            /// builds a tree to query it would, then refitted and traversed as [`Self::new`]
-            /// does. The rows "after the build" of the ray and box-query scenarios use it.
+            /// builds a tree to query it would, then traversed as [`Self::new`] does (every
+            /// leaf is new). The rows "after the build" of the ray and box-query scenarios
+            /// use it.
             pub fn binned(scene: &Scene<$dim>) -> Self {
                 Self::build(scene, false, true)
             }
@@ -155,8 +156,12 @@ macro_rules! parry_broad_phase {
                         this.curr_updated.push(i as u32);
                     }
                 }
-                // `first_pass`: full refit, no optimization (insertions accrue no debt).
-                this.tree.refit(&mut this.workspace);
+                // `first_pass`: full refit, no optimization (insertions accrue no debt). The
+                // binned builder refits the tree itself, which turns every leaf's pending
+                // change into a change the traversal sees; a second refit would clear them.
+                if !binned {
+                    this.tree.refit(&mut this.workspace);
+                }
                 core::mem::swap(&mut this.prev_updated, &mut this.curr_updated);
                 this.reinsert_leaf_updates = false;
                 let (added, removed) = this.collect_pairs();

@@ -1,8 +1,8 @@
-//! An experiment on the tree's memory layout, kept to reproduce the measurements that led
-//! to the crate's present one: the "narrow" arena the crate had before (every leaf and
-//! internal node a node holding its own box) against the "wide" layout it has now (an
-//! internal node holds both of its children's boxes; leaves are not nodes) and against a
-//! "leaf table" (internal nodes only, each leaf's box in a table by proxy id).
+//! Three memory layouts of the same tree, timed on copies of it: a "narrow" arena (every
+//! leaf and internal node a node holding its own box), the "wide" layout the crate uses
+//! (an internal node holds both of its children's boxes; leaves are not nodes) and a
+//! "leaf table" (internal nodes only, each leaf's box in a table by proxy id). It tells
+//! what the layout alone does to the pair walk, the refit and the leaf writes.
 //!
 //! `cargo run --release -p bevy_aabb_tree_bench --bin layout_walk -- [2d|3d] [N]
 //! [fast|slow] [ROUNDS]` (defaults: 2d, 10000, fast, 21).
@@ -11,8 +11,8 @@
 //! driver), so that the tree has the shape of the steady state. Its nodes are then copied,
 //! through the public inspection API, into plain arrays:
 //!
-//! - *narrow*: the previous layout, laid out as its rebuilds did (the root first, each
-//!   node's two children side by side, depth first), 32 bytes a node in 2D and 40 in 3D
+//! - *narrow*: a node per leaf and internal node, laid out the way rebuilds lay subtrees
+//!   out (the root first, each node's two children side by side, depth first), 32 bytes a node in 2D and 40 in 3D
 //!   (box, parent, two children, mark, height);
 //! - *wide*: only the internal nodes, in the arena's order, each holding the boxes of its
 //!   two children and their links (a leaf child is its proxy id with the top bit set),
@@ -53,7 +53,7 @@ const NULL: u32 = u32::MAX;
 /// Marks a wide node's child as a leaf; the low bits are its proxy id.
 const LEAF: u32 = 1 << 31;
 
-/// The crate's node, field for field (same size, same stride).
+/// A node of the narrow layout: its own box, its links, a change mark and its height.
 #[derive(Clone, Copy)]
 #[allow(dead_code)]
 struct Narrow<V: Vector> {
@@ -103,7 +103,7 @@ struct Layouts<V: Vector> {
     /// Each proxy's box, in proxy order (the crate's fat box copy; in the leaf-table
     /// layout, the leaves themselves).
     fat: Vec<BoundingBox<V>>,
-    /// Leaf-table layout: only the internal nodes, in the arena's order, each the crate's
+    /// Leaf-table layout: only the internal nodes, in the arena's order, each a narrow
     /// node with its children's links tagged (a leaf child is its proxy id with [`LEAF`]
     /// set, its box in `fat`).
     table: Vec<Narrow<V>>,
@@ -116,8 +116,7 @@ impl<V: Vector> Layouts<V> {
     fn copy(tree: &bevy_aabb_tree::DynamicTree<V, u32>) -> Self {
         let root = tree.root().expect("a tree with proxies");
         // Every node, at the place the narrow layout gives it (the root first, then each
-        // node's two children side by side, depth first: the order the crate's rebuilds
-        // lay subtrees out in).
+        // node's two children side by side, depth first).
         let mut place = std::collections::HashMap::new();
         place.insert(root, 0usize);
         let mut views = vec![None];

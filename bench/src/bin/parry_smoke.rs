@@ -1,4 +1,5 @@
-//! Smoke test and quick figures for the parry peer of the benchmarks (`bench/src/parry_driver.rs`).
+//! Smoke test and quick figures for the parry peer of the benchmarks
+//! (`bench/src/parry_driver.rs`).
 //!
 //! Runs the "uniform boxes" scene (10k boxes by default, `parry_smoke N` for another count)
 //! in 2D and 3D, fast and slow, through parry's `Bvh` driven like rapier's broad phase, and
@@ -7,8 +8,8 @@
 //!
 //! - the fat boxes parry stores equal the scenario's (tight box ± margin, rewritten only when
 //!   the tight box leaves the stored one);
-//! - after the build (step 0), the traversal reports exactly the brute-force pairs of
-//!   overlapping fat boxes;
+//! - after the build (step 0), by insertion as rapier does or by parry's binned builder,
+//!   the traversal reports exactly the brute-force pairs of overlapping fat boxes;
 //! - at step 10, the pairs it reports are exactly the brute-force pairs with at least one box
 //!   whose fat box was rewritten this step (so a subset of all the pairs);
 //! - with rapier's pair tracking, the persistent pair set equals all the brute-force pairs;
@@ -68,6 +69,8 @@ static GLOBAL: CountingAlloc = CountingAlloc;
 /// The two drivers behind one interface, so that the checks are written once.
 trait Peer<const D: usize>: Sized {
     fn build(scene: &Scene<D>, track_pairs: bool) -> Self;
+    /// The tree built at once by parry's binned builder.
+    fn binned(scene: &Scene<D>) -> Self;
     fn step(&mut self, scene: &Scene<D>) -> usize;
     fn pairs(&self) -> &[(u32, u32)];
     fn tracked_pairs(&self) -> Option<Vec<(u32, u32)>>;
@@ -91,6 +94,9 @@ macro_rules! impl_peer {
                 } else {
                     $ty::new(scene)
                 }
+            }
+            fn binned(scene: &Scene<$dim>) -> Self {
+                $ty::binned(scene)
             }
             fn step(&mut self, scene: &Scene<$dim>) -> usize {
                 $ty::step(self, scene)
@@ -226,9 +232,19 @@ fn brute_force_ray<const D: usize>(
 }
 
 /// Checks the driver against brute force over the first `CHECK_STEP` steps.
-fn check<const D: usize, P: Peer<D>>(label: &str, mut scene: Scene<D>) {
-    for track_pairs in [false, true] {
-        let mut peer = P::build(&scene, track_pairs);
+fn check<const D: usize, P: Peer<D>>(label: &str, scene: Scene<D>) {
+    for (track_pairs, binned) in [(false, false), (true, false), (false, true)] {
+        let mut scene = scene.clone();
+        let mut peer = if binned {
+            P::binned(&scene)
+        } else {
+            P::build(&scene, track_pairs)
+        };
+        let label = if binned {
+            format!("{label}, binned build")
+        } else {
+            label.to_string()
+        };
         let mut fat = FatBoxes::new(&scene);
         for step in 0..=CHECK_STEP {
             if step > 0 {
@@ -386,6 +402,8 @@ fn run<const D: usize, P: Peer<D>>(
 
     let build = P::build(&fast, false);
     time_rays(&format!("{dim} rays, after build"), &build, &fast, &rays);
+    let binned = P::binned(&fast);
+    time_rays(&format!("{dim} rays, binned build"), &binned, &fast, &rays);
     for (speed, scene) in [("fast", &fast), ("slow", &slow)] {
         let (peer, moved) = time_steps::<D, P>(&format!("{dim} {speed}"), scene.clone(), false);
         if speed == "fast" {
