@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Plot the "uniform boxes" step times saved from `examples/bench_compare.rs`.
+"""Plot the "uniform boxes" step times saved from `bench_compare` (the benchmark package).
 
 Usage: scripts/plot_benchmarks.py [INPUT ...] [-o OUTPUT]
 
-Reads the raw output of `cargo run --release --no-default-features --example bench_compare --
-uniform [FILTER]` (default inputs: every `docs/bench/uniform*.txt`), takes for each case
+Reads the raw output of `cargo run --release -p bevy_aabb_tree_bench --bin bench_compare --
+uniform [FILTER]` or `... all` (default inputs: every `docs/bench/uniform*.txt` and
+`docs/bench/all*.txt`), takes for each case
 (`uniform 2d n=10000 fast`, ...) the median over all the lines found for it (a case re-run
 with the filter argument therefore counts once per run), and writes an SVG (default
 `docs/bench/step_time.svg`): step time in ms (log scale) against N (log scale), one line per
@@ -248,7 +249,10 @@ def main():
         help="SVG to write",
     )
     args = ap.parse_args()
-    inputs = args.inputs or sorted(glob.glob(os.path.join(ROOT, "docs", "bench", "uniform*.txt")))
+    bench = os.path.join(ROOT, "docs", "bench")
+    inputs = args.inputs or sorted(
+        glob.glob(os.path.join(bench, "uniform*.txt")) + glob.glob(os.path.join(bench, "all*.txt"))
+    )
     if not inputs:
         sys.exit("no input: run bench_compare -- uniform and save its output first")
     data = parse(inputs)

@@ -26,8 +26,8 @@
 //! Both drivers pay their own conversions (`[f32; D]` to `Vec2`/`Vec3` here, to parry's
 //! vectors there) inside the step.
 //!
-//! Include with `#[path = "support/ours_driver.rs"] mod ours_driver;` next to
-//! `#[path = "support/scene.rs"] mod scene;` (the driver reads `super::scene::Scene`).
+//! Included with `#[path = ...] mod ours_driver;` next to the scene module (the driver reads
+//! `super::scene::Scene`) by the benchmark package (`bench/`) and `tests/steady_state.rs`.
 
 #![allow(dead_code)]
 

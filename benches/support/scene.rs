@@ -1,10 +1,12 @@
-//! The shared scene of the "uniform boxes" benchmark (see `shared/benchmark-scenario.md`).
+//! The shared scene of the "uniform boxes" benchmark: N boxes of half extent 0.5 moving in
+//! straight lines in a region that holds them at a fixed density, bouncing off its walls,
+//! drawn from a fixed-seed generator so that every run and every side sees the same scene.
 //!
 //! Independent of the crate's own types: positions are plain `[f32; D]` arrays so that the
 //! same scene drives this crate's tree and the peers (parry's `Bvh`, ...) bit for bit.
 //!
-//! Included with `#[path = "support/scene.rs"] mod scene;` from a bench, or
-//! `#[path = "../benches/support/scene.rs"] mod scene;` from an example.
+//! Included with `#[path = ...] mod scene;` by the benchmark package's binaries and benches
+//! (`bench/`) and by `tests/steady_state.rs`.
 
 #![allow(dead_code)]
 

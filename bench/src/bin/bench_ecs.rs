@@ -1,0 +1,520 @@
+//! The "ECS tick" comparison: this crate's plugin against avian 0.7 set up for collision
+//! detection only, in one process, on the same scene, in 2D (avian2d) or 3D (avian3d).
+//!
+//! `cargo run --release -p bevy_aabb_tree_bench --features ecs --bin bench_ecs -- [2d|3d]
+//! [N] [fast|slow]` (defaults: 2d, 10000, fast), or `scripts/bench_ecs.sh`.
+//!
+//! Both apps: `MinimalPlugins` + `TransformPlugin`, fixed 60 Hz, one fixed tick per
+//! `app.update()` (`TimeUpdateStrategy::FixedTimesteps(1)`), N entities of the "uniform boxes"
+//! scene (`benches/support/scene.rs`) spawned in the same order, moved by the same generic
+//! `FixedUpdate` system (`move_boxes`, which bounces them as `Scene::step` does) writing
+//! `Transform`. Collision work runs in `FixedPostUpdate` in both.
+//!
+//! - Ours: `AabbTreePlugin` with its defaults (swept tests on), `Aabb` half 0.5 and
+//!   `Velocity` (which the mover also reads and bounces).
+//! - avian: only the plugins that collision detection needs (the physics schedule and the
+//!   solver's system sets that order it, the collider hierarchy, transforms and backend,
+//!   the collider trees, the broad and narrow phases, and the sync of `Transform` to
+//!   avian's positions); no solver, integrator, joints, islands and sleeping, mass
+//!   properties, forces, spatial queries or interpolation. Every entity is a `RigidBody::Kinematic` (pairs of colliders without a
+//!   body are static-static and never tested) with a box `Collider`, `Sensor` and
+//!   `CollisionEventsEnabled`. The mover writes `Transform`, which avian syncs to `Position`.
+//!   `NarrowPhaseConfig::contact_tolerance` is 0 so that "touching" means overlapping, as it
+//!   does for us (avian's default 0.005 also counts boxes up to 0.005 apart).
+//!
+//! `--avian-default` gives avian its whole `PhysicsPlugins::default()` instead (zero
+//! gravity, the same bodies), which is what a user who adds avian without trimming it runs.
+//!
+//! Ticks interleave and the order alternates (ours first on even ticks, avian first on odd
+//! ones), so that neither app always runs with the other's data in cache: 30 warm-up ticks,
+//! then 300 measured. Printed: median ms of the whole `app.update()` and of the collision
+//! schedule alone (from a timestamp before the first collision set to one after the last),
+//! events per tick (both read their start/end messages), touching pairs, and the touching
+//! pair sets of the last tick compared pair by pair. The process exits with status 1 when
+//! the two sets differ.
+
+#[path = "../../../benches/support/scene.rs"]
+mod scene;
+
+use std::collections::HashSet;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use bevy::ecs::component::Mutable;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_aabb_tree::Vector;
+use bevy_aabb_tree::prelude::{
+    Aabb, AabbTree, AabbTreePlugin, CollisionEnded, CollisionStarted, CollisionSystems, Velocity,
+};
+use scene::Scene;
+
+const WARMUP: usize = 30;
+const TICKS: usize = 300;
+
+/// The scene's region and step, for the mover.
+#[derive(Resource, Clone, Copy)]
+struct Region {
+    side: f32,
+    dt: f32,
+    /// Axes that move: 2 or 3.
+    dims: usize,
+}
+
+/// The box's index in the scene (to compare pair sets across the two worlds).
+#[derive(Component, Clone, Copy)]
+struct Idx(u32);
+
+/// avian's entities' velocity for the mover (not `LinearVelocity`: avian would integrate it).
+/// In 2D its `z` is 0.
+#[derive(Component, Clone, Copy)]
+struct MoveVelocity(Vec3);
+
+/// A velocity the mover can read and bounce, as a `Vec3` (`z` = 0 in 2D).
+trait MoverVelocity: Component<Mutability = Mutable> {
+    fn get(&self) -> Vec3;
+    fn set(&mut self, v: Vec3);
+}
+
+impl<V: Dim> MoverVelocity for Velocity<V> {
+    fn get(&self) -> Vec3 {
+        self.0.to_vec3()
+    }
+    fn set(&mut self, v: Vec3) {
+        self.0 = V::from_vec3(v);
+    }
+}
+
+impl MoverVelocity for MoveVelocity {
+    fn get(&self) -> Vec3 {
+        self.0
+    }
+    fn set(&mut self, v: Vec3) {
+        self.0 = v;
+    }
+}
+
+/// Moves every entity by its velocity and bounces it off the walls, as `Scene::step` does.
+fn move_boxes<C: MoverVelocity>(region: Res<Region>, mut q: Query<(&mut Transform, &mut C)>) {
+    let Region { side, dt, dims } = *region;
+    for (mut transform, mut velocity) in &mut q {
+        let mut c = transform.translation;
+        let mut v = velocity.get();
+        let mut flipped = false;
+        for k in 0..dims {
+            c[k] += v[k] * dt;
+            if c[k] < 0.0 {
+                c[k] = 0.0;
+                v[k] = v[k].abs();
+                flipped = true;
+            } else if c[k] > side {
+                c[k] = side;
+                v[k] = -v[k].abs();
+                flipped = true;
+            }
+        }
+        transform.translation = c;
+        if flipped {
+            velocity.set(v);
+        }
+    }
+}
+
+/// Milliseconds of the collision schedule of the last tick, and events read.
+#[derive(Resource, Default)]
+struct Probe {
+    begin: Option<Instant>,
+    ms: f64,
+    events: usize,
+}
+
+fn probe_begin(mut probe: ResMut<Probe>) {
+    probe.begin = Some(Instant::now());
+}
+
+fn probe_end(mut probe: ResMut<Probe>) {
+    if let Some(b) = probe.begin.take() {
+        probe.ms = b.elapsed().as_secs_f64() * 1e3;
+    }
+}
+
+fn read_ours(
+    mut probe: ResMut<Probe>,
+    mut started: MessageReader<CollisionStarted>,
+    mut ended: MessageReader<CollisionEnded>,
+) {
+    probe.events = started.read().count() + ended.read().count();
+}
+
+/// The plugin's vector type of a dimension, as the bench needs it.
+trait Dim:
+    Vector
+    + bevy::reflect::FromReflect
+    + bevy::reflect::TypePath
+    + bevy::reflect::GetTypeRegistration
+    + bevy::reflect::Typed
+{
+    fn from_vec3(v: Vec3) -> Self;
+    fn to_vec3(self) -> Vec3;
+}
+
+impl Dim for Vec2 {
+    fn from_vec3(v: Vec3) -> Self {
+        v.truncate()
+    }
+    fn to_vec3(self) -> Vec3 {
+        self.extend(0.0)
+    }
+}
+
+impl Dim for Vec3 {
+    fn from_vec3(v: Vec3) -> Self {
+        v
+    }
+    fn to_vec3(self) -> Vec3 {
+        self
+    }
+}
+
+/// A scene point as a `Vec3` (`z` = 0 in 2D).
+fn vec3<const D: usize>(a: [f32; D]) -> Vec3 {
+    let mut v = Vec3::ZERO;
+    for (k, x) in a.into_iter().enumerate() {
+        v[k] = x;
+    }
+    v
+}
+
+/// The avian app of a dimension: avian2d or avian3d.
+trait Peer {
+    /// The peer's name in the printed table.
+    const NAME: &'static str;
+    /// Adds avian's detection plugins (or, with `default_plugins`, its whole
+    /// `PhysicsPlugins::default()` with zero gravity) and configuration, the probe and the
+    /// event reader.
+    fn add_physics(app: &mut App, default_plugins: bool);
+    /// Spawns one box: center, velocity, side, index.
+    fn spawn_batch(world: &mut World, boxes: Vec<(Vec3, Vec3, f32, u32)>);
+    /// The touching pairs (colliders) of avian's contact graph.
+    fn touching(world: &World) -> Vec<(Entity, Entity)>;
+}
+
+/// Implements [`Peer`] for one avian crate; `$collider` makes the box of a side.
+macro_rules! avian_peer {
+    ($peer:ident, $avian:ident, $name:literal, |$size:ident| $collider:expr) => {
+        /// avian, as lean as a detection-only user makes it.
+        struct $peer;
+
+        impl Peer for $peer {
+            const NAME: &'static str = $name;
+
+            fn add_physics(app: &mut App, default_plugins: bool) {
+                use $avian::prelude::*;
+
+                fn read_avian(
+                    mut probe: ResMut<Probe>,
+                    mut started: MessageReader<CollisionStart>,
+                    mut ended: MessageReader<CollisionEnd>,
+                ) {
+                    probe.events = started.read().count() + ended.read().count();
+                }
+
+                if default_plugins {
+                    app.add_plugins(PhysicsPlugins::default())
+                        .insert_resource(Gravity::ZERO);
+                } else {
+                    app.add_plugins((
+                        PhysicsSchedulePlugin::default(),
+                        // Only the solver's system sets, which place the end of the collider
+                        // trees' optimization in the step; its substep schedule stays empty.
+                        SolverSchedulePlugin,
+                        ColliderHierarchyPlugin,
+                        ColliderTransformPlugin::default(),
+                        ColliderBackendPlugin::<Collider>::default(),
+                        ColliderTreePlugin::<Collider>::default(),
+                        BroadPhaseCorePlugin,
+                        BvhBroadPhasePlugin::<()>::default(),
+                        NarrowPhasePlugin::<Collider>::default(),
+                        PhysicsTransformPlugin::default(),
+                    ));
+                }
+                app.insert_resource(NarrowPhaseConfig {
+                    contact_tolerance: 0.0,
+                    ..default()
+                })
+                .add_systems(
+                    FixedPostUpdate,
+                    (
+                        probe_begin.in_set(PhysicsSystems::First),
+                        (probe_end, read_avian).chain().in_set(PhysicsSystems::Last),
+                    ),
+                );
+            }
+
+            fn spawn_batch(world: &mut World, boxes: Vec<(Vec3, Vec3, f32, u32)>) {
+                use $avian::prelude::*;
+                world.spawn_batch(boxes.into_iter().map(|(c, v, $size, i)| {
+                    (
+                        Transform::from_translation(c),
+                        RigidBody::Kinematic,
+                        $collider,
+                        Sensor,
+                        CollisionEventsEnabled,
+                        MoveVelocity(v),
+                        Idx(i),
+                    )
+                }));
+            }
+
+            fn touching(world: &World) -> Vec<(Entity, Entity)> {
+                let graph = world.resource::<$avian::prelude::ContactGraph>();
+                graph
+                    .iter_active_touching()
+                    .chain(graph.iter_sleeping_touching())
+                    .map(|p| (p.collider1, p.collider2))
+                    .collect()
+            }
+        }
+    };
+}
+
+avian_peer!(Avian2d, avian2d, "avian2d 0.7", |size| Collider::rectangle(
+    size, size
+));
+avian_peer!(Avian3d, avian3d, "avian3d 0.7", |size| Collider::cuboid(
+    size, size, size
+));
+
+fn base_app<const D: usize>(scene: &Scene<D>) -> App {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
+        .insert_resource(Time::<Fixed>::from_duration(Duration::from_secs_f32(
+            scene.dt,
+        )))
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
+        .insert_resource(Region {
+            side: scene.side,
+            dt: scene.dt,
+            dims: D,
+        })
+        .init_resource::<Probe>();
+    app
+}
+
+/// Runs the plugins' `finish` and `cleanup` (which `App::run` does and a bare `update` loop
+/// does not; avian registers resources in `finish`).
+fn ready(mut app: App) -> App {
+    app.finish();
+    app.cleanup();
+    app
+}
+
+fn ours_app<V: Dim, const D: usize>(scene: &Scene<D>) -> App {
+    let mut app = base_app(scene);
+    app.add_plugins(AabbTreePlugin::<V>::default())
+        .add_systems(FixedUpdate, move_boxes::<Velocity<V>>)
+        .add_systems(
+            FixedPostUpdate,
+            (
+                probe_begin.before(CollisionSystems::Prepare),
+                (probe_end, read_ours)
+                    .chain()
+                    .after(CollisionSystems::Events),
+            ),
+        );
+    let boxes: Vec<_> = (0..scene.len())
+        .map(|i| {
+            (
+                Transform::from_translation(vec3(scene.centers[i])),
+                Aabb::new(V::from_vec3(Vec3::splat(scene.half))),
+                Velocity(V::from_vec3(vec3(scene.velocities[i]))),
+                Idx(i as u32),
+            )
+        })
+        .collect();
+    app.world_mut().spawn_batch(boxes);
+    ready(app)
+}
+
+fn avian_app<P: Peer, const D: usize>(scene: &Scene<D>, default_plugins: bool) -> App {
+    let mut app = base_app(scene);
+    P::add_physics(&mut app, default_plugins);
+    app.add_systems(FixedUpdate, move_boxes::<MoveVelocity>);
+    let size = 2.0 * scene.half;
+    let boxes = (0..scene.len())
+        .map(|i| {
+            (
+                vec3(scene.centers[i]),
+                vec3(scene.velocities[i]),
+                size,
+                i as u32,
+            )
+        })
+        .collect();
+    P::spawn_batch(app.world_mut(), boxes);
+    ready(app)
+}
+
+fn key(a: u32, b: u32) -> (u32, u32) {
+    (a.min(b), a.max(b))
+}
+
+/// Entity pairs as pairs of scene indices, smaller first.
+fn by_index(world: &mut World, pairs: Vec<(Entity, Entity)>) -> HashSet<(u32, u32)> {
+    let mut idx = world.query::<&Idx>();
+    pairs
+        .into_iter()
+        .map(|(a, b)| key(idx.get(world, a).unwrap().0, idx.get(world, b).unwrap().0))
+        .collect()
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// One measured tick of an app: update ms, collision ms, events, touching pairs.
+fn tick(app: &mut App, touching: impl Fn(&World) -> usize) -> [f64; 4] {
+    let t = Instant::now();
+    app.update();
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    let probe = app.world().resource::<Probe>();
+    [
+        ms,
+        probe.ms,
+        probe.events as f64,
+        touching(app.world()) as f64,
+    ]
+}
+
+/// Runs the comparison on one scene; returns whether the last tick's pair sets agree.
+fn run<V: Dim, P: Peer, const D: usize>(scene: &Scene<D>, default_plugins: bool) -> bool {
+    let mut ours = ours_app::<V, D>(scene);
+    let mut avian = avian_app::<P, D>(scene, default_plugins);
+    let ours_touching = |w: &World| w.resource::<AabbTree<V>>().stats().touching;
+    let avian_touching = |w: &World| P::touching(w).len();
+    for _ in 0..WARMUP {
+        ours.update();
+        avian.update();
+    }
+    // Columns: update ms, collision ms, events, touching.
+    let mut o: [Vec<f64>; 4] = Default::default();
+    let mut a: [Vec<f64>; 4] = Default::default();
+    let push = |cols: &mut [Vec<f64>; 4], row: [f64; 4]| {
+        for (c, x) in cols.iter_mut().zip(row) {
+            c.push(x);
+        }
+    };
+    for t in 0..TICKS {
+        if t % 2 == 0 {
+            push(&mut o, tick(&mut ours, ours_touching));
+            push(&mut a, tick(&mut avian, avian_touching));
+        } else {
+            push(&mut a, tick(&mut avian, avian_touching));
+            push(&mut o, tick(&mut ours, ours_touching));
+        }
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (o_events, a_events) = (mean(&o[2]), mean(&a[2]));
+    let [o_update, o_coll, _, o_touch] = &mut o;
+    let [a_update, a_coll, _, a_touch] = &mut a;
+    let (o_update, o_coll, o_touch) = (median(o_update), median(o_coll), median(o_touch));
+    let (a_update, a_coll, a_touch) = (median(a_update), median(a_coll), median(a_touch));
+
+    println!();
+    println!(
+        "| median of {TICKS} ticks | ours | {} | ours/avian |",
+        P::NAME
+    );
+    println!("|---|---|---|---|");
+    println!(
+        "| app.update() ms | {o_update:.3} | {a_update:.3} | {:.3} |",
+        o_update / a_update
+    );
+    println!(
+        "| collision schedule ms | {o_coll:.3} | {a_coll:.3} | {:.3} |",
+        o_coll / a_coll
+    );
+    println!("| events/tick (mean, start+end) | {o_events:.1} | {a_events:.1} | |");
+    println!("| touching pairs | {o_touch:.0} | {a_touch:.0} | |");
+    println!();
+
+    let pairs = ours
+        .world()
+        .resource::<AabbTree<V>>()
+        .touching_pairs()
+        .collect();
+    let so = by_index(ours.world_mut(), pairs);
+    let pairs = P::touching(avian.world());
+    let sa = by_index(avian.world_mut(), pairs);
+    let both = so.intersection(&sa).count();
+    println!(
+        "last tick touching pairs: ours {}, avian {}, in both {}, only ours {}, only avian {}",
+        so.len(),
+        sa.len(),
+        both,
+        so.len() - both,
+        sa.len() - both
+    );
+    println!("ratio={:.3}", o_update / a_update);
+    println!("ratio_collision_schedule={:.3}", o_coll / a_coll);
+    so == sa
+}
+
+const USAGE: &str = "usage: bench_ecs [2d|3d] [N] [fast|slow] [--avian-default]";
+
+fn main() -> ExitCode {
+    let mut three_d = false;
+    let mut n = 10_000;
+    let mut fast = true;
+    let mut default_plugins = false;
+    for arg in std::env::args().skip(1) {
+        match arg.as_str() {
+            "2d" => three_d = false,
+            "3d" => three_d = true,
+            "fast" => fast = true,
+            "slow" => fast = false,
+            "--avian-default" => default_plugins = true,
+            other => match other.replace('_', "").parse() {
+                Ok(v) => n = v,
+                Err(_) => {
+                    eprintln!("{USAGE}");
+                    return ExitCode::from(2);
+                }
+            },
+        }
+    }
+    println!(
+        "ECS tick: {n} entities, {}, {}, {WARMUP} warm-up ticks, {TICKS} measured, {} threads, \
+         avian {}",
+        if three_d { "3D" } else { "2D" },
+        if fast { "fast" } else { "slow" },
+        std::thread::available_parallelism().map_or(1, |p| p.get()),
+        if default_plugins {
+            "PhysicsPlugins::default()"
+        } else {
+            "detection plugins only"
+        }
+    );
+    let same = if three_d {
+        let vs = if fast {
+            Scene::<3>::FAST
+        } else {
+            Scene::<3>::SLOW
+        };
+        run::<Vec3, Avian3d, 3>(&Scene::<3>::uniform(n, vs), default_plugins)
+    } else {
+        let vs = if fast {
+            Scene::<2>::FAST
+        } else {
+            Scene::<2>::SLOW
+        };
+        run::<Vec2, Avian2d, 2>(&Scene::<2>::uniform(n, vs), default_plugins)
+    };
+    if same {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("error: the two apps' touching pairs differ");
+        ExitCode::FAILURE
+    }
+}

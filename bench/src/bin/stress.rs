@@ -1,0 +1,449 @@
+//! Stress test of the whole plugin, headless: the plugin's cost per tick, stage by stage,
+//! against the bare tree step on the same scene.
+//!
+//! `cargo run --release -p bevy_aabb_tree_bench --features plugin --bin stress -- N [2d|3d]
+//! [fast|slow] [--idle-fraction F] [--threads T]` (defaults: 10000 2d fast, idle fraction 0,
+//! 1 thread).
+//!
+//! N entities of the "uniform boxes" scene (`benches/support/scene.rs`), each with an [`Aabb`]
+//! and a [`Velocity`], moved by a `FixedUpdate` system that bounces them off the region's walls
+//! exactly as `Scene::step` does. `MinimalPlugins` + `TransformPlugin`, a fixed 60 Hz step and
+//! `TimeUpdateStrategy::FixedTimesteps(1)`, so every `app.update()` runs one fixed tick. After
+//! a warm-up, 300 ticks are measured and a table of medians printed: the plugin's stages from
+//! [`AabbTree::stats`], the whole `app.update()`, and the bare tree step on the same scene
+//! (`benches/support/ours_driver.rs`, same process), with the ratio "full tick / bare step".
+//! Last, every collider is despawned in one frame (a level unloaded) and that is timed; the
+//! run stops if a proxy is left in the tree or the ends are not one per touching pair.
+//!
+//! `--idle-fraction F` (0 to 1) makes that fraction of the entities static: they get no
+//! `Velocity`, the mover never touches their `Transform`, and the bare scene gives them a
+//! zero velocity (so the bare tree step only moves the others). This is the scene where
+//! change detection in the prepare stage matters: idle entities should cost next to nothing.
+//!
+//! `--threads T` (T > 1) runs the pair walk in parallel: the compute task pool gets T
+//! threads, `CollisionConfig::parallel_pairs_from` is `Some(0)`, and the bare tree step
+//! uses `DynamicTree::update_pairs_parallel` with T threads. Bevy's task pool has more
+//! than one thread only with its `multi_threaded` feature (this package's feature of that
+//! name): `cargo run --release -p bevy_aabb_tree_bench --features multi_threaded --bin
+//! stress -- N --threads T`. Without it the plugin's walk stays serial, which the line
+//! "pair-walk tasks on the compute pool" shows as 0.
+
+#[path = "../../../benches/support/ours_driver.rs"]
+mod ours_driver;
+#[path = "../../../benches/support/scene.rs"]
+mod scene;
+
+use std::time::{Duration, Instant};
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_aabb_tree::Vector;
+use bevy_aabb_tree::prelude::*;
+use ours_driver::{Displacement, FromArray, OursBroadPhase};
+use scene::Scene;
+
+/// Ticks run before measuring (the first one inserts every collider).
+const WARMUP: usize = 30;
+/// Ticks measured.
+const TICKS: usize = 300;
+
+/// The scene's region and step, for the mover.
+#[derive(Resource, Clone, Copy)]
+struct Region {
+    side: f32,
+    dt: f32,
+}
+
+/// Moves every entity by its velocity and bounces it off the region's walls, exactly as
+/// `Scene::step` does (same operations in the same order, so the ECS scene and the bare
+/// scene stay bit for bit the same).
+fn move_boxes<V: Vector, const D: usize>(
+    region: Res<Region>,
+    mut q: Query<(&mut Transform, &mut Velocity<V>)>,
+) {
+    let Region { side, dt } = *region;
+    for (mut transform, mut velocity) in &mut q {
+        let mut c = transform.translation;
+        let mut v = velocity.0.extend_to_3d();
+        let mut flipped = false;
+        for k in 0..D {
+            c[k] += v[k] * dt;
+            if c[k] < 0.0 {
+                c[k] = 0.0;
+                v[k] = v[k].abs();
+                flipped = true;
+            } else if c[k] > side {
+                c[k] = side;
+                v[k] = -v[k].abs();
+                flipped = true;
+            }
+        }
+        transform.translation = c;
+        if flipped {
+            velocity.0 = V::truncate_from_3d(v);
+        }
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Medians of the plugin's run.
+struct PluginRun {
+    prepare: f64,
+    broad: f64,
+    narrow: f64,
+    events: f64,
+    plugin_total: f64,
+    update: f64,
+    events_per_tick: f64,
+    swept_per_tick: f64,
+    touching: f64,
+    candidates: f64,
+    moved: f64,
+    processed: f64,
+    tree_bytes_per_proxy: f64,
+    /// The whole resource's (`AabbTree::bytes`): the tree, bodies, pairs and their links.
+    plugin_bytes_per_proxy: f64,
+    /// Milliseconds to despawn every collider at once, after the measured ticks.
+    despawn_all_ms: f64,
+    /// Pairs that the despawns ended (`CollisionEnded` messages).
+    despawn_ended: usize,
+    /// Pair-walk tasks run on the compute task pool per tick (0: serial walk).
+    parallel_tasks_per_tick: f64,
+    setup_s: f64,
+}
+
+fn run_plugin<V, const D: usize>(scene: &Scene<D>, threads: usize) -> PluginRun
+where
+    V: FromArray<D>
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+{
+    let start = Instant::now();
+    if threads > 1 {
+        // Before any app: `TaskPoolPlugin` keeps a pool that already exists.
+        bevy::tasks::ComputeTaskPool::get_or_init(|| {
+            bevy::tasks::TaskPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+        });
+    }
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
+        .add_plugins(AabbTreePlugin::<V>::default())
+        .insert_resource(Time::<Fixed>::from_duration(Duration::from_secs_f32(
+            scene.dt,
+        )))
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
+        .insert_resource(CollisionConfig {
+            parallel_pairs_from: (threads > 1).then_some(0),
+            ..default()
+        })
+        .insert_resource(Region {
+            side: scene.side,
+            dt: scene.dt,
+        })
+        .add_systems(FixedUpdate, move_boxes::<V, D>);
+    let half = V::splat(scene.half);
+    let translation = |i: usize| {
+        let mut t = Vec3::ZERO;
+        for k in 0..D {
+            t[k] = scene.centers[i][k];
+        }
+        Transform::from_translation(t)
+    };
+    let is_idle = |i: usize| scene.velocities[i].iter().all(|&v| v == 0.0);
+    let moving: Vec<_> = (0..scene.len())
+        .filter(|&i| !is_idle(i))
+        .map(|i| {
+            (
+                translation(i),
+                Aabb::new(half),
+                Velocity(V::from_array(scene.velocities[i])),
+            )
+        })
+        .collect();
+    // Idle entities: no `Velocity`, so the mover's query never visits them.
+    let idle: Vec<_> = (0..scene.len())
+        .filter(|&i| is_idle(i))
+        .map(|i| (translation(i), Aabb::new(half)))
+        .collect();
+    app.world_mut().spawn_batch(moving);
+    app.world_mut().spawn_batch(idle);
+    // What `App::run` does before the first update.
+    app.finish();
+    app.cleanup();
+    for _ in 0..WARMUP {
+        app.update();
+    }
+    let setup_s = start.elapsed().as_secs_f64();
+    let mut parallel_tasks = 0usize;
+
+    let mut cols: [Vec<f64>; 12] = Default::default();
+    for _ in 0..TICKS {
+        let t = Instant::now();
+        app.update();
+        let update = t.elapsed().as_secs_f64() * 1e3;
+        let s = *app.world().resource::<AabbTree<V>>().stats();
+        parallel_tasks += s.parallel_tasks;
+        let row = [
+            s.prepare_ms as f64,
+            s.broad_ms as f64,
+            s.narrow_ms as f64,
+            s.events_ms as f64,
+            s.total_ms() as f64,
+            update,
+            (s.started + s.ended) as f64,
+            s.touching as f64,
+            s.candidates as f64,
+            s.moved as f64,
+            s.swept_hits as f64,
+            s.processed as f64,
+        ];
+        for (c, x) in cols.iter_mut().zip(row) {
+            c.push(x);
+        }
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let events_per_tick = mean(&cols[6]);
+    let swept_per_tick = mean(&cols[10]);
+    let tree = app.world().resource::<AabbTree<V>>();
+    let tree_bytes_per_proxy = tree.tree_stats().bytes as f64 / scene.len().max(1) as f64;
+    let plugin_bytes_per_proxy = tree.bytes() as f64 / scene.len().max(1) as f64;
+    let touching_before = tree.touching_pairs().count();
+    // A level unloaded: every collider despawned in one frame. Each despawn ends its
+    // touching pairs at once (observers), so this times the plugin's removal path.
+    let entities: Vec<Entity> = app
+        .world_mut()
+        .query_filtered::<Entity, With<Aabb<V>>>()
+        .iter(app.world())
+        .collect();
+    let ended_so_far = |app: &App| {
+        app.world()
+            .resource::<Messages<CollisionEnded>>()
+            .iter_current_update_messages()
+            .count()
+    };
+    let ended_before = ended_so_far(&app);
+    let t = Instant::now();
+    for e in entities {
+        app.world_mut().despawn(e);
+    }
+    let despawn_all_ms = t.elapsed().as_secs_f64() * 1e3;
+    let despawn_ended = ended_so_far(&app) - ended_before;
+    let tree = app.world().resource::<AabbTree<V>>();
+    assert_eq!(tree.tree().len(), 0, "colliders left in the tree");
+    assert_eq!(despawn_ended, touching_before, "one end per touching pair");
+    let [
+        prepare,
+        broad,
+        narrow,
+        events,
+        plugin_total,
+        update,
+        _,
+        touching,
+        candidates,
+        moved,
+        _,
+        processed,
+    ] = &mut cols;
+    PluginRun {
+        prepare: median(prepare),
+        broad: median(broad),
+        narrow: median(narrow),
+        events: median(events),
+        plugin_total: median(plugin_total),
+        update: median(update),
+        events_per_tick,
+        swept_per_tick,
+        touching: median(touching),
+        candidates: median(candidates),
+        moved: median(moved),
+        processed: median(processed),
+        tree_bytes_per_proxy,
+        plugin_bytes_per_proxy,
+        despawn_all_ms,
+        despawn_ended,
+        parallel_tasks_per_tick: parallel_tasks as f64 / TICKS as f64,
+        setup_s,
+    }
+}
+
+/// Median ms per step of the bare tree driven on the scene (after the same warm-up), and the
+/// median number of pairs it reported.
+fn run_bare<V: FromArray<D>, const D: usize>(
+    scene: &Scene<D>,
+    displacement: Displacement,
+    threads: usize,
+) -> (f64, f64) {
+    let mut scene = scene.clone();
+    let mut bare = OursBroadPhase::<V, D>::with_displacement(&scene, displacement);
+    bare.set_threads(threads);
+    for _ in 0..WARMUP {
+        scene.step();
+        bare.step(&scene);
+    }
+    let mut times = Vec::with_capacity(TICKS);
+    let mut pairs = Vec::with_capacity(TICKS);
+    for _ in 0..TICKS {
+        scene.step();
+        let t = Instant::now();
+        let n = std::hint::black_box(bare.step(&scene));
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        pairs.push(n as f64);
+    }
+    (median(&mut times), median(&mut pairs))
+}
+
+fn report<V, const D: usize>(n: usize, vs: f32, label: &str, idle_fraction: f32, threads: usize)
+where
+    Scene<D>: UniformDyn,
+    V: FromArray<D>
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+{
+    let mut scene = Scene::<D>::uniform_dyn(n, vs);
+    // The first `moving` boxes (a random subset: the centers are uniform) keep moving.
+    let moving = n - ((n as f64 * idle_fraction as f64).round() as usize).min(n);
+    for v in &mut scene.velocities[moving..] {
+        *v = [0.0; D];
+    }
+    println!(
+        "stress: {n} entities, {}D, {label} (vs = {vs}), idle fraction {idle_fraction} ({} idle, {moving} moving), pair walk on {threads} thread(s), {WARMUP} warm-up ticks, {TICKS} measured",
+        D,
+        n - moving
+    );
+    let p = run_plugin::<V, D>(&scene, threads);
+    let (bare_vel, bare_vel_pairs) = run_bare::<V, D>(&scene, Displacement::Velocity, threads);
+    let (bare_zero, bare_zero_pairs) = run_bare::<V, D>(&scene, Displacement::Zero, threads);
+
+    println!();
+    println!("| stage (median of {TICKS} ticks) | ms |");
+    println!("|---|---|");
+    println!("| prepare | {:.3} |", p.prepare);
+    println!("| broad | {:.3} |", p.broad);
+    println!("| narrow | {:.3} |", p.narrow);
+    println!("| events | {:.3} |", p.events);
+    println!("| plugin tick (sum of stages) | {:.3} |", p.plugin_total);
+    println!("| whole app.update() | {:.3} |", p.update);
+    println!(
+        "| bare tree step, displacement = velocity*dt | {:.3} |",
+        bare_vel
+    );
+    println!("| bare tree step, displacement = 0 | {:.3} |", bare_zero);
+    println!();
+    println!(
+        "events/tick (started + ended, mean): {:.1}, of which swept hits/tick (mean): {:.2}",
+        p.events_per_tick, p.swept_per_tick
+    );
+    println!(
+        "touching pairs: {:.0}, candidate pairs: {:.0}, proxies moved/tick: {:.0}, colliders processed/tick: {:.0}",
+        p.touching, p.candidates, p.moved, p.processed
+    );
+    println!(
+        "pair-walk tasks on the compute pool/tick (mean): {:.1}",
+        p.parallel_tasks_per_tick
+    );
+    println!(
+        "bare tree pairs reported/step: {:.0} (velocity), {:.0} (zero)",
+        bare_vel_pairs, bare_zero_pairs
+    );
+    println!(
+        "ratio plugin tick / bare step (velocity): {:.2}   app.update() / bare step (velocity): {:.2}",
+        p.plugin_total / bare_vel,
+        p.update / bare_vel
+    );
+    println!(
+        "ratio plugin tick / bare step (zero): {:.2}   app.update() / bare step (zero): {:.2}",
+        p.plugin_total / bare_zero,
+        p.update / bare_zero
+    );
+    let ecs = size_of::<TrackedCollider<V>>()
+        + size_of::<Aabb<V>>()
+        + size_of::<Velocity<V>>()
+        + size_of::<Transform>();
+    println!(
+        "bytes per proxy: tree {:.1} + bodies and pairs {:.1} + ECS {} (TrackedCollider {} + Aabb {} + Velocity {} + Transform {}) = {:.1}",
+        p.tree_bytes_per_proxy,
+        p.plugin_bytes_per_proxy - p.tree_bytes_per_proxy,
+        ecs,
+        size_of::<TrackedCollider<V>>(),
+        size_of::<Aabb<V>>(),
+        size_of::<Velocity<V>>(),
+        size_of::<Transform>(),
+        p.plugin_bytes_per_proxy + ecs as f64
+    );
+    println!(
+        "despawn all {n} colliders in one frame: {:.2} ms ({} touching pairs ended)",
+        p.despawn_all_ms, p.despawn_ended
+    );
+    println!("(setup + warm-up: {:.2} s)", p.setup_s);
+}
+
+/// `Scene::<D>::uniform` for either dimension.
+trait UniformDyn {
+    fn uniform_dyn(n: usize, vs: f32) -> Self;
+}
+
+impl UniformDyn for Scene<2> {
+    fn uniform_dyn(n: usize, vs: f32) -> Self {
+        Scene::<2>::uniform(n, vs)
+    }
+}
+
+impl UniformDyn for Scene<3> {
+    fn uniform_dyn(n: usize, vs: f32) -> Self {
+        Scene::<3>::uniform(n, vs)
+    }
+}
+
+fn main() {
+    let mut n = 10_000;
+    let mut three_d = false;
+    let mut vs = Scene::<2>::FAST;
+    let mut label = "fast";
+    let mut idle_fraction = 0.0f32;
+    let mut threads = 1usize;
+    let usage = || -> ! {
+        eprintln!("usage: stress [N] [2d|3d] [fast|slow] [--idle-fraction F] [--threads T]");
+        std::process::exit(2);
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--idle-fraction" => {
+                idle_fraction = match args.next().map(|f| f.parse::<f32>()) {
+                    Some(Ok(f)) if (0.0..=1.0).contains(&f) => f,
+                    _ => usage(),
+                }
+            }
+            "--threads" => {
+                threads = match args.next().map(|t| t.parse::<usize>()) {
+                    Some(Ok(t)) if t >= 1 => t,
+                    _ => usage(),
+                }
+            }
+            "2d" => three_d = false,
+            "3d" => three_d = true,
+            "fast" => (vs, label) = (Scene::<2>::FAST, "fast"),
+            "slow" => (vs, label) = (Scene::<2>::SLOW, "slow"),
+            other => match other.replace('_', "").parse() {
+                Ok(x) => n = x,
+                Err(_) => usage(),
+            },
+        }
+    }
+    if three_d {
+        report::<Vec3, 3>(n, vs, label, idle_fraction, threads);
+    } else {
+        report::<Vec2, 2>(n, vs, label, idle_fraction, threads);
+    }
+}
