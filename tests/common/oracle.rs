@@ -2,7 +2,7 @@
 //! leaves every distance exact): the oracles of the ray, cast and overlap queries.
 //! Nothing here calls the crate: rays use their own slab test and quadratic, casts a
 //! first-contact search on the distance between the moving box and the target, overlaps
-//! closest-point distances. Included with `#[path = "common/oracle.rs"] mod oracle;`.
+//! closest-point distances. The test crates include it with a `#[path]` attribute.
 #![allow(dead_code)]
 
 use glam::DVec3;

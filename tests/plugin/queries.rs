@@ -374,4 +374,50 @@ pub(crate) fn spatial_query_oracle_scene<V: Dim>(seed: u64, checks: &mut QueryCh
     finish::<V>(&app);
 }
 
-both_dims!(spatial_query_oracle,);
+/// A box cast with a direction longer than one, down onto a ball just below the box's
+/// bottom face (the ball's center inside the box's x range for the whole approach): the
+/// first contact is when the bottom face has come down by the gap, `gap / |d_y|`, the box's
+/// center is then at `c + t d`, and the normal is the ball's top, +y.
+fn box_cast_long_direction_hits_ball<V: Dim>() {
+    let mut app = update_app::<V>(Sched::Update);
+    let (cx, cy, r) = (17.727594f32, 9.874844f32, 0.30027515f32);
+    let ball = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(cx, cy, 0.0),
+            BoundingSphere::<V>::new(r),
+        ))
+        .id();
+    run_ticks(&mut app, 1);
+    let (c, half, d) = (
+        Vec3::new(18.626675, 10.697815, 0.0),
+        Vec3::new(1.034202, 0.4672154, 0.5),
+        Vec3::new(3.723716, -1.892368, 0.0),
+    );
+    let gap = (c.y - half.y) - (cy + r);
+    let t = gap / -d.y;
+    // The ball's center stays within the box's x range until then.
+    assert!(c.x - half.x + d.x * t < cx && cx < c.x + half.x);
+    let world = app.world_mut();
+    let mut state: SystemState<SpatialQuery<V>> = SystemState::new(world);
+    let query = state.get(world).unwrap();
+    let shape =
+        BoundingBox::from_center_half_extents(V::truncate_from_3d(c), V::truncate_from_3d(half));
+    for scale in [1.0, 0.25, 40.0] {
+        let direction = V::truncate_from_3d(d * scale);
+        let hit = query
+            .cast_box(&shape, direction, 1.0 / scale, &QueryFilter::default())
+            .unwrap_or_else(|| panic!("direction scaled by {scale}: missed the ball"));
+        assert_eq!(hit.entity, ball);
+        assert_close(hit.t * scale, t, 1e-4, "t");
+        let point = hit.point.extend_to_3d();
+        assert!(point.distance(c + d * t) < 1e-3, "point {point}");
+        assert!(
+            hit.normal.extend_to_3d().distance(Vec3::Y) < 1e-3,
+            "normal {hit:?}"
+        );
+    }
+    finish::<V>(&app);
+}
+
+both_dims!(spatial_query_oracle, box_cast_long_direction_hits_ball);
