@@ -1,0 +1,279 @@
+//! The tile-map level scene, headless: what a level of colliders that never move costs
+//! per tick.
+//!
+//! `cargo run --release -p bevy_aabb_tree_bench --features plugin --bin tilemap -- [2d|3d]`
+//!
+//! A square grid of touching unit tiles (half extents 0.5, centres one unit apart), spawned
+//! in one frame as children of one map entity and marked [`Static`], plus 1,000 movers
+//! (half extents 0.3) walking over it, moved by a system before the pipeline. The plugin
+//! runs in `Update`, one tick a frame, at a fixed 60 Hz step. Each scene runs in this
+//! process, one after the other:
+//!
+//! - the movers over no level;
+//! - 10k, 100k and 1M `Static` tiles under a map entity;
+//! - 90k plain tiles (no `Static`, no parent), which pair with each other.
+//!
+//! For each: the first tick (the level goes in), the median of later ticks (the plugin's
+//! stages from [`AabbTree::stats`], and the whole `app.update()` with Bevy's own systems),
+//! the collision events among tiles, and bytes per collider (the resource's arrays over
+//! every collider, and the components the plugin adds to each). The first tick of the 1M
+//! level is also set against `DynamicTree::build` of the same boxes alone.
+
+use std::time::{Duration, Instant};
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_aabb_tree::prelude::*;
+use bevy_aabb_tree::{DynamicTree, Vector};
+
+/// Movers in every scene.
+const MOVERS: usize = 1000;
+/// Ticks run before measuring, after the first.
+const WARMUP: usize = 10;
+/// Ticks measured.
+const TICKS: usize = 200;
+
+/// Marks the tiles, to count events among them.
+#[derive(Component)]
+struct Tile;
+
+/// A mover's velocity in the grid's plane.
+#[derive(Component)]
+struct Walk(Vec2);
+
+/// The grid's side (the movers stay over it).
+#[derive(Resource)]
+struct Side(f32);
+
+/// Starts among tiles, counted by a reader after the pipeline.
+#[derive(Resource, Default)]
+struct TileEvents(usize);
+
+fn walk(side: Res<Side>, mut q: Query<(&mut Transform, &mut Walk)>) {
+    let dt = 1.0 / 60.0;
+    for (mut t, mut w) in &mut q {
+        let mut p = t.translation.truncate() + w.0 * dt;
+        for k in 0..2 {
+            if p[k] < 0.0 || p[k] > side.0 {
+                w.0[k] = -w.0[k];
+                p[k] = p[k].clamp(0.0, side.0);
+            }
+        }
+        t.translation = p.extend(t.translation.z);
+    }
+}
+
+fn count_tile_events(
+    mut started: MessageReader<CollisionStarted>,
+    tiles: Query<(), With<Tile>>,
+    mut count: ResMut<TileEvents>,
+) {
+    for s in started.read() {
+        if tiles.contains(s.entity) && tiles.contains(s.other) {
+            count.0 += 1;
+        }
+    }
+}
+
+/// A small deterministic generator (SplitMix64), values in `[0, 1)`.
+struct Rng(u64);
+
+impl Rng {
+    fn unit(&mut self) -> f32 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+/// How the level's tiles are spawned.
+#[derive(Clone, Copy, PartialEq)]
+enum Level {
+    None,
+    /// `Static`, children of one map entity.
+    Static(usize),
+    /// Neither `Static` nor a parent.
+    Plain(usize),
+}
+
+struct Report {
+    first_ms: f64,
+    later_ms: f64,
+    later_frame_ms: f64,
+    tile_events: usize,
+    colliders: usize,
+    bytes: usize,
+    candidates: usize,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn run<V>(level: Level, dim3: bool) -> Report
+where
+    V: Vector
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+{
+    let side = match level {
+        Level::None => 100,
+        Level::Static(n) | Level::Plain(n) => n,
+    };
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
+        .add_plugins(AabbTreePlugin::<V>::new(Update))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+            1.0 / 60.0,
+        )))
+        .insert_resource(Side(side as f32 - 1.0))
+        .init_resource::<TileEvents>()
+        .add_systems(Update, walk.before(CollisionSystems::Prepare))
+        .add_systems(Update, count_tile_events.after(CollisionSystems::Events));
+    app.update();
+    let world = app.world_mut();
+    let mut rng = Rng(7);
+    for _ in 0..MOVERS {
+        let p = Vec3::new(
+            rng.unit() * (side - 1) as f32,
+            rng.unit() * (side - 1) as f32,
+            if dim3 { rng.unit() - 0.5 } else { 0.0 },
+        );
+        let angle = rng.unit() * std::f32::consts::TAU;
+        world.spawn((
+            Transform::from_translation(p),
+            Aabb::<V>::new(V::splat(0.3)),
+            Walk(Vec2::from_angle(angle) * 3.0),
+        ));
+    }
+    let map = world.spawn(Transform::default()).id();
+    if let Level::Static(n) | Level::Plain(n) = level {
+        let tiles = (0..n * n).map(|i| {
+            (
+                Transform::from_xyz((i / n) as f32, (i % n) as f32, 0.0),
+                Aabb::<V>::new(V::splat(0.5)),
+                Tile,
+            )
+        });
+        if matches!(level, Level::Static(_)) {
+            world.spawn_batch(tiles.map(|t| (t, Static, ChildOf(map))));
+        } else {
+            world.spawn_batch(tiles);
+        }
+    }
+    let start = Instant::now();
+    app.update();
+    let _ = start.elapsed();
+    let first_ms = app.world().resource::<AabbTree<V>>().stats().total_ms() as f64;
+    for _ in 0..WARMUP {
+        app.update();
+    }
+    let mut ticks = Vec::with_capacity(TICKS);
+    let mut frames = Vec::with_capacity(TICKS);
+    for _ in 0..TICKS {
+        let start = Instant::now();
+        app.update();
+        frames.push(start.elapsed().as_secs_f64() * 1000.0);
+        ticks.push(app.world().resource::<AabbTree<V>>().stats().total_ms() as f64);
+    }
+    let state = app.world().resource::<AabbTree<V>>();
+    Report {
+        first_ms,
+        later_ms: median(ticks),
+        later_frame_ms: median(frames),
+        tile_events: app.world().resource::<TileEvents>().0,
+        colliders: state.tree().len() + state.static_tree().len(),
+        bytes: state.bytes(),
+        candidates: state.candidate_count(),
+    }
+}
+
+/// `DynamicTree::build` of the 1M level's boxes alone, in milliseconds (median of 3).
+fn build_alone<V: Vector>(n: usize) -> f64 {
+    let boxes: Vec<_> = (0..n * n)
+        .map(|i| {
+            let c = V::truncate_from_3d(Vec3::new((i / n) as f32, (i % n) as f32, 0.0));
+            (bevy_aabb_tree::BoundingBox::from_center_half_extents(c, V::splat(0.5)), i)
+        })
+        .collect();
+    let times = (0..3)
+        .map(|_| {
+            let mut tree = DynamicTree::<V, usize>::new();
+            let start = Instant::now();
+            tree.build(boxes.iter().copied()).expect("valid boxes");
+            start.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+    median(times)
+}
+
+fn scenes<V>(dim3: bool)
+where
+    V: Vector
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+{
+    let dim = if dim3 { "3D" } else { "2D" };
+    println!("tile-map level, {dim}, {MOVERS} movers, median of {TICKS} ticks");
+    println!(
+        "{:<28} {:>10} {:>10} {:>12} {:>12} {:>10} {:>12}",
+        "level", "first ms", "tick ms", "frame ms", "tile events", "pairs", "bytes/coll"
+    );
+    let mut rows = Vec::new();
+    for (name, level) in [
+        ("movers alone", Level::None),
+        ("10k Static tiles", Level::Static(100)),
+        ("100k Static tiles", Level::Static(316)),
+        ("1M Static tiles", Level::Static(1000)),
+        ("90k plain tiles", Level::Plain(300)),
+    ] {
+        let r = run::<V>(level, dim3);
+        println!(
+            "{:<28} {:>10.3} {:>10.4} {:>12.4} {:>12} {:>10} {:>12}",
+            name,
+            r.first_ms,
+            r.later_ms,
+            r.later_frame_ms,
+            r.tile_events,
+            r.candidates,
+            r.bytes / r.colliders.max(1)
+        );
+        rows.push((name, r));
+    }
+    let tick = |name: &str| rows.iter().find(|(n, _)| *n == name).map(|(_, r)| r);
+    let (alone, k10, m1, plain) = (
+        tick("movers alone").expect("row"),
+        tick("10k Static tiles").expect("row"),
+        tick("1M Static tiles").expect("row"),
+        tick("90k plain tiles").expect("row"),
+    );
+    let build = build_alone::<V>(1000);
+    println!("later tick, 1M Static / 10k Static:        {:.2}", m1.later_ms / k10.later_ms);
+    println!("later tick, 90k plain / movers alone:       {:.2}", plain.later_ms / alone.later_ms);
+    println!(
+        "first tick, 1M Static / DynamicTree::build: {:.2} ({:.1} ms / {:.1} ms)",
+        m1.first_ms / build,
+        m1.first_ms,
+        build
+    );
+    println!(
+        "components the plugin adds per collider: TrackedCollider {} bytes, Static 0",
+        core::mem::size_of::<TrackedCollider<V>>()
+    );
+}
+
+fn main() {
+    let dim3 = std::env::args().any(|a| a == "3d");
+    if dim3 {
+        scenes::<Vec3>(true);
+    } else {
+        scenes::<Vec2>(false);
+    }
+}
