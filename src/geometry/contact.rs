@@ -71,8 +71,9 @@ impl<V: Vector> Shape<V> {
 /// - `depth >= 0` is the length of the shortest translation that separates them:
 ///   moving `b` by `normal * depth` (or `a` by `-normal * depth`, or each by half) leaves
 ///   them touching, and no shorter translation does; shapes that only touch have depth 0;
-/// - `point` is a point of both shapes, midway between their surfaces along the normal
-///   (for two boxes, the center of their intersection).
+/// - `point` is a point of both shapes: for two boxes the center of their intersection,
+///   for two balls the middle of the part of the line between the centers that lies in
+///   both, for a box and a ball the point of the box closest to the ball's center.
 ///
 /// Where several directions separate equally well (coincident centers, a ball's center
 /// at the center of a box), the lowest axis wins, in its positive direction; so two
@@ -155,9 +156,10 @@ pub fn contact_balls<V: Vector>(a: &Ball<V>, b: &Ball<V>) -> Option<Contact<V>> 
         axis_normal(0, 1.0)
     };
     let depth = (a.radius + b.radius - len).max(0.0);
-    // Midway between a's surface (at `a.radius` along the normal) and b's (at
-    // `len - b.radius`).
-    let point = a.center + normal * (0.5 * (a.radius + len - b.radius));
+    // Along the normal from a's center, a covers `-ra..=ra` and b `len - rb..=len + rb`.
+    let lo = (-a.radius).max(len - b.radius);
+    let hi = a.radius.min(len + b.radius);
+    let point = a.center + normal * (0.5 * (lo + hi));
     Some(Contact {
         normal,
         depth,
@@ -183,8 +185,8 @@ pub fn contact_box_ball<V: Vector>(a: &BoundingBox<V>, b: &Ball<V>) -> Option<Co
     let q = a.closest_point(c);
     let d = c - q;
     let len = d.dot(d).sqrt();
-    let (normal, depth, surface) = if len > 0.0 {
-        (d / len, b.radius - len, q)
+    let (normal, depth) = if len > 0.0 {
+        (d / len, b.radius - len)
     } else {
         let (mut face, mut normal) = (f32::INFINITY, V::ZERO);
         for axis in 0..V::DIM {
@@ -200,15 +202,12 @@ pub fn contact_box_ball<V: Vector>(a: &BoundingBox<V>, b: &Ball<V>) -> Option<Co
                 normal = axis_normal(axis, sign);
             }
         }
-        (normal, face + b.radius, c + normal * face)
+        (normal, face + b.radius)
     };
-    let depth = depth.max(0.0);
-    // The box's surface point `surface` and the ball's far side `surface - normal * depth`
-    // meet halfway once separated.
     Some(Contact {
         normal,
-        depth,
-        point: surface - normal * (0.5 * depth),
+        depth: depth.max(0.0),
+        point: q,
     })
 }
 
