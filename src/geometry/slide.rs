@@ -3,7 +3,7 @@
 use smallvec::SmallVec;
 
 use crate::Vector;
-use crate::geometry::{Shape, sweep_ball_box, sweep_balls};
+use crate::geometry::{Ball, BoundingBox, Shape, sweep_ball_box, sweep_balls};
 
 /// Where a cast shape is first blocked: the time, the normal and the point, and what it
 /// hit (an id chosen by the caller; `()` for a single target).
@@ -18,9 +18,6 @@ pub struct CastHit<V: Vector, Id = ()> {
     /// What was hit.
     pub id: Id,
 }
-
-/// Hits whose times differ by less than this fraction of the motion are simultaneous.
-const TIE_TIME: f32 = 1e-6;
 
 impl<V: Vector, Id> CastHit<V, Id> {
     /// The same hit with another id.
@@ -41,13 +38,14 @@ impl<V: Vector, Id> CastHit<V, Id> {
     /// A box landing on a floor of tiles reaches the top of the tile under it and the
     /// corner of the next one at the same time; that corner may report its side face, a
     /// wall across the motion. The top face opposes the motion less, so it wins, and the
-    /// box keeps sliding over the seam.
+    /// box keeps sliding over the seam. Times are compared exactly: the faces of a flat
+    /// floor are met at bit-identical times, and a ball landing near a seam meets the face
+    /// under it strictly before the corner of the next tile, whose tilted normal would
+    /// nudge it.
     #[inline]
     pub fn precedes<J>(&self, other: &CastHit<V, J>, motion: V) -> bool {
-        if self.time < other.time - TIE_TIME {
-            true
-        } else if self.time > other.time + TIE_TIME {
-            false
+        if self.time != other.time {
+            self.time < other.time
         } else {
             self.normal.dot(motion) > other.normal.dot(motion)
         }
@@ -69,6 +67,9 @@ fn axis_normal<V: Vector>(axis: usize, positive: bool) -> V {
 /// floor slides along it and a shape that starts inside another may move out. A motion
 /// that only grazes a ball or a rounded edge (normal across the motion at the first
 /// contact) never goes deeper and does not block.
+///
+/// Boxes block only where their insides would overlap: a box sliding along a face it
+/// touches, or past an edge it only touches, is not blocked.
 ///
 /// Two boxes can meet on several axes at once (edge or corner first): the normal is then
 /// that of the axis along which the motion is fastest, the face it drives into the most.
@@ -100,7 +101,8 @@ pub fn cast_shape<V: Vector>(shape: &Shape<V>, motion: V, target: &Shape<V>) -> 
                 let (a_lo, a_hi) = (a.min.axis(axis), a.max.axis(axis));
                 let (b_lo, b_hi) = (b.min.axis(axis), b.max.axis(axis));
                 let (enter, exit) = if m == 0.0 {
-                    if a_hi < b_lo || b_hi < a_lo {
+                    // Apart, or face to face and staying so: never deeper.
+                    if a_hi <= b_lo || b_hi <= a_lo {
                         return None;
                     }
                     (f32::NEG_INFINITY, f32::INFINITY)
@@ -113,7 +115,8 @@ pub fn cast_shape<V: Vector>(shape: &Shape<V>, motion: V, target: &Shape<V>) -> 
                 u0 = u0.max(enter);
                 u1 = u1.min(exit);
             }
-            if u0 > u1 || u0 > 1.0 || u0 < 0.0 {
+            // Touching for an instant only (`u0 == u1`) is no overlap in depth.
+            if u0 >= u1 || u0 > 1.0 || u0 < 0.0 {
                 return None;
             }
             // Of the axes entered last (an edge or corner meets first), the fastest.
@@ -133,15 +136,16 @@ pub fn cast_shape<V: Vector>(shape: &Shape<V>, motion: V, target: &Shape<V>) -> 
         }
         (Shape::Ball(a), Shape::Box(b)) => {
             let hit = sweep_ball_box(a, motion, b, V::ZERO)?;
-            (hit.u0, -hit.normal)
+            let (u, n) = refine_ball_box(a, motion, b, hit.u0, hit.normal);
+            (u, -n)
         }
         (Shape::Box(a), Shape::Ball(b)) => {
             let hit = sweep_ball_box(b, -motion, a, V::ZERO)?;
-            (hit.u0, hit.normal)
+            refine_ball_box(b, -motion, a, hit.u0, hit.normal)
         }
     };
     // Grazing (or a degenerate normal): the motion never goes deeper.
-    if normal.dot(motion) >= 0.0 {
+    if normal.dot(motion) >= 0.0 || grazes(shape, motion, target, time) {
         return None;
     }
     let at = shape.translated(motion * time);
@@ -158,6 +162,81 @@ pub fn cast_shape<V: Vector>(shape: &Shape<V>, motion: V, target: &Shape<V>) -> 
         point,
         id: (),
     })
+}
+
+/// Closes the gap that [`sweep_ball_box`] leaves within its tolerance of touching: from
+/// `u`, conservative advancement (the gap shrinks at most at the speed) up to the first
+/// contact, and the normal there (from the ball's center towards the box). Simultaneous
+/// hits are then told apart by their true times: a ball landing on a tiled floor just past
+/// a seam reaches the face under it before the corner of the tile behind.
+fn refine_ball_box<V: Vector>(
+    ball: &Ball<V>,
+    motion: V,
+    aabb: &BoundingBox<V>,
+    mut u: f32,
+    normal: V,
+) -> (f32, V) {
+    let speed = motion.dot(motion).sqrt();
+    if speed == 0.0 {
+        return (u, normal);
+    }
+    let scale = aabb.size().max_element().max(ball.radius).max(1.0);
+    // In the box's frame: small coordinates, so gaps are resolved far below the ulp of
+    // coordinates far from the origin.
+    let origin = aabb.center();
+    let local = aabb.translated(-origin);
+    let start = ball.center - origin;
+    for _ in 0..16 {
+        let c = start + motion * u;
+        let gap = local.distance_squared_to_point(c).sqrt() - ball.radius;
+        if gap <= 1e-7 * scale {
+            break;
+        }
+        u = (u + gap / speed).min(1.0);
+    }
+    let c = start + motion * u;
+    let d = local.closest_point(c) - c;
+    let len = d.dot(d).sqrt();
+    (u, if len > 0.0 { d / len } else { normal })
+}
+
+/// Whether a ball's motion from `time` on never brings the shapes deeper than a
+/// rounding tolerance (a graze: the sweep reports contacts within its own tolerance of
+/// touching, with a normal that barely opposes the motion).
+///
+/// The signed gap between the shapes (distance between them, negative inside) is a
+/// convex function of the time along a straight motion, so a ternary search finds its
+/// minimum over `time..=1`.
+fn grazes<V: Vector>(shape: &Shape<V>, motion: V, target: &Shape<V>, time: f32) -> bool {
+    let gap = |u: f32| -> f32 {
+        match (&shape.translated(motion * u), target) {
+            (Shape::Ball(a), Shape::Ball(b)) => {
+                let d = b.center - a.center;
+                d.dot(d).sqrt() - a.radius - b.radius
+            }
+            (Shape::Ball(a), Shape::Box(b)) | (Shape::Box(b), Shape::Ball(a)) => {
+                b.distance_squared_to_point(a.center).sqrt() - a.radius
+            }
+            // Boxes meet on a face, edge or corner entered along an axis: never a graze.
+            (Shape::Box(_), Shape::Box(_)) => f32::NEG_INFINITY,
+        }
+    };
+    let scale = shape
+        .bounding_box()
+        .size()
+        .max_element()
+        .max(target.bounding_box().size().max_element())
+        .max(1.0);
+    let (mut lo, mut hi) = (time, 1.0f32);
+    for _ in 0..48 {
+        let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
+        if gap(m1) <= gap(m2) {
+            hi = m2;
+        } else {
+            lo = m1;
+        }
+    }
+    gap(0.5 * (lo + hi)).min(gap(1.0)) >= -1e-6 * scale
 }
 
 /// For shapes that overlap at the start: the normal (from target towards shape) with which
@@ -278,7 +357,9 @@ pub struct SlideOutcome<V: Vector, Id> {
 // - a hit at fraction `t` with normal `n`, approached at `cos = -n · dir`: move up to it,
 //   less `skin / cos` along the motion so that the gap along `n` is the skin (not at all
 //   when already within the skin, or when `cos` is so small that the back-off exceeds
-//   the travel); the rest of the motion loses its component into `n`;
+//   the travel, or when the step is under a thousandth of the skin: rounding, which
+//   would let a shape at rest creep); the rest of the motion loses its component into
+//   `n`;
 // - the clipped motion runs into the plane of an earlier hit of this call (an inner
 //   corner): in 3D it follows the crease between the two planes, if that enters no
 //   earlier plane; otherwise (and always in 2D) it stops. A corner is therefore reached
@@ -327,7 +408,12 @@ where
         let cos = -n.dot(dir);
         let travel = hit.time.clamp(0.0, 1.0) * len;
         let back = if cos > 0.0 { skin / cos } else { skin };
-        let step = (travel - back).max(0.0);
+        let mut step = (travel - back).max(0.0);
+        // A step far below the skin is rounding (a gap a few ulps off the skin): dropping
+        // it keeps a shape at rest from creeping by an ulp at every call.
+        if step < 1e-3 * skin {
+            step = 0.0;
+        }
         outcome.displacement += dir * step;
         let rest = dir * (len - step);
         remaining = clip(rest, n);
