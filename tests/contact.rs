@@ -9,6 +9,8 @@
 //! is convex and holds 0, so along a direction it is one interval); then a local search
 //! around the best direction. Its minimum is the depth.
 
+// Each test crate uses its own subset of the generator.
+#[allow(dead_code)]
 #[path = "common/rng.rs"]
 mod rng;
 

@@ -12,6 +12,8 @@
 //! shape it started outside of; ground is reported on floors and not on walls or steep
 //! slopes.
 
+// Each test crate uses its own subset of the generator.
+#[allow(dead_code)]
 #[path = "common/rng.rs"]
 mod rng;
 

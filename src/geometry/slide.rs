@@ -96,7 +96,7 @@ pub fn cast_shape<V: Vector>(shape: &Shape<V>, motion: V, target: &Shape<V>) -> 
             // interval of times during which the projections overlap.
             let (mut u0, mut u1) = (f32::NEG_INFINITY, f32::INFINITY);
             let mut axis_u0 = [f32::NEG_INFINITY; 3];
-            for axis in 0..V::DIM {
+            for (axis, axis_enter) in axis_u0.iter_mut().enumerate().take(V::DIM) {
                 let m = motion.axis(axis);
                 let (a_lo, a_hi) = (a.min.axis(axis), a.max.axis(axis));
                 let (b_lo, b_hi) = (b.min.axis(axis), b.max.axis(axis));
@@ -111,12 +111,12 @@ pub fn cast_shape<V: Vector>(shape: &Shape<V>, motion: V, target: &Shape<V>) -> 
                     let t_hi = (b_hi - a_lo) / m;
                     if m > 0.0 { (t_lo, t_hi) } else { (t_hi, t_lo) }
                 };
-                axis_u0[axis] = enter;
+                *axis_enter = enter;
                 u0 = u0.max(enter);
                 u1 = u1.min(exit);
             }
             // Touching for an instant only (`u0 == u1`) is no overlap in depth.
-            if u0 >= u1 || u0 > 1.0 || u0 < 0.0 {
+            if u0 >= u1 || !(0.0..=1.0).contains(&u0) {
                 return None;
             }
             // Of the axes entered last (an edge or corner meets first), the fastest.
@@ -290,10 +290,10 @@ pub fn cast_shapes<V: Vector, Id>(
 ) -> Option<CastHit<V, Id>> {
     let mut best: Option<CastHit<V, Id>> = None;
     for (target, id) in targets {
-        if let Some(hit) = cast_shape(shape, motion, &target) {
-            if best.as_ref().is_none_or(|b| hit.precedes(b, motion)) {
-                best = Some(hit.with_id(id));
-            }
+        if let Some(hit) = cast_shape(shape, motion, &target)
+            && best.as_ref().is_none_or(|b| hit.precedes(b, motion))
+        {
+            best = Some(hit.with_id(id));
         }
     }
     best
