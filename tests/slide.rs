@@ -320,25 +320,37 @@ fn floor_slide<V: Vector>() {
     let skin = config.skin;
     // Exactly tile-sized boxes and dyadic speeds make the corner of the next tile come
     // at the very time of landing.
-    let starts: [(Shape<V>, &str); 4] = [
+    // The steep falling box, at speed 0.125, lands at the end of its second frame with
+    // its right face on the seam at x = 2: steeply, so the corner of the next tile must
+    // not report its side face.
+    let starts: [(Shape<V>, &str); 5] = [
         (bbox([0.0, 0.0, 0.0], [1.0, 1.0, 1.0]), "tile-sized box"),
         (bbox([0.1, skin, 0.1], [0.9, 0.8 + skin, 0.9]), "box"),
         (bbox([0.0, 0.5, 0.0], [1.0, 1.5, 1.0]), "falling box"),
+        (
+            bbox([0.75, 0.5, 0.0], [1.75, 1.5, 1.0]),
+            "steep falling box",
+        ),
         (ball([0.5, 0.5 + 0.5 * skin, 0.5], 0.5), "ball"),
     ];
-    let speeds = [0.05f32, 0.25, 0.5, 1.0, 3.0];
+    let speeds = [0.05f32, 0.125, 0.25, 0.5, 1.0, 3.0];
     let heights = [0.0f32, 0.5 * skin, skin, 0.25, 1.0];
+    let dirs: &[[f32; 3]] = if V::DIM == 2 {
+        &[[1.0, 0.0, 0.0]]
+    } else {
+        &[[1.0, 0.0, 0.0], [0.6, 0.0, 0.8]]
+    };
     let gravity = 0.25;
     for (start, what) in starts {
-        for speed in speeds {
-            for height in heights {
+        for (speed, height, &dir) in speeds.iter().flat_map(|&s| {
+            heights
+                .iter()
+                .flat_map(move |&h| dirs.iter().map(move |d| (s, h, d)))
+        }) {
+            {
                 let lift = vec::<V>([0.0, height, 0.0]);
                 let mut shape = start.translated(lift);
-                let dir = if V::DIM == 2 {
-                    vec::<V>([1.0, 0.0, 0.0])
-                } else {
-                    vec::<V>([0.6, 0.0, 0.8])
-                };
+                let dir = vec::<V>(dir);
                 let reach = if V::DIM == 2 { 90.0 } else { 8.0 };
                 let mut landed = false;
                 let mut frames = 0;
