@@ -257,7 +257,7 @@ fn blocking_normal_at_start<V: Vector>(
             let minus = b.max.axis(axis) - a.min.axis(axis);
             depth = depth.min(plus).min(minus);
         }
-        let (mut best, mut best_rate) = (V::ZERO, f32::INFINITY);
+        let (mut best, mut best_rate) = (V::ZERO, 0.0f32);
         for axis in 0..V::DIM {
             let plus = a.max.axis(axis) - b.min.axis(axis);
             let minus = b.max.axis(axis) - a.min.axis(axis);
@@ -269,14 +269,14 @@ fn blocking_normal_at_start<V: Vector>(
                         return None;
                     }
                     // The most opposed face, as for a cast that meets an edge.
-                    if best_rate == f32::INFINITY || rate > best_rate {
+                    if rate > best_rate {
                         best_rate = rate;
                         best = -n;
                     }
                 }
             }
         }
-        return (best_rate.is_finite()).then_some(best);
+        return (best_rate > 0.0).then_some(best);
     }
     (motion.dot(contact_normal) > 0.0).then_some(-contact_normal)
 }
