@@ -5,6 +5,7 @@ use crate::geometry::{Ball, BoundingBox};
 
 /// A box or a ball: the two collider shapes, for functions that take either.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "plugin", derive(bevy::reflect::Reflect))]
 pub enum Shape<V: Vector> {
     /// An axis-aligned box.
     Box(BoundingBox<V>),
@@ -79,6 +80,7 @@ impl<V: Vector> Shape<V> {
 /// at the center of a box), the lowest axis wins, in its positive direction; so two
 /// coincident balls get the normal `+x`.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "plugin", derive(bevy::reflect::Reflect))]
 pub struct Contact<V: Vector> {
     /// Unit normal, from the first shape towards the second.
     pub normal: V,

@@ -301,6 +301,7 @@ pub fn cast_shapes<V: Vector, Id>(
 
 /// Settings of [`move_and_slide`].
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "plugin", derive(bevy::reflect::Reflect))]
 pub struct SlideConfig<V: Vector> {
     /// The gap kept between the shape and what it hits, measured along the hit's normal
     /// (in world units: a fraction of the smallest collider, such as `0.01` for
