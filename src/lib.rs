@@ -17,7 +17,7 @@ pub mod plugin;
 pub mod tree;
 mod vector;
 
-pub use geometry::{Ball, BoundingBox, CastHit, Contact, Ray, Shape, SweepHit};
+pub use geometry::{Ball, BoundingBox, Ray, SweepHit};
 pub use glam::{Vec2, Vec3};
 pub use tree::{DynamicTree, NodeId, ProxyId, RayHit, TreeError, TreeStats};
 pub use vector::Vector;
