@@ -124,10 +124,10 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         tracked.seen = tick;
         let inputs = Inputs {
             entity,
-            transform: &transform,
+            transform,
             parent,
-            aabb: aabb.as_deref(),
-            sphere: sphere.as_deref(),
+            aabb,
+            sphere,
             velocity: velocity.map_or(V::ZERO, |v| v.0),
             layers: layers.map_or_else(CollisionLayers::default, |l| *l),
             is_static,
@@ -472,7 +472,7 @@ fn finite_or_default(value: f32, default: f32, field: &str, warn: bool) -> f32 {
 ///
 /// A change of the time step alone (a variable `dt` in `Update`) does not re-process idle
 /// colliders: it only changes the fattening of their boxes, never the events.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub(crate) fn prepare<V: Vector>(
     mut commands: Commands,
     time: Res<Time>,
