@@ -135,8 +135,8 @@ impl<V: Vector, T> ParallelPairs<'_, V, T> {
 impl<V: Vector, T> Drop for ParallelPairs<'_, V, T> {
     fn drop(&mut self) {
         // Kept for the next split.
-        self.tree.pair_stacks.split_tasks = core::mem::take(&mut self.tasks);
-        self.tree.pair_stacks.task_pairs = core::mem::take(&mut self.buffers);
+        self.tree.scratch.pairs.split_tasks = core::mem::take(&mut self.tasks);
+        self.tree.scratch.pairs.task_pairs = core::mem::take(&mut self.buffers);
         self.tree.finish_update();
     }
 }
@@ -151,13 +151,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
     pub fn parallel_pairs(&mut self, min_tasks: usize) -> ParallelPairs<'_, V, T> {
         let min_tasks = min_tasks.max(1);
         self.refit_changed();
-        let mut tasks = core::mem::take(&mut self.pair_stacks.split_tasks);
+        let mut tasks = core::mem::take(&mut self.scratch.pairs.split_tasks);
         self.split_pair_walk(min_tasks, &mut tasks);
         // At least one list per task, grown at most once for this `min_tasks` (see
         // `split_pair_walk`; lists past the task count are kept for later updates, so a
         // split into very many tasks keeps its lists until the tree is dropped), and
         // emptied: a job dropped without `append_buffered` may have left pairs.
-        let mut buffers = core::mem::take(&mut self.pair_stacks.task_pairs);
+        let mut buffers = core::mem::take(&mut self.scratch.pairs.task_pairs);
         if buffers.len() < tasks.len() {
             buffers.reserve(task_room(min_tasks).saturating_sub(buffers.len()));
             buffers.resize_with(tasks.len(), Default::default);
@@ -184,11 +184,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///
     /// With one thread (or a walk that does not split), the tasks run in order on the
     /// calling thread, straight into `pairs`, and a warm tree allocates nothing. With
-    /// more, the threads are started on every call, which small updates feel: on a
-    /// 2-core VM, with 2 threads, a whole step of 10,000 moving boxes ran at 0.94 – 1.01
-    /// times the serial step's speed in 2D and 1.1 times in 3D, of 100,000 at 1.2 and 1.4
-    /// times (see `BENCHMARKS.md`). To run the tasks on threads that live on, use
-    /// [`Self::parallel_pairs`] with your pool.
+    /// more, the threads are started on every call, a cost that small updates feel. To
+    /// run the tasks on threads that live on, use [`Self::parallel_pairs`] with your pool.
     pub fn update_pairs_parallel(&mut self, pairs: &mut Vec<(ProxyId, ProxyId)>, threads: usize)
     where
         T: Sync,
@@ -258,11 +255,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// With every box exact and no rotation, a refit would only note the candidates for
     /// [`Self::optimize`]: the changed nodes of at most `subtree_height` whose parent is
     /// higher. They are found from the root down, without visiting the changed nodes
-    /// below them (after a large batch of moves, most of the tree): in "uniform boxes",
-    /// 2D 100k fast, visiting every changed node took 1.5 ms of a 7.5 ms parallel update.
+    /// below them (after a large batch of moves, most of the tree, whose visit would be a
+    /// good share of the update).
     fn note_changed_candidates(&mut self, subtree_height: u16) {
         let epoch = self.epoch;
-        let mut stack = core::mem::take(&mut self.pair_stacks.walk);
+        let mut stack = core::mem::take(&mut self.scratch.pairs.walk);
         stack.clear();
         stack.push(self.root);
         while let Some(id) = stack.pop() {
@@ -278,7 +275,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 }
             }
         }
-        self.pair_stacks.walk = stack;
+        self.scratch.pairs.walk = stack;
     }
 
     /// Unrolls the first levels of the pair walk, breadth first, into tasks that share no
@@ -289,7 +286,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if !self.has_walk() {
             return;
         }
-        let mut queue = core::mem::take(&mut self.pair_stacks.split_queue);
+        let mut queue = core::mem::take(&mut self.scratch.pairs.split_queue);
         queue.clear();
         // The unrolling splits only while there are fewer than `min_tasks - 1` tasks, and
         // a split adds at most 4: never more than `min_tasks + 2`, so that once these have
@@ -297,7 +294,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         tasks.reserve(task_room(min_tasks));
         queue.reserve(task_room(min_tasks));
         self.unroll_pair_walk(min_tasks, &mut queue, tasks);
-        self.pair_stacks.split_queue = queue;
+        self.scratch.pairs.split_queue = queue;
     }
 
     /// The breadth-first unrolling of [`Self::split_pair_walk`], `queue` empty at first.
