@@ -43,10 +43,9 @@ std::thread_local! {
 const MAX_THREADS: usize = 256;
 
 /// Tasks per thread that [`DynamicTree::update_pairs_parallel`] (and the plugin) ask the
-/// split for. The tasks of a split differ much in size (in "uniform boxes", 2D 100k fast,
-/// with four tasks per thread on two threads, one thread found 37,422 pairs and the other
-/// 133), so there are many, and each thread takes the next one left when it is done.
-pub const TASKS_PER_THREAD: usize = 16;
+/// split for. The tasks of a split can differ in size by orders of magnitude, so there
+/// are many, and each thread takes the next one left when it is done.
+pub(crate) const TASKS_PER_THREAD: usize = 16;
 
 /// Room for the tasks of a split into at least `min_tasks`: a split never makes more than
 /// `min_tasks + 2` (see [`DynamicTree::split_pair_walk`]). Capped at what the largest
@@ -105,9 +104,8 @@ impl<V: Vector, T> ParallelPairs<'_, V, T> {
     ///
     /// The lists are kept by the tree between updates, but each grows whenever its task
     /// reports more pairs than it ever has, and the tasks of a split vary in size from
-    /// one update to the next: 4,000 boxes split into 32 tasks still saw 6 – 13 such
-    /// growths over 120 updates after 120 of warm-up (`tests/steady_state.rs` counts none
-    /// when the same tasks run with [`Self::run`] into one list).
+    /// one update to the next, so a warm tree may still allocate now and then here; with
+    /// [`Self::run`] into one list of the caller's, it does not.
     pub fn run_buffered(&self, index: usize) {
         if index < self.tasks.len() {
             // Never contended (one task per list) and never poisoned: a panic in the
@@ -142,9 +140,10 @@ impl<V: Vector, T> Drop for ParallelPairs<'_, V, T> {
 }
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// Starts a pair update whose walk runs as independent tasks (see the
-    /// [module documentation](crate::tree::parallel)): refits the changed part of the
-    /// tree, then splits the walk into at least `min_tasks` tasks where the tree allows.
+    /// Starts a pair update whose walk runs as independent tasks: refits the changed part
+    /// of the tree, then unrolls the walk's first levels, breadth first, into at least
+    /// `min_tasks` tasks that share no pair, where the tree allows. The tasks only read
+    /// the tree, so they may run on any threads at once.
     /// The update ends when the returned value is dropped; the pairs of all its tasks are
     /// exactly those [`Self::update_pairs`] would have reported.
     #[must_use = "dropping the job without running its tasks loses this update's pairs"]
@@ -178,7 +177,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// calling one included; at most 256). The pairs are the same; their order, joined
     /// task by task, depends on `threads` but not on how the threads ran.
     ///
-    /// The walk is split into about [`TASKS_PER_THREAD`] tasks per thread; each thread
+    /// The walk is split into about sixteen tasks per thread; each thread
     /// takes the next task not yet taken until none is left, so a thread that drew small
     /// tasks goes on with more.
     ///
