@@ -140,45 +140,54 @@ pub const DEFAULT_MARGIN: f32 = 0.05;
 ///
 /// See the [module documentation](self) for a guide.
 pub struct DynamicTree<V: Vector, T = ()> {
-    /// The internal nodes.
+    /// The arena of internal nodes; free ones are chained from `free_list`.
     pub(crate) nodes: Vec<Node<V>>,
-    /// The leaves, by proxy id (free ids have [`Leaf::FREE`]'s parent link).
+    /// Where each proxy's leaf hangs, by proxy id (free ids hold [`Leaf::FREE`]).
     pub(crate) leaves: Vec<Leaf>,
     /// The move cache: each proxy's fat box by proxy id, as long as `leaves` when
     /// `move_cache` is on, empty when it is off. Moves decide against it in proxy order.
     pub(crate) fat_boxes: Vec<BoundingBox<V>>,
     /// Whether the move cache is kept (see [`DynamicTree::set_move_cache`]).
     pub(crate) move_cache: bool,
-    /// Each proxy's payload, by proxy id.
+    /// Each proxy's payload, by proxy id (`None` for free ids).
     pub(crate) data: Vec<Option<T>>,
     /// Proxy ids free for reuse, the last freed on top.
     pub(crate) free_proxies: Vec<u32>,
+    /// The root: an internal node, a leaf, or null for an empty tree.
     pub(crate) root: NodeId,
-    /// The root's box (every other node's and leaf's box is its parent's slot).
+    /// The root's box (every other node's and leaf's box is held in its parent's slot).
     pub(crate) root_box: BoundingBox<V>,
     /// The root's change mark.
     pub(crate) root_stamp: Stamp,
+    /// The first free internal node, null when none is free.
     pub(crate) free_list: NodeId,
+    /// Live proxies.
     pub(crate) proxy_count: usize,
+    /// Allocated internal nodes.
     pub(crate) node_count: usize,
     /// Nodes whose stamp equals the epoch are "changed" (hold a moved leaf).
     pub(crate) epoch: Stamp,
+    /// Leaves marked moved in this epoch.
     pub(crate) moved_count: usize,
     /// Whether every internal node's box is exactly its children's: set by a whole-tree
     /// refit, cleared when a move grows ancestors instead.
     pub(crate) exact: bool,
+    /// How far fat boxes grow beyond the tight box.
     margin: f32,
     /// State of the incremental optimization.
     pub(crate) optimizer: optimize::Optimizer,
     /// Buffers the operations reuse from one call to the next.
     pub(crate) scratch: Scratch<V>,
+    /// Nodes visited by queries and pair walks since the last reset (see
+    /// [`DynamicTree::stats`]); atomic so that queries can count through `&self`.
     pub(crate) nodes_visited: AtomicU64,
+    /// Leaves reached by queries, or pairs reported by pair walks, since the last reset.
     pub(crate) leaves_visited: AtomicU64,
 }
 
 /// Buffers that operations reuse from one call to the next, so that a steady stream of
-/// updates allocates nothing. They hold no state between calls: a clone starts with
-/// empty ones.
+/// updates allocates nothing once warm. Only their room matters between calls: a clone
+/// starts with empty ones.
 #[derive(Debug)]
 pub(crate) struct Scratch<V: Vector> {
     /// Rebuilds.
@@ -480,6 +489,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             }
         }
     }
+
     /// Removes every proxy.
     pub fn clear(&mut self) {
         self.nodes.clear();
@@ -495,8 +505,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.moved_count = 0;
         self.optimizer = Default::default();
     }
-
-    // ----- internals -------------------------------------------------------------------
 
     /// The leaf of a live proxy. A live proxy always has a payload and a leaf linked into
     /// the tree ([`Self::validate`] checks both), so neither is read here.
