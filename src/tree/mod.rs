@@ -410,8 +410,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         Some(self.stored_fat_box(id, leaf))
     }
 
-    /// The leaf node of a proxy, for inspection: [`NodeId::leaf`]-tagged, the same for the
-    /// proxy's whole life.
+    /// The leaf node of a proxy, for inspection with [`Self::node`]: an id for which
+    /// [`NodeId::is_leaf`] holds, the same for the proxy's whole life.
     pub fn leaf(&self, id: ProxyId) -> Option<NodeId> {
         self.live_leaf(id)?;
         Some(NodeId::leaf(id))
