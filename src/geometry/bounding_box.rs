@@ -177,7 +177,8 @@ impl<V: Vector> BoundingBox<V> {
 
 /// Whether two boxes given as center and half extents overlap: for every axis,
 /// `|ca - cb| <= ha + hb` (the distance between the centers is at most the sum of the
-/// half extents). Touching boxes overlap. Gives the same answer as [`BoundingBox::overlaps`] on the same boxes.
+/// half extents). Touching boxes overlap. Gives the same answer as
+/// [`BoundingBox::overlaps`] on the same boxes.
 #[inline]
 pub fn overlaps_center_half_extents<V: Vector>(
     center_a: V,
