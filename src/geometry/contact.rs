@@ -13,7 +13,23 @@ pub enum Shape<V: Vector> {
     Ball(Ball<V>),
 }
 
+impl<V: Vector> Default for Shape<V> {
+    /// An empty box at the origin.
+    fn default() -> Self {
+        Shape::Box(BoundingBox::default())
+    }
+}
+
 impl<V: Vector> Shape<V> {
+    /// The shape's center.
+    #[inline]
+    pub fn center(&self) -> V {
+        match self {
+            Shape::Box(b) => b.center(),
+            Shape::Ball(b) => b.center,
+        }
+    }
+
     /// The shape moved by `offset`.
     #[inline]
     pub fn translated(&self, offset: V) -> Self {

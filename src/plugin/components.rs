@@ -4,7 +4,7 @@ use bevy::ecs::entity::EntityHashSet;
 use bevy::prelude::*;
 
 use crate::Vector;
-use crate::geometry::{Ball, BoundingBox};
+use crate::geometry::{BoundingBox, Shape};
 use crate::tree::ProxyId;
 
 use super::state::{AabbTree, Key};
@@ -247,58 +247,8 @@ impl CollidingEntities {
     }
 }
 
-/// The world shape of a collider this tick.
-#[derive(Clone, Copy, Debug, PartialEq, Reflect)]
-pub enum WorldShape<V: Vector> {
-    /// A box (an [`Aabb`] collider, rotated ones enclosed).
-    Box(BoundingBox<V>),
-    /// A sphere or circle (a [`BoundingSphere`] collider).
-    Ball(Ball<V>),
-}
-
-impl<V: Vector> WorldShape<V> {
-    /// The tight world box.
-    #[inline]
-    pub fn aabb(&self) -> BoundingBox<V> {
-        match self {
-            WorldShape::Box(b) => *b,
-            WorldShape::Ball(b) => b.bounding_box(),
-        }
-    }
-
-    /// The shape's center.
-    #[inline]
-    pub fn center(&self) -> V {
-        match self {
-            WorldShape::Box(b) => b.center(),
-            WorldShape::Ball(b) => b.center,
-        }
-    }
-
-    /// The shape moved by `offset`.
-    #[inline]
-    pub fn translated(&self, offset: V) -> Self {
-        match self {
-            WorldShape::Box(b) => WorldShape::Box(b.translated(offset)),
-            WorldShape::Ball(b) => WorldShape::Ball(b.translated(offset)),
-        }
-    }
-
-    /// Finite values and non-negative sizes.
-    #[inline]
-    pub fn is_valid(&self) -> bool {
-        match self {
-            WorldShape::Box(b) => b.is_valid(),
-            WorldShape::Ball(b) => b.is_valid(),
-        }
-    }
-}
-
-impl<V: Vector> Default for WorldShape<V> {
-    fn default() -> Self {
-        WorldShape::Box(BoundingBox::default())
-    }
-}
+/// The world shape of a collider this tick: its box (rotated boxes enclosed) or its ball.
+pub type WorldShape<V> = Shape<V>;
 
 /// What the plugin keeps for each collider, readable by users: the world shape, the
 /// center at the previous tick (the start of the sweep), the tree proxy and, through the
@@ -332,7 +282,7 @@ impl<V: Vector> TrackedCollider<V> {
 
     /// The tight world box at the last tick.
     pub fn world_aabb(&self) -> BoundingBox<V> {
-        self.shape.aabb()
+        self.shape.bounding_box()
     }
 
     /// The shape's center at the tick before the last one: where the last sweep started.

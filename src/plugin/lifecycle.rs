@@ -130,9 +130,9 @@ fn own_proxy<V: Vector>(entity: Entity, state: &AabbTree<V>) -> Option<Key> {
          own (written over by hand: the plugin maintains it); its own proxy is looked up"
     );
     let find = |tree: &DynamicTree<V, Entity>| {
-        tree.proxies()
-            .find(|(_, owner, _)| **owner == entity)
-            .map(|(id, ..)| id)
+        tree.payloads()
+            .find(|(_, owner)| **owner == entity)
+            .map(|(id, _)| id)
     };
     find(&state.tree)
         .map(Key::moving)

@@ -161,6 +161,7 @@ mod components;
 mod config;
 pub mod diagnostics;
 mod events;
+mod gameplay;
 mod lifecycle;
 mod motion;
 mod narrow_phase;
@@ -184,6 +185,7 @@ pub use components::{
     Velocity, WorldShape,
 };
 pub use config::CollisionConfig;
+pub use gameplay::Contacts;
 pub use events::{CollisionEnded, CollisionStarted, EndReason};
 pub use motion::VelocityPlugin;
 pub use spatial::{QueryFilter, ShapeHit, SpatialQuery};

@@ -9,17 +9,6 @@ use crate::plugin::pairs::Pair;
 use crate::plugin::state::{Body, EndRecord, StartRecord, SweptHit};
 use crate::plugin::{AabbTree, CollisionConfig, EndReason, WorldShape};
 
-/// Whether two world shapes overlap now (inclusive).
-fn shapes_overlap<V: Vector>(a: &WorldShape<V>, b: &WorldShape<V>) -> bool {
-    match (a, b) {
-        (WorldShape::Box(x), WorldShape::Box(y)) => x.overlaps(y),
-        (WorldShape::Ball(x), WorldShape::Ball(y)) => x.overlaps(y),
-        (WorldShape::Ball(x), WorldShape::Box(y)) | (WorldShape::Box(y), WorldShape::Ball(x)) => {
-            x.overlaps_box(y)
-        }
-    }
-}
-
 /// A normal from `a` towards `b` for shapes that already overlap: the axis of least
 /// penetration for two boxes, the line of centers otherwise (zero when centers coincide).
 fn overlap_normal<V: Vector>(a: &WorldShape<V>, b: &WorldShape<V>) -> V {
@@ -119,7 +108,7 @@ fn test_pair<V: Vector>(
     b: &Body<V>,
 ) -> (bool, bool) {
     let layers_ok = a.layers.interacts_with(&b.layers);
-    let touching = layers_ok && shapes_overlap(&a.shape, &b.shape);
+    let touching = layers_ok && a.shape.overlaps(&b.shape);
     let moving = a.displacement != V::ZERO || b.displacement != V::ZERO;
     let mut swept_only = false;
     if pair.touching && !touching {
@@ -138,7 +127,7 @@ fn test_pair<V: Vector>(
         let b0 = b.shape.translated(-b.displacement);
         let hit = if !moving || !config.swept {
             touching.then(|| (0.0, overlap_normal(&a.shape, &b.shape)))
-        } else if shapes_overlap(&a0, &b0) {
+        } else if a0.overlaps(&b0) {
             Some((0.0, overlap_normal(&a0, &b0)))
         } else {
             sweep(&a0, a.displacement, &b0, b.displacement)

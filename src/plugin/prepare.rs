@@ -178,7 +178,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
             Some(_) if !teleported && self.swept => shape.center() - tracked.shape.center(),
             _ => V::ZERO,
         };
-        let swept = shape.aabb().swept(-displacement);
+        let swept = shape.bounding_box().swept(-displacement);
         let predicted = velocity * self.predict;
         let fat = state.tree.fatten(&swept, predicted);
         // The fat box too: finite values near the edge of `f32`'s range can overflow it.
