@@ -198,7 +198,10 @@ fn build_alone<V: Vector>(n: usize) -> f64 {
     let boxes: Vec<_> = (0..n * n)
         .map(|i| {
             let c = V::truncate_from_3d(Vec3::new((i / n) as f32, (i % n) as f32, 0.0));
-            (bevy_aabb_tree::BoundingBox::from_center_half_extents(c, V::splat(0.5)), i)
+            (
+                bevy_aabb_tree::BoundingBox::from_center_half_extents(c, V::splat(0.5)),
+                i,
+            )
         })
         .collect();
     let times = (0..3)
@@ -255,8 +258,14 @@ where
         tick("90k plain tiles").expect("row"),
     );
     let build = build_alone::<V>(1000);
-    println!("later tick, 1M Static / 10k Static:        {:.2}", m1.later_ms / k10.later_ms);
-    println!("later tick, 90k plain / movers alone:       {:.2}", plain.later_ms / alone.later_ms);
+    println!(
+        "later tick, 1M Static / 10k Static:        {:.2}",
+        m1.later_ms / k10.later_ms
+    );
+    println!(
+        "later tick, 90k plain / movers alone:       {:.2}",
+        plain.later_ms / alone.later_ms
+    );
     println!(
         "first tick, 1M Static / DynamicTree::build: {:.2} ({:.1} ms / {:.1} ms)",
         m1.first_ms / build,
