@@ -57,8 +57,6 @@ pub trait Vector:
     fn max(self, other: Self) -> Self;
     /// Component-wise absolute value.
     fn abs(self) -> Self;
-    /// Component-wise reciprocal (`1 / x`, giving infinities for zeros).
-    fn recip(self) -> Self;
     /// The component on `axis` (0 = x, 1 = y, 2 = z).
     fn axis(self, axis: usize) -> f32;
     /// Sets the component on `axis`.
@@ -82,8 +80,6 @@ pub trait Vector:
     fn extend_to_3d(self) -> Vec3;
     /// The first `DIM` components of a 3D vector.
     fn truncate_from_3d(v: Vec3) -> Self;
-    /// Component-wise select: `a` where `mask_lt(x, y)`, else `b`.
-    fn select_lt(x: Self, y: Self, a: Self, b: Self) -> Self;
 }
 
 macro_rules! forward_common {
@@ -103,10 +99,6 @@ macro_rules! forward_common {
         #[inline]
         fn abs(self) -> Self {
             Self::abs(self)
-        }
-        #[inline]
-        fn recip(self) -> Self {
-            Self::recip(self)
         }
         #[inline]
         fn axis(self, axis: usize) -> f32 {
@@ -139,10 +131,6 @@ macro_rules! forward_common {
         #[inline]
         fn is_finite(self) -> bool {
             Self::is_finite(self)
-        }
-        #[inline]
-        fn select_lt(x: Self, y: Self, a: Self, b: Self) -> Self {
-            Self::select(x.cmplt(y), a, b)
         }
     };
 }

@@ -66,9 +66,14 @@ impl<V: Vector> BoundingBox<V> {
     }
 
     /// Finite corners and `min <= max` on every axis (zero size allowed).
+    ///
+    /// Tested as `-inf < min <= max < inf`, which holds exactly for finite corners with
+    /// `min <= max` (a NaN fails every comparison, an infinite corner an outer one), every
+    /// comparison made and combined without a branch: a move checks its box this way on
+    /// every call.
     #[inline]
     pub fn is_valid(&self) -> bool {
-        self.min.is_finite() && self.max.is_finite() && self.min.all_le(self.max)
+        V::NEG_INFINITY.all_lt(self.min) & self.min.all_le(self.max) & self.max.all_lt(V::INFINITY)
     }
 
     /// The surface-area heuristic measure: half the perimeter in 2D, half the surface area
@@ -81,10 +86,17 @@ impl<V: Vector> BoundingBox<V> {
     /// Whether the boxes overlap (min/max form). Touching faces count as overlapping.
     ///
     /// Two boxes are disjoint exactly when some axis separates them, so this is the AND of
-    /// one interval test per axis.
-    #[inline]
+    /// one interval test per axis. Every axis is compared and the results are combined
+    /// with `&`, without a branch: the tree's walks call it on outcomes hard to predict,
+    /// and are left with one branch per test rather than one per comparison.
+    #[inline(always)]
     pub fn overlaps(&self, other: &Self) -> bool {
-        self.min.all_le(other.max) && other.min.all_le(self.max)
+        let mut result = true;
+        for axis in 0..V::DIM {
+            result &= (self.min.axis(axis) <= other.max.axis(axis))
+                & (other.min.axis(axis) <= self.max.axis(axis));
+        }
+        result
     }
 
     /// Whether `other` lies entirely inside `self` (faces may touch).
@@ -163,9 +175,10 @@ impl<V: Vector> BoundingBox<V> {
     }
 }
 
-/// Whether two boxes given as center and half extents overlap (seed 000's test, in the
-/// form its comments settle on): for every axis, `|ca - cb| <= ha + hb`. Touching boxes
-/// overlap. Gives the same answer as [`BoundingBox::overlaps`] on the same boxes.
+/// Whether two boxes given as center and half extents overlap: for every axis,
+/// `|ca - cb| <= ha + hb` (the distance between the centers is at most the sum of the
+/// half extents). Touching boxes overlap. Gives the same answer as
+/// [`BoundingBox::overlaps`] on the same boxes.
 #[inline]
 pub fn overlaps_center_half_extents<V: Vector>(
     center_a: V,

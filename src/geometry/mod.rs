@@ -19,14 +19,23 @@
 //! | ray vs box | [`Ray::box_hit_at`] (slab test) |
 //! | ray vs ball | [`Ray::ball_hit_at`] |
 //! | box cast | [`box_cast_at`] |
+//! | contact of two shapes (push-out) | [`Shape::contact`], [`contact_boxes`], [`contact_balls`], [`contact_ball_box`], [`contact_box_ball`] |
+//! | shape cast that blocks a motion | [`cast_shape`], [`cast_shapes`] |
+//! | move and slide | [`move_and_slide`] |
 
 mod ball;
 mod bounding_box;
+mod contact;
 mod ray;
+mod slide;
 mod sweep;
 
 pub use ball::Ball;
 pub use bounding_box::{BoundingBox, overlaps_center_half_extents};
+pub use contact::{
+    Contact, Shape, contact_ball_box, contact_balls, contact_box_ball, contact_boxes,
+};
 pub use ray::Ray;
 pub(crate) use ray::RaySlabs;
+pub use slide::{CastHit, SlideConfig, SlideOutcome, cast_shape, cast_shapes, move_and_slide};
 pub use sweep::{SweepHit, box_cast_at, sweep_ball_box, sweep_balls, sweep_boxes};

@@ -55,37 +55,12 @@ impl<V: Vector> Ray<V> {
     /// direction no slab would clip the range).
     #[inline]
     pub fn box_hit_at(&self, aabb: &BoundingBox<V>, max_t: f32) -> Option<f32> {
-        if max_t.is_nan() || max_t < 0.0 {
-            return None;
-        }
-        let mut t_enter = 0.0f32;
-        let mut t_exit = max_t;
-        for axis in 0..V::DIM {
-            let o = self.origin.axis(axis);
-            let d = self.direction.axis(axis);
-            let lo = aabb.min.axis(axis);
-            let hi = aabb.max.axis(axis);
-            let inv = 1.0 / d;
-            if !inv.is_finite() {
-                if o < lo || o > hi {
-                    return None;
-                }
-            } else {
-                let t1 = (lo - o) * inv;
-                let t2 = (hi - o) * inv;
-                let (near, far) = if t1 <= t2 { (t1, t2) } else { (t2, t1) };
-                t_enter = t_enter.max(near);
-                t_exit = t_exit.min(far);
-                if t_enter > t_exit {
-                    return None;
-                }
-            }
-        }
-        Some(t_enter)
+        self.box_hit_with_normal_at(aabb, max_t).map(|(t, _)| t)
     }
 
     /// Like [`Self::box_hit_at`], with the outward unit normal of the face the ray enters
     /// through (zero when the origin is inside the box).
+    #[inline]
     pub fn box_hit_with_normal_at(&self, aabb: &BoundingBox<V>, max_t: f32) -> Option<(f32, V)> {
         if max_t.is_nan() || max_t < 0.0 {
             return None;

@@ -32,11 +32,11 @@ pub struct SweepHit<V: Vector> {
 ///   `(a.max - b.min) / v`;
 /// - `v < 0`: the same two times, swapped.
 ///
-/// The pair overlaps during the step when `max(u0, 0) <= min(u1, 1)`. The listing this
-/// follows (seed 001) gets three cases wrong, fixed here: it reports a hit for boxes
-/// separated on an axis along which they do not move (its per-axis defaults are 0 and 1),
-/// it returns `u1 = 0` for boxes that overlap at the start, and it reports entry times past
-/// the end of the step as hits when no axis clips `u1` below 1.
+/// The pair overlaps during the step when `max(u0, 0) <= min(u1, 1)`. Three cases need
+/// care: boxes separated on an axis along which they do not move never meet (per-axis
+/// defaults of 0 and 1 would report a hit); boxes that overlap at the start have `u0 = 0`
+/// and their real exit time as `u1`; and an entry time past the end of the step is a miss
+/// even when no axis clips `u1` below 1.
 pub fn sweep_boxes<V: Vector>(
     a: &BoundingBox<V>,
     da: V,

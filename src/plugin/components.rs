@@ -319,6 +319,9 @@ pub struct TrackedCollider<V: Vector> {
     /// The displacement was non-zero when the collider was last processed: the next tick
     /// processes it even if its inputs did not change, so that it reads as still.
     pub(crate) moved: bool,
+    /// The prepare stage's run that last processed it.
+    #[reflect(ignore)]
+    pub(crate) seen: u32,
 }
 
 impl<V: Vector> TrackedCollider<V> {

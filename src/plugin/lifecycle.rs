@@ -63,12 +63,12 @@ pub(crate) fn on_shape_removed<V: Vector, C: Component>(
     );
 }
 
-/// Observer: an input of the collider other than its shape (`Velocity`,
-/// `CollisionLayers`, `Static`) is being removed. A removal is no change that Bevy's
-/// change ticks show, so this marks the collider's [`TrackedCollider`] changed: the next
-/// tick processes it again (default velocity and layers, or the moving tree).
-pub(crate) fn on_input_removed<V: Vector, C: Component>(
-    event: On<Remove, C>,
+/// Observer: a change of a collider that Bevy's change ticks do not show (a removal of
+/// `Velocity`, `CollisionLayers` or `Static`, an added `Static`, a removed `Disabled`).
+/// It marks the collider's [`TrackedCollider`] changed: the next tick processes it again
+/// (default velocity and layers, the other tree, back in the tree).
+pub(crate) fn on_input_changed<V: Vector, E: EntityEvent, C: Component>(
+    event: On<E, C>,
     mut colliders: Query<&mut TrackedCollider<V>, Allow<Disabled>>,
 ) {
     if let Ok(mut tracked) = colliders.get_mut(event.event_target()) {
@@ -76,11 +76,11 @@ pub(crate) fn on_input_removed<V: Vector, C: Component>(
     }
 }
 
-/// Observer: a `ChildOf` is being removed. The entity's world transform changes without
-/// any change Bevy's change ticks show, so this marks its `Transform` changed: the next
-/// tick processes it if it is a collider, and every collider below it otherwise.
-pub(crate) fn on_parent_removed(
-    event: On<Remove, ChildOf>,
+/// Observer: a `ChildOf` is inserted or removed. The entity's world transform changes
+/// without any change Bevy's change ticks show, so this marks its `Transform` changed: the
+/// next tick processes it if it is a collider, and every collider below it otherwise.
+pub(crate) fn on_parent_changed<E: EntityEvent>(
+    event: On<E, ChildOf>,
     mut transforms: Query<&mut Transform, Allow<Disabled>>,
 ) {
     if let Ok(mut transform) = transforms.get_mut(event.event_target()) {

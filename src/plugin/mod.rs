@@ -320,10 +320,13 @@ where
             .add_observer(lifecycle::on_shape_removed::<V, BoundingSphere<V>>)
             .add_observer(lifecycle::on_collider_gone::<V, Add, Disabled>)
             // Removals the prepare stage's change detection would not see.
-            .add_observer(lifecycle::on_input_removed::<V, Velocity<V>>)
-            .add_observer(lifecycle::on_input_removed::<V, CollisionLayers>)
-            .add_observer(lifecycle::on_input_removed::<V, Static>)
-            .add_observer(lifecycle::on_parent_removed)
+            .add_observer(lifecycle::on_input_changed::<V, Remove, Velocity<V>>)
+            .add_observer(lifecycle::on_input_changed::<V, Remove, CollisionLayers>)
+            .add_observer(lifecycle::on_input_changed::<V, Remove, Static>)
+            .add_observer(lifecycle::on_input_changed::<V, Add, Static>)
+            .add_observer(lifecycle::on_input_changed::<V, Remove, Disabled>)
+            .add_observer(lifecycle::on_parent_changed::<Insert>)
+            .add_observer(lifecycle::on_parent_changed::<Remove>)
             .add_observer(lifecycle::on_contacts_added::<V>);
         for (path, ms, _) in diagnostics::measurements::<V>(&StepStats::default()) {
             let diagnostic = Diagnostic::new(path);

@@ -7,9 +7,7 @@ use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::plugin::lifecycle::forget_foreign_proxy;
 use crate::plugin::pairs::Pair;
-use crate::plugin::shape::{
-    Hierarchy, Problem, ancestor_teleported, ancestors_changed, invalid_reason, world_shape,
-};
+use crate::plugin::shape::{Hierarchy, Problem, ancestor_teleported, invalid_reason, world_shape};
 use crate::plugin::state::{Body, EndRecord, Key};
 use crate::plugin::{
     Aabb, AabbTree, BoundingSphere, CollisionConfig, CollisionLayers, EndReason, Static,
@@ -25,15 +23,42 @@ const BULK_STATIC_FROM: usize = 32;
 type ColliderData<'a, V> = (
     Entity,
     &'a mut TrackedCollider<V>,
-    Ref<'a, Transform>,
-    Option<Ref<'a, ChildOf>>,
-    Option<Ref<'a, Aabb<V>>>,
-    Option<Ref<'a, BoundingSphere<V>>>,
-    Option<Ref<'a, Velocity<V>>>,
-    Option<Ref<'a, CollisionLayers>>,
-    Option<Ref<'a, Static>>,
+    &'a Transform,
+    Option<&'a ChildOf>,
+    Option<&'a Aabb<V>>,
+    Option<&'a BoundingSphere<V>>,
+    Option<&'a Velocity<V>>,
+    Option<&'a CollisionLayers>,
+    Has<Static>,
     Has<Teleported>,
 );
+
+/// One item of [`ColliderData`].
+type ColliderItem<'a, V> = (
+    Entity,
+    Mut<'a, TrackedCollider<V>>,
+    &'a Transform,
+    Option<&'a ChildOf>,
+    Option<&'a Aabb<V>>,
+    Option<&'a BoundingSphere<V>>,
+    Option<&'a Velocity<V>>,
+    Option<&'a CollisionLayers>,
+    bool,
+    bool,
+);
+
+/// The colliders whose own inputs changed since the pipeline's last run, or that have
+/// [`Teleported`]: a filter Bevy evaluates on change ticks alone, without reading the
+/// components.
+type ChangedInputs<V> = Or<(
+    Changed<Transform>,
+    Changed<Aabb<V>>,
+    Changed<BoundingSphere<V>>,
+    Changed<Velocity<V>>,
+    Changed<CollisionLayers>,
+    Changed<TrackedCollider<V>>,
+    With<Teleported>,
+)>;
 
 /// The inputs of one collider, as `prepare` reads them.
 struct Inputs<'a, V: Vector> {
@@ -72,22 +97,45 @@ struct Prepare<'a, 'cw, 'cs, 'hw, 'hs, V: Vector> {
     /// Pairs of a collider changing trees, carried over to its new key, and its old key.
     carried: Vec<Pair>,
     carried_from: Option<Key>,
-    /// The last parent whose ancestry was checked, and whether it changed: siblings
-    /// (the tiles of one map) come in a row.
-    last_parent: Option<(Entity, bool)>,
 }
 
 impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
-    /// Whether a collider whose parent link is `parent` moved through its ancestors.
-    fn parent_changed(&mut self, parent: &ChildOf) -> bool {
-        let p = parent.parent();
-        match self.last_parent {
-            Some((known, changed)) if known == p => changed,
-            _ => {
-                let changed = ancestors_changed(Some(parent), self.hierarchy);
-                self.last_parent = Some((p, changed));
-                changed
-            }
+    /// Processes a collider once this tick (`tick` marks it, so that the scans that may
+    /// each find it process it once), and lists it for the next tick when it must be
+    /// processed again (it moved, or is left out for invalid values).
+    fn visit(&mut self, item: ColliderItem<'_, V>, tick: u32) {
+        let (
+            entity,
+            mut tracked,
+            transform,
+            parent,
+            aabb,
+            sphere,
+            velocity,
+            layers,
+            is_static,
+            teleported,
+        ) = item;
+        // Without a shape there is nothing to do but to take out a proxy it still has.
+        if tracked.seen == tick || (aabb.is_none() && sphere.is_none() && tracked.proxy.is_none()) {
+            return;
+        }
+        let tracked = &mut *tracked;
+        tracked.seen = tick;
+        let inputs = Inputs {
+            entity,
+            transform,
+            parent,
+            aabb,
+            sphere,
+            velocity: velocity.map_or(V::ZERO, |v| v.0),
+            layers: layers.map_or_else(CollisionLayers::default, |l| *l),
+            is_static,
+            teleported,
+        };
+        self.process(tracked, inputs);
+        if tracked.moved || tracked.invalid {
+            self.state.tick.revisit.push(entity);
         }
     }
 
@@ -381,6 +429,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
                         new.entity
                     );
                     tracked.invalid = true;
+                    state.tick.revisit.push(new.entity);
                 }
             }
         }
@@ -408,34 +457,40 @@ fn finite_or_default(value: f32, default: f32, field: &str, warn: bool) -> f32 {
 /// collider is processed when:
 /// - `Transform`, `Aabb`, `BoundingSphere`, `Velocity` or `CollisionLayers` changed (Bevy's
 ///   change ticks: inserted or written through `Mut` since the last run), or the plugin's
-///   observers marked its `TrackedCollider` (one of those components, or `ChildOf`, was
-///   removed);
-/// - it has `Teleported`, or `Static` was added (its removal marks `TrackedCollider`);
-/// - an ancestor's `Transform` or `ChildOf` changed, or an ancestor has `Teleported`
-///   (children of a still parent are idle like roots);
-/// - it has no proxy: new, enabled again, or left out for invalid values (re-checked
-///   every tick until valid);
+///   observers marked its `TrackedCollider` (one of those components was removed, `Static`
+///   was added or removed, `Disabled` was removed), or it has `Teleported`;
+/// - an ancestor's `Transform` changed or an ancestor has `Teleported` (found by walking
+///   down from such parents: children of a still parent are idle like roots). Inserting
+///   or removing a `ChildOf` marks the entity's `Transform` changed;
 /// - [`CollisionConfig`] changed (everything is processed);
-/// - it moved when it was last processed (`TrackedCollider::moved`): its displacement,
-///   non-zero then, must become zero, its previous position its position, and its fat
-///   box may shrink back. Processed once more with unchanged inputs, it is idle.
+/// - at its last processing it moved (its displacement, non-zero then, must become zero,
+///   its previous position its position, and its fat box may shrink back) or was left out
+///   for invalid values (re-checked every tick until valid).
+///
+/// Finding the changed colliders costs a test of three or four change ticks per idle
+/// collider (Bevy's change detection), nothing more.
 ///
 /// A change of the time step alone (a variable `dt` in `Update`) does not re-process idle
 /// colliders: it only changes the fattening of their boxes, never the events.
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub(crate) fn prepare<V: Vector>(
     mut commands: Commands,
     time: Res<Time>,
     config: Res<CollisionConfig>,
     mut state: ResMut<AabbTree<V>>,
-    mut colliders: Query<ColliderData<V>>,
+    mut colliders: ParamSet<(
+        Query<ColliderData<V>, ChangedInputs<V>>,
+        Query<ColliderData<V>>,
+    )>,
     moving_colliders: Query<(), (With<TrackedCollider<V>>, Without<Static>)>,
+    moved_parents: Query<&Children, Or<(Changed<Transform>, With<Teleported>)>>,
+    children: Query<&Children>,
     hierarchy: Hierarchy,
 ) {
     let start = Instant::now();
     let state = &mut *state;
     let everything = config.is_changed();
     let defaults = CollisionConfig::default();
-    // Finite, and a negative margin counts as 0: `set_margin` always takes it.
     if everything && config.unit() != config.length_unit {
         warn!(
             "bevy_aabb_tree: CollisionConfig::length_unit is {}, not a finite positive number: using 1.0",
@@ -443,6 +498,7 @@ pub(crate) fn prepare<V: Vector>(
         );
     }
     let unit = config.unit();
+    // Finite, and a negative margin counts as 0: `set_margin` always takes it.
     let margin =
         finite_or_default(config.margin, defaults.margin, "margin", everything).max(0.0) * unit;
     let multiplier = finite_or_default(
@@ -462,7 +518,7 @@ pub(crate) fn prepare<V: Vector>(
     // Colliders spawned in bulk get their proxies without the arrays growing a doubling
     // at a time, which would leave up to half of them unused. (Counting a query without
     // filters by archetype costs O(archetypes), not O(colliders).)
-    let total = colliders.iter().len();
+    let total = colliders.p1().iter().len();
     let moving_total = moving_colliders.iter().len();
     state
         .tree
@@ -474,6 +530,9 @@ pub(crate) fn prepare<V: Vector>(
     state.tick.processed.clear();
     state.tick.moved.clear();
     state.tick.processed_before = state.tick.processed_total;
+    state.tick.number = state.tick.number.wrapping_add(1);
+    let tick = state.tick.number;
+    let mut revisit = core::mem::take(&mut state.tick.revisit);
     let processed_total = state.tick.processed_total;
     let mut ctx = Prepare {
         commands: &mut commands,
@@ -486,55 +545,41 @@ pub(crate) fn prepare<V: Vector>(
         new_static: Vec::new(),
         carried: Vec::new(),
         carried_from: None,
-        last_parent: None,
     };
-    for (
-        entity,
-        mut tracked,
-        transform,
-        parent,
-        aabb,
-        sphere,
-        velocity,
-        layers,
-        is_static,
-        teleported,
-    ) in &mut colliders
-    {
-        let changed = everything
-            || transform.is_changed()
-            || teleported
-            || tracked.is_changed()
-            || aabb.as_ref().is_some_and(DetectChanges::is_changed)
-            || sphere.as_ref().is_some_and(DetectChanges::is_changed)
-            || velocity.as_ref().is_some_and(DetectChanges::is_changed)
-            || layers.as_ref().is_some_and(DetectChanges::is_changed)
-            || is_static.as_ref().is_some_and(DetectChanges::is_changed)
-            || tracked.moved
-            || (tracked.proxy.is_none() && (aabb.is_some() || sphere.is_some()))
-            || parent
-                .as_ref()
-                .is_some_and(|p| p.is_changed() || ctx.parent_changed(p));
-        if !changed {
-            continue;
+    if everything {
+        for item in &mut colliders.p1() {
+            ctx.visit(item, tick);
         }
-        let inputs = Inputs {
-            entity,
-            transform: &transform,
-            parent: parent.as_deref(),
-            aabb: aabb.as_deref(),
-            sphere: sphere.as_deref(),
-            velocity: velocity.map_or(V::ZERO, |v| v.0),
-            layers: layers.map_or_else(CollisionLayers::default, |l| *l),
-            is_static: is_static.is_some(),
-            teleported,
-        };
-        ctx.process(&mut tracked, inputs);
+    } else {
+        for item in &mut colliders.p0() {
+            ctx.visit(item, tick);
+        }
+        let mut all = colliders.p1();
+        for entity in revisit.drain(..) {
+            if let Ok(item) = all.get_mut(entity) {
+                ctx.visit(item, tick);
+            }
+        }
+        // Colliders below a parent that moved (or jumped), however deep.
+        let mut below: Vec<Entity> = Vec::new();
+        for kids in &moved_parents {
+            below.extend(kids.iter());
+            while let Some(entity) = below.pop() {
+                if let Ok(item) = all.get_mut(entity) {
+                    ctx.visit(item, tick);
+                }
+                if let Ok(kids) = children.get(entity) {
+                    below.extend(kids.iter());
+                }
+            }
+        }
     }
-    ctx.insert_new_static(&mut colliders);
+    ctx.insert_new_static(&mut colliders.p1());
     let (processed, processed_at) = (ctx.processed, ctx.processed_at);
     let state = ctx.state;
     state.tick.processed_total = processed_at;
+    revisit.append(&mut state.tick.revisit);
+    state.tick.revisit = revisit;
     let mut pending = core::mem::take(&mut state.tick.pending_fat);
     // Every id is a live proxy and every box valid (checked above), so the tree refuses
     // none; should it, the collider would keep a stale fat box, which is logged.

@@ -62,7 +62,7 @@ pub(crate) fn world_affine(
 /// Whether an ancestor of a collider with this `parent` has [`Teleported`]: a jump of a
 /// parent carries its child colliders. Each such ancestor's marker is removed once this
 /// tick has used it (every child collider of a teleported ancestor is processed in the
-/// same tick: see [`ancestors_changed`]).
+/// same tick: the prepare stage walks down from a teleported parent).
 pub(crate) fn ancestor_teleported(
     parent: Option<&ChildOf>,
     hierarchy: &Hierarchy,
@@ -76,18 +76,6 @@ pub(crate) fn ancestor_teleported(
         }
     });
     found
-}
-
-/// Whether the world transform of a collider whose parent link is `parent` may have
-/// changed through its ancestors since the pipeline's last run: an ancestor's
-/// `Transform` or `ChildOf` changed, or an ancestor has [`Teleported`]. A child of a
-/// still parent is idle like a root.
-pub(crate) fn ancestors_changed(parent: Option<&ChildOf>, hierarchy: &Hierarchy) -> bool {
-    let mut changed = false;
-    for_each_ancestor(parent, hierarchy, |_, transform, up, teleported| {
-        changed |= teleported || transform.is_changed() || up.is_some_and(|c| c.is_changed());
-    });
-    changed
 }
 
 /// The world box enclosing a local box under an affine map: the center is mapped, and

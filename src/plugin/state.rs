@@ -157,6 +157,11 @@ pub(crate) struct TickBuffers<V: Vector> {
     pub moved: Vec<Key>,
     /// Colliders processed this tick: the narrow phase tests their pairs only.
     pub processed: Vec<Key>,
+    /// Colliders to process at the next tick whatever their change ticks say: those that
+    /// moved at this one (to read as still) or were left out for invalid values.
+    pub revisit: Vec<Entity>,
+    /// The prepare stage's count of runs, which marks the colliders it processed.
+    pub number: u32,
     /// Colliders processed over all ticks (see [`Body::processed_at`]).
     pub processed_total: u64,
     /// [`Self::processed_total`] before this tick.
@@ -177,6 +182,8 @@ impl<V: Vector> Default for TickBuffers<V> {
             pending_fat: Vec::new(),
             moved: Vec::new(),
             processed: Vec::new(),
+            revisit: Vec::new(),
+            number: 0,
             processed_total: 0,
             processed_before: 0,
             started: Vec::new(),

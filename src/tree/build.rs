@@ -96,7 +96,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Rebuilds the whole tree from its leaves and the `unlinked` ones (proxies with their
     /// fat boxes, not in the tree yet).
     fn rebuild_with_extra(&mut self, unlinked: &[(ProxyId, BoundingBox<V>)]) {
-        let mut scratch = core::mem::take(&mut self.scratch);
+        let mut scratch = core::mem::take(&mut self.scratch.build);
         scratch.items.clear();
         if !self.root.is_null() {
             self.collect_items(self.root, 0, &mut scratch);
@@ -114,7 +114,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if !scratch.items.is_empty() {
             self.build_items(&mut scratch, NodeId::NULL, 0);
         }
-        self.scratch = scratch;
+        self.scratch.build = scratch;
         self.compact();
     }
 
@@ -133,11 +133,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         let link = self.nodes[top.index()].parent;
         let parent = link.parent_or_null();
-        let mut scratch = core::mem::take(&mut self.scratch);
+        let mut scratch = core::mem::take(&mut self.scratch.build);
         scratch.items.clear();
         self.collect_items(top, keep_height, &mut scratch);
         let new_top = self.build_items(&mut scratch, parent, link.slot());
-        self.scratch = scratch;
+        self.scratch.build = scratch;
         self.relayout(new_top, Some(keep_height));
         // Boxes above are exact already (the same leaves below); heights may differ.
         let mut index = parent;

@@ -65,7 +65,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if top.is_leaf() {
             return;
         }
-        let mut scratch = core::mem::take(&mut self.layout_scratch);
+        let mut scratch = core::mem::take(&mut self.scratch.layout);
         self.collect_layout(top, keep_height, &mut scratch);
         scratch.slots.clear();
         scratch.slots.extend_from_slice(&scratch.order);
@@ -73,7 +73,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if scratch.slots != scratch.order {
             self.move_nodes(&mut scratch);
         }
-        self.layout_scratch = scratch;
+        self.scratch.layout = scratch;
     }
 
     /// Lays the whole tree out in the [module's order](self) from slot 0 and drops the
@@ -85,7 +85,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             self.free_list = NodeId::NULL;
             return;
         }
-        let mut scratch = core::mem::take(&mut self.layout_scratch);
+        let mut scratch = core::mem::take(&mut self.scratch.layout);
         self.collect_layout(self.root, None, &mut scratch);
         let count = scratch.order.len();
         scratch.slots.clear();
@@ -93,7 +93,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.move_nodes(&mut scratch);
         self.nodes.truncate(count);
         self.free_list = NodeId::NULL;
-        self.layout_scratch = scratch;
+        self.scratch.layout = scratch;
     }
 
     /// Puts in `scratch.order` the nodes under `top` to move, in their new order, with

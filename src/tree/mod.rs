@@ -50,17 +50,29 @@
 //!   rotates nodes on the way up; [`DynamicTree::update_pairs`] refits and rotates the
 //!   changed part of the tree, then walks it against itself to find the new pairs.
 //! - [`DynamicTree::move_proxies`] applies a batch of moves: the same result as one
-//!   [`DynamicTree::move_proxy`] call each, but the leaves' parents and ancestors are
-//!   updated in the order they sit in memory, which is much faster for thousands of
-//!   moves; when a
-//!   batch changes a large share of the leaves, one refit of the whole tree replaces the
-//!   growing of their ancestors.
+//!   [`DynamicTree::move_proxy`] call each, but the leaves' ancestors are updated in the
+//!   order they sit in memory; when a batch changes a large share of the leaves, one
+//!   refit of the whole tree replaces the growing of their ancestors.
 //! - [`DynamicTree::update_pairs_parallel`] (or [`DynamicTree::parallel_pairs`], to use
 //!   another thread pool) finds the same pairs with the walk split over threads.
 //! - [`DynamicTree::build`] builds a whole tree at once with a binned SAH split.
 //! - [`DynamicTree::validate`] checks every invariant; the tests call it after every
 //!   operation.
+//!
+//! # The API by task
+//!
+//! | task | methods |
+//! |---|---|
+//! | proxies | [`create_proxy`](DynamicTree::create_proxy), [`destroy_proxy`](DynamicTree::destroy_proxy), [`build`](DynamicTree::build), [`clear`](DynamicTree::clear) |
+//! | moves | [`move_proxy`](DynamicTree::move_proxy), [`move_proxies`](DynamicTree::move_proxies) |
+//! | moves with fat boxes computed by the caller | [`fatten`](DynamicTree::fatten), [`keeps_fat_box`](DynamicTree::keeps_fat_box), [`set_fat_box`](DynamicTree::set_fat_box), [`set_fat_boxes`](DynamicTree::set_fat_boxes) |
+//! | pairs | [`update_pairs`](DynamicTree::update_pairs), [`update_pairs_parallel`](DynamicTree::update_pairs_parallel), [`parallel_pairs`](DynamicTree::parallel_pairs) |
+//! | queries | [`query_box`](DynamicTree::query_box), [`query_point`](DynamicTree::query_point), [`query_ball`](DynamicTree::query_ball), [`cast_ray`](DynamicTree::cast_ray), [`cast_box`](DynamicTree::cast_box), [`ray_hits`](DynamicTree::ray_hits) |
+//! | payloads and boxes | [`data`](DynamicTree::data), [`data_mut`](DynamicTree::data_mut), [`fat_box`](DynamicTree::fat_box), [`proxies`](DynamicTree::proxies), [`contains`](DynamicTree::contains) |
+//! | settings | [`set_margin`](DynamicTree::set_margin), [`set_move_cache`](DynamicTree::set_move_cache), [`reserve`](DynamicTree::reserve), [`rebuild`](DynamicTree::rebuild) |
+//! | inspection | [`stats`](DynamicTree::stats), [`validate`](DynamicTree::validate), [`root`](DynamicTree::root), [`node`](DynamicTree::node), [`leaf`](DynamicTree::leaf), [`visit_nodes`](DynamicTree::visit_nodes) |
 
+mod arena;
 mod build;
 mod insert;
 mod layout;
@@ -68,7 +80,8 @@ mod moves;
 mod node;
 mod optimize;
 mod pairs;
-pub mod parallel;
+pub(crate) mod parallel;
+mod proxy;
 mod query;
 mod remove;
 mod rotate;
@@ -127,46 +140,75 @@ pub const DEFAULT_MARGIN: f32 = 0.05;
 ///
 /// See the [module documentation](self) for a guide.
 pub struct DynamicTree<V: Vector, T = ()> {
-    /// The internal nodes.
+    /// The arena of internal nodes; free ones are chained from `free_list`.
     pub(crate) nodes: Vec<Node<V>>,
-    /// The leaves, by proxy id (free ids have [`Leaf::FREE`]'s parent link).
+    /// Where each proxy's leaf hangs, by proxy id (free ids hold [`Leaf::FREE`]).
     pub(crate) leaves: Vec<Leaf>,
     /// The move cache: each proxy's fat box by proxy id, as long as `leaves` when
     /// `move_cache` is on, empty when it is off. Moves decide against it in proxy order.
     pub(crate) fat_boxes: Vec<BoundingBox<V>>,
     /// Whether the move cache is kept (see [`DynamicTree::set_move_cache`]).
     pub(crate) move_cache: bool,
-    /// Each proxy's payload, by proxy id.
+    /// Each proxy's payload, by proxy id (`None` for free ids).
     pub(crate) data: Vec<Option<T>>,
     /// Proxy ids free for reuse, the last freed on top.
     pub(crate) free_proxies: Vec<u32>,
+    /// The root: an internal node, a leaf, or null for an empty tree.
     pub(crate) root: NodeId,
-    /// The root's box (every other node's and leaf's box is its parent's slot).
+    /// The root's box (every other node's and leaf's box is held in its parent's slot).
     pub(crate) root_box: BoundingBox<V>,
     /// The root's change mark.
     pub(crate) root_stamp: Stamp,
+    /// The first free internal node, null when none is free.
     pub(crate) free_list: NodeId,
+    /// Live proxies.
     pub(crate) proxy_count: usize,
+    /// Allocated internal nodes.
     pub(crate) node_count: usize,
     /// Nodes whose stamp equals the epoch are "changed" (hold a moved leaf).
     pub(crate) epoch: Stamp,
+    /// Leaves marked moved in this epoch.
     pub(crate) moved_count: usize,
     /// Whether every internal node's box is exactly its children's: set by a whole-tree
     /// refit, cleared when a move grows ancestors instead.
     pub(crate) exact: bool,
+    /// How far fat boxes grow beyond the tight box.
     margin: f32,
-    /// Buffers reused by rebuilds.
-    pub(crate) scratch: build::BuildScratch<V>,
-    /// Buffers reused by re-layouts.
-    pub(crate) layout_scratch: layout::LayoutScratch<V>,
     /// State of the incremental optimization.
     pub(crate) optimizer: optimize::Optimizer,
-    /// Leaves of a batch of moves waiting for their new boxes (see `move_proxies`).
-    pub(crate) pending_moves: moves::PendingMoves<V>,
-    /// Stacks of the pair walk, reused.
-    pub(crate) pair_stacks: pairs::PairStacks,
+    /// Buffers the operations reuse from one call to the next.
+    pub(crate) scratch: Scratch<V>,
+    /// Nodes visited by queries and pair walks since the last reset (see
+    /// [`DynamicTree::stats`]); atomic so that queries can count through `&self`.
     pub(crate) nodes_visited: AtomicU64,
+    /// Leaves reached by queries, or pairs reported by pair walks, since the last reset.
     pub(crate) leaves_visited: AtomicU64,
+}
+
+/// Buffers that operations reuse from one call to the next, so that a steady stream of
+/// updates allocates nothing once warm. Only their room matters between calls: a clone
+/// starts with empty ones.
+#[derive(Debug)]
+pub(crate) struct Scratch<V: Vector> {
+    /// Rebuilds.
+    pub build: build::BuildScratch<V>,
+    /// Re-layouts.
+    pub layout: layout::LayoutScratch<V>,
+    /// Leaves of a batch of moves waiting for their new boxes (see `move_proxies`).
+    pub moves: moves::PendingMoves<V>,
+    /// The pair walks, serial and parallel, and the refits.
+    pub pairs: pairs::PairStacks,
+}
+
+impl<V: Vector> Default for Scratch<V> {
+    fn default() -> Self {
+        Self {
+            build: Default::default(),
+            layout: Default::default(),
+            moves: Default::default(),
+            pairs: Default::default(),
+        }
+    }
 }
 
 impl<V: Vector, T> Default for DynamicTree<V, T> {
@@ -205,11 +247,8 @@ impl<V: Vector, T: Clone> Clone for DynamicTree<V, T> {
             moved_count: self.moved_count,
             exact: self.exact,
             margin: self.margin,
-            scratch: Default::default(),
-            layout_scratch: Default::default(),
-            pending_moves: Default::default(),
             optimizer: self.optimizer.clone(),
-            pair_stacks: Default::default(),
+            scratch: Default::default(),
             nodes_visited: AtomicU64::new(self.nodes_visited.load(Ordering::Relaxed)),
             leaves_visited: AtomicU64::new(self.leaves_visited.load(Ordering::Relaxed)),
         }
@@ -236,11 +275,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             moved_count: 0,
             exact: false,
             margin: DEFAULT_MARGIN,
-            scratch: Default::default(),
-            layout_scratch: Default::default(),
-            pending_moves: Default::default(),
             optimizer: Default::default(),
-            pair_stacks: Default::default(),
+            scratch: Default::default(),
             nodes_visited: AtomicU64::new(0),
             leaves_visited: AtomicU64::new(0),
         }
@@ -338,7 +374,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Height of the tree: 0 for a single leaf or an empty tree.
-    pub fn height(&self) -> u16 {
+    pub(crate) fn height(&self) -> u16 {
         if self.root.is_null() {
             0
         } else {
@@ -374,8 +410,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         Some(self.stored_fat_box(id, leaf))
     }
 
-    /// The leaf node of a proxy, for inspection: [`NodeId::leaf`]-tagged, the same for the
-    /// proxy's whole life.
+    /// The leaf node of a proxy, for inspection with [`Self::node`]: an id for which
+    /// [`NodeId::is_leaf`] holds, the same for the proxy's whole life.
     pub fn leaf(&self, id: ProxyId) -> Option<NodeId> {
         self.live_leaf(id)?;
         Some(NodeId::leaf(id))
@@ -383,16 +419,27 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Every live proxy with its payload and fat box, in id order.
     pub fn proxies(&self) -> impl Iterator<Item = (ProxyId, &T, BoundingBox<V>)> + '_ {
-        self.leaves
+        self.payloads().filter_map(|(id, data)| {
+            let leaf = self.leaves[id.index()];
+            leaf.is_live()
+                .then(|| (id, data, self.stored_fat_box(id, leaf)))
+        })
+    }
+
+    /// Every live proxy with its payload, in id order: [`Self::proxies`] without the fat
+    /// boxes, which it does not read.
+    pub(crate) fn payloads(&self) -> impl Iterator<Item = (ProxyId, &T)> + '_ {
+        self.data
             .iter()
-            .zip(&self.data)
             .enumerate()
-            .filter_map(|(i, (leaf, data))| {
-                let data = data.as_ref()?;
-                let id = ProxyId(i as u32);
-                leaf.is_live()
-                    .then(|| (id, data, self.stored_fat_box(id, *leaf)))
-            })
+            .filter_map(|(i, data)| Some((ProxyId(i as u32), data.as_ref()?)))
+    }
+
+    /// How many proxy ids the tree's tables (leaves, payloads, the move cache) have room
+    /// for without growing. Tables that callers keep by proxy id can be given the same
+    /// room, so that they grow when the tree's do.
+    pub fn proxy_capacity(&self) -> usize {
+        self.data.capacity()
     }
 
     /// A read-only view of a node, for inspection.
@@ -443,166 +490,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// The fat box for a tight box and a predicted displacement: the tight box extended
-    /// along the displacement and grown by the margin on every side.
-    #[inline]
-    pub fn fatten(&self, tight: &BoundingBox<V>, displacement: V) -> BoundingBox<V> {
-        tight.swept(displacement).grown(self.margin)
-    }
-
-    /// Adds a proxy for `tight` with `data`; its fat box is `tight` grown by the margin.
-    /// The new proxy counts as moved: its pairs are reported by the next
-    /// [`Self::update_pairs`].
-    pub fn create_proxy(&mut self, tight: BoundingBox<V>, data: T) -> Result<ProxyId, TreeError> {
-        if !tight.is_valid() {
-            return Err(TreeError::InvalidBox);
-        }
-        let fat = self.fatten(&tight, V::ZERO);
-        if !fat.is_valid() {
-            return Err(TreeError::InvalidBox);
-        }
-        if !self.has_room(1) {
-            return Err(TreeError::Full);
-        }
-        let proxy = self.allocate_proxy(fat, data);
-        let leaf = NodeId::leaf(proxy);
-        self.insert_leaf(leaf, fat);
-        self.mark_moved(leaf);
-        Ok(proxy)
-    }
-
-    /// Removes a proxy and returns its payload.
-    pub fn destroy_proxy(&mut self, id: ProxyId) -> Result<T, TreeError> {
-        if self.live_leaf(id).is_none() {
-            return Err(TreeError::UnknownProxy(id));
-        }
-        let leaf = NodeId::leaf(id);
-        if self.slot_stamp(self.link_of(leaf)) == self.epoch {
-            self.moved_count -= 1;
-        }
-        self.remove_leaf(leaf);
-        self.proxy_count -= 1;
-        self.leaves[id.index()] = Leaf::FREE;
-        self.free_proxies.push(id.0);
-        self.data[id.index()]
-            .take()
-            .ok_or(TreeError::UnknownProxy(id))
-    }
-
-    /// Moves a proxy: `tight` is its new tight box, `displacement` how far it is expected
-    /// to move before the next update (velocity × step × any safety factor).
-    ///
-    /// Returns `Ok(true)` when the tree changed: the tight box left the fat box (or the fat
-    /// box had grown far larger than needed), so the leaf got a new fat box and counts as
-    /// moved. Returns `Ok(false)` when the fat box still encloses the tight box: nothing
-    /// was touched.
-    pub fn move_proxy(
-        &mut self,
-        id: ProxyId,
-        tight: BoundingBox<V>,
-        displacement: V,
-    ) -> Result<bool, TreeError> {
-        let fat = self.new_fat_box(id, tight, displacement)?;
-        if let Some((link, fat)) = fat {
-            self.set_leaf_box(link, fat);
-        }
-        Ok(fat.is_some())
-    }
-
-    /// The checks and decision of a move, reading the proxy's leaf and its fat box: when
-    /// the fat box must change, it is stored ([`Self::store_fat_box`]) and the leaf's link
-    /// and the box are returned, for the caller to finish with [`Self::set_leaf_box`];
-    /// `None` when the move changes nothing.
-    #[inline(always)]
-    pub(crate) fn new_fat_box(
-        &mut self,
-        id: ProxyId,
-        tight: BoundingBox<V>,
-        displacement: V,
-    ) -> Result<Option<(Link, BoundingBox<V>)>, TreeError> {
-        let Some(&leaf) = self.leaves.get(id.index()) else {
-            return Err(TreeError::UnknownProxy(id));
-        };
-        if !leaf.is_live() {
-            return Err(TreeError::UnknownProxy(id));
-        }
-        let old = self.stored_fat_box(id, leaf);
-        // Most calls change nothing, so the checks of the common path are cheap ones:
-        // every comparison made, combined with `&` (see `valid_box`).
-        if !(valid_box(&tight) & displacement.abs().all_lt(V::INFINITY)) {
-            return Err(if valid_box(&tight) {
-                TreeError::InvalidValue
-            } else {
-                TreeError::InvalidBox
-            });
-        }
-        // The first half of `keeps_fat_box`, which needs no fat box: the common case keeps
-        // its fat box without computing the new one.
-        if old.contains(&tight) && Self::small_enough(&old, &tight) {
-            return Ok(None);
-        }
-        let fat = self.fatten(&tight, displacement);
-        if Self::keeps_fat_box(&old, &tight, &fat) {
-            return Ok(None);
-        }
-        if !valid_box(&fat) {
-            return Err(TreeError::InvalidBox);
-        }
-        self.store_fat_box(id, leaf.parent, fat);
-        Ok(Some((leaf.parent, fat)))
-    }
-
-    /// Whether a move keeps the proxy's fat box `old` (the tree is not touched): the new
-    /// tight box `tight` lies inside it, and it is at most four times the area of `fat`,
-    /// the fat box the move would give. A fat box far larger than needed (a fast proxy
-    /// that slowed down) is replaced, or it would report stale pairs forever.
-    ///
-    /// The area test is made against `tight` first, and against `fat` only when that
-    /// fails: a fat box is never smaller than its tight box on any axis, so the outcome
-    /// is the same (short of an area that overflows to infinity times zero), and most
-    /// moves are decided without the new fat box.
-    ///
-    /// This is the rule of [`Self::move_proxy`], for callers that keep their proxies' fat
-    /// boxes and hand the changed ones over with [`Self::set_fat_boxes`].
-    #[inline(always)]
-    pub fn keeps_fat_box(
-        old: &BoundingBox<V>,
-        tight: &BoundingBox<V>,
-        fat: &BoundingBox<V>,
-    ) -> bool {
-        old.contains(tight) && (Self::small_enough(old, tight) || Self::small_enough(old, fat))
-    }
-
-    /// Whether `old` is at most four times the area of `new`.
-    #[inline(always)]
-    fn small_enough(old: &BoundingBox<V>, new: &BoundingBox<V>) -> bool {
-        old.area() <= 4.0 * new.area()
-    }
-
-    /// Replaces a proxy's fat box with exactly `fat` (no margin added) and marks it moved.
-    /// For callers that compute fat boxes themselves.
-    pub fn set_fat_box(&mut self, id: ProxyId, fat: BoundingBox<V>) -> Result<(), TreeError> {
-        let link = self.checked_link(id, &fat)?;
-        self.store_fat_box(id, link, fat);
-        self.set_leaf_box(link, fat);
-        Ok(())
-    }
-
-    /// Where the leaf of proxy `id` hangs, if it is live and `fat` is a valid box: the
-    /// checks of [`Self::set_fat_box`].
-    #[inline]
-    pub(crate) fn checked_link(
-        &self,
-        id: ProxyId,
-        fat: &BoundingBox<V>,
-    ) -> Result<Link, TreeError> {
-        let leaf = self.live_leaf(id).ok_or(TreeError::UnknownProxy(id))?;
-        if !fat.is_valid() {
-            return Err(TreeError::InvalidBox);
-        }
-        Ok(leaf.parent)
-    }
-
     /// Removes every proxy.
     pub fn clear(&mut self) {
         self.nodes.clear();
@@ -619,363 +506,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.optimizer = Default::default();
     }
 
-    // ----- internals -------------------------------------------------------------------
-
     /// The leaf of a live proxy. A live proxy always has a payload and a leaf linked into
     /// the tree ([`Self::validate`] checks both), so neither is read here.
     #[inline]
     pub(crate) fn live_leaf(&self, id: ProxyId) -> Option<&Leaf> {
         self.leaves.get(id.index()).filter(|leaf| leaf.is_live())
     }
-
-    /// Whether `count` more proxies fit ([`MAX_PROXIES`] ids at most, freed ones reused).
-    #[inline]
-    pub(crate) fn has_room(&self, count: usize) -> bool {
-        self.leaves.len() + count.saturating_sub(self.free_proxies.len()) <= MAX_PROXIES as usize
-    }
-
-    /// Gives a new leaf with fat box `fat` a proxy id (the last one freed, or a new one)
-    /// and its payload. The leaf is not linked into the tree yet. The caller checks
-    /// [`Self::has_room`] first.
-    pub(crate) fn allocate_proxy(&mut self, fat: BoundingBox<V>, data: T) -> ProxyId {
-        let id = match self.free_proxies.pop() {
-            Some(id) => id,
-            None => {
-                self.leaves.push(Leaf::FREE);
-                self.data.push(None);
-                if self.move_cache {
-                    self.fat_boxes.push(fat);
-                }
-                (self.leaves.len() - 1) as u32
-            }
-        };
-        self.leaves[id as usize] = Leaf { parent: Link::ROOT };
-        if self.move_cache {
-            self.fat_boxes[id as usize] = fat;
-        }
-        self.data[id as usize] = Some(data);
-        self.proxy_count += 1;
-        ProxyId(id)
-    }
-
-    /// The fat box that moves of proxy `id` (whose leaf is `leaf`) decide against: the
-    /// move cache's copy, or, with the cache off, the box in the parent's slot.
-    #[inline(always)]
-    fn stored_fat_box(&self, id: ProxyId, leaf: Leaf) -> BoundingBox<V> {
-        if self.move_cache {
-            self.fat_boxes[id.index()]
-        } else {
-            *self.slot_box(leaf.parent)
-        }
-    }
-
-    /// Stores a proxy's new fat box where moves decide against it: the move cache, or,
-    /// with the cache off, the parent's slot at `link` (marking it moved), so that a later
-    /// move of the same proxy in a batch decides against it. Counts the change for the
-    /// optimizer. The slot (with the cache) and the ancestors are then updated by
-    /// [`Self::set_leaf_box`], or by a batch's [`Self::apply_pending`].
-    #[inline(always)]
-    pub(crate) fn store_fat_box(&mut self, id: ProxyId, link: Link, fat: BoundingBox<V>) {
-        if self.move_cache {
-            self.fat_boxes[id.index()] = fat;
-        } else {
-            self.write_slot(link, fat);
-        }
-        self.optimizer.changes += 1;
-    }
-
-    /// Where a node or leaf hangs.
-    #[inline(always)]
-    pub(crate) fn link_of(&self, id: NodeId) -> Link {
-        if id.is_leaf() {
-            self.leaves[id.proxy().index()].parent
-        } else {
-            self.nodes[id.index()].parent
-        }
-    }
-
-    /// Sets where a node or leaf hangs.
-    #[inline(always)]
-    pub(crate) fn set_link(&mut self, id: NodeId, link: Link) {
-        if id.is_leaf() {
-            self.leaves[id.proxy().index()].parent = link;
-        } else {
-            self.nodes[id.index()].parent = link;
-        }
-    }
-
-    /// The parent of a node or leaf, null at the root.
-    #[inline(always)]
-    pub(crate) fn parent_of(&self, id: NodeId) -> NodeId {
-        self.link_of(id).parent_or_null()
-    }
-
-    /// The box held at a link: the parent's slot, or the root's box.
-    #[inline(always)]
-    pub(crate) fn slot_box(&self, link: Link) -> &BoundingBox<V> {
-        if link.is_root() {
-            &self.root_box
-        } else {
-            &self.nodes[link.parent().index()].boxes[link.slot()]
-        }
-    }
-
-    /// The mark held at a link: the parent's slot, or the root's mark.
-    #[inline(always)]
-    pub(crate) fn slot_stamp(&self, link: Link) -> Stamp {
-        if link.is_root() {
-            self.root_stamp
-        } else {
-            self.nodes[link.parent().index()].stamps[link.slot()]
-        }
-    }
-
-    /// The height of a node or leaf (0).
-    #[inline(always)]
-    pub(crate) fn height_of(&self, id: NodeId) -> u16 {
-        if id.is_leaf() {
-            0
-        } else {
-            self.nodes[id.index()].height
-        }
-    }
-
-    /// Hangs `child` (with its box and mark) in slot `slot` of `parent`, or at the root
-    /// when `parent` is null.
-    #[inline(always)]
-    pub(crate) fn attach(
-        &mut self,
-        parent: NodeId,
-        slot: usize,
-        child: NodeId,
-        aabb: BoundingBox<V>,
-        stamp: Stamp,
-    ) {
-        let link = if parent.is_null() {
-            self.root = child;
-            self.root_box = aabb;
-            self.root_stamp = stamp;
-            Link::ROOT
-        } else {
-            let node = &mut self.nodes[parent.index()];
-            node.children[slot] = child;
-            node.boxes[slot] = aabb;
-            node.stamps[slot] = stamp;
-            Link::new(parent, slot)
-        };
-        self.set_link(child, link);
-    }
-
-    /// Finishes a leaf's new fat box, given to [`Self::store_fat_box`] already: stores it
-    /// in the parent's slot (unless the move cache is off: it is there already) and grows
-    /// the ancestors.
-    #[inline(always)]
-    pub(crate) fn set_leaf_box(&mut self, link: Link, fat: BoundingBox<V>) {
-        if self.move_cache {
-            self.write_slot(link, fat);
-        }
-        self.grow_from(link, fat);
-    }
-
-    /// Stores a leaf's new fat box in its parent's slot and marks it moved. Its ancestors
-    /// must then be grown ([`Self::grow_from`]) or refit before the tree is used.
-    #[inline(always)]
-    pub(crate) fn write_slot(&mut self, link: Link, fat: BoundingBox<V>) {
-        let epoch = self.epoch;
-        self.exact = false;
-        let stamp = if link.is_root() {
-            self.root_box = fat;
-            &mut self.root_stamp
-        } else {
-            let node = &mut self.nodes[link.parent().index()];
-            node.boxes[link.slot()] = fat;
-            &mut node.stamps[link.slot()]
-        };
-        self.moved_count += (*stamp != epoch) as usize;
-        *stamp = epoch;
-    }
-
-    /// Grows the ancestors of a leaf hanging at `link`, whose box became `fat`, until they
-    /// enclose it, and marks them changed, in one walk up from the leaf's parent.
-    ///
-    /// At each ancestor: its box (its own parent's slot) grows to enclose `fat` (a no-op
-    /// when it already does) and is marked. Growing by `fat` rather than by the child's
-    /// new box is enough: the ancestor already encloses the child's old box, and the new
-    /// one is the old one plus `fat`. The walk may stop at an ancestor that already
-    /// enclosed `fat` and was already marked: every ancestor above it encloses it and is
-    /// marked too, so going on is harmless, only useless.
-    ///
-    /// Where it stops is hard to predict, and a mispredicted stop also throws away the
-    /// work the processor had started on the next calls (the memory loads above all). So
-    /// the first [`UNCONDITIONAL_LEVELS`] ancestors are always updated, without a branch
-    /// on the data, and the stop is tested from there on.
-    pub(crate) fn grow_from(&mut self, link: Link, fat: BoundingBox<V>) {
-        if link.is_root() {
-            return;
-        }
-        let mut link = self.nodes[link.parent().index()].parent;
-        let mut level = 0;
-        loop {
-            let (done, up) = self.grow_step(link, &fat);
-            level += 1;
-            match up {
-                Some(up) if !(done & (level >= UNCONDITIONAL_LEVELS)) => link = up,
-                _ => return,
-            }
-        }
-    }
-
-    /// One step of a walk up: grows the box held at `link` (an ancestor's, in its parent's
-    /// slot, or the root's) to enclose `fat` and marks it changed. Returns whether it
-    /// enclosed `fat` and was marked already, and the link above (`None` at the root).
-    #[inline(always)]
-    pub(crate) fn grow_step(&mut self, link: Link, fat: &BoundingBox<V>) -> (bool, Option<Link>) {
-        let epoch = self.epoch;
-        if link.is_root() {
-            self.root_box = self.root_box.merged(fat);
-            self.root_stamp = epoch;
-            return (true, None);
-        }
-        let node = &mut self.nodes[link.parent().index()];
-        let k = link.slot();
-        let done = node.boxes[k].contains(fat) & (node.stamps[k] == epoch);
-        node.boxes[k] = node.boxes[k].merged(fat);
-        node.stamps[k] = epoch;
-        (done, Some(node.parent))
-    }
-
-    /// Marks a leaf as moved and every ancestor as changed (stopping at the first one
-    /// already marked: its ancestors are marked too).
-    pub(crate) fn mark_moved(&mut self, leaf: NodeId) {
-        let epoch = self.epoch;
-        let mut link = self.link_of(leaf);
-        if self.slot_stamp(link) == epoch {
-            return;
-        }
-        self.moved_count += 1;
-        loop {
-            if link.is_root() {
-                self.root_stamp = epoch;
-                return;
-            }
-            let node = &mut self.nodes[link.parent().index()];
-            if node.stamps[link.slot()] == epoch {
-                return;
-            }
-            node.stamps[link.slot()] = epoch;
-            link = node.parent;
-        }
-    }
-
-    /// Forgets every mark: the next epoch starts with nothing changed.
-    pub(crate) fn clear_marks(&mut self) {
-        self.moved_count = 0;
-        if self.epoch == Stamp::MAX {
-            for node in &mut self.nodes {
-                node.stamps = [0; 2];
-            }
-            self.root_stamp = 0;
-            self.epoch = 1;
-        } else {
-            self.epoch += 1;
-        }
-    }
-
-    pub(crate) fn allocate_node(&mut self) -> NodeId {
-        let id = if self.free_list.is_null() {
-            self.nodes.push(Node::free(NodeId::NULL));
-            NodeId((self.nodes.len() - 1) as u32)
-        } else {
-            let id = self.free_list;
-            self.free_list = NodeId(self.nodes[id.index()].parent.0);
-            id
-        };
-        let node = &mut self.nodes[id.index()];
-        *node = Node::free(NodeId::NULL);
-        node.height = 1;
-        self.node_count += 1;
-        id
-    }
-
-    pub(crate) fn free_node(&mut self, id: NodeId) {
-        debug_assert!(!id.is_leaf());
-        self.nodes[id.index()] = Node::free(self.free_list);
-        self.free_list = id;
-        self.node_count -= 1;
-    }
-
-    /// Recomputes an internal node's box (in its parent's slot), height and change mark
-    /// from its children.
-    #[inline(always)]
-    pub(crate) fn refit_node(&mut self, id: NodeId) {
-        let epoch = self.epoch;
-        let n = &self.nodes[id.index()];
-        let (c1, c2) = (n.children[0], n.children[1]);
-        let aabb = n.own_box();
-        let changed = (n.stamps[0] == epoch) | (n.stamps[1] == epoch);
-        let link = n.parent;
-        let height = 1 + self.height_of(c1).max(self.height_of(c2));
-        self.nodes[id.index()].height = height;
-        if link.is_root() {
-            self.root_box = aabb;
-            if changed {
-                self.root_stamp = epoch;
-            }
-        } else {
-            let parent = &mut self.nodes[link.parent().index()];
-            parent.boxes[link.slot()] = aabb;
-            if changed {
-                parent.stamps[link.slot()] = epoch;
-            }
-        }
-    }
-
-    /// Calls `visit` on every internal node of the tree (only the changed ones, below a
-    /// changed root, when `changed_only`), children before parents: the order of a refit.
-    pub(crate) fn refit_order(
-        &mut self,
-        changed_only: bool,
-        mut visit: impl FnMut(&mut Self, NodeId),
-    ) {
-        if self.root.is_null() || self.root.is_leaf() {
-            return;
-        }
-        let epoch = self.epoch;
-        // (node, false): expand; (node, true): visit, its children being done.
-        let mut stack = core::mem::take(&mut self.pair_stacks.refits);
-        stack.clear();
-        // At most the node being visited and one pending sibling per level, and the root.
-        // Room for trees up to height 63 is taken at once: growing with the height would
-        // allocate again whenever an update makes the tree a level taller than ever.
-        stack.reserve((2 * self.nodes[self.root.index()].height as usize + 1).max(127));
-        stack.push((self.root, false));
-        while let Some((id, expanded)) = stack.pop() {
-            if expanded {
-                visit(self, id);
-                continue;
-            }
-            stack.push((id, true));
-            let node = &self.nodes[id.index()];
-            for k in [1, 0] {
-                let child = node.children[k];
-                if !child.is_leaf() && (!changed_only || node.stamps[k] == epoch) {
-                    stack.push((child, false));
-                }
-            }
-        }
-        self.pair_stacks.refits = stack;
-    }
-
-    pub(crate) fn count_visits(&self, nodes: u64, leaves: u64) {
-        self.nodes_visited.fetch_add(nodes, Ordering::Relaxed);
-        self.leaves_visited.fetch_add(leaves, Ordering::Relaxed);
-    }
-}
-
-/// [`BoundingBox::is_valid`] with three comparisons per axis and no branch:
-/// `-inf < min <= max < inf` holds exactly for finite corners with `min <= max` (a NaN
-/// fails every comparison, and an infinite corner fails the outer ones).
-#[inline(always)]
-fn valid_box<V: Vector>(b: &BoundingBox<V>) -> bool {
-    V::NEG_INFINITY.all_lt(b.min) & b.min.all_le(b.max) & b.max.all_lt(V::INFINITY)
 }

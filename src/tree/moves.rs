@@ -12,13 +12,9 @@ const SORT_FROM: usize = 256;
 /// [`SORT_FROM`]) refit the whole tree instead of growing each leaf's ancestors. The
 /// refit costs one visit per internal node, in depth-first order (which the re-layouts
 /// make close to memory order); growing costs two or more scattered ancestors per leaf.
-/// Measured on the "uniform boxes, fast" scene (two thirds of 100k leaves change per
-/// step): moves 5.5 -> 3.8 ms in 2D, 8.4 -> 4.9 ms in 3D, and the pair walk faster too
-/// (exact boxes prune better, and its own refit has nothing left to do). With one leaf in
-/// 16 or 32 changing (the "slow" scene), the whole-tree refit cost more than it saved.
-/// Since the refit recurses (`refit_below`), one in 8 or 16 about breaks even there
-/// (`profile_step`, "slow" scenes: the same moves, the pair update 0 – 4% faster) and one
-/// in 32 costs the moves 20 – 60%, so the threshold stays.
+/// When most leaves change, the refit wins, and the pair walk gains too (exact boxes
+/// prune better, and its own refit has nothing left to do); when one leaf in 16 or fewer
+/// changes, growing the ancestors costs less.
 const BULK_FROM: usize = 4;
 
 /// The tallest tree whose whole-tree refit recurses (see `DynamicTree::refit_below`);
@@ -62,7 +58,7 @@ struct Batch<'a, V: Vector, T> {
 
 impl<'a, V: Vector, T> Batch<'a, V, T> {
     fn new(tree: &'a mut DynamicTree<V, T>) -> Self {
-        let mut pending = core::mem::take(&mut tree.pending_moves);
+        let mut pending = core::mem::take(&mut tree.scratch.moves);
         pending.moves.clear();
         Self { tree, pending }
     }
@@ -72,7 +68,7 @@ impl<V: Vector, T> Drop for Batch<'_, V, T> {
     fn drop(&mut self) {
         let mut pending = core::mem::take(&mut self.pending);
         self.tree.apply_pending(&mut pending);
-        self.tree.pending_moves = pending;
+        self.tree.scratch.moves = pending;
     }
 }
 

@@ -40,7 +40,8 @@ impl NodeId {
         self.0 as usize
     }
 
-    /// Whether this is a leaf's id (not [`NodeId::NULL`]).
+    /// Whether this is a leaf's id (a proxy's, see [`NodeId::proxy`]) rather than an
+    /// internal node's.
     #[inline(always)]
     pub fn is_leaf(self) -> bool {
         self.0 & LEAF != 0

@@ -3,10 +3,9 @@
 //!
 //! Moves grow ancestors in place and rotations only swap neighbours, so a leaf that drifts
 //! away from its siblings keeps them, and their common ancestors, large; left alone, a tree
-//! of boxes that all move degrades steadily (after 300 steps of the "uniform boxes, fast"
-//! benchmark its internal nodes' summed area had doubled in 2D and grown sixfold in 3D).
-//! Rebuilding parts of it with the binned SAH split of [`DynamicTree::rebuild`] repairs
-//! that at a bounded cost per step, in the spirit of parry's `Bvh::optimize_incremental`.
+//! of boxes that all move degrades steadily (the summed area of its internal nodes grows
+//! step after step). Rebuilding parts of it with the binned SAH split of
+//! [`DynamicTree::rebuild`] repairs that at a bounded cost per step.
 
 use crate::Vector;
 use crate::tree::{DynamicTree, NodeId};
@@ -92,7 +91,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     continue;
                 }
                 self.rebuild_subtree(id, 0);
-                rebuilt += self.scratch.items.len();
+                rebuilt += self.scratch.build.items.len();
                 if rebuilt >= credit {
                     break;
                 }

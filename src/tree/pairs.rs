@@ -20,33 +20,15 @@ pub(crate) fn child_ref(parent: NodeId, slot: usize, child: NodeId) -> NodeId {
     }
 }
 
-/// [`BoundingBox::overlaps`] (touching counts) computed without branches: every axis is
-/// compared and the results are combined with `&`, which leaves the walks one branch per
-/// test rather than one per comparison, most of them hard to predict.
-#[inline(always)]
-fn overlap<V: Vector>(a: &BoundingBox<V>, b: &BoundingBox<V>) -> bool {
-    let mut result = true;
-    for axis in 0..V::DIM {
-        result &= (a.min.axis(axis) <= b.max.axis(axis)) & (b.min.axis(axis) <= a.max.axis(axis));
-    }
-    result
-}
-
 /// The highest nodes the refit rotates. Rotations higher up swap large subtrees, which
-/// rarely lowers the cost, and each one reads six nodes far apart: in the static world
-/// (1M static boxes, 1000 moving) rotating every changed node cost 1.41-1.48 ms a step,
-/// rotating up to height 6 1.21-1.33 ms with the same tree quality (nodes visited by
-/// the pair walk 17,355 against 17,362); up to height 3, 21,435 nodes were visited.
+/// rarely lowers the cost, and each one reads six nodes far apart; rotating the low
+/// nodes alone keeps the tree as good for less work.
 const ROTATE_MAX_HEIGHT: u16 = 6;
 
 /// Changed nodes rotate only in updates where fewer than one proxy in this many moved.
 /// When more move, the incremental optimization rebuilds parts of the tree after every
-/// update, which keeps it as good for less: in the "uniform boxes, slow" scenes (about one
-/// proxy in 12 moves per step, more or less from step to step as the boxes leave their fat
-/// boxes in waves), rotating whenever fewer than one in 16 moved made `update_pairs` 7%
-/// (3D 10k) to 16% (2D 10k, 100k) slower than rotating below one in 64, for 0.3% to 2%
-/// fewer nodes visited by the walk. The static world (one proxy in 1000 moves) needs them:
-/// without rotations its step took 1.14 – 1.20 ms instead of about 0.9.
+/// update, which keeps it as good for less, and rotating as well costs more than it
+/// saves the walk. A mostly static world, where few proxies move, relies on rotations.
 const ROTATE_BELOW: usize = 64;
 
 /// The stacks and buffers of the pair walks, serial and parallel, kept by the tree
@@ -103,19 +85,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// the sequence of operations applied to the tree (the same operations give the same
     /// order). `pairs` is not cleared first.
     pub fn update_pairs(&mut self, pairs: &mut Vec<(ProxyId, ProxyId)>) {
-        let mut stacks = core::mem::take(&mut self.pair_stacks);
+        let mut stacks = core::mem::take(&mut self.scratch.pairs);
         self.refit_and_pairs(&mut stacks, |a, b| {
             pairs.push(if a < b { (a, b) } else { (b, a) })
         });
-        self.pair_stacks = stacks;
-        self.finish_update();
-    }
-
-    /// Like [`Self::update_pairs`] but hands each pair to `f` instead of collecting them.
-    pub fn update_pairs_with(&mut self, mut f: impl FnMut(ProxyId, ProxyId)) {
-        let mut stacks = core::mem::take(&mut self.pair_stacks);
-        self.refit_and_pairs(&mut stacks, |a, b| if a < b { f(a, b) } else { f(b, a) });
-        self.pair_stacks = stacks;
+        self.scratch.pairs = stacks;
         self.finish_update();
     }
 
@@ -345,7 +319,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// their boxes overlap.
     #[inline(always)]
     pub(crate) fn hit(a: Entry<'_, V>, b: Entry<'_, V>, epoch: Stamp) -> bool {
-        ((a.1 == epoch) | (b.1 == epoch)) & overlap(a.0, b.0)
+        ((a.1 == epoch) | (b.1 == epoch)) & a.0.overlaps(b.0)
     }
 
     /// A pair of nodes met by the walk (see [`Self::refit_and_pairs`]): tested, and kept
@@ -354,8 +328,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// In 3D the task is written in any case and kept by moving `fill` by 0 or 1, without
     /// a branch: about half the pairs pass there, in no pattern a predictor learns, and
     /// the mispredictions cost more than running every passing pair as a task. In 2D
-    /// fewer pairs pass and the test is cheap, and branching wins (measured, 100k boxes:
-    /// the branchless walk was 10% slower in 2D, 15% faster in 3D): a passing pair is
+    /// fewer pairs pass and the test is cheap, and branching wins: a passing pair is
     /// handled at once, only a pair of internal nodes becomes a task.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
@@ -437,8 +410,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             *visited += 1;
             let node = &nodes[walk[fill].index()];
             let [c1, c2] = node.children;
-            let hit1 = (leaf_changed | (node.stamps[0] == epoch)) & overlap(&node.boxes[0], &aabb);
-            let hit2 = (leaf_changed | (node.stamps[1] == epoch)) & overlap(&node.boxes[1], &aabb);
+            let hit1 = (leaf_changed | (node.stamps[0] == epoch)) & node.boxes[0].overlaps(&aabb);
+            let hit2 = (leaf_changed | (node.stamps[1] == epoch)) & node.boxes[1].overlaps(&aabb);
             let (leaf1, leaf2) = (c1.is_leaf(), c2.is_leaf());
             if (hit1 & leaf1) | (hit2 & leaf2) {
                 if hit1 & leaf1 {

@@ -43,10 +43,9 @@ std::thread_local! {
 const MAX_THREADS: usize = 256;
 
 /// Tasks per thread that [`DynamicTree::update_pairs_parallel`] (and the plugin) ask the
-/// split for. The tasks of a split differ much in size (in "uniform boxes", 2D 100k fast,
-/// with four tasks per thread on two threads, one thread found 37,422 pairs and the other
-/// 133), so there are many, and each thread takes the next one left when it is done.
-pub const TASKS_PER_THREAD: usize = 16;
+/// split for. The tasks of a split can differ in size by orders of magnitude, so there
+/// are many, and each thread takes the next one left when it is done.
+pub(crate) const TASKS_PER_THREAD: usize = 16;
 
 /// Room for the tasks of a split into at least `min_tasks`: a split never makes more than
 /// `min_tasks + 2` (see [`DynamicTree::split_pair_walk`]). Capped at what the largest
@@ -105,9 +104,8 @@ impl<V: Vector, T> ParallelPairs<'_, V, T> {
     ///
     /// The lists are kept by the tree between updates, but each grows whenever its task
     /// reports more pairs than it ever has, and the tasks of a split vary in size from
-    /// one update to the next: 4,000 boxes split into 32 tasks still saw 6 – 13 such
-    /// growths over 120 updates after 120 of warm-up (`tests/steady_state.rs` counts none
-    /// when the same tasks run with [`Self::run`] into one list).
+    /// one update to the next, so a warm tree may still allocate now and then here; with
+    /// [`Self::run`] into one list of the caller's, it does not.
     pub fn run_buffered(&self, index: usize) {
         if index < self.tasks.len() {
             // Never contended (one task per list) and never poisoned: a panic in the
@@ -135,29 +133,30 @@ impl<V: Vector, T> ParallelPairs<'_, V, T> {
 impl<V: Vector, T> Drop for ParallelPairs<'_, V, T> {
     fn drop(&mut self) {
         // Kept for the next split.
-        self.tree.pair_stacks.split_tasks = core::mem::take(&mut self.tasks);
-        self.tree.pair_stacks.task_pairs = core::mem::take(&mut self.buffers);
+        self.tree.scratch.pairs.split_tasks = core::mem::take(&mut self.tasks);
+        self.tree.scratch.pairs.task_pairs = core::mem::take(&mut self.buffers);
         self.tree.finish_update();
     }
 }
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// Starts a pair update whose walk runs as independent tasks (see the
-    /// [module documentation](crate::tree::parallel)): refits the changed part of the
-    /// tree, then splits the walk into at least `min_tasks` tasks where the tree allows.
+    /// Starts a pair update whose walk runs as independent tasks: refits the changed part
+    /// of the tree, then unrolls the walk's first levels, breadth first, into at least
+    /// `min_tasks` tasks that share no pair, where the tree allows. The tasks only read
+    /// the tree, so they may run on any threads at once.
     /// The update ends when the returned value is dropped; the pairs of all its tasks are
     /// exactly those [`Self::update_pairs`] would have reported.
     #[must_use = "dropping the job without running its tasks loses this update's pairs"]
     pub fn parallel_pairs(&mut self, min_tasks: usize) -> ParallelPairs<'_, V, T> {
         let min_tasks = min_tasks.max(1);
         self.refit_changed();
-        let mut tasks = core::mem::take(&mut self.pair_stacks.split_tasks);
+        let mut tasks = core::mem::take(&mut self.scratch.pairs.split_tasks);
         self.split_pair_walk(min_tasks, &mut tasks);
         // At least one list per task, grown at most once for this `min_tasks` (see
         // `split_pair_walk`; lists past the task count are kept for later updates, so a
         // split into very many tasks keeps its lists until the tree is dropped), and
         // emptied: a job dropped without `append_buffered` may have left pairs.
-        let mut buffers = core::mem::take(&mut self.pair_stacks.task_pairs);
+        let mut buffers = core::mem::take(&mut self.scratch.pairs.task_pairs);
         if buffers.len() < tasks.len() {
             buffers.reserve(task_room(min_tasks).saturating_sub(buffers.len()));
             buffers.resize_with(tasks.len(), Default::default);
@@ -178,17 +177,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// calling one included; at most 256). The pairs are the same; their order, joined
     /// task by task, depends on `threads` but not on how the threads ran.
     ///
-    /// The walk is split into about [`TASKS_PER_THREAD`] tasks per thread; each thread
+    /// The walk is split into about sixteen tasks per thread; each thread
     /// takes the next task not yet taken until none is left, so a thread that drew small
     /// tasks goes on with more.
     ///
     /// With one thread (or a walk that does not split), the tasks run in order on the
     /// calling thread, straight into `pairs`, and a warm tree allocates nothing. With
-    /// more, the threads are started on every call, which small updates feel: on a
-    /// 2-core VM, with 2 threads, a whole step of 10,000 moving boxes ran at 0.94 – 1.01
-    /// times the serial step's speed in 2D and 1.1 times in 3D, of 100,000 at 1.2 and 1.4
-    /// times (see `BENCHMARKS.md`). To run the tasks on threads that live on, use
-    /// [`Self::parallel_pairs`] with your pool.
+    /// more, the threads are started on every call, a cost that small updates feel. To
+    /// run the tasks on threads that live on, use [`Self::parallel_pairs`] with your pool.
     pub fn update_pairs_parallel(&mut self, pairs: &mut Vec<(ProxyId, ProxyId)>, threads: usize)
     where
         T: Sync,
@@ -258,11 +254,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// With every box exact and no rotation, a refit would only note the candidates for
     /// [`Self::optimize`]: the changed nodes of at most `subtree_height` whose parent is
     /// higher. They are found from the root down, without visiting the changed nodes
-    /// below them (after a large batch of moves, most of the tree): in "uniform boxes",
-    /// 2D 100k fast, visiting every changed node took 1.5 ms of a 7.5 ms parallel update.
+    /// below them (after a large batch of moves, most of the tree, whose visit would be a
+    /// good share of the update).
     fn note_changed_candidates(&mut self, subtree_height: u16) {
         let epoch = self.epoch;
-        let mut stack = core::mem::take(&mut self.pair_stacks.walk);
+        let mut stack = core::mem::take(&mut self.scratch.pairs.walk);
         stack.clear();
         stack.push(self.root);
         while let Some(id) = stack.pop() {
@@ -278,7 +274,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 }
             }
         }
-        self.pair_stacks.walk = stack;
+        self.scratch.pairs.walk = stack;
     }
 
     /// Unrolls the first levels of the pair walk, breadth first, into tasks that share no
@@ -289,7 +285,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if !self.has_walk() {
             return;
         }
-        let mut queue = core::mem::take(&mut self.pair_stacks.split_queue);
+        let mut queue = core::mem::take(&mut self.scratch.pairs.split_queue);
         queue.clear();
         // The unrolling splits only while there are fewer than `min_tasks - 1` tasks, and
         // a split adds at most 4: never more than `min_tasks + 2`, so that once these have
@@ -297,7 +293,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         tasks.reserve(task_room(min_tasks));
         queue.reserve(task_room(min_tasks));
         self.unroll_pair_walk(min_tasks, &mut queue, tasks);
-        self.pair_stacks.split_queue = queue;
+        self.scratch.pairs.split_queue = queue;
     }
 
     /// The breadth-first unrolling of [`Self::split_pair_walk`], `queue` empty at first.

@@ -6,16 +6,13 @@
 //!
 //! Every traversal tests a node's two children before going further and goes straight on
 //! into one that passes, pushing the other only when both do: the stack sees one push and
-//! one pop per fork rather than two of each per node (measured against parry's `Bvh` in
-//! `examples/bench_compare.rs`, scenarios `rays` and `queries`).
+//! one pop per fork rather than two of each per node.
 
 use smallvec::SmallVec;
 
 use crate::Vector;
 use crate::geometry::{Ball, BoundingBox, Ray, RaySlabs};
 use crate::tree::{DynamicTree, NodeId, ProxyId};
-
-type Stack = SmallVec<[NodeId; 64]>;
 
 /// The closest hit of a ray or cast.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -27,32 +24,36 @@ pub struct RayHit {
 }
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// Calls `f` for every proxy whose fat box passes `overlaps`, with subtrees pruned by
-    /// the same test. Stops when `f` returns `false`.
+    /// Calls `f(proxy, data, p)` for every proxy whose fat box passes `test` (which gives
+    /// `Some(p)` for a box that passes), with subtrees pruned by the same test. Stops when
+    /// `f` returns `false`.
     ///
-    /// Depth first. A node is tested before it is entered (the root first), so a popped node
-    /// is always entered. Cases at each node entered: a leaf, call `f`; internal, test both
-    /// children: both pass, push the second and go on into the first; one passes, go on
-    /// into it; none, take the next node off the stack.
-    fn query_by(
+    /// Depth first. A node is tested before it is entered (the root first), so a popped
+    /// node is always entered, with what its test gave. Cases at each node entered: a
+    /// leaf, call `f`; internal, test both children: both pass, push the second and go on
+    /// into the first; one passes, go on into it; none, take the next node off the stack.
+    fn walk_hits<P: Copy>(
         &self,
-        overlaps: impl Fn(&BoundingBox<V>) -> bool,
-        mut f: impl FnMut(ProxyId, &T) -> bool,
+        test: impl Fn(&BoundingBox<V>) -> Option<P>,
+        mut f: impl FnMut(ProxyId, &T, P) -> bool,
     ) {
-        if self.root.is_null() || !overlaps(&self.root_box) {
+        if self.root.is_null() {
             return;
         }
-        let mut stack: Stack = SmallVec::new();
-        stack.push(self.root);
+        let Some(p) = test(&self.root_box) else {
+            return;
+        };
+        let mut stack: SmallVec<[(NodeId, P); 64]> = SmallVec::new();
+        stack.push((self.root, p));
         let (mut visited, mut leaves) = (0u64, 0u64);
-        'stack: while let Some(mut id) = stack.pop() {
+        'stack: while let Some((mut id, mut p)) = stack.pop() {
             loop {
                 visited += 1;
                 if id.is_leaf() {
                     leaves += 1;
                     let proxy = id.proxy();
                     if let Some(data) = &self.data[proxy.index()]
-                        && !f(proxy, data)
+                        && !f(proxy, data, p)
                     {
                         break 'stack;
                     }
@@ -60,20 +61,30 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 }
                 let node = &self.nodes[id.index()];
                 let [c1, c2] = node.children;
-                let hit1 = overlaps(&node.boxes[0]);
-                let hit2 = overlaps(&node.boxes[1]);
-                id = match (hit1, hit2) {
-                    (true, true) => {
-                        stack.push(c2);
-                        c1
+                let hit1 = test(&node.boxes[0]);
+                let hit2 = test(&node.boxes[1]);
+                (id, p) = match (hit1, hit2) {
+                    (Some(a), Some(b)) => {
+                        stack.push((c2, b));
+                        (c1, a)
                     }
-                    (true, false) => c1,
-                    (false, true) => c2,
-                    (false, false) => break,
+                    (Some(a), None) => (c1, a),
+                    (None, Some(b)) => (c2, b),
+                    (None, None) => break,
                 };
             }
         }
         self.count_visits(visited, leaves);
+    }
+
+    /// [`Self::walk_hits`] for a test that passes or fails.
+    #[inline]
+    fn query_by(
+        &self,
+        overlaps: impl Fn(&BoundingBox<V>) -> bool,
+        mut f: impl FnMut(ProxyId, &T) -> bool,
+    ) {
+        self.walk_hits(|b| overlaps(b).then_some(()), |id, data, ()| f(id, data));
     }
 
     /// Calls `f` for every proxy whose fat box overlaps `aabb` (touching counts). Return
@@ -208,47 +219,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Calls `f(proxy, data, t)` for every proxy whose fat box `ray` enters within
     /// `max_t` (`t` is the entry parameter into the fat box), in no particular order.
     /// Return `false` from `f` to stop.
-    pub fn ray_hits(&self, ray: &Ray<V>, max_t: f32, mut f: impl FnMut(ProxyId, &T, f32) -> bool) {
+    pub fn ray_hits(&self, ray: &Ray<V>, max_t: f32, f: impl FnMut(ProxyId, &T, f32) -> bool) {
         if self.root.is_null() || !ray.is_valid() || max_t.is_nan() || max_t < 0.0 {
             return;
         }
         let slabs = RaySlabs::new(ray);
-        // Entered nodes with their entry parameter, tested before they are pushed (as in
-        // `query_by`).
-        let Some(t) = slabs.hit_at(&self.root_box, max_t) else {
-            return;
-        };
-        let mut stack: SmallVec<[(NodeId, f32); 64]> = SmallVec::new();
-        stack.push((self.root, t));
-        let (mut visited, mut leaves) = (0u64, 0u64);
-        'stack: while let Some((mut id, mut t)) = stack.pop() {
-            loop {
-                visited += 1;
-                if id.is_leaf() {
-                    leaves += 1;
-                    let proxy = id.proxy();
-                    if let Some(data) = &self.data[proxy.index()]
-                        && !f(proxy, data, t)
-                    {
-                        break 'stack;
-                    }
-                    break;
-                }
-                let node = &self.nodes[id.index()];
-                let [c1, c2] = node.children;
-                let t1 = slabs.hit_at(&node.boxes[0], max_t);
-                let t2 = slabs.hit_at(&node.boxes[1], max_t);
-                (id, t) = match (t1, t2) {
-                    (Some(a), Some(b)) => {
-                        stack.push((c2, b));
-                        (c1, a)
-                    }
-                    (Some(a), None) => (c1, a),
-                    (None, Some(b)) => (c2, b),
-                    (None, None) => break,
-                };
-            }
-        }
-        self.count_visits(visited, leaves);
+        self.walk_hits(|b| slabs.hit_at(b, max_t), f);
     }
 }

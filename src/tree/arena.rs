@@ -1,0 +1,298 @@
+//! The arena's plumbing: where each node and leaf hangs, the boxes and change marks held
+//! in parents' slots, node allocation, and the walks up that grow, mark and refit
+//! ancestors.
+
+use core::sync::atomic::Ordering;
+
+use crate::Vector;
+use crate::geometry::BoundingBox;
+use crate::tree::{DynamicTree, Link, Node, NodeId, Stamp, UNCONDITIONAL_LEVELS};
+
+impl<V: Vector, T> DynamicTree<V, T> {
+    /// Where a node or leaf hangs.
+    #[inline(always)]
+    pub(crate) fn link_of(&self, id: NodeId) -> Link {
+        if id.is_leaf() {
+            self.leaves[id.proxy().index()].parent
+        } else {
+            self.nodes[id.index()].parent
+        }
+    }
+
+    /// Sets where a node or leaf hangs.
+    #[inline(always)]
+    pub(crate) fn set_link(&mut self, id: NodeId, link: Link) {
+        if id.is_leaf() {
+            self.leaves[id.proxy().index()].parent = link;
+        } else {
+            self.nodes[id.index()].parent = link;
+        }
+    }
+
+    /// The parent of a node or leaf, null at the root.
+    #[inline(always)]
+    pub(crate) fn parent_of(&self, id: NodeId) -> NodeId {
+        self.link_of(id).parent_or_null()
+    }
+
+    /// The box held at a link: the parent's slot, or the root's box.
+    #[inline(always)]
+    pub(crate) fn slot_box(&self, link: Link) -> &BoundingBox<V> {
+        if link.is_root() {
+            &self.root_box
+        } else {
+            &self.nodes[link.parent().index()].boxes[link.slot()]
+        }
+    }
+
+    /// The mark held at a link: the parent's slot, or the root's mark.
+    #[inline(always)]
+    pub(crate) fn slot_stamp(&self, link: Link) -> Stamp {
+        if link.is_root() {
+            self.root_stamp
+        } else {
+            self.nodes[link.parent().index()].stamps[link.slot()]
+        }
+    }
+
+    /// The height of a node or leaf (0).
+    #[inline(always)]
+    pub(crate) fn height_of(&self, id: NodeId) -> u16 {
+        if id.is_leaf() {
+            0
+        } else {
+            self.nodes[id.index()].height
+        }
+    }
+
+    /// Hangs `child` (with its box and mark) in slot `slot` of `parent`, or at the root
+    /// when `parent` is null.
+    #[inline(always)]
+    pub(crate) fn attach(
+        &mut self,
+        parent: NodeId,
+        slot: usize,
+        child: NodeId,
+        aabb: BoundingBox<V>,
+        stamp: Stamp,
+    ) {
+        let link = if parent.is_null() {
+            self.root = child;
+            self.root_box = aabb;
+            self.root_stamp = stamp;
+            Link::ROOT
+        } else {
+            let node = &mut self.nodes[parent.index()];
+            node.children[slot] = child;
+            node.boxes[slot] = aabb;
+            node.stamps[slot] = stamp;
+            Link::new(parent, slot)
+        };
+        self.set_link(child, link);
+    }
+
+    /// Finishes a leaf's new fat box, given to [`Self::store_fat_box`] already: stores it
+    /// in the parent's slot (unless the move cache is off: it is there already) and grows
+    /// the ancestors.
+    #[inline(always)]
+    pub(crate) fn set_leaf_box(&mut self, link: Link, fat: BoundingBox<V>) {
+        if self.move_cache {
+            self.write_slot(link, fat);
+        }
+        self.grow_from(link, fat);
+    }
+
+    /// Stores a leaf's new fat box in its parent's slot and marks it moved. Its ancestors
+    /// must then be grown ([`Self::grow_from`]) or refit before the tree is used.
+    #[inline(always)]
+    pub(crate) fn write_slot(&mut self, link: Link, fat: BoundingBox<V>) {
+        let epoch = self.epoch;
+        self.exact = false;
+        let stamp = if link.is_root() {
+            self.root_box = fat;
+            &mut self.root_stamp
+        } else {
+            let node = &mut self.nodes[link.parent().index()];
+            node.boxes[link.slot()] = fat;
+            &mut node.stamps[link.slot()]
+        };
+        self.moved_count += (*stamp != epoch) as usize;
+        *stamp = epoch;
+    }
+
+    /// Grows the ancestors of a leaf hanging at `link`, whose box became `fat`, until they
+    /// enclose it, and marks them changed, in one walk up from the leaf's parent.
+    ///
+    /// At each ancestor: its box (its own parent's slot) grows to enclose `fat` (a no-op
+    /// when it already does) and is marked. Growing by `fat` rather than by the child's
+    /// new box is enough: the ancestor already encloses the child's old box, and the new
+    /// one is the old one plus `fat`. The walk may stop at an ancestor that already
+    /// enclosed `fat` and was already marked: every ancestor above it encloses it and is
+    /// marked too, so going on is harmless, only useless.
+    ///
+    /// Where it stops is hard to predict, and a mispredicted stop also throws away the
+    /// work the processor had started on the next calls (the memory loads above all). So
+    /// the first [`UNCONDITIONAL_LEVELS`] ancestors are always updated, without a branch
+    /// on the data, and the stop is tested from there on.
+    pub(crate) fn grow_from(&mut self, link: Link, fat: BoundingBox<V>) {
+        if link.is_root() {
+            return;
+        }
+        let mut link = self.nodes[link.parent().index()].parent;
+        let mut level = 0;
+        loop {
+            let (done, up) = self.grow_step(link, &fat);
+            level += 1;
+            match up {
+                Some(up) if !(done & (level >= UNCONDITIONAL_LEVELS)) => link = up,
+                _ => return,
+            }
+        }
+    }
+
+    /// One step of a walk up: grows the box held at `link` (an ancestor's, in its parent's
+    /// slot, or the root's) to enclose `fat` and marks it changed. Returns whether it
+    /// enclosed `fat` and was marked already, and the link above (`None` at the root).
+    #[inline(always)]
+    pub(crate) fn grow_step(&mut self, link: Link, fat: &BoundingBox<V>) -> (bool, Option<Link>) {
+        let epoch = self.epoch;
+        if link.is_root() {
+            self.root_box = self.root_box.merged(fat);
+            self.root_stamp = epoch;
+            return (true, None);
+        }
+        let node = &mut self.nodes[link.parent().index()];
+        let k = link.slot();
+        let done = node.boxes[k].contains(fat) & (node.stamps[k] == epoch);
+        node.boxes[k] = node.boxes[k].merged(fat);
+        node.stamps[k] = epoch;
+        (done, Some(node.parent))
+    }
+
+    /// Marks a leaf as moved and every ancestor as changed (stopping at the first one
+    /// already marked: its ancestors are marked too).
+    pub(crate) fn mark_moved(&mut self, leaf: NodeId) {
+        let epoch = self.epoch;
+        let mut link = self.link_of(leaf);
+        if self.slot_stamp(link) == epoch {
+            return;
+        }
+        self.moved_count += 1;
+        loop {
+            if link.is_root() {
+                self.root_stamp = epoch;
+                return;
+            }
+            let node = &mut self.nodes[link.parent().index()];
+            if node.stamps[link.slot()] == epoch {
+                return;
+            }
+            node.stamps[link.slot()] = epoch;
+            link = node.parent;
+        }
+    }
+
+    /// Forgets every mark: the next epoch starts with nothing changed.
+    pub(crate) fn clear_marks(&mut self) {
+        self.moved_count = 0;
+        if self.epoch == Stamp::MAX {
+            for node in &mut self.nodes {
+                node.stamps = [0; 2];
+            }
+            self.root_stamp = 0;
+            self.epoch = 1;
+        } else {
+            self.epoch += 1;
+        }
+    }
+
+    pub(crate) fn allocate_node(&mut self) -> NodeId {
+        let id = if self.free_list.is_null() {
+            self.nodes.push(Node::free(NodeId::NULL));
+            NodeId((self.nodes.len() - 1) as u32)
+        } else {
+            let id = self.free_list;
+            self.free_list = NodeId(self.nodes[id.index()].parent.0);
+            id
+        };
+        let node = &mut self.nodes[id.index()];
+        *node = Node::free(NodeId::NULL);
+        node.height = 1;
+        self.node_count += 1;
+        id
+    }
+
+    pub(crate) fn free_node(&mut self, id: NodeId) {
+        debug_assert!(!id.is_leaf());
+        self.nodes[id.index()] = Node::free(self.free_list);
+        self.free_list = id;
+        self.node_count -= 1;
+    }
+
+    /// Recomputes an internal node's box (in its parent's slot), height and change mark
+    /// from its children.
+    #[inline(always)]
+    pub(crate) fn refit_node(&mut self, id: NodeId) {
+        let epoch = self.epoch;
+        let n = &self.nodes[id.index()];
+        let (c1, c2) = (n.children[0], n.children[1]);
+        let aabb = n.own_box();
+        let changed = (n.stamps[0] == epoch) | (n.stamps[1] == epoch);
+        let link = n.parent;
+        let height = 1 + self.height_of(c1).max(self.height_of(c2));
+        self.nodes[id.index()].height = height;
+        if link.is_root() {
+            self.root_box = aabb;
+            if changed {
+                self.root_stamp = epoch;
+            }
+        } else {
+            let parent = &mut self.nodes[link.parent().index()];
+            parent.boxes[link.slot()] = aabb;
+            if changed {
+                parent.stamps[link.slot()] = epoch;
+            }
+        }
+    }
+
+    /// Calls `visit` on every internal node of the tree (only the changed ones, below a
+    /// changed root, when `changed_only`), children before parents: the order of a refit.
+    pub(crate) fn refit_order(
+        &mut self,
+        changed_only: bool,
+        mut visit: impl FnMut(&mut Self, NodeId),
+    ) {
+        if self.root.is_null() || self.root.is_leaf() {
+            return;
+        }
+        let epoch = self.epoch;
+        // (node, false): expand; (node, true): visit, its children being done.
+        let mut stack = core::mem::take(&mut self.scratch.pairs.refits);
+        stack.clear();
+        // At most the node being visited and one pending sibling per level, and the root.
+        // Room for trees up to height 63 is taken at once: growing with the height would
+        // allocate again whenever an update makes the tree a level taller than ever.
+        stack.reserve((2 * self.nodes[self.root.index()].height as usize + 1).max(127));
+        stack.push((self.root, false));
+        while let Some((id, expanded)) = stack.pop() {
+            if expanded {
+                visit(self, id);
+                continue;
+            }
+            stack.push((id, true));
+            let node = &self.nodes[id.index()];
+            for k in [1, 0] {
+                let child = node.children[k];
+                if !child.is_leaf() && (!changed_only || node.stamps[k] == epoch) {
+                    stack.push((child, false));
+                }
+            }
+        }
+        self.scratch.pairs.refits = stack;
+    }
+
+    pub(crate) fn count_visits(&self, nodes: u64, leaves: u64) {
+        self.nodes_visited.fetch_add(nodes, Ordering::Relaxed);
+        self.leaves_visited.fetch_add(leaves, Ordering::Relaxed);
+    }
+}

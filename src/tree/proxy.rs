@@ -1,0 +1,224 @@
+//! Creating, moving and destroying one proxy, and the fat-box rule that decides when a
+//! move touches the tree.
+
+use crate::Vector;
+use crate::geometry::BoundingBox;
+use crate::tree::{DynamicTree, Leaf, Link, MAX_PROXIES, NodeId, ProxyId, TreeError};
+
+impl<V: Vector, T> DynamicTree<V, T> {
+    /// The fat box for a tight box and a predicted displacement: the tight box extended
+    /// along the displacement and grown by the margin on every side.
+    #[inline]
+    pub fn fatten(&self, tight: &BoundingBox<V>, displacement: V) -> BoundingBox<V> {
+        tight.swept(displacement).grown(self.margin)
+    }
+
+    /// Adds a proxy for `tight` with `data`; its fat box is `tight` grown by the margin.
+    /// The new proxy counts as moved: its pairs are reported by the next
+    /// [`Self::update_pairs`].
+    pub fn create_proxy(&mut self, tight: BoundingBox<V>, data: T) -> Result<ProxyId, TreeError> {
+        if !tight.is_valid() {
+            return Err(TreeError::InvalidBox);
+        }
+        let fat = self.fatten(&tight, V::ZERO);
+        if !fat.is_valid() {
+            return Err(TreeError::InvalidBox);
+        }
+        if !self.has_room(1) {
+            return Err(TreeError::Full);
+        }
+        let proxy = self.allocate_proxy(fat, data);
+        let leaf = NodeId::leaf(proxy);
+        self.insert_leaf(leaf, fat);
+        self.mark_moved(leaf);
+        Ok(proxy)
+    }
+
+    /// Removes a proxy and returns its payload.
+    pub fn destroy_proxy(&mut self, id: ProxyId) -> Result<T, TreeError> {
+        if self.live_leaf(id).is_none() {
+            return Err(TreeError::UnknownProxy(id));
+        }
+        let leaf = NodeId::leaf(id);
+        if self.slot_stamp(self.link_of(leaf)) == self.epoch {
+            self.moved_count -= 1;
+        }
+        self.remove_leaf(leaf);
+        self.proxy_count -= 1;
+        self.leaves[id.index()] = Leaf::FREE;
+        self.free_proxies.push(id.0);
+        self.data[id.index()]
+            .take()
+            .ok_or(TreeError::UnknownProxy(id))
+    }
+
+    /// Moves a proxy: `tight` is its new tight box, `displacement` how far it is expected
+    /// to move before the next update (velocity × step × any safety factor).
+    ///
+    /// Returns `Ok(true)` when the tree changed: the tight box left the fat box (or the fat
+    /// box had grown far larger than needed), so the leaf got a new fat box and counts as
+    /// moved. Returns `Ok(false)` when the fat box still encloses the tight box: nothing
+    /// was touched.
+    pub fn move_proxy(
+        &mut self,
+        id: ProxyId,
+        tight: BoundingBox<V>,
+        displacement: V,
+    ) -> Result<bool, TreeError> {
+        let fat = self.new_fat_box(id, tight, displacement)?;
+        if let Some((link, fat)) = fat {
+            self.set_leaf_box(link, fat);
+        }
+        Ok(fat.is_some())
+    }
+
+    /// The checks and decision of a move, reading the proxy's leaf and its fat box: when
+    /// the fat box must change, it is stored ([`Self::store_fat_box`]) and the leaf's link
+    /// and the box are returned, for the caller to finish with [`Self::set_leaf_box`];
+    /// `None` when the move changes nothing.
+    #[inline(always)]
+    pub(crate) fn new_fat_box(
+        &mut self,
+        id: ProxyId,
+        tight: BoundingBox<V>,
+        displacement: V,
+    ) -> Result<Option<(Link, BoundingBox<V>)>, TreeError> {
+        let Some(&leaf) = self.leaves.get(id.index()) else {
+            return Err(TreeError::UnknownProxy(id));
+        };
+        if !leaf.is_live() {
+            return Err(TreeError::UnknownProxy(id));
+        }
+        let old = self.stored_fat_box(id, leaf);
+        // Most calls change nothing, so the checks of the common path make every
+        // comparison and combine them with `&`: no branch on the data until the verdict.
+        if !(tight.is_valid() & displacement.abs().all_lt(V::INFINITY)) {
+            return Err(if tight.is_valid() {
+                TreeError::InvalidValue
+            } else {
+                TreeError::InvalidBox
+            });
+        }
+        // The first half of `keeps_fat_box`, which needs no fat box: the common case keeps
+        // its fat box without computing the new one.
+        if old.contains(&tight) && Self::small_enough(&old, &tight) {
+            return Ok(None);
+        }
+        let fat = self.fatten(&tight, displacement);
+        if Self::keeps_fat_box(&old, &tight, &fat) {
+            return Ok(None);
+        }
+        if !fat.is_valid() {
+            return Err(TreeError::InvalidBox);
+        }
+        self.store_fat_box(id, leaf.parent, fat);
+        Ok(Some((leaf.parent, fat)))
+    }
+
+    /// Whether a move keeps the proxy's fat box `old` (the tree is not touched): the new
+    /// tight box `tight` lies inside it, and it is at most four times the area of `fat`,
+    /// the fat box the move would give. A fat box far larger than needed (a fast proxy
+    /// that slowed down) is replaced, or it would report stale pairs forever.
+    ///
+    /// The area test is made against `tight` first, and against `fat` only when that
+    /// fails: a fat box is never smaller than its tight box on any axis, so the outcome
+    /// is the same (short of an area that overflows to infinity times zero), and most
+    /// moves are decided without the new fat box.
+    ///
+    /// This is the rule of [`Self::move_proxy`], for callers that keep their proxies' fat
+    /// boxes and hand the changed ones over with [`Self::set_fat_boxes`].
+    #[inline(always)]
+    pub fn keeps_fat_box(
+        old: &BoundingBox<V>,
+        tight: &BoundingBox<V>,
+        fat: &BoundingBox<V>,
+    ) -> bool {
+        old.contains(tight) && (Self::small_enough(old, tight) || Self::small_enough(old, fat))
+    }
+
+    /// Whether `old` is at most four times the area of `new`.
+    #[inline(always)]
+    fn small_enough(old: &BoundingBox<V>, new: &BoundingBox<V>) -> bool {
+        old.area() <= 4.0 * new.area()
+    }
+
+    /// Replaces a proxy's fat box with exactly `fat` (no margin added) and marks it moved.
+    /// For callers that compute fat boxes themselves.
+    pub fn set_fat_box(&mut self, id: ProxyId, fat: BoundingBox<V>) -> Result<(), TreeError> {
+        let link = self.checked_link(id, &fat)?;
+        self.store_fat_box(id, link, fat);
+        self.set_leaf_box(link, fat);
+        Ok(())
+    }
+
+    /// Where the leaf of proxy `id` hangs, if it is live and `fat` is a valid box: the
+    /// checks of [`Self::set_fat_box`].
+    #[inline]
+    pub(crate) fn checked_link(
+        &self,
+        id: ProxyId,
+        fat: &BoundingBox<V>,
+    ) -> Result<Link, TreeError> {
+        let leaf = self.live_leaf(id).ok_or(TreeError::UnknownProxy(id))?;
+        if !fat.is_valid() {
+            return Err(TreeError::InvalidBox);
+        }
+        Ok(leaf.parent)
+    }
+
+    /// Whether `count` more proxies fit ([`MAX_PROXIES`] ids at most, freed ones reused).
+    #[inline]
+    pub(crate) fn has_room(&self, count: usize) -> bool {
+        self.leaves.len() + count.saturating_sub(self.free_proxies.len()) <= MAX_PROXIES as usize
+    }
+
+    /// Gives a new leaf with fat box `fat` a proxy id (the last one freed, or a new one)
+    /// and its payload. The leaf is not linked into the tree yet. The caller checks
+    /// [`Self::has_room`] first.
+    pub(crate) fn allocate_proxy(&mut self, fat: BoundingBox<V>, data: T) -> ProxyId {
+        let id = match self.free_proxies.pop() {
+            Some(id) => id,
+            None => {
+                self.leaves.push(Leaf::FREE);
+                self.data.push(None);
+                if self.move_cache {
+                    self.fat_boxes.push(fat);
+                }
+                (self.leaves.len() - 1) as u32
+            }
+        };
+        self.leaves[id as usize] = Leaf { parent: Link::ROOT };
+        if self.move_cache {
+            self.fat_boxes[id as usize] = fat;
+        }
+        self.data[id as usize] = Some(data);
+        self.proxy_count += 1;
+        ProxyId(id)
+    }
+
+    /// The fat box that moves of proxy `id` (whose leaf is `leaf`) decide against: the
+    /// move cache's copy, or, with the cache off, the box in the parent's slot.
+    #[inline(always)]
+    pub(crate) fn stored_fat_box(&self, id: ProxyId, leaf: Leaf) -> BoundingBox<V> {
+        if self.move_cache {
+            self.fat_boxes[id.index()]
+        } else {
+            *self.slot_box(leaf.parent)
+        }
+    }
+
+    /// Stores a proxy's new fat box where moves decide against it: the move cache, or,
+    /// with the cache off, the parent's slot at `link` (marking it moved), so that a later
+    /// move of the same proxy in a batch decides against it. Counts the change for the
+    /// optimizer. The slot (with the cache) and the ancestors are then updated by
+    /// [`Self::set_leaf_box`], or by a batch's [`Self::apply_pending`].
+    #[inline(always)]
+    pub(crate) fn store_fat_box(&mut self, id: ProxyId, link: Link, fat: BoundingBox<V>) {
+        if self.move_cache {
+            self.fat_boxes[id.index()] = fat;
+        } else {
+            self.write_slot(link, fat);
+        }
+        self.optimizer.changes += 1;
+    }
+}
