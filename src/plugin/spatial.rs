@@ -179,6 +179,9 @@ impl<V: Vector> SpatialQuery<'_, V> {
     /// Calls `f` with every entity whose shape contains `point`; return `false` from `f`
     /// to stop. [`Self::point`] without the `Vec`.
     pub fn point_with(&self, point: V, filter: &QueryFilter, mut f: impl FnMut(Entity) -> bool) {
+        if !point.is_finite() {
+            return;
+        }
         let mut go = true;
         for (tree, key_of) in self.trees() {
             if !go {
@@ -212,6 +215,11 @@ impl<V: Vector> SpatialQuery<'_, V> {
         filter: &QueryFilter,
         mut f: impl FnMut(Entity) -> bool,
     ) {
+        // An inverted box (min above max on an axis) would pass the overlap test against
+        // boxes on both sides of it.
+        if !aabb.is_valid() {
+            return;
+        }
         let mut go = true;
         for (tree, key_of) in self.trees() {
             if !go {

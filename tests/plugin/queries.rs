@@ -671,7 +671,137 @@ fn casts_do_not_tunnel_thin_walls<V: Dim>() {
     finish::<V>(&app);
 }
 
+/// Bad input finds nothing and never panics: for each query, a valid form that finds the
+/// box at the origin (so the check can fail), then the same query with a NaN or infinite
+/// coordinate, a negative or NaN radius, an inverted box, a NaN or negative range.
+fn queries_ignore_bad_input<V: Dim>() {
+    let mut app = update_app::<V>(Sched::Update);
+    let target = app
+        .world_mut()
+        .spawn((Transform::default(), Aabb::<V>::new(V::splat(1.0))))
+        .id();
+    run_ticks(&mut app, 1);
+    let world = app.world_mut();
+    let mut state: SystemState<SpatialQuery<V>> = SystemState::new(world);
+    let query = state.get(world).unwrap();
+    let filter = QueryFilter::default();
+    let (nan, inf) = (V::splat(f32::NAN), V::splat(f32::INFINITY));
+    let far = V::truncate_from_3d(Vec3::new(-5.0, 0.2, 0.1));
+    let (right, unit) = (V::truncate_from_3d(Vec3::X), V::splat(0.5));
+    let cast = |c: V, h: V| BoundingBox::from_center_half_extents(c, h);
+    let inverted = BoundingBox::from_min_max(V::splat(0.5), V::splat(-0.5));
+    let entities = |hits: Vec<ShapeHit<V>>| hits.iter().map(|h| h.entity).collect::<Vec<_>>();
+    let ray = |o: V, d: V| Ray::new(o, d);
+    let cases: Vec<(&str, Vec<Entity>, Vec<Vec<Entity>>)> = vec![
+        (
+            "point",
+            query.point(V::ZERO, &filter),
+            vec![query.point(nan, &filter), query.point(inf, &filter)],
+        ),
+        (
+            "aabb",
+            query.aabb(&cast(V::ZERO, unit), &filter),
+            vec![
+                query.aabb(&cast(nan, unit), &filter),
+                query.aabb(&cast(V::ZERO, inf), &filter),
+                query.aabb(&inverted, &filter),
+            ],
+        ),
+        (
+            "sphere",
+            query.sphere(V::ZERO, 0.5, &filter),
+            vec![
+                query.sphere(nan, 0.5, &filter),
+                query.sphere(V::ZERO, -0.5, &filter),
+                query.sphere(V::ZERO, f32::NAN, &filter),
+                query.sphere(V::ZERO, f32::INFINITY, &filter),
+            ],
+        ),
+        (
+            "ray_hits",
+            entities(query.ray_hits(&ray(far, right), 100.0, &filter)),
+            vec![
+                entities(query.ray_hits(&ray(nan, right), 100.0, &filter)),
+                entities(query.ray_hits(&ray(far, nan), 100.0, &filter)),
+                entities(query.ray_hits(&ray(far, right), f32::NAN, &filter)),
+                entities(query.ray_hits(&ray(far, right), -1.0, &filter)),
+            ],
+        ),
+        (
+            "cast_ray",
+            query
+                .cast_ray(&ray(far, right), 100.0, &filter)
+                .map(|h| h.entity)
+                .into_iter()
+                .collect(),
+            vec![
+                query
+                    .cast_ray(&ray(far, inf), 100.0, &filter)
+                    .map(|h| h.entity)
+                    .into_iter()
+                    .collect(),
+                query
+                    .cast_ray(&ray(far, right), -1.0, &filter)
+                    .map(|h| h.entity)
+                    .into_iter()
+                    .collect(),
+            ],
+        ),
+        (
+            "cast_box_all",
+            entities(query.cast_box_all(&cast(far, unit), right, 100.0, &filter)),
+            vec![
+                entities(query.cast_box_all(&cast(nan, unit), right, 100.0, &filter)),
+                entities(query.cast_box_all(&cast(far, -unit), right, 100.0, &filter)),
+                entities(query.cast_box_all(&cast(far, unit), inf, 100.0, &filter)),
+                entities(query.cast_box_all(&cast(far, unit), right, f32::NAN, &filter)),
+                entities(query.cast_box_all(&cast(far, unit), right, -1.0, &filter)),
+            ],
+        ),
+        (
+            "cast_sphere_all",
+            entities(query.cast_sphere_all(far, 0.5, right, 100.0, &filter)),
+            vec![
+                entities(query.cast_sphere_all(nan, 0.5, right, 100.0, &filter)),
+                entities(query.cast_sphere_all(far, -0.5, right, 100.0, &filter)),
+                entities(query.cast_sphere_all(far, f32::INFINITY, right, 100.0, &filter)),
+                entities(query.cast_sphere_all(far, 0.5, nan, 100.0, &filter)),
+                entities(query.cast_sphere_all(far, 0.5, right, f32::NAN, &filter)),
+                entities(query.cast_sphere_all(far, 0.5, right, -1.0, &filter)),
+            ],
+        ),
+        (
+            "cast_sphere",
+            query
+                .cast_sphere(far, 0.5, right, f32::INFINITY, &filter)
+                .map(|h| h.entity)
+                .into_iter()
+                .collect(),
+            vec![
+                query
+                    .cast_sphere(far, f32::NAN, right, 100.0, &filter)
+                    .map(|h| h.entity)
+                    .into_iter()
+                    .collect(),
+                query
+                    .cast_sphere(far, 0.5, inf, 100.0, &filter)
+                    .map(|h| h.entity)
+                    .into_iter()
+                    .collect(),
+            ],
+        ),
+    ];
+    for (kind, valid, bad) in cases {
+        assert_eq!(valid, vec![target], "{kind}: the valid query");
+        for (i, got) in bad.iter().enumerate() {
+            assert!(got.is_empty(), "{kind}: bad input {i} found {got:?}");
+        }
+    }
+    finish::<V>(&app);
+}
+
 both_dims!(
+    queries_ignore_bad_input,
     spatial_query_oracle,
     box_cast_long_direction_hits_ball,
     sphere_cast_long_direction_hits_ball,
