@@ -692,7 +692,9 @@ fn queries_ignore_bad_input<V: Dim>() {
     let inverted = BoundingBox::from_min_max(V::splat(0.5), V::splat(-0.5));
     let entities = |hits: Vec<ShapeHit<V>>| hits.iter().map(|h| h.entity).collect::<Vec<_>>();
     let ray = |o: V, d: V| Ray::new(o, d);
-    let cases: Vec<(&str, Vec<Entity>, Vec<Vec<Entity>>)> = vec![
+    // Each query's name, what its valid form finds, what each bad form finds.
+    type Case<'a> = (&'a str, Vec<Entity>, Vec<Vec<Entity>>);
+    let cases: Vec<Case> = vec![
         (
             "point",
             query.point(V::ZERO, &filter),
