@@ -392,8 +392,8 @@ impl<V: Vector> SpatialQuery<'_, V> {
         }
         let ray = Ray::new(caster.center(), direction);
         let mut best: Option<ShapeHit<V>> = None;
+        let half = caster.half_extents();
         for (tree, key_of) in self.trees() {
-            let half = caster.half_extents();
             tree.cast_box(&ray, half, best.map_or(max_t, |b| b.t), |id, _| {
                 let body = self.accepted(key_of(id), filter)?;
                 let hit = caster.hit(direction, best.map_or(max_t, |b| b.t), body)?;
@@ -426,8 +426,8 @@ impl<V: Vector> SpatialQuery<'_, V> {
             }
             tree.cast_box(&ray, caster.half_extents(), max_t, |id, _| {
                 if !go {
-                    // Stopped: a hit at 0 shrinks the walk's range to nothing, which
-                    // prunes what is left of it.
+                    // Stopped: a hit at 0 shrinks the walk's range to `t = 0`, which
+                    // prunes nearly all that is left of it.
                     return Some(0.0);
                 }
                 if let Some(body) = self.accepted(key_of(id), filter)
