@@ -77,8 +77,36 @@
 //!
 //! # Spatial queries
 //!
-//! [`SpatialQuery`] is a system parameter over the same tree: closest ray hit, every ray
-//! hit, point, box and sphere overlap, and box cast, each with a [`QueryFilter`].
+//! [`SpatialQuery`] is a system parameter over the same trees: closest ray hit, every ray
+//! hit, point, box and sphere overlap, and box and sphere casts (the first hit, or every
+//! hit), each with a [`QueryFilter`]. A hit ([`ShapeHit`]) gives the entity, the parameter
+//! `t` along the direction, the ray's point or the cast shape's center at `t`, the outward
+//! normal of the surface hit (zero when the query starts inside) and a contact point.
+//! Casts sweep the shape continuously, so a fast cast never passes through a thin wall.
+//!
+//! Every query with several results has a form named with the suffix `_with` that calls
+//! a function for each result instead of returning a `Vec`, and allocates nothing; the
+//! function returns `false` to stop the query. Those forms give results in the order the
+//! trees are walked; the `Vec` forms of ray and cast hits sort theirs nearest first.
+//!
+//! ```
+//! # use bevy::prelude::*;
+//! # use bevy_aabb_tree::prelude::*;
+//! fn probe(query: SpatialQuery<Vec2>) {
+//!     let filter = QueryFilter::default();
+//!     // Will a ball of radius 0.5 falling from (0, 10) land within 20 units?
+//!     let start = Vec2::new(0.0, 10.0);
+//!     if let Some(hit) = query.cast_sphere(start, 0.5, Vec2::NEG_Y, 20.0, &filter) {
+//!         info!("lands on {} at {} (normal {})", hit.entity, hit.point, hit.normal);
+//!     }
+//!     // The first entity under the cursor, without collecting them all.
+//!     let mut under = None;
+//!     query.point_with(Vec2::new(3.0, 4.0), &filter, |entity| {
+//!         under = Some(entity);
+//!         false
+//!     });
+//! }
+//! ```
 //!
 //! # Configuration
 //!

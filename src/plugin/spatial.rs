@@ -5,7 +5,7 @@ use bevy::prelude::*;
 use smallvec::SmallVec;
 
 use crate::Vector;
-use crate::geometry::{Ball, BoundingBox, Ray, sweep_ball_box};
+use crate::geometry::{Ball, BoundingBox, Ray, box_cast_at, sweep_ball_box, sweep_balls};
 use crate::plugin::state::{Body, Key};
 use crate::plugin::{AabbTree, WorldShape};
 use crate::tree::{DynamicTree, ProxyId};
@@ -53,17 +53,34 @@ impl QueryFilter {
 pub struct ShapeHit<V: Vector> {
     /// The entity hit.
     pub entity: Entity,
-    /// The ray parameter (a distance for a unit direction).
+    /// The parameter of the hit along the query's direction: the ray or the cast shape
+    /// is at `origin + t * direction` (a distance for a unit direction). 0 when the query
+    /// starts touching or inside the entity's shape.
     pub t: f32,
-    /// Where the ray (or the cast shape's center) is at the hit.
+    /// Where the ray is at the hit; for a cast, where the cast shape's center is at the
+    /// hit (`center + t * direction`).
     pub point: V,
-    /// Outward unit normal of the surface hit (zero when the ray starts inside).
+    /// Outward unit normal of the entity's surface where it is hit; zero when the query
+    /// starts touching or inside the entity's shape (no first contact to speak of).
     pub normal: V,
+    /// Where the two touch: a point of both the entity's shape and the cast shape at `t`
+    /// (up to rounding). For a ray the same as `point`.
+    pub contact: V,
 }
 
 /// Spatial queries on the collision tree of one dimension, as a system parameter.
 ///
-/// Shapes are those of the last tick. Every query takes a [`QueryFilter`].
+/// Shapes are those of the last tick, in both trees (moving and [`Static`](crate::Static)
+/// colliders alike). Every query takes a [`QueryFilter`]. Invalid input (a NaN or
+/// infinite coordinate, a negative radius or extent, a NaN or negative `max_t`) finds
+/// nothing.
+///
+/// Queries with several results come in two forms: one that returns a `Vec`, and one
+/// named with the suffix `_with` that calls a function for each result instead and
+/// allocates nothing. Return `false` from that function to stop the query early. The
+/// `_with` forms give their results in the order the trees are walked (no particular
+/// order); the `Vec` forms of ray and cast hits sort them nearest first (by `t`, then by
+/// entity), those of overlaps keep the walk's order.
 ///
 /// ```
 /// # use bevy::prelude::*;
@@ -74,6 +91,12 @@ pub struct ShapeHit<V: Vector> {
 ///     if let Some(hit) = query.cast_ray(&ray, 100.0, &filter) {
 ///         info!("hit {} at distance {}", hit.entity, hit.t);
 ///     }
+///     // Everything within 5 units, without a `Vec`.
+///     let mut near = 0;
+///     query.sphere_with(Vec3::ZERO, 5.0, &filter, |_entity| {
+///         near += 1;
+///         true
+///     });
 /// }
 /// ```
 #[derive(SystemParam)]
@@ -100,53 +123,70 @@ impl<V: Vector> SpatialQuery<'_, V> {
 
     /// The closest entity hit by `ray` within `max_t`.
     pub fn cast_ray(&self, ray: &Ray<V>, max_t: f32, filter: &QueryFilter) -> Option<ShapeHit<V>> {
-        let mut best: Option<(f32, Key)> = None;
+        let mut best: Option<ShapeHit<V>> = None;
         for (tree, key_of) in self.trees() {
-            let limit = best.map_or(max_t, |(t, _)| t);
-            if let Some(hit) = tree.cast_ray(ray, limit, |id, _| {
+            tree.cast_ray(ray, best.map_or(max_t, |b| b.t), |id, _| {
                 let body = self.accepted(key_of(id), filter)?;
-                ray_shape(ray, &body.shape, limit).map(|(t, _)| t)
-            }) && best.is_none_or(|(t, _)| hit.t < t)
-            {
-                best = Some((hit.t, key_of(hit.proxy)));
-            }
-        }
-        let body = self.state.body(best?.1)?;
-        let (t, normal) = ray_shape(ray, &body.shape, max_t)?;
-        Some(ShapeHit {
-            entity: body.entity,
-            t,
-            point: ray.at(t),
-            normal,
-        })
-    }
-
-    /// Every entity hit by `ray` within `max_t`, nearest first.
-    pub fn ray_hits(&self, ray: &Ray<V>, max_t: f32, filter: &QueryFilter) -> Vec<ShapeHit<V>> {
-        let mut hits = Vec::new();
-        for (tree, key_of) in self.trees() {
-            tree.ray_hits(ray, max_t, |id, _, _| {
-                if let Some(body) = self.accepted(key_of(id), filter)
-                    && let Some((t, normal)) = ray_shape(ray, &body.shape, max_t)
-                {
-                    hits.push(ShapeHit {
-                        entity: body.entity,
-                        t,
-                        point: ray.at(t),
-                        normal,
-                    });
-                }
-                true
+                let hit = ray_hit(ray, body, best.map_or(max_t, |b| b.t))?;
+                keep_nearer(&mut best, hit);
+                Some(hit.t)
             });
         }
-        hits.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.entity.cmp(&b.entity)));
+        best
+    }
+
+    /// Every entity hit by `ray` within `max_t`, nearest first (by `t`, then by entity).
+    pub fn ray_hits(&self, ray: &Ray<V>, max_t: f32, filter: &QueryFilter) -> Vec<ShapeHit<V>> {
+        let mut hits = Vec::new();
+        self.ray_hits_with(ray, max_t, filter, |hit| {
+            hits.push(hit);
+            true
+        });
+        sort_hits(&mut hits);
         hits
+    }
+
+    /// Calls `f` with every entity hit by `ray` within `max_t`, in no particular order;
+    /// return `false` from `f` to stop. [`Self::ray_hits`] without the `Vec`.
+    pub fn ray_hits_with(
+        &self,
+        ray: &Ray<V>,
+        max_t: f32,
+        filter: &QueryFilter,
+        mut f: impl FnMut(ShapeHit<V>) -> bool,
+    ) {
+        let mut go = true;
+        for (tree, key_of) in self.trees() {
+            if !go {
+                break;
+            }
+            tree.ray_hits(ray, max_t, |id, _, _| {
+                if let Some(body) = self.accepted(key_of(id), filter)
+                    && let Some(hit) = ray_hit(ray, body, max_t)
+                {
+                    go = f(hit);
+                }
+                go
+            });
+        }
     }
 
     /// Every entity whose shape contains `point`.
     pub fn point(&self, point: V, filter: &QueryFilter) -> Vec<Entity> {
-        let mut out = Vec::new();
+        collect(|f| self.point_with(point, filter, f))
+    }
+
+    /// Calls `f` with every entity whose shape contains `point`; return `false` from `f`
+    /// to stop. [`Self::point`] without the `Vec`.
+    pub fn point_with(&self, point: V, filter: &QueryFilter, mut f: impl FnMut(Entity) -> bool) {
+        if !point.is_finite() {
+            return;
+        }
+        let mut go = true;
         for (tree, key_of) in self.trees() {
+            if !go {
+                break;
+            }
             tree.query_point(point, |id, _| {
                 if let Some(body) = self.accepted(key_of(id), filter) {
                     let inside = match body.shape {
@@ -154,19 +194,37 @@ impl<V: Vector> SpatialQuery<'_, V> {
                         WorldShape::Ball(b) => b.contains_point(point),
                     };
                     if inside {
-                        out.push(body.entity);
+                        go = f(body.entity);
                     }
                 }
-                true
+                go
             });
         }
-        out
     }
 
     /// Every entity whose shape overlaps `aabb`.
     pub fn aabb(&self, aabb: &BoundingBox<V>, filter: &QueryFilter) -> Vec<Entity> {
-        let mut out = Vec::new();
+        collect(|f| self.aabb_with(aabb, filter, f))
+    }
+
+    /// Calls `f` with every entity whose shape overlaps `aabb`; return `false` from `f` to
+    /// stop. [`Self::aabb`] without the `Vec`.
+    pub fn aabb_with(
+        &self,
+        aabb: &BoundingBox<V>,
+        filter: &QueryFilter,
+        mut f: impl FnMut(Entity) -> bool,
+    ) {
+        // An inverted box (min above max on an axis) would pass the overlap test against
+        // boxes on both sides of it.
+        if !aabb.is_valid() {
+            return;
+        }
+        let mut go = true;
         for (tree, key_of) in self.trees() {
+            if !go {
+                break;
+            }
             tree.query_box(aabb, |id, _| {
                 if let Some(body) = self.accepted(key_of(id), filter) {
                     let overlaps = match body.shape {
@@ -174,20 +232,37 @@ impl<V: Vector> SpatialQuery<'_, V> {
                         WorldShape::Ball(b) => b.overlaps_box(aabb),
                     };
                     if overlaps {
-                        out.push(body.entity);
+                        go = f(body.entity);
                     }
                 }
-                true
+                go
             });
         }
-        out
     }
 
     /// Every entity whose shape overlaps the sphere (circle in 2D).
     pub fn sphere(&self, center: V, radius: f32, filter: &QueryFilter) -> Vec<Entity> {
+        collect(|f| self.sphere_with(center, radius, filter, f))
+    }
+
+    /// Calls `f` with every entity whose shape overlaps the sphere (circle in 2D); return
+    /// `false` from `f` to stop. [`Self::sphere`] without the `Vec`.
+    pub fn sphere_with(
+        &self,
+        center: V,
+        radius: f32,
+        filter: &QueryFilter,
+        mut f: impl FnMut(Entity) -> bool,
+    ) {
         let ball = Ball::new(center, radius);
-        let mut out = Vec::new();
+        if !ball.is_valid() {
+            return;
+        }
+        let mut go = true;
         for (tree, key_of) in self.trees() {
+            if !go {
+                break;
+            }
             tree.query_ball(&ball, |id, _| {
                 if let Some(body) = self.accepted(key_of(id), filter) {
                     let overlaps = match body.shape {
@@ -195,18 +270,17 @@ impl<V: Vector> SpatialQuery<'_, V> {
                         WorldShape::Ball(b) => ball.overlaps(&b),
                     };
                     if overlaps {
-                        out.push(body.entity);
+                        go = f(body.entity);
                     }
                 }
-                true
+                go
             });
         }
-        out
     }
 
     /// Sweeps `shape` (a box in world space) along `direction` up to `max_t`: the first
-    /// entity it touches. `point` is the box's center at the hit; `normal` the outward
-    /// normal of the surface hit.
+    /// entity it touches (ties: the smallest entity). [`ShapeHit::point`] is the box's
+    /// center at the hit.
     pub fn cast_box(
         &self,
         shape: &BoundingBox<V>,
@@ -214,87 +288,371 @@ impl<V: Vector> SpatialQuery<'_, V> {
         max_t: f32,
         filter: &QueryFilter,
     ) -> Option<ShapeHit<V>> {
-        if !shape.is_valid() {
+        self.cast_first(Caster::Box(*shape), direction, max_t, filter)
+    }
+
+    /// Every entity that `shape` (a box in world space) touches when swept along
+    /// `direction` up to `max_t`, nearest first (by `t`, then by entity); each hit is the
+    /// first contact with that entity.
+    pub fn cast_box_all(
+        &self,
+        shape: &BoundingBox<V>,
+        direction: V,
+        max_t: f32,
+        filter: &QueryFilter,
+    ) -> Vec<ShapeHit<V>> {
+        let mut hits = Vec::new();
+        self.cast_box_all_with(shape, direction, max_t, filter, |hit| {
+            hits.push(hit);
+            true
+        });
+        sort_hits(&mut hits);
+        hits
+    }
+
+    /// Calls `f` with every hit of [`Self::cast_box_all`], in no particular order; return
+    /// `false` from `f` to stop.
+    pub fn cast_box_all_with(
+        &self,
+        shape: &BoundingBox<V>,
+        direction: V,
+        max_t: f32,
+        filter: &QueryFilter,
+        f: impl FnMut(ShapeHit<V>) -> bool,
+    ) {
+        self.cast_all(Caster::Box(*shape), direction, max_t, filter, f);
+    }
+
+    /// Sweeps the sphere (circle in 2D) of `radius` around `center` along `direction` up
+    /// to `max_t`: the first entity it touches (ties: the smallest entity).
+    /// [`ShapeHit::point`] is the sphere's center at the hit.
+    pub fn cast_sphere(
+        &self,
+        center: V,
+        radius: f32,
+        direction: V,
+        max_t: f32,
+        filter: &QueryFilter,
+    ) -> Option<ShapeHit<V>> {
+        self.cast_first(
+            Caster::Ball(Ball::new(center, radius)),
+            direction,
+            max_t,
+            filter,
+        )
+    }
+
+    /// Every entity that the sphere (circle in 2D) touches when swept along `direction` up
+    /// to `max_t`, nearest first (by `t`, then by entity); each hit is the first contact
+    /// with that entity.
+    pub fn cast_sphere_all(
+        &self,
+        center: V,
+        radius: f32,
+        direction: V,
+        max_t: f32,
+        filter: &QueryFilter,
+    ) -> Vec<ShapeHit<V>> {
+        let mut hits = Vec::new();
+        self.cast_sphere_all_with(center, radius, direction, max_t, filter, |hit| {
+            hits.push(hit);
+            true
+        });
+        sort_hits(&mut hits);
+        hits
+    }
+
+    /// Calls `f` with every hit of [`Self::cast_sphere_all`], in no particular order;
+    /// return `false` from `f` to stop.
+    pub fn cast_sphere_all_with(
+        &self,
+        center: V,
+        radius: f32,
+        direction: V,
+        max_t: f32,
+        filter: &QueryFilter,
+        f: impl FnMut(ShapeHit<V>) -> bool,
+    ) {
+        let caster = Caster::Ball(Ball::new(center, radius));
+        self.cast_all(caster, direction, max_t, filter, f);
+    }
+
+    /// The first hit of a cast: the trees' box-cast walks with the caster's bounding box
+    /// find the candidates nearest first, the exact sweep confirms each; the range shrinks
+    /// to the best hit so far.
+    fn cast_first(
+        &self,
+        caster: Caster<V>,
+        direction: V,
+        max_t: f32,
+        filter: &QueryFilter,
+    ) -> Option<ShapeHit<V>> {
+        if !caster.is_valid() || !direction.is_finite() {
             return None;
         }
-        let ray = Ray::new(shape.center(), direction);
-        let mut best: Option<(f32, Key)> = None;
+        let ray = Ray::new(caster.center(), direction);
+        let mut best: Option<ShapeHit<V>> = None;
+        let half = caster.half_extents();
         for (tree, key_of) in self.trees() {
-            let limit = best.map_or(max_t, |(t, _)| t);
-            if let Some(hit) = tree.cast_box(&ray, shape.half_extents(), limit, |id, _| {
+            tree.cast_box(&ray, half, best.map_or(max_t, |b| b.t), |id, _| {
                 let body = self.accepted(key_of(id), filter)?;
-                cast_shape(shape, direction, limit, &body.shape).map(|h| h.0)
-            }) && best.is_none_or(|(t, _)| hit.t < t)
-            {
-                best = Some((hit.t, key_of(hit.proxy)));
-            }
+                let hit = caster.hit(direction, best.map_or(max_t, |b| b.t), body)?;
+                keep_nearer(&mut best, hit);
+                Some(hit.t)
+            });
         }
-        let body = self.state.body(best?.1)?;
-        let (t, normal) = cast_shape(shape, direction, max_t, &body.shape)?;
+        best
+    }
+
+    /// Every hit of a cast: the trees' box-cast walks visit every candidate whose fat box
+    /// the caster's bounding box reaches within `max_t` (the callback never reports a hit
+    /// to the walk, so its range never shrinks); the exact sweep confirms each.
+    fn cast_all(
+        &self,
+        caster: Caster<V>,
+        direction: V,
+        max_t: f32,
+        filter: &QueryFilter,
+        mut f: impl FnMut(ShapeHit<V>) -> bool,
+    ) {
+        if !caster.is_valid() || !direction.is_finite() {
+            return;
+        }
+        let ray = Ray::new(caster.center(), direction);
+        let mut go = true;
+        for (tree, key_of) in self.trees() {
+            if !go {
+                break;
+            }
+            tree.cast_box(&ray, caster.half_extents(), max_t, |id, _| {
+                if !go {
+                    // Stopped: a hit at 0 shrinks the walk's range to `t = 0`, which
+                    // prunes nearly all that is left of it.
+                    return Some(0.0);
+                }
+                if let Some(body) = self.accepted(key_of(id), filter)
+                    && let Some(hit) = caster.hit(direction, max_t, body)
+                {
+                    go = f(hit);
+                }
+                None
+            });
+        }
+    }
+}
+
+/// Collects what a `_with` query gives.
+fn collect<T>(query: impl FnOnce(&mut dyn FnMut(T) -> bool)) -> Vec<T> {
+    let mut out = Vec::new();
+    query(&mut |item| {
+        out.push(item);
+        true
+    });
+    out
+}
+
+/// Nearest first, ties by entity: the same order whatever the trees' shapes.
+fn sort_hits<V: Vector>(hits: &mut [ShapeHit<V>]) {
+    hits.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.entity.cmp(&b.entity)));
+}
+
+/// Keeps `hit` when it is nearer than `best` (ties: the smaller entity).
+fn keep_nearer<V: Vector>(best: &mut Option<ShapeHit<V>>, hit: ShapeHit<V>) {
+    if best.is_none_or(|b| hit.t < b.t || (hit.t == b.t && hit.entity < b.entity)) {
+        *best = Some(hit);
+    }
+}
+
+/// The exact hit of `ray` on a body within `max_t`.
+fn ray_hit<V: Vector>(ray: &Ray<V>, body: &Body<V>, max_t: f32) -> Option<ShapeHit<V>> {
+    let (t, normal) = match body.shape {
+        WorldShape::Box(b) => ray.box_hit_with_normal_at(&b, max_t)?,
+        WorldShape::Ball(b) => {
+            let t = ray.ball_hit_at(&b, max_t)?;
+            let n = ray.at(t) - b.center;
+            let len = n.dot(n).sqrt();
+            let normal = if t > 0.0 && len > 0.0 {
+                n / len
+            } else {
+                V::ZERO
+            };
+            (t, normal)
+        }
+    };
+    let point = ray.at(t);
+    Some(ShapeHit {
+        entity: body.entity,
+        t,
+        point,
+        normal,
+        contact: point,
+    })
+}
+
+/// The shape a cast sweeps.
+#[derive(Clone, Copy, Debug)]
+enum Caster<V: Vector> {
+    Box(BoundingBox<V>),
+    Ball(Ball<V>),
+}
+
+impl<V: Vector> Caster<V> {
+    fn is_valid(&self) -> bool {
+        match self {
+            Caster::Box(b) => b.is_valid(),
+            Caster::Ball(b) => b.is_valid(),
+        }
+    }
+
+    fn center(&self) -> V {
+        match self {
+            Caster::Box(b) => b.center(),
+            Caster::Ball(b) => b.center,
+        }
+    }
+
+    /// The half extents of the caster's bounding box: what the trees' walks cast.
+    fn half_extents(&self) -> V {
+        match self {
+            Caster::Box(b) => b.half_extents(),
+            Caster::Ball(b) => V::splat(b.radius),
+        }
+    }
+
+    /// The exact first contact with a body within `max_t`.
+    fn hit(&self, direction: V, max_t: f32, body: &Body<V>) -> Option<ShapeHit<V>> {
+        let (t, normal) = self.sweep(direction, max_t, &body.shape)?;
+        let offset = direction * t;
         Some(ShapeHit {
             entity: body.entity,
             t,
-            point: ray.at(t),
+            point: self.center() + offset,
             normal,
+            contact: self.contact(offset, &body.shape),
         })
     }
-}
 
-fn ray_shape<V: Vector>(ray: &Ray<V>, shape: &WorldShape<V>, max_t: f32) -> Option<(f32, V)> {
-    match shape {
-        WorldShape::Box(b) => ray.box_hit_with_normal_at(b, max_t),
-        WorldShape::Ball(b) => {
-            let t = ray.ball_hit_at(b, max_t)?;
-            let n = ray.at(t) - b.center;
-            let len = n.dot(n).sqrt();
-            Some((
-                t,
-                if t > 0.0 && len > 0.0 {
-                    n / len
+    /// The first `t` in `[0, max_t]` at which the caster moved by `t * direction` touches
+    /// `target`, with `target`'s outward normal there (zero at `t = 0`).
+    ///
+    /// Box against box is a ray against the target grown by the caster's half extents.
+    /// The sweeps with a ball run over one step, a displacement of `limit * direction`
+    /// ([`sweep_limit`]), and scale their normalized time back to `t`.
+    fn sweep(&self, direction: V, max_t: f32, target: &WorldShape<V>) -> Option<(f32, V)> {
+        match (self, target) {
+            (Caster::Box(shape), WorldShape::Box(b)) => box_cast_at(shape, direction, max_t, b),
+            (Caster::Box(shape), WorldShape::Ball(ball)) => {
+                let reach = half_diagonal(shape);
+                let limit = sweep_limit(
+                    shape.center(),
+                    reach,
+                    ball.center,
+                    ball.radius,
+                    direction,
+                    max_t,
+                )?;
+                // The ball moving by -direction against the still box is the same relative
+                // motion. The sweep's normal points from the ball towards the box: that is
+                // the ball's outward normal where the box touches it.
+                let hit = sweep_ball_box(ball, -direction * limit, shape, V::ZERO)?;
+                Some((hit.u0 * limit, hit.normal))
+            }
+            (Caster::Ball(ball), WorldShape::Box(b)) => {
+                let reach = half_diagonal(b);
+                let limit = sweep_limit(
+                    ball.center,
+                    ball.radius,
+                    b.center(),
+                    reach,
+                    direction,
+                    max_t,
+                )?;
+                // The sweep's normal points from the ball towards the box: the box's outward
+                // normal is its opposite.
+                let hit = sweep_ball_box(ball, direction * limit, b, V::ZERO)?;
+                Some((hit.u0 * limit, -hit.normal))
+            }
+            (Caster::Ball(ball), WorldShape::Ball(target)) => {
+                let limit = sweep_limit(
+                    ball.center,
+                    ball.radius,
+                    target.center,
+                    target.radius,
+                    direction,
+                    max_t,
+                )?;
+                // From the still target towards the moving ball: the target's outward
+                // normal at the contact.
+                let hit = sweep_balls(target, V::ZERO, ball, direction * limit)?;
+                Some((hit.u0 * limit, hit.normal))
+            }
+        }
+    }
+
+    /// A point of both the caster moved by `offset` and `target` when they touch: the
+    /// middle of the two boxes' overlap; the point of the box closest to the ball's
+    /// center; for two balls, the point dividing the line of centers in the ratio of the
+    /// radii (inside both whenever they touch or overlap).
+    fn contact(&self, offset: V, target: &WorldShape<V>) -> V {
+        match (self, target) {
+            (Caster::Box(shape), WorldShape::Box(b)) => {
+                let moved = shape.translated(offset);
+                (moved.min.max(b.min) + moved.max.min(b.max)) * 0.5
+            }
+            (Caster::Box(shape), WorldShape::Ball(ball)) => {
+                shape.translated(offset).closest_point(ball.center)
+            }
+            (Caster::Ball(ball), WorldShape::Box(b)) => b.closest_point(ball.center + offset),
+            (Caster::Ball(ball), WorldShape::Ball(target)) => {
+                let center = ball.center + offset;
+                let radii = ball.radius + target.radius;
+                if radii > 0.0 {
+                    center + (target.center - center) * (ball.radius / radii)
                 } else {
-                    V::ZERO
-                },
-            ))
+                    center
+                }
+            }
         }
     }
 }
 
-fn cast_shape<V: Vector>(
-    shape: &BoundingBox<V>,
+/// Half the length of a box's diagonal: no point of the box is further from its center.
+fn half_diagonal<V: Vector>(b: &BoundingBox<V>) -> f32 {
+    let half = b.half_extents();
+    half.dot(half).sqrt()
+}
+
+/// How far (in units of `direction`) a cast from `from` must sweep at most to find its
+/// first contact with a target at `to`, each shape within its reach of its center: once
+/// the caster's center is further along `direction` than the target's center by the sum
+/// of the two reaches, every point of the caster is ahead of every point of the target
+/// and they can no longer meet. At most `max_t`; `None` for a range with no `t` in it.
+///
+/// The bound keeps the swept step finite for an unbounded cast (`max_t` infinite or
+/// huge). Distances are measured along the unit direction and divided by the direction's
+/// length to give the parameter, so the bound holds for a direction of any length; the
+/// direction is scaled by its largest component first, so that neither a tiny nor a huge
+/// one underflows or overflows on the way.
+fn sweep_limit<V: Vector>(
+    from: V,
+    from_reach: f32,
+    to: V,
+    to_reach: f32,
     direction: V,
     max_t: f32,
-    target: &WorldShape<V>,
-) -> Option<(f32, V)> {
-    match target {
-        WorldShape::Box(b) => crate::geometry::box_cast_at(shape, direction, max_t, b),
-        WorldShape::Ball(ball) => {
-            if max_t.is_nan() || max_t < 0.0 {
-                return None;
-            }
-            // Once the box's center is further along `direction` than the ball's center
-            // by the radius plus the box's half diagonal, every point of the box is more
-            // than the radius ahead of the ball: no first contact lies beyond that. Sweep
-            // only that far, which also keeps the sweep finite for an unbounded cast
-            // (`max_t` infinite or huge) instead of missing every ball. The distances are
-            // measured along the unit direction and divided by the direction's length to
-            // give the parameter, so the bound holds for a direction of any length.
-            let speed = direction.dot(direction).sqrt();
-            let limit = if speed > 0.0 {
-                let half = shape.half_extents();
-                let ahead = (ball.center - shape.center()).dot(direction) / speed;
-                let reach = ahead + ball.radius + half.dot(half).sqrt();
-                max_t.min((reach / speed).max(0.0))
-            } else {
-                0.0
-            };
-            if !limit.is_finite() {
-                return None;
-            }
-            // The ball moving by -direction against the still box is the same relative
-            // motion. The sweep's normal points from the ball towards the box: that is the
-            // ball's outward normal where the box touches it.
-            let hit = sweep_ball_box(ball, -direction * limit, shape, V::ZERO)?;
-            Some((hit.u0 * limit, hit.normal))
-        }
+) -> Option<f32> {
+    if max_t.is_nan() || max_t < 0.0 {
+        return None;
     }
+    let scale = direction.abs().max_element();
+    let limit = if scale > 0.0 {
+        let unit = direction / scale;
+        let length = unit.dot(unit).sqrt();
+        let ahead = (to - from).dot(unit) / length;
+        let distance = (ahead + from_reach + to_reach).max(0.0);
+        max_t.min(distance / length / scale)
+    } else {
+        0.0
+    };
+    limit.is_finite().then_some(limit)
 }

@@ -1,8 +1,9 @@
 //! Geometry written for the tests alone, in `f64` and 3D (2D shapes have z = 0, which
 //! leaves every distance exact): the oracles of the ray, cast and overlap queries.
 //! Nothing here calls the crate: rays use their own slab test and quadratic, casts a
-//! first-contact search on the distance between the moving box and the target, overlaps
-//! closest-point distances. The test crates include it with a `#[path]` attribute.
+//! first-contact search on the distance between the moving box or ball and the target,
+//! overlaps closest-point distances. The test crates include it with a `#[path]`
+//! attribute.
 #![allow(dead_code)]
 
 use glam::DVec3;
@@ -70,6 +71,12 @@ impl Solid {
         self.closest_point(p).distance(p)
     }
 
+    /// Distance from the ball of `radius` around `center` to the shape (0 when they
+    /// overlap): the center's distance less the radius.
+    pub fn distance_to_ball(self, center: DVec3, radius: f64) -> f64 {
+        (self.distance_to_point(center) - radius).max(0.0)
+    }
+
     /// Distance from the box `center ± half` to the shape (0 when they overlap).
     pub fn distance_to_box(self, center: DVec3, half: DVec3) -> f64 {
         match self {
@@ -135,22 +142,46 @@ pub fn ray_entry(o: DVec3, d: DVec3, s: Solid, max_t: f64) -> Option<f64> {
 }
 
 /// First `t` in `[0, max_t]` (`max_t` may be infinite) at which the box `c + t d ± h`
-/// comes within `gap` of the shape, or `None`.
-///
-/// The distance between a box moving along a line and a convex shape is a convex function
-/// of `t` (the distance from a point moving along a line to their Minkowski difference).
-/// So: with an unbounded range, double the end until the distance rises there (beyond, it
-/// only rises); find the minimum by golden-section search; when that minimum is within
-/// `gap`, the first crossing lies before it, where the distance only falls: bisection.
+/// comes within `gap` of the shape, or `None`: [`first_contact_by`] on the box's distance.
 pub fn first_contact(c: DVec3, h: DVec3, d: DVec3, s: Solid, max_t: f64, gap: f64) -> Option<f64> {
+    first_contact_by(|t| s.distance_to_box(c + d * t, h), d.length(), max_t, gap)
+}
+
+/// First `t` in `[0, max_t]` (`max_t` may be infinite) at which the ball of radius `r`
+/// around `c + t d` comes within `gap` of the shape, or `None`: [`first_contact_by`] on the
+/// ball's distance.
+pub fn first_contact_ball(
+    c: DVec3,
+    r: f64,
+    d: DVec3,
+    s: Solid,
+    max_t: f64,
+    gap: f64,
+) -> Option<f64> {
+    first_contact_by(|t| s.distance_to_ball(c + d * t, r), d.length(), max_t, gap)
+}
+
+/// First `t` in `[0, max_t]` (`max_t` may be infinite) at which `dist(t)`, the distance
+/// between a convex shape moving along a line at `speed` and a convex target, is within
+/// `gap`, or `None`.
+///
+/// That distance is a convex function of `t` (the distance from a point moving along a
+/// line to the two shapes' Minkowski difference). So: with an unbounded range, double the
+/// end until the distance rises there (beyond, it only rises); find the minimum by
+/// golden-section search; when that minimum is within `gap`, the first crossing lies
+/// before it, where the distance only falls: bisection.
+pub fn first_contact_by(
+    dist: impl Fn(f64) -> f64,
+    speed: f64,
+    max_t: f64,
+    gap: f64,
+) -> Option<f64> {
     if max_t.is_nan() || max_t < 0.0 {
         return None;
     }
-    let dist = |t: f64| s.distance_to_box(c + d * t, h);
     if dist(0.0) <= gap {
         return Some(0.0);
     }
-    let speed = d.length();
     if speed == 0.0 {
         return None;
     }

@@ -31,7 +31,8 @@ pub(crate) fn random_filter(rng: &mut Rng, entities: &[Entity]) -> QueryFilter {
 use bevy::math::DVec3;
 
 use crate::exact::{
-    Solid, first_contact, random_direction, random_max_t, ray_entry, surface_normals,
+    Solid, first_contact, first_contact_ball, random_direction, random_max_t, ray_entry,
+    surface_normals,
 };
 
 /// The oracle's distance tolerance (world units; the scenes span tens of units).
@@ -63,12 +64,14 @@ pub(crate) struct QueryChecks {
     pub(crate) decided: usize,
 }
 
-/// A moving box (`half` zero for a ray) and what it is checked against.
+/// A moving box (`half` zero for a ray) or ball (`radius` given) and what it is checked
+/// against.
 pub(crate) struct Sweep<'a> {
     pub(crate) what: &'a str,
     pub(crate) kind: &'static str,
     pub(crate) origin: DVec3,
     pub(crate) half: DVec3,
+    pub(crate) radius: Option<f64>,
     pub(crate) direction: DVec3,
     pub(crate) max_t: f64,
     pub(crate) candidates: &'a [(Entity, Solid)],
@@ -76,12 +79,22 @@ pub(crate) struct Sweep<'a> {
 
 impl Sweep<'_> {
     /// First contact with `s` within the range: the ray's own slab test or quadratic, the
-    /// box's first-contact search.
+    /// box's or the ball's first-contact search.
     pub(crate) fn first(&self, s: Solid) -> Option<f64> {
-        if self.half == DVec3::ZERO {
+        if let Some(r) = self.radius {
+            first_contact_ball(self.origin, r, self.direction, s, self.max_t, 0.0)
+        } else if self.half == DVec3::ZERO {
             ray_entry(self.origin, self.direction, s, self.max_t)
         } else {
             first_contact(self.origin, self.half, self.direction, s, self.max_t, 0.0)
+        }
+    }
+
+    /// Distance from the moving shape centered on `center` to `s`.
+    pub(crate) fn gap(&self, s: Solid, center: DVec3) -> f64 {
+        match self.radius {
+            Some(r) => s.distance_to_ball(center, r),
+            None => s.distance_to_box(center, self.half),
         }
     }
 
@@ -96,7 +109,8 @@ impl Sweep<'_> {
     /// One returned hit: a candidate, in range, touching its target at `t` (within the
     /// tolerance), not later than where the target's shrunk shape is reached; `point` the
     /// moving center at `t`; `normal` zero when the sweep starts inside, else the outward
-    /// normal of the surface touched.
+    /// normal of the surface touched; `contact` in both the target and the moving shape at
+    /// `t`.
     pub(crate) fn check_hit<V: Dim>(&self, hit: &ShapeHit<V>, checks: &mut QueryChecks) {
         let what = format!("{} {}: {hit:?}", self.kind, self.what);
         let Some((_, s)) = self.candidates.iter().find(|(e, _)| *e == hit.entity) else {
@@ -106,7 +120,7 @@ impl Sweep<'_> {
         let t = f64::from(hit.t);
         assert!(t >= 0.0 && t <= self.max_t, "{what}: t out of range");
         let center = self.origin + self.direction * t;
-        let gap = s.distance_to_box(center, self.half);
+        let gap = self.gap(s, center);
         assert!(gap <= QUERY_EPS, "{what}: {gap} away from its target at t");
         if let Some(sure) = self.first(s.shrunk(QUERY_EPS)) {
             assert!(t <= sure * (1.0 + 1e-6), "{what}: later than {sure}");
@@ -116,16 +130,41 @@ impl Sweep<'_> {
             dvec(hit.point).distance(center) <= 1e-5 * scale,
             "{what}: point, the oracle's {center}"
         );
+        let contact = dvec(hit.contact);
+        let on_target = s.distance_to_point(contact);
+        let on_mover = match self.radius {
+            Some(r) => (contact.distance(center) - r).max(0.0),
+            None => Solid::Box {
+                min: center - self.half,
+                max: center + self.half,
+            }
+            .distance_to_point(contact),
+        };
+        assert!(
+            on_target <= QUERY_EPS && on_mover <= QUERY_EPS,
+            "{what}: contact {on_target} from the target, {on_mover} from the moving shape"
+        );
         let normal = dvec(hit.normal);
-        if s.shrunk(QUERY_EPS).distance_to_box(self.origin, self.half) == 0.0 {
+        if self.gap(s.shrunk(QUERY_EPS), self.origin) == 0.0 {
             assert_eq!(t, 0.0, "{what}: starts inside");
             assert_eq!(normal, DVec3::ZERO, "{what}: starts inside, zero normal");
-        } else if s.distance_to_box(self.origin, self.half) > QUERY_EPS {
-            // Box targets: the moving center lies on a face of the target grown by the
-            // moving box (their Minkowski sum). Balls: the radial direction at the point of
-            // the moving box closest to the center.
-            let want = match s {
-                Solid::Box { min, max } => surface_normals(
+        } else if self.gap(s, self.origin) > QUERY_EPS {
+            // A moving ball: from the target's point closest to the ball's center to the
+            // center (a point, radius zero: the faces of a box it lies on). A moving box
+            // against a box: its center lies on a face of the target grown by the moving
+            // box (their Minkowski sum); against a ball: the radial direction at the point
+            // of the moving box closest to the ball's center.
+            let want = match (self.radius, s) {
+                (Some(r), Solid::Box { .. }) => {
+                    let q = s.closest_point(center);
+                    if r > 0.0 {
+                        vec![(center - q).normalize()]
+                    } else {
+                        surface_normals(s, q, 2.0 * QUERY_EPS)
+                    }
+                }
+                (Some(_), Solid::Ball { .. }) => surface_normals(s, center, 0.0),
+                (None, Solid::Box { min, max }) => surface_normals(
                     Solid::Box {
                         min: min - self.half,
                         max: max + self.half,
@@ -133,7 +172,7 @@ impl Sweep<'_> {
                     center,
                     2.0 * QUERY_EPS,
                 ),
-                Solid::Ball { center: c, .. } => {
+                (None, Solid::Ball { center: c, .. }) => {
                     surface_normals(s, c.clamp(center - self.half, center + self.half), 0.0)
                 }
             };
@@ -242,6 +281,52 @@ pub(crate) fn check_overlaps(
     *checks.hits.entry(kind).or_default() += set.len();
 }
 
+/// Orders results the same way whatever the order they came in.
+pub(crate) trait ResultOrder: Clone + std::fmt::Debug + PartialEq {
+    fn order(a: &Self, b: &Self) -> std::cmp::Ordering;
+}
+
+impl ResultOrder for Entity {
+    fn order(a: &Self, b: &Self) -> std::cmp::Ordering {
+        a.cmp(b)
+    }
+}
+
+impl<V: Dim> ResultOrder for ShapeHit<V> {
+    fn order(a: &Self, b: &Self) -> std::cmp::Ordering {
+        a.t.total_cmp(&b.t).then(a.entity.cmp(&b.entity))
+    }
+}
+
+/// A `_with` form against its `Vec` form: the same results (in any order), and a callback
+/// that returns `false` is called once, or never when there is nothing to find.
+pub(crate) fn same_as_with<T: ResultOrder>(
+    what: &str,
+    kind: &str,
+    vec_form: &[T],
+    with_form: impl Fn(&mut dyn FnMut(T) -> bool),
+) {
+    let mut got = Vec::new();
+    with_form(&mut |item| {
+        got.push(item);
+        true
+    });
+    let mut want = vec_form.to_vec();
+    got.sort_by(T::order);
+    want.sort_by(T::order);
+    assert_eq!(got, want, "{kind}_with {what}: not the Vec form's results");
+    let mut calls = 0;
+    with_form(&mut |_| {
+        calls += 1;
+        false
+    });
+    assert_eq!(
+        calls,
+        usize::from(!want.is_empty()),
+        "{kind}_with {what}: called again after false"
+    );
+}
+
 pub(crate) fn spatial_query_oracle<V: Dim>() {
     let mut checks = QueryChecks::default();
     for seed in [1234, 99] {
@@ -251,7 +336,7 @@ pub(crate) fn spatial_query_oracle<V: Dim>() {
     // stay rare: at most one per hundred results.
     let open_limit = checks.hits.values().sum::<usize>() / 100;
     assert!(
-        checks.hits.len() == 6
+        checks.hits.len() == 9
             && checks.hits.values().all(|&c| c > 250)
             && checks.normals > 1000
             && checks.open <= open_limit,
@@ -299,6 +384,7 @@ pub(crate) fn spatial_query_oracle_scene<V: Dim>(seed: u64, checks: &mut QueryCh
                 kind: "cast_ray",
                 origin: dvec(origin),
                 half: DVec3::ZERO,
+                radius: None,
                 direction: dvec(direction),
                 max_t: f64::from(max_t32),
                 candidates: &candidates,
@@ -308,7 +394,11 @@ pub(crate) fn spatial_query_oracle_scene<V: Dim>(seed: u64, checks: &mut QueryCh
             let ray = Ray::new(origin, direction);
             sweep.check_closest(query.cast_ray(&ray, max_t32, &filter), checks);
             sweep.kind = "ray_hits";
-            sweep.check_all(&query.ray_hits(&ray, max_t32, &filter), checks);
+            let hits = query.ray_hits(&ray, max_t32, &filter);
+            sweep.check_all(&hits, checks);
+            same_as_with(&what, "ray_hits", &hits, |f| {
+                query.ray_hits_with(&ray, max_t32, &filter, f)
+            });
 
             // Box cast: the box from its corners, which the oracle reads exactly.
             let half: V = if rng.chance(0.05) {
@@ -325,10 +415,40 @@ pub(crate) fn spatial_query_oracle_scene<V: Dim>(seed: u64, checks: &mut QueryCh
                 sweep.half = DVec3::splat(1e-300);
             }
             sweep.check_closest(query.cast_box(&cast, direction, max_t32, &filter), checks);
+            sweep.kind = "cast_box_all";
+            let hits = query.cast_box_all(&cast, direction, max_t32, &filter);
+            sweep.check_all(&hits, checks);
+            same_as_with(&what, "cast_box_all", &hits, |f| {
+                query.cast_box_all_with(&cast, direction, max_t32, &filter, f)
+            });
+
+            // Sphere cast: a point about one time in twenty.
+            let radius = if rng.chance(0.05) {
+                0.0
+            } else {
+                rng.range(0.05, 1.0)
+            };
+            sweep.kind = "cast_sphere";
+            sweep.origin = dvec(origin);
+            sweep.half = DVec3::ZERO;
+            sweep.radius = Some(f64::from(radius));
+            sweep.check_closest(
+                query.cast_sphere(origin, radius, direction, max_t32, &filter),
+                checks,
+            );
+            sweep.kind = "cast_sphere_all";
+            let hits = query.cast_sphere_all(origin, radius, direction, max_t32, &filter);
+            sweep.check_all(&hits, checks);
+            same_as_with(&what, "cast_sphere_all", &hits, |f| {
+                query.cast_sphere_all_with(origin, radius, direction, max_t32, &filter, f)
+            });
 
             // Point.
             let p = dvec(origin);
             let got = query.point(origin, &filter);
+            same_as_with(&what, "point", &got, |f| {
+                query.point_with(origin, &filter, f)
+            });
             check_overlaps(
                 &what,
                 &got,
@@ -347,6 +467,7 @@ pub(crate) fn spatial_query_oracle_scene<V: Dim>(seed: u64, checks: &mut QueryCh
                 (dvec(area.max) - dvec(area.min)) * 0.5,
             );
             let got = query.aabb(&area, &filter);
+            same_as_with(&what, "aabb", &got, |f| query.aabb_with(&area, &filter, f));
             check_overlaps(
                 &what,
                 &got,
@@ -360,6 +481,9 @@ pub(crate) fn spatial_query_oracle_scene<V: Dim>(seed: u64, checks: &mut QueryCh
             // Sphere.
             let radius = rng.range(0.0, 3.0);
             let got = query.sphere(origin, radius, &filter);
+            same_as_with(&what, "sphere", &got, |f| {
+                query.sphere_with(origin, radius, &filter, f)
+            });
             check_overlaps(
                 &what,
                 &got,
@@ -420,4 +544,268 @@ fn box_cast_long_direction_hits_ball<V: Dim>() {
     finish::<V>(&app);
 }
 
-both_dims!(spatial_query_oracle, box_cast_long_direction_hits_ball);
+/// A sphere cast straight down onto a ball whose center is off the line of the cast,
+/// with directions of length 1, 1e-3 and 1e4 and ranges infinite, huge and just enough:
+/// the centers are `r1 + r2` apart when the caster has come down to `y = sqrt(1.5² -
+/// 0.3²)`, the normal points from the ball's center to the caster's, and the contact
+/// divides the line of centers in the ratio of the radii.
+fn sphere_cast_long_direction_hits_ball<V: Dim>() {
+    let mut app = update_app::<V>(Sched::Update);
+    let ball = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(0.3, 0.0, 0.0),
+            BoundingSphere::<V>::new(1.0),
+        ))
+        .id();
+    run_ticks(&mut app, 1);
+    let world = app.world_mut();
+    let mut state: SystemState<SpatialQuery<V>> = SystemState::new(world);
+    let query = state.get(world).unwrap();
+    let start = Vec3::new(0.0, 5.0, 0.0);
+    let y = (1.5f32 * 1.5 - 0.3 * 0.3).sqrt();
+    let travel = 5.0 - y;
+    let point = Vec3::new(0.0, y, 0.0);
+    let normal = (point - Vec3::new(0.3, 0.0, 0.0)) / 1.5;
+    let contact = point + (Vec3::new(0.3, 0.0, 0.0) - point) * (0.5 / 1.5);
+    for scale in [1.0f32, 1e-3, 1e4] {
+        let direction = V::truncate_from_3d(Vec3::NEG_Y * scale);
+        for max_t in [f32::INFINITY, 1e30, travel / scale * 1.001] {
+            let what = format!("scale {scale} max_t {max_t}");
+            let filter = QueryFilter::default();
+            let hit = query
+                .cast_sphere(V::truncate_from_3d(start), 0.5, direction, max_t, &filter)
+                .unwrap_or_else(|| panic!("{what}: missed the ball"));
+            assert_eq!(hit.entity, ball, "{what}");
+            assert_close(hit.t * scale, travel, 1e-4, &what);
+            for (name, got, want) in [
+                ("point", hit.point, point),
+                ("normal", hit.normal, normal),
+                ("contact", hit.contact, contact),
+            ] {
+                let got = got.extend_to_3d();
+                assert!(
+                    got.distance(want) < 1e-3,
+                    "{what}: {name} {got}, not {want}"
+                );
+            }
+            let all =
+                query.cast_sphere_all(V::truncate_from_3d(start), 0.5, direction, max_t, &filter);
+            assert_eq!(all, vec![hit], "{what}: all hits");
+            // Short of the contact: nothing.
+            let short = travel / scale * 0.999;
+            assert_eq!(
+                query.cast_sphere(V::truncate_from_3d(start), 0.5, direction, short, &filter),
+                None,
+                "{what}: stopped short"
+            );
+        }
+    }
+    finish::<V>(&app);
+}
+
+/// Casts far faster than the walls are thick: a box and a sphere of radius (half extent)
+/// 0.25 from `x = -1000` along `+x` with a direction of length `1e6` and a range of 1, past
+/// a wall 0.001 thick at `x = 10` and a `Static` one at `x = 20`. Each wall is hit when the
+/// caster's front reaches its near face, at `t = (face - 0.25 + 1000) / 1e6`, with the
+/// normal `-x` and the contact on that face; the all-hits forms give both walls in order,
+/// and a filter excluding the first wall gives the second.
+fn casts_do_not_tunnel_thin_walls<V: Dim>() {
+    let mut app = update_app::<V>(Sched::Update);
+    let half = V::truncate_from_3d(Vec3::new(0.0005, 50.0, 50.0));
+    let near = app
+        .world_mut()
+        .spawn((Transform::from_xyz(10.0, 0.0, 0.0), Aabb::<V>::new(half)))
+        .id();
+    let far = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(20.0, 0.0, 0.0),
+            Aabb::<V>::new(half),
+            Static,
+        ))
+        .id();
+    run_ticks(&mut app, 1);
+    let world = app.world_mut();
+    let mut state: SystemState<SpatialQuery<V>> = SystemState::new(world);
+    let query = state.get(world).unwrap();
+    let (speed, r) = (1e6f32, 0.25f32);
+    let start = Vec3::new(-1000.0, 0.3, 0.1);
+    let direction = V::truncate_from_3d(Vec3::X * speed);
+    let origin = V::truncate_from_3d(start);
+    let cast = BoundingBox::from_center_half_extents(origin, V::splat(r));
+    let expect = |hit: &ShapeHit<V>, entity: Entity, face: f32, what: &str| {
+        assert_eq!(hit.entity, entity, "{what}: {hit:?}");
+        assert_close(hit.t * speed, face - r + 1000.0, 2e-3, what);
+        assert!(
+            hit.normal.extend_to_3d().distance(Vec3::NEG_X) < 1e-6,
+            "{what}: normal {hit:?}"
+        );
+        assert_close(hit.point.extend_to_3d().x, face - r, 2e-3, what);
+        assert_close(hit.contact.extend_to_3d().x, face, 2e-3, what);
+    };
+    let filter = QueryFilter::default();
+    let skip_near = QueryFilter::default().excluding([near]);
+    for (kind, first, all, second) in [
+        (
+            "box",
+            query.cast_box(&cast, direction, 1.0, &filter),
+            query.cast_box_all(&cast, direction, 1.0, &filter),
+            query.cast_box(&cast, direction, 1.0, &skip_near),
+        ),
+        (
+            "sphere",
+            query.cast_sphere(origin, r, direction, 1.0, &filter),
+            query.cast_sphere_all(origin, r, direction, 1.0, &filter),
+            query.cast_sphere(origin, r, direction, 1.0, &skip_near),
+        ),
+    ] {
+        let first = first.unwrap_or_else(|| panic!("{kind}: tunnelled through both walls"));
+        expect(&first, near, 9.9995, kind);
+        assert_eq!(all.len(), 2, "{kind}: all hits {all:?}");
+        expect(&all[0], near, 9.9995, kind);
+        expect(&all[1], far, 19.9995, kind);
+        let second = second.unwrap_or_else(|| panic!("{kind}: tunnelled through the far wall"));
+        expect(&second, far, 19.9995, kind);
+    }
+    finish::<V>(&app);
+}
+
+/// Bad input finds nothing and never panics: for each query, a valid form that finds the
+/// box at the origin (so the check can fail), then the same query with a NaN or infinite
+/// coordinate, a negative or NaN radius, an inverted box, a NaN or negative range.
+fn queries_ignore_bad_input<V: Dim>() {
+    let mut app = update_app::<V>(Sched::Update);
+    let target = app
+        .world_mut()
+        .spawn((Transform::default(), Aabb::<V>::new(V::splat(1.0))))
+        .id();
+    run_ticks(&mut app, 1);
+    let world = app.world_mut();
+    let mut state: SystemState<SpatialQuery<V>> = SystemState::new(world);
+    let query = state.get(world).unwrap();
+    let filter = QueryFilter::default();
+    let (nan, inf) = (V::splat(f32::NAN), V::splat(f32::INFINITY));
+    let far = V::truncate_from_3d(Vec3::new(-5.0, 0.2, 0.1));
+    let (right, unit) = (V::truncate_from_3d(Vec3::X), V::splat(0.5));
+    let cast = |c: V, h: V| BoundingBox::from_center_half_extents(c, h);
+    let inverted = BoundingBox::from_min_max(V::splat(0.5), V::splat(-0.5));
+    let entities = |hits: Vec<ShapeHit<V>>| hits.iter().map(|h| h.entity).collect::<Vec<_>>();
+    let ray = |o: V, d: V| Ray::new(o, d);
+    // Each query's name, what its valid form finds, what each bad form finds.
+    type Case<'a> = (&'a str, Vec<Entity>, Vec<Vec<Entity>>);
+    let cases: Vec<Case> = vec![
+        (
+            "point",
+            query.point(V::ZERO, &filter),
+            vec![query.point(nan, &filter), query.point(inf, &filter)],
+        ),
+        (
+            "aabb",
+            query.aabb(&cast(V::ZERO, unit), &filter),
+            vec![
+                query.aabb(&cast(nan, unit), &filter),
+                query.aabb(&cast(V::ZERO, inf), &filter),
+                query.aabb(&inverted, &filter),
+            ],
+        ),
+        (
+            "sphere",
+            query.sphere(V::ZERO, 0.5, &filter),
+            vec![
+                query.sphere(nan, 0.5, &filter),
+                query.sphere(V::ZERO, -0.5, &filter),
+                query.sphere(V::ZERO, f32::NAN, &filter),
+                query.sphere(V::ZERO, f32::INFINITY, &filter),
+            ],
+        ),
+        (
+            "ray_hits",
+            entities(query.ray_hits(&ray(far, right), 100.0, &filter)),
+            vec![
+                entities(query.ray_hits(&ray(nan, right), 100.0, &filter)),
+                entities(query.ray_hits(&ray(far, nan), 100.0, &filter)),
+                entities(query.ray_hits(&ray(far, right), f32::NAN, &filter)),
+                entities(query.ray_hits(&ray(far, right), -1.0, &filter)),
+            ],
+        ),
+        (
+            "cast_ray",
+            query
+                .cast_ray(&ray(far, right), 100.0, &filter)
+                .map(|h| h.entity)
+                .into_iter()
+                .collect(),
+            vec![
+                query
+                    .cast_ray(&ray(far, inf), 100.0, &filter)
+                    .map(|h| h.entity)
+                    .into_iter()
+                    .collect(),
+                query
+                    .cast_ray(&ray(far, right), -1.0, &filter)
+                    .map(|h| h.entity)
+                    .into_iter()
+                    .collect(),
+            ],
+        ),
+        (
+            "cast_box_all",
+            entities(query.cast_box_all(&cast(far, unit), right, 100.0, &filter)),
+            vec![
+                entities(query.cast_box_all(&cast(nan, unit), right, 100.0, &filter)),
+                entities(query.cast_box_all(&cast(far, -unit), right, 100.0, &filter)),
+                entities(query.cast_box_all(&cast(far, unit), inf, 100.0, &filter)),
+                entities(query.cast_box_all(&cast(far, unit), right, f32::NAN, &filter)),
+                entities(query.cast_box_all(&cast(far, unit), right, -1.0, &filter)),
+            ],
+        ),
+        (
+            "cast_sphere_all",
+            entities(query.cast_sphere_all(far, 0.5, right, 100.0, &filter)),
+            vec![
+                entities(query.cast_sphere_all(nan, 0.5, right, 100.0, &filter)),
+                entities(query.cast_sphere_all(far, -0.5, right, 100.0, &filter)),
+                entities(query.cast_sphere_all(far, f32::INFINITY, right, 100.0, &filter)),
+                entities(query.cast_sphere_all(far, 0.5, nan, 100.0, &filter)),
+                entities(query.cast_sphere_all(far, 0.5, right, f32::NAN, &filter)),
+                entities(query.cast_sphere_all(far, 0.5, right, -1.0, &filter)),
+            ],
+        ),
+        (
+            "cast_sphere",
+            query
+                .cast_sphere(far, 0.5, right, f32::INFINITY, &filter)
+                .map(|h| h.entity)
+                .into_iter()
+                .collect(),
+            vec![
+                query
+                    .cast_sphere(far, f32::NAN, right, 100.0, &filter)
+                    .map(|h| h.entity)
+                    .into_iter()
+                    .collect(),
+                query
+                    .cast_sphere(far, 0.5, inf, 100.0, &filter)
+                    .map(|h| h.entity)
+                    .into_iter()
+                    .collect(),
+            ],
+        ),
+    ];
+    for (kind, valid, bad) in cases {
+        assert_eq!(valid, vec![target], "{kind}: the valid query");
+        for (i, got) in bad.iter().enumerate() {
+            assert!(got.is_empty(), "{kind}: bad input {i} found {got:?}");
+        }
+    }
+    finish::<V>(&app);
+}
+
+both_dims!(
+    queries_ignore_bad_input,
+    spatial_query_oracle,
+    box_cast_long_direction_hits_ball,
+    sphere_cast_long_direction_hits_ball,
+    casts_do_not_tunnel_thin_walls
+);
