@@ -30,7 +30,7 @@ macro_rules! dimension {
             /// The collision plugin of this dimension.
             #[cfg(feature = "plugin")]
             pub type AabbTreePlugin = crate::plugin::AabbTreePlugin<$v>;
-            /// Moves entities by their [`Velocity`] (opt-in).
+            /// Moves entities by their `Velocity` (opt-in).
             #[cfg(feature = "plugin")]
             pub type VelocityPlugin = crate::plugin::VelocityPlugin<$v>;
             /// A box collider in the entity's local space.
@@ -61,8 +61,8 @@ macro_rules! dimension {
             #[cfg(feature = "gizmos")]
             pub type AabbTreeDebugPlugin = crate::debug::AabbTreeDebugPlugin<$v>;
 
-            /// Builds a [`Velocity`] (a type alias cannot be called like the tuple
-            /// struct it names): `Velocity(direction * speed)`.
+            /// Builds a `Velocity` (a type alias cannot be called like the tuple struct
+            /// it names): `Velocity(direction * speed)`.
             #[cfg(feature = "plugin")]
             #[allow(non_snake_case)]
             pub const fn Velocity(velocity: $v) -> Velocity {

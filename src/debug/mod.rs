@@ -45,33 +45,33 @@ pub use draw::DrawVector;
 #[derive(Default, Reflect, GizmoConfigGroup)]
 pub struct CollisionGizmos;
 
-/// What the overlay shows. Defaults in brackets.
+/// What the overlay shows. Defaults in parentheses.
 #[derive(Resource, Clone, Debug, PartialEq, Reflect)]
 #[reflect(Resource, Debug)]
 pub struct DebugOverlay {
-    /// Everything at all [on]. Toggled by `toggle_key`.
+    /// Everything at all (default on). Toggled by `toggle_key`.
     pub visible: bool,
-    /// The key that shows or hides the whole overlay [`F1`].
+    /// The key that shows or hides the whole overlay (default `F1`).
     pub toggle_key: KeyCode,
-    /// The egui panel [on].
+    /// The egui panel (default on).
     pub panel: bool,
-    /// Tight world boxes of box colliders [on]: green, slate blue for `Static` ones.
+    /// Tight world boxes of box colliders (default on): green, slate blue for `Static` ones.
     pub tight_boxes: bool,
-    /// Fat boxes stored in the tree [off].
+    /// Fat boxes stored in the tree (default off).
     pub fat_boxes: bool,
-    /// Spheres / circles [on].
+    /// Spheres / circles (default on).
     pub spheres: bool,
-    /// The moving tree's internal nodes, coloured by depth [on].
+    /// The moving tree's internal nodes, coloured by depth (default on).
     pub tree_nodes: bool,
-    /// The static tree's internal nodes, in shades of slate blue by depth [on].
+    /// The static tree's internal nodes, in shades of slate blue by depth (default on).
     pub static_tree_nodes: bool,
-    /// The range of depths of internal nodes drawn, root = 0 [0..=5].
+    /// The range of depths of internal nodes drawn, root = 0 (default 0..=5).
     pub depth_range: (u32, u32),
-    /// Touching pairs highlighted, with a line between their centers [on].
+    /// Touching pairs highlighted, with a line between their centers (default on).
     pub touching: bool,
-    /// Velocity arrows (one tick ahead, ×10) [on].
+    /// Velocity arrows (one tick ahead, ×10) (default on).
     pub velocities: bool,
-    /// Where swept tests caught fast objects, kept on screen for a while [on].
+    /// Where swept tests caught fast objects, kept on screen for a while (default on).
     pub swept_hits: bool,
 }
 

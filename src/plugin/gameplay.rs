@@ -6,8 +6,10 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use crate::Vector;
-use crate::geometry::{CastHit, Contact, Shape, SlideConfig, SlideOutcome, cast_shape, move_and_slide};
-use crate::plugin::state::{Body, Key};
+use crate::geometry::{
+    CastHit, Contact, Shape, SlideConfig, SlideOutcome, cast_shape, move_and_slide,
+};
+use crate::plugin::state::Key;
 use crate::plugin::{AabbTree, QueryFilter, TrackedCollider};
 
 /// Contacts between colliders, from their world shapes at the last tick: depth, normal
@@ -93,7 +95,7 @@ impl<V: Vector> AabbTree<V> {
             (&self.static_tree, Key::fixed),
         ] {
             tree.query_box(&reach, |id, _| {
-                if let Some(body) = self.body(key_of(id)).filter(|b| accepts(filter, b))
+                if let Some(body) = self.body(key_of(id)).filter(|b| filter.accepts(b))
                     && let Some(hit) = cast_shape(shape, motion, &body.shape)
                     && best.as_ref().is_none_or(|b| hit.precedes(b, motion))
                 {
@@ -150,9 +152,4 @@ impl<V: Vector> AabbTree<V> {
             self.cast_blocking(at, rest, filter)
         })
     }
-}
-
-/// Whether `filter` lets `body` through.
-fn accepts<V: Vector>(filter: &QueryFilter, body: &Body<V>) -> bool {
-    body.layers.memberships & filter.mask != 0 && !filter.excluded.contains(&body.entity)
 }

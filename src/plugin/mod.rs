@@ -213,8 +213,8 @@ pub use components::{
     Velocity, WorldShape,
 };
 pub use config::CollisionConfig;
-pub use gameplay::Contacts;
 pub use events::{CollisionEnded, CollisionStarted, EndReason};
+pub use gameplay::Contacts;
 pub use motion::VelocityPlugin;
 pub use spatial::{QueryFilter, ShapeHit, SpatialQuery};
 pub use state::{AabbTree, StepStats, SweptHit};

@@ -43,7 +43,7 @@ impl QueryFilter {
     }
 
     #[inline]
-    fn accepts<V: Vector>(&self, body: &Body<V>) -> bool {
+    pub(crate) fn accepts<V: Vector>(&self, body: &Body<V>) -> bool {
         body.layers.memberships & self.mask != 0 && !self.excluded.contains(&body.entity)
     }
 }
