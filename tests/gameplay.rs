@@ -310,3 +310,266 @@ fn dimension_modules_need_no_turbofish() {
             .is_some()
     );
 }
+
+/// Boxes and balls in random overlapping pairs: `Contacts::contact` gives a unit normal
+/// and a depth that separate them when `b` moves by `normal × (depth + ε)` and do not
+/// when it moves by `normal × (depth − ε)` (checked with this file's own overlap test),
+/// and no other direction of a fan separates them in a shorter move.
+fn contacts_separate<V>(seed: u64)
+where
+    V: Vector
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+{
+    use bevy_aabb_tree::plugin::Contacts;
+    let mut rng = Rng::new(seed);
+    let mut app = app::<V>(CollisionConfig::default());
+    let mut specs = Vec::new();
+    for _ in 0..40 {
+        let mut spec = |rng: &mut Rng, at: Vec3| {
+            let ball = rng.chance(0.4);
+            let size = Vec3::new(
+                rng.range(0.2, 1.0),
+                rng.range(0.2, 1.0),
+                rng.range(0.2, 1.0),
+            );
+            let at = V::truncate_from_3d(at).extend_to_3d();
+            let size = if ball {
+                Vec3::splat(size.x)
+            } else {
+                V::truncate_from_3d(size).extend_to_3d()
+            };
+            let mut e = app.world_mut().spawn(Transform::from_translation(at));
+            if ball {
+                e.insert(BoundingSphere::<V>::new(size.x));
+            } else {
+                e.insert(Aabb::<V>::new(V::truncate_from_3d(size)));
+            }
+            (e.id(), at, size, ball)
+        };
+        let at = Vec3::new(
+            rng.range(-50.0, 50.0),
+            rng.range(-50.0, 50.0),
+            rng.range(-50.0, 50.0),
+        );
+        let a = spec(&mut rng, at);
+        let offset = Vec3::new(
+            rng.range(-0.8, 0.8),
+            rng.range(-0.8, 0.8),
+            rng.range(-0.8, 0.8),
+        );
+        let b = spec(&mut rng, at + offset);
+        specs.push((a, b));
+    }
+    app.update();
+    let overlap = |a: &(Entity, Vec3, Vec3, bool), b: &(Entity, Vec3, Vec3, bool), shift: Vec3| {
+        let (ca, cb) = (a.1, b.1 + shift);
+        match (a.3, b.3) {
+            (false, false) => {
+                let d = (ca - cb).abs();
+                let r = a.2 + b.2;
+                d.x <= r.x && d.y <= r.y && d.z <= r.z
+            }
+            (true, true) => (ca - cb).length() <= a.2.x + b.2.x,
+            (true, false) => (ca - ca.clamp(cb - b.2, cb + b.2)).length() <= a.2.x,
+            (false, true) => (cb - cb.clamp(ca - a.2, ca + a.2)).length() <= b.2.x,
+        }
+    };
+    let mut checked = 0;
+    let mut state = bevy::ecs::system::SystemState::<Contacts<V>>::new(app.world_mut());
+    let contacts = state.get(app.world()).unwrap();
+    for (a, b) in &specs {
+        let c = contacts.contact(a.0, b.0);
+        assert_eq!(
+            c.is_some(),
+            overlap(a, b, Vec3::ZERO),
+            "seed {seed}: contact of {a:?} {b:?}"
+        );
+        let Some(c) = c else { continue };
+        checked += 1;
+        let n = c.normal.extend_to_3d();
+        assert!((n.length() - 1.0).abs() < 1e-4 && c.depth >= 0.0, "{c:?}");
+        let eps = 1e-3;
+        assert!(
+            !overlap(a, b, n * (c.depth + eps)),
+            "seed {seed}: {c:?} does not separate"
+        );
+        if c.depth > eps {
+            assert!(
+                overlap(a, b, n * (c.depth - eps)),
+                "seed {seed}: {c:?} is not the least"
+            );
+        }
+        // No direction of a fan separates them in a clearly shorter move.
+        for k in 0..64 {
+            let angle = k as f32 / 64.0 * std::f32::consts::TAU;
+            let dir = V::truncate_from_3d(Vec3::new(
+                angle.cos(),
+                angle.sin(),
+                (angle * 3.0).sin() * 0.5,
+            ))
+            .extend_to_3d()
+            .normalize();
+            let shorter = (c.depth - 0.01).max(0.0);
+            assert!(
+                shorter == 0.0 || overlap(a, b, dir * shorter),
+                "seed {seed}: {dir} separates {a:?} {b:?} by less than {c:?}"
+            );
+        }
+    }
+    assert!(checked >= 15, "too few contacts: {checked}");
+}
+
+#[test]
+fn contacts_2d() {
+    for seed in 0..4 {
+        contacts_separate::<Vec2>(seed);
+    }
+}
+
+#[test]
+fn contacts_3d() {
+    for seed in 0..4 {
+        contacts_separate::<Vec3>(seed);
+    }
+}
+
+/// A box over a floor of 60 static unit tiles under a map entity, pushed along it with
+/// gravity at several speeds: it never snags on a seam (the whole horizontal motion is
+/// done), never enters a tile, and stands on ground. Against a wall of tiles it stops a
+/// skin short and stays put without jitter. `Contacts::push_out` lifts a box sunk into
+/// two tiles once, not twice.
+fn slide_on_tiles<V>()
+where
+    V: Vector
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+{
+    use bevy_aabb_tree::geometry::SlideConfig;
+    use bevy_aabb_tree::plugin::Contacts;
+    let mut app = app::<V>(CollisionConfig::default());
+    let map = app.world_mut().spawn(Transform::default()).id();
+    let mut tiles = Vec::new();
+    for x in 0..60 {
+        tiles.push(Vec3::new(x as f32, 0.0, 0.0));
+    }
+    for y in 1..4 {
+        tiles.push(Vec3::new(59.0, y as f32, 0.0));
+    }
+    for &t in &tiles {
+        app.world_mut().spawn((
+            Transform::from_translation(t),
+            Aabb::<V>::new(V::splat(0.5)),
+            Static,
+            ChildOf(map),
+        ));
+    }
+    let sunk = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(10.5, 0.9, 0.0),
+            Aabb::<V>::new(V::splat(0.5)),
+        ))
+        .id();
+    app.update();
+    let mut state = bevy::ecs::system::SystemState::<Contacts<V>>::new(app.world_mut());
+    let contacts = state.get(app.world()).unwrap();
+    let touching: Vec<Entity> = app
+        .world()
+        .resource::<AabbTree<V>>()
+        .colliding_with(sunk)
+        .collect();
+    assert_eq!(touching.len(), 2);
+    let out = contacts.push_out(sunk, touching).extend_to_3d();
+    assert!(
+        (out - Vec3::new(0.0, 0.1, 0.0)).length() < 1e-5,
+        "push out {out}"
+    );
+
+    let tree = app.world().resource::<AabbTree<V>>();
+    let config = SlideConfig::new(V::truncate_from_3d(Vec3::Y));
+    let half = 0.3;
+    let inside_tile = |p: Vec3| {
+        let p = V::truncate_from_3d(p).extend_to_3d();
+        tiles.iter().any(|t| {
+            let d = (p - V::truncate_from_3d(*t).extend_to_3d()).abs();
+            let r = 0.5 + half - 1e-5;
+            d.x < r && d.y < r && (V::DIM == 2 || d.z < r)
+        })
+    };
+    for speed in [0.05f32, 0.37, 1.0, 2.3] {
+        let mut at = Vec3::new(1.0, 0.5 + half + 0.01, 0.0);
+        let mut steps = 0;
+        while at.x < 50.0 {
+            let shape = bevy_aabb_tree::geometry::Shape::Box(
+                bevy_aabb_tree::BoundingBox::from_center_half_extents(
+                    V::truncate_from_3d(at),
+                    V::splat(half),
+                ),
+            );
+            let motion = V::truncate_from_3d(Vec3::new(speed, -0.2, 0.0));
+            let slide = tree.move_and_slide(
+                &shape,
+                motion,
+                &config,
+                &QueryFilter::default().excluding([sunk]),
+            );
+            let d = slide.displacement.extend_to_3d();
+            assert!(
+                (d.x - speed).abs() < 1e-4,
+                "speed {speed}: snagged at x = {} (moved {d})",
+                at.x
+            );
+            assert!(slide.on_ground, "speed {speed}: not on ground at {at}");
+            at += d;
+            assert!(!inside_tile(at), "speed {speed}: inside a tile at {at}");
+            steps += 1;
+        }
+        assert!(steps > 10);
+        // Into the wall at x = 59 (its face at 58.5): a skin short, then no jitter.
+        let mut stopped = false;
+        for _ in 0..(10.0 / speed) as usize + 100 {
+            let shape = bevy_aabb_tree::geometry::Shape::Box(
+                bevy_aabb_tree::BoundingBox::from_center_half_extents(
+                    V::truncate_from_3d(at),
+                    V::splat(half),
+                ),
+            );
+            let motion = V::truncate_from_3d(Vec3::new(speed, -0.2, 0.0));
+            let slide = tree.move_and_slide(
+                &shape,
+                motion,
+                &config,
+                &QueryFilter::default().excluding([sunk]),
+            );
+            let d = slide.displacement.extend_to_3d();
+            at += d;
+            assert!(!inside_tile(at), "speed {speed}: inside at {at}");
+            // Once it stops against the wall, it stays: no jitter.
+            assert!(
+                !stopped || d.length() == 0.0,
+                "speed {speed}: jitter by {d} at {at}"
+            );
+            stopped |= d.length() == 0.0;
+        }
+        assert!(stopped, "speed {speed}: never stopped");
+        assert!(
+            at.x > 58.5 - half - 0.05 && at.x <= 58.5 - half,
+            "speed {speed}: stopped at {at}"
+        );
+    }
+}
+
+#[test]
+fn slide_on_tiles_2d() {
+    slide_on_tiles::<Vec2>();
+}
+
+#[test]
+fn slide_on_tiles_3d() {
+    slide_on_tiles::<Vec3>();
+}
