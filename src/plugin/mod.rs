@@ -147,6 +147,20 @@
 //! but costs a re-insertion into its tree. When the marker is added while it touches
 //! another static collider, that contact ends with [`EndReason::BothStatic`].
 //!
+//! # Gameplay
+//!
+//! - [`CollidingEntities`] (opt-in component): who touches an entity now, kept from the
+//!   events.
+//! - [`Contacts`] (system parameter): depth, normal and point of a contact, and
+//!   [`Contacts::push_out`], the way out of everything an entity overlaps.
+//! - [`SpatialQuery::cast_box`] and [`SpatialQuery::cast_sphere`] (and their `_all`
+//!   forms): continuous shape casts.
+//! - [`AabbTree::move_and_slide`]: move a box or ball by a displacement, sliding along
+//!   what it hits, without snagging on the seams of tiled floors and walls;
+//!   [`AabbTree::cast_blocking`] is the cast it is built on.
+//! - [`CollisionConfig::length_unit`]: the same behaviour for a game in pixels.
+//! - `bevy_aabb_tree::d2` and `d3`: the same names without the dimension parameter.
+//!
 //! # Idle colliders
 //!
 //! The prepare stage skips a collider whose inputs did not change since the pipeline's

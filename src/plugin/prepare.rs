@@ -483,7 +483,7 @@ pub(crate) fn prepare<V: Vector>(
         Query<ColliderData<V>>,
     )>,
     moving_colliders: Query<(), (With<TrackedCollider<V>>, Without<Static>)>,
-    moved_parents: Query<&Children, Or<(Changed<Transform>, With<Teleported>)>>,
+    moved_parents: Query<(&Children, Ref<Transform>), Or<(Changed<Transform>, With<Teleported>)>>,
     children: Query<&Children>,
     hierarchy: Hierarchy,
 ) {
@@ -562,7 +562,12 @@ pub(crate) fn prepare<V: Vector>(
         }
         // Colliders below a parent that moved (or jumped), however deep.
         let mut below: Vec<Entity> = Vec::new();
-        for kids in &moved_parents {
+        for (kids, transform) in &moved_parents {
+            // A parent spawned this tick has new children (found by the scan above) or
+            // children moved under it (their `ChildOf` marks them): no walk needed.
+            if transform.is_added() {
+                continue;
+            }
             below.extend(kids.iter());
             while let Some(entity) = below.pop() {
                 if let Ok(item) = all.get_mut(entity) {
