@@ -470,6 +470,42 @@ fn tile_map<V: Dim>() {
     assert_eq!(tree::<V>(&app).stats().processed, n * n);
     app.update();
     assert_eq!(tree::<V>(&app).stats().processed, 0);
+    // A third of the level despawned in one frame (the mover's tiles among them), then
+    // the rest with the map: the static tree stays valid and holds exactly what is left,
+    // and the mover's contacts end.
+    let (gone, kept) = tiles.split_at(n * n / 3);
+    let touching_gone = tree::<V>(&app)
+        .colliding_with(mover)
+        .filter(|t| gone.contains(t))
+        .count();
+    for &t in gone {
+        app.world_mut().entity_mut(t).despawn();
+    }
+    app.update();
+    let ends = events_at(&app, last_tick(&app))
+        .into_iter()
+        .filter(|(_, end)| *end == Some(EndReason::Removed))
+        .count();
+    assert_eq!(ends, touching_gone);
+    app.update();
+    let state = tree::<V>(&app);
+    assert_eq!(state.static_tree().len(), kept.len());
+    state.static_tree().validate().unwrap();
+    let mut system_state = bevy::ecs::system::SystemState::<SpatialQuery<V>>::new(app.world_mut());
+    let query = system_state.get(app.world()).expect("the spatial query");
+    let everything = bevy_aabb_tree::BoundingBox::from_center_half_extents(V::ZERO, V::splat(1e4));
+    let mut found = query.aabb(&everything, &QueryFilter::default().excluding([mover]));
+    found.sort();
+    let mut want = kept.to_vec();
+    want.sort();
+    assert_eq!(found, want);
+    app.world_mut().entity_mut(map).despawn();
+    app.update();
+    app.update();
+    let state = tree::<V>(&app);
+    assert!(state.static_tree().is_empty());
+    state.static_tree().validate().unwrap();
+    assert_eq!(state.candidate_count(), 0);
 }
 
 #[test]

@@ -443,6 +443,90 @@ fn bulk_build_3d() {
     bulk_build::<Vec3>();
 }
 
+/// `destroy_proxies`, in bulk (a rebuild) and in small batches (one removal each), with
+/// repeats (dead by then) among the ids: exactly the live ones go, the tree stays valid,
+/// the rest keep their ids and fat boxes, box queries equal a brute-force scan of the
+/// remaining boxes, and the moves pending before (marks) still report their pairs.
+fn bulk_destroy<V: Vector>() {
+    let mut r = lcg(7);
+    let (_, mut tree, ids) = uniform_tree::<V>(&mut r, 3000);
+    let mut pairs = Vec::new();
+    tree.update_pairs(&mut pairs);
+    let mut alive: BTreeMap<ProxyId, BoundingBox<V>> = ids
+        .iter()
+        .map(|&id| (id, tree.fat_box(id).unwrap()))
+        .collect();
+    // A few pending moves, so that some removed and some kept leaves carry marks.
+    for &id in ids.iter().step_by(97) {
+        let c = tree.fat_box(id).unwrap().center() + V::splat(3.0);
+        let tight = BoundingBox::from_center_half_extents(c, V::splat(0.5));
+        tree.move_proxy(id, tight, V::ZERO).unwrap();
+        alive.insert(id, tree.fat_box(id).unwrap());
+    }
+    for (round, take) in [(0, 2000), (1, 40), (2, 600)] {
+        let victims: Vec<ProxyId> = alive
+            .keys()
+            .copied()
+            .filter(|_| r() < 0.9)
+            .take(take)
+            .collect();
+        let mut ids_given = victims.clone();
+        ids_given.extend(victims.iter().take(5).copied()); // repeats
+        let removed = tree.destroy_proxies(&ids_given);
+        assert_eq!(removed, victims.len(), "round {round}");
+        for id in &victims {
+            alive.remove(id);
+            assert!(!tree.contains(*id));
+        }
+        tree.validate().unwrap();
+        assert_eq!(tree.len(), alive.len());
+        for (&id, fat) in &alive {
+            assert_eq!(
+                tree.fat_box(id),
+                Some(*fat),
+                "round {round}: {id:?} kept its box"
+            );
+        }
+        for k in 0..50 {
+            let c = v::<V>([r() * 140.0, r() * 140.0, r() * 140.0]);
+            let q = BoundingBox::from_center_half_extents(c, V::splat(3.0 + k as f32 * 0.1));
+            let mut got = BTreeSet::new();
+            tree.query_box(&q, |id, _| {
+                got.insert(id);
+                true
+            });
+            let want: BTreeSet<ProxyId> = alive
+                .iter()
+                .filter(|(_, b)| b.overlaps(&q))
+                .map(|(&id, _)| id)
+                .collect();
+            assert_eq!(got, want, "round {round}, query {k}");
+        }
+    }
+    // The surviving moved proxies still report their new pairs.
+    pairs.clear();
+    tree.update_pairs(&mut pairs);
+    tree.validate().unwrap();
+    for &(a, b) in &pairs {
+        assert!(alive.contains_key(&a) && alive.contains_key(&b));
+    }
+    // Everything at once: an empty, valid tree.
+    let rest: Vec<ProxyId> = alive.keys().copied().collect();
+    assert_eq!(tree.destroy_proxies(&rest), rest.len());
+    assert!(tree.is_empty());
+    tree.validate().unwrap();
+}
+
+#[test]
+fn bulk_destroy_2d() {
+    bulk_destroy::<Vec2>();
+}
+
+#[test]
+fn bulk_destroy_3d() {
+    bulk_destroy::<Vec3>();
+}
+
 /// Invalid input is refused with an error and leaves the tree untouched.
 fn bad_input<V: Vector>() {
     let mut tree = DynamicTree::<V, u32>::new();

@@ -513,6 +513,12 @@ pub(crate) fn prepare<V: Vector>(
         }
     }
     state.tree.set_move_cache(config.move_cache);
+    if !state.tick.dead_static.is_empty() {
+        let dead = core::mem::take(&mut state.tick.dead_static);
+        state.static_tree.destroy_proxies(&dead);
+        state.tick.dead_static = dead;
+        state.tick.dead_static.clear();
+    }
     // Static colliders rarely move: their tree keeps no copy of their fat boxes.
     state.static_tree.set_move_cache(false);
     // Colliders spawned in bulk get their proxies without the arrays growing a doubling

@@ -155,6 +155,8 @@ pub(crate) struct TickBuffers<V: Vector> {
     pub pending_fat: Vec<(ProxyId, BoundingBox<V>)>,
     /// Colliders whose fat box changed this tick (or that are new), both trees.
     pub moved: Vec<Key>,
+    /// Static proxies whose colliders are gone, leaving the static tree at the next tick.
+    pub dead_static: Vec<ProxyId>,
     /// Colliders processed this tick: the narrow phase tests their pairs only.
     pub processed: Vec<Key>,
     /// Colliders to process at the next tick whatever their change ticks say: those that
@@ -181,6 +183,7 @@ impl<V: Vector> Default for TickBuffers<V> {
             tree_pairs: Vec::new(),
             pending_fat: Vec::new(),
             moved: Vec::new(),
+            dead_static: Vec::new(),
             processed: Vec::new(),
             revisit: Vec::new(),
             number: 0,
@@ -440,7 +443,17 @@ impl<V: Vector> AabbTree<V> {
     /// each touching one. Visits the collider's own pairs only.
     pub(crate) fn remove_proxy(&mut self, key: Key, reason: EndReason) {
         self.end_pairs_of(key, reason);
-        let _ = self.tree_of_mut(key).destroy_proxy(key.proxy());
+        if key.is_static() {
+            // Out of the static tree at the next tick, together with the others of this
+            // frame: a level unloaded at once leaves with one rebuild. Until then it has
+            // no body, so no query or pair sees it.
+            self.tick.dead_static.push(key.proxy());
+            if let Some(owner) = self.static_tree.data_mut(key.proxy()) {
+                *owner = Entity::PLACEHOLDER;
+            }
+        } else {
+            let _ = self.tree.destroy_proxy(key.proxy());
+        }
         if let Some(slot) = self
             .bodies
             .get(key)

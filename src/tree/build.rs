@@ -2,7 +2,7 @@
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
-use crate::tree::{DynamicTree, NodeId, ProxyId, Stamp, TreeError};
+use crate::tree::{DynamicTree, Leaf, NodeId, ProxyId, Stamp, TreeError};
 
 /// Most bins a split considers (fewer for small ranges).
 const BINS: usize = 16;
@@ -84,6 +84,55 @@ impl<V: Vector, T> DynamicTree<V, T> {
             self.mark_moved(NodeId::leaf(id));
         }
         Ok(new.into_iter().map(|(id, _)| id).collect())
+    }
+
+    /// Removes many proxies at once and returns how many it removed (ids that are not live
+    /// are skipped, as are repeats). When they are at least a quarter of the tree, the
+    /// proxies that remain are rebuilt into a new tree (as [`Self::rebuild`]: one build)
+    /// instead of one removal each, which is what a level unloaded in one frame needs.
+    /// Either way the remaining proxies keep their ids, fat boxes and moved marks.
+    pub fn destroy_proxies(&mut self, ids: &[ProxyId]) -> usize {
+        if ids.len() * 4 < self.proxy_count {
+            return ids
+                .iter()
+                .filter(|&&id| self.destroy_proxy(id).is_ok())
+                .count();
+        }
+        let mut scratch = core::mem::take(&mut self.scratch.build);
+        scratch.items.clear();
+        if !self.root.is_null() {
+            self.collect_items(self.root, 0, &mut scratch);
+        }
+        let mut removed = 0;
+        for &id in ids {
+            if self.live_leaf(id).is_none() {
+                continue;
+            }
+            self.leaves[id.index()] = Leaf::FREE;
+            self.free_proxies.push(id.0);
+            self.data[id.index()] = None;
+            self.proxy_count -= 1;
+            removed += 1;
+        }
+        let epoch = self.epoch;
+        let mut marked_gone = 0;
+        scratch.items.retain(|item| {
+            let live = self.live_leaf(item.node.proxy()).is_some();
+            if !live && item.stamp == epoch {
+                marked_gone += 1;
+            }
+            live
+        });
+        self.moved_count -= marked_gone;
+        scratch.items.sort_unstable_by_key(|item| item.node);
+        self.root = NodeId::NULL;
+        if !scratch.items.is_empty() {
+            self.build_items(&mut scratch, NodeId::NULL, 0);
+        }
+        self.scratch.build = scratch;
+        self.optimizer.candidates.clear();
+        self.compact();
+        removed
     }
 
     /// Rebuilds the whole tree from its leaves with a binned SAH split, and lays the arena
