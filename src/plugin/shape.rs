@@ -110,8 +110,8 @@ pub(crate) fn world_ball<V: Vector>(affine: &Affine3A, radius: f32, offset: V) -
 /// The collider's world shape (its `Aabb` if it has one, else its `BoundingSphere`), or
 /// `None` when it has neither.
 ///
-/// Inlined into `prepare`'s loop: called out of line, with the shape returned through
-/// memory, `prepare` was 15% slower (10k colliders, `examples/stress.rs`).
+/// Inlined into `prepare`'s loop: out of line, the shape comes back through memory, which
+/// costs the loop more than the call saves.
 #[inline(always)]
 pub(crate) fn world_shape<V: Vector>(
     transform: &Transform,
