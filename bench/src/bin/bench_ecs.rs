@@ -45,7 +45,8 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::prelude::{
-    Aabb, AabbTree, AabbTreePlugin, CollisionEnded, CollisionStarted, CollisionSystems, Velocity,
+    Aabb, AabbTree, AabbTreePlugin, CollisionEnded, CollisionStarted, CollisionSystems, Static,
+    Velocity,
 };
 use scene::Scene;
 
@@ -195,6 +196,9 @@ trait Peer {
     fn add_physics(app: &mut App, default_plugins: bool);
     /// Spawns one box: center, velocity, side, index.
     fn spawn_batch(world: &mut World, boxes: Vec<(Vec3, Vec3, f32, u32)>);
+    /// Spawns unit tiles (center, index) as colliders without a rigid body (static),
+    /// children of `map`.
+    fn spawn_static_batch(world: &mut World, map: Entity, tiles: Vec<(Vec3, u32)>);
     /// The touching pairs (colliders) of avian's contact graph.
     fn touching(world: &World) -> Vec<(Entity, Entity)>;
 }
@@ -263,6 +267,13 @@ macro_rules! avian_peer {
                         MoveVelocity(v),
                         Idx(i),
                     )
+                }));
+            }
+
+            fn spawn_static_batch(world: &mut World, map: Entity, tiles: Vec<(Vec3, u32)>) {
+                world.spawn_batch(tiles.into_iter().map(|(c, i)| {
+                    let $size = 1.0;
+                    (Transform::from_translation(c), $collider, ChildOf(map), Idx(i))
                 }));
             }
 
@@ -389,8 +400,104 @@ fn tick(app: &mut App, touching: impl Fn(&World) -> usize) -> [f64; 4] {
 
 /// Runs the comparison on one scene; returns whether the last tick's pair sets agree.
 fn run<V: Dim, P: Peer, const D: usize>(scene: &Scene<D>, default_plugins: bool) -> bool {
-    let mut ours = ours_app::<V, D>(scene);
-    let mut avian = avian_app::<P, D>(scene, default_plugins);
+    let ours = ours_app::<V, D>(scene);
+    let avian = avian_app::<P, D>(scene, default_plugins);
+    compare::<V, P>(ours, avian)
+}
+
+/// The tile-map level: a `side × side` grid of touching unit tiles (half extents 0.5),
+/// children of one map entity, and `movers` boxes (half extents 0.3) walking over it in
+/// the grid's plane. Ours: tiles with `Static`; avian: tiles are colliders without a
+/// rigid body (static), movers kinematic sensors as in the uniform scene.
+fn run_tilemap<V: Dim, P: Peer, const D: usize>(
+    side: usize,
+    movers: usize,
+    default_plugins: bool,
+) -> bool {
+    let mut seed = 0x9E37_79B9u32;
+    let mut r = move || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (seed >> 8) as f32 / 16_777_216.0
+    };
+    let extent = (side - 1) as f32;
+    let walkers: Vec<(Vec3, Vec3)> = (0..movers)
+        .map(|_| {
+            let c = Vec3::new(r() * extent, r() * extent, 0.0);
+            let angle = r() * std::f32::consts::TAU;
+            (c, Vec3::new(angle.cos(), angle.sin(), 0.0) * 3.0)
+        })
+        .collect();
+    let tiles: Vec<Vec3> = (0..side * side)
+        .map(|i| Vec3::new((i / side) as f32, (i % side) as f32, 0.0))
+        .collect();
+    let setup = |app: &mut App| {
+        app.insert_resource(Region {
+            side: extent,
+            dt: 1.0 / 60.0,
+            dims: 2,
+        });
+        app.world_mut().spawn(Transform::default()).id()
+    };
+    let index = |i: usize| Idx((movers + i) as u32);
+
+    let mut ours = base_app(&Scene::<D>::uniform(1, Scene::<D>::SLOW));
+    let map = setup(&mut ours);
+    ours.add_plugins(AabbTreePlugin::<V>::default())
+        .add_systems(FixedUpdate, move_boxes::<Velocity<V>>)
+        .add_systems(
+            FixedPostUpdate,
+            (
+                probe_begin.before(CollisionSystems::Prepare),
+                (probe_end, read_ours)
+                    .chain()
+                    .after(CollisionSystems::Events),
+            ),
+        );
+    let world = ours.world_mut();
+    world.spawn_batch(walkers.iter().enumerate().map(|(i, &(c, v))| {
+        (
+            Transform::from_translation(c),
+            Aabb::new(V::from_vec3(Vec3::splat(0.3))),
+            Velocity(V::from_vec3(v)),
+            Idx(i as u32),
+        )
+    }));
+    world.spawn_batch(tiles.iter().enumerate().map(|(i, &c)| {
+        (
+            Transform::from_translation(c),
+            Aabb::new(V::from_vec3(Vec3::splat(0.5))),
+            Static,
+            ChildOf(map),
+            index(i),
+        )
+    }));
+    let ours = ready(ours);
+
+    let mut avian = base_app(&Scene::<D>::uniform(1, Scene::<D>::SLOW));
+    let map = setup(&mut avian);
+    P::add_physics(&mut avian, default_plugins);
+    avian.add_systems(FixedUpdate, move_boxes::<MoveVelocity>);
+    let world = avian.world_mut();
+    P::spawn_batch(
+        world,
+        walkers
+            .iter()
+            .enumerate()
+            .map(|(i, &(c, v))| (c, v, 0.6, i as u32))
+            .collect(),
+    );
+    P::spawn_static_batch(
+        world,
+        map,
+        tiles.iter().enumerate().map(|(i, &c)| (c, index(i).0)).collect(),
+    );
+    let avian = ready(avian);
+    compare::<V, P>(ours, avian)
+}
+
+/// Ticks the two apps in turn (the order alternating), prints the table and returns
+/// whether the last tick's touching pairs agree.
+fn compare<V: Dim, P: Peer>(mut ours: App, mut avian: App) -> bool {
     let ours_touching = |w: &World| w.resource::<AabbTree<V>>().stats().touching;
     let avian_touching = |w: &World| P::touching(w).len();
     for _ in 0..WARMUP {
@@ -461,15 +568,25 @@ fn run<V: Dim, P: Peer, const D: usize>(scene: &Scene<D>, default_plugins: bool)
     so == sa
 }
 
-const USAGE: &str = "usage: bench_ecs [2d|3d] [N] [fast|slow] [--avian-default]";
+const USAGE: &str =
+    "usage: bench_ecs [2d|3d] [N] [fast|slow] [--avian-default] [--tilemap SIDE] (1,000 movers)";
 
 fn main() -> ExitCode {
     let mut three_d = false;
     let mut n = 10_000;
     let mut fast = true;
     let mut default_plugins = false;
-    for arg in std::env::args().skip(1) {
+    let mut tilemap = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
         match arg.as_str() {
+            "--tilemap" => match args.next().and_then(|s| s.parse().ok()) {
+                Some(side) => tilemap = Some(side),
+                None => {
+                    eprintln!("{USAGE}");
+                    return ExitCode::from(2);
+                }
+            },
             "2d" => three_d = false,
             "3d" => three_d = true,
             "fast" => fast = true,
@@ -496,7 +613,14 @@ fn main() -> ExitCode {
             "detection plugins only"
         }
     );
-    let same = if three_d {
+    let same = if let Some(side) = tilemap {
+        println!("tile-map level: {side} x {side} Static tiles under a map entity, 1,000 movers");
+        if three_d {
+            run_tilemap::<Vec3, Avian3d, 3>(side, 1000, default_plugins)
+        } else {
+            run_tilemap::<Vec2, Avian2d, 2>(side, 1000, default_plugins)
+        }
+    } else if three_d {
         let vs = if fast {
             Scene::<3>::FAST
         } else {
