@@ -204,7 +204,7 @@ fn random_static_scene<V: Dim>(seed: u64) {
     let mut specs = Vec::new();
     let all = CollisionLayers::ALL;
     // A floor of touching unit tiles under the map, and a free-standing wall.
-    for x in -8..8 {
+    for x in -15..15 {
         specs.push(Spec {
             entity: Entity::PLACEHOLDER,
             child: true,

@@ -51,7 +51,8 @@ fn sweep<V: Vector>(a0: &WorldShape<V>, da: V, b0: &WorldShape<V>, db: V) -> Opt
 ///
 /// A pair of two idle colliders is not visited: neither shape, displacement nor layers
 /// changed, so neither did its state. A pair of two processed colliders is visited once,
-/// from the one processed first.
+/// from the one processed first. When most colliders were processed, every pair is
+/// tested in one pass instead.
 pub(crate) fn narrow_phase<V: Vector>(
     config: Res<CollisionConfig>,
     mut state: ResMut<AabbTree<V>>,
@@ -61,31 +62,54 @@ pub(crate) fn narrow_phase<V: Vector>(
     let processed = core::mem::take(&mut state.tick.processed);
     let before = state.tick.processed_before;
     let mut swept_hits = 0;
-    for &key in &processed {
-        let Some(this) = state.body(key).map(|b| b.processed_at) else {
-            continue;
-        };
-        let mut next = state.pairs.first_of(key);
-        while let Some(i) = next {
+    let colliders = state.tree.len() + state.static_tree.len();
+    if processed.len() * 2 >= colliders {
+        // Most colliders were processed: one pass over every pair, in slot order, reads
+        // memory in order and costs less than following the lists. Testing a pair of
+        // two idle colliders again changes nothing.
+        let mut i = 0;
+        while i < state.pairs.len() {
             let pair = state.pairs.get(i);
-            next = state.pairs.next_of(i, key);
             let (Some(a), Some(b)) = (state.body(pair.a).copied(), state.body(pair.b).copied())
             else {
+                state.pairs.remove_at(i);
                 continue;
             };
-            let other = if pair.a == key { &b } else { &a };
-            if other.processed_at > before && other.processed_at < this {
-                // Visited from the other side already.
-                continue;
-            }
             let (keep, swept) = test_pair(state, &config, i, &pair, &a, &b);
             swept_hits += usize::from(swept);
-            if !keep {
-                let last = state.pairs.len() - 1;
+            if keep {
+                i += 1;
+            } else {
                 state.pairs.remove_at(i);
-                if next == Some(last) {
-                    // The last pair took the removed one's slot.
-                    next = Some(i);
+            }
+        }
+    } else {
+        for &key in &processed {
+            let Some(this) = state.body(key).map(|b| b.processed_at) else {
+                continue;
+            };
+            let mut next = state.pairs.first_of(key);
+            while let Some(i) = next {
+                let pair = state.pairs.get(i);
+                next = state.pairs.next_of(i, key);
+                let (Some(a), Some(b)) = (state.body(pair.a).copied(), state.body(pair.b).copied())
+                else {
+                    continue;
+                };
+                let other = if pair.a == key { &b } else { &a };
+                if other.processed_at > before && other.processed_at < this {
+                    // Visited from the other side already.
+                    continue;
+                }
+                let (keep, swept) = test_pair(state, &config, i, &pair, &a, &b);
+                swept_hits += usize::from(swept);
+                if !keep {
+                    let last = state.pairs.len() - 1;
+                    state.pairs.remove_at(i);
+                    if next == Some(last) {
+                        // The last pair took the removed one's slot.
+                        next = Some(i);
+                    }
                 }
             }
         }

@@ -273,7 +273,12 @@ macro_rules! avian_peer {
             fn spawn_static_batch(world: &mut World, map: Entity, tiles: Vec<(Vec3, u32)>) {
                 world.spawn_batch(tiles.into_iter().map(|(c, i)| {
                     let $size = 1.0;
-                    (Transform::from_translation(c), $collider, ChildOf(map), Idx(i))
+                    (
+                        Transform::from_translation(c),
+                        $collider,
+                        ChildOf(map),
+                        Idx(i),
+                    )
                 }));
             }
 
@@ -489,7 +494,11 @@ fn run_tilemap<V: Dim, P: Peer, const D: usize>(
     P::spawn_static_batch(
         world,
         map,
-        tiles.iter().enumerate().map(|(i, &c)| (c, index(i).0)).collect(),
+        tiles
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| (c, index(i).0))
+            .collect(),
     );
     let avian = ready(avian);
     compare::<V, P>(ours, avian)
