@@ -1,11 +1,13 @@
 //! Spatial queries over the collision tree.
 
+mod cast;
+
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use smallvec::SmallVec;
 
 use crate::Vector;
-use crate::geometry::{Ball, BoundingBox, Ray, box_cast_at, sweep_ball_box, sweep_balls};
+use crate::geometry::{Ball, BoundingBox, Ray, Shape};
 use crate::plugin::state::{Body, Key};
 use crate::plugin::{AabbTree, WorldShape};
 use crate::tree::{DynamicTree, ProxyId};
@@ -288,7 +290,7 @@ impl<V: Vector> SpatialQuery<'_, V> {
         max_t: f32,
         filter: &QueryFilter,
     ) -> Option<ShapeHit<V>> {
-        self.cast_first(Caster::Box(*shape), direction, max_t, filter)
+        self.cast_first(Shape::Box(*shape), direction, max_t, filter)
     }
 
     /// Every entity that `shape` (a box in world space) touches when swept along
@@ -320,7 +322,7 @@ impl<V: Vector> SpatialQuery<'_, V> {
         filter: &QueryFilter,
         f: impl FnMut(ShapeHit<V>) -> bool,
     ) {
-        self.cast_all(Caster::Box(*shape), direction, max_t, filter, f);
+        self.cast_all(Shape::Box(*shape), direction, max_t, filter, f);
     }
 
     /// Sweeps the sphere (circle in 2D) of `radius` around `center` along `direction` up
@@ -335,7 +337,7 @@ impl<V: Vector> SpatialQuery<'_, V> {
         filter: &QueryFilter,
     ) -> Option<ShapeHit<V>> {
         self.cast_first(
-            Caster::Ball(Ball::new(center, radius)),
+            Shape::Ball(Ball::new(center, radius)),
             direction,
             max_t,
             filter,
@@ -373,7 +375,7 @@ impl<V: Vector> SpatialQuery<'_, V> {
         filter: &QueryFilter,
         f: impl FnMut(ShapeHit<V>) -> bool,
     ) {
-        let caster = Caster::Ball(Ball::new(center, radius));
+        let caster = Shape::Ball(Ball::new(center, radius));
         self.cast_all(caster, direction, max_t, filter, f);
     }
 
@@ -382,7 +384,7 @@ impl<V: Vector> SpatialQuery<'_, V> {
     /// to the best hit so far.
     fn cast_first(
         &self,
-        caster: Caster<V>,
+        caster: Shape<V>,
         direction: V,
         max_t: f32,
         filter: &QueryFilter,
@@ -392,11 +394,11 @@ impl<V: Vector> SpatialQuery<'_, V> {
         }
         let ray = Ray::new(caster.center(), direction);
         let mut best: Option<ShapeHit<V>> = None;
-        let half = caster.half_extents();
+        let half = caster.bounding_box().half_extents();
         for (tree, key_of) in self.trees() {
             tree.cast_box(&ray, half, best.map_or(max_t, |b| b.t), |id, _| {
                 let body = self.accepted(key_of(id), filter)?;
-                let hit = caster.hit(direction, best.map_or(max_t, |b| b.t), body)?;
+                let hit = caster.query_hit(direction, best.map_or(max_t, |b| b.t), body)?;
                 keep_nearer(&mut best, hit);
                 Some(hit.t)
             });
@@ -409,7 +411,7 @@ impl<V: Vector> SpatialQuery<'_, V> {
     /// to the walk, so its range never shrinks); the exact sweep confirms each.
     fn cast_all(
         &self,
-        caster: Caster<V>,
+        caster: Shape<V>,
         direction: V,
         max_t: f32,
         filter: &QueryFilter,
@@ -424,19 +426,24 @@ impl<V: Vector> SpatialQuery<'_, V> {
             if !go {
                 break;
             }
-            tree.cast_box(&ray, caster.half_extents(), max_t, |id, _| {
-                if !go {
-                    // Stopped: a hit at 0 shrinks the walk's range to `t = 0`, which
-                    // prunes nearly all that is left of it.
-                    return Some(0.0);
-                }
-                if let Some(body) = self.accepted(key_of(id), filter)
-                    && let Some(hit) = caster.hit(direction, max_t, body)
-                {
-                    go = f(hit);
-                }
-                None
-            });
+            tree.cast_box(
+                &ray,
+                caster.bounding_box().half_extents(),
+                max_t,
+                |id, _| {
+                    if !go {
+                        // Stopped: a hit at 0 shrinks the walk's range to `t = 0`, which
+                        // prunes nearly all that is left of it.
+                        return Some(0.0);
+                    }
+                    if let Some(body) = self.accepted(key_of(id), filter)
+                        && let Some(hit) = caster.query_hit(direction, max_t, body)
+                    {
+                        go = f(hit);
+                    }
+                    None
+                },
+            );
         }
     }
 }
@@ -487,172 +494,4 @@ fn ray_hit<V: Vector>(ray: &Ray<V>, body: &Body<V>, max_t: f32) -> Option<ShapeH
         normal,
         contact: point,
     })
-}
-
-/// The shape a cast sweeps.
-#[derive(Clone, Copy, Debug)]
-enum Caster<V: Vector> {
-    Box(BoundingBox<V>),
-    Ball(Ball<V>),
-}
-
-impl<V: Vector> Caster<V> {
-    fn is_valid(&self) -> bool {
-        match self {
-            Caster::Box(b) => b.is_valid(),
-            Caster::Ball(b) => b.is_valid(),
-        }
-    }
-
-    fn center(&self) -> V {
-        match self {
-            Caster::Box(b) => b.center(),
-            Caster::Ball(b) => b.center,
-        }
-    }
-
-    /// The half extents of the caster's bounding box: what the trees' walks cast.
-    fn half_extents(&self) -> V {
-        match self {
-            Caster::Box(b) => b.half_extents(),
-            Caster::Ball(b) => V::splat(b.radius),
-        }
-    }
-
-    /// The exact first contact with a body within `max_t`.
-    fn hit(&self, direction: V, max_t: f32, body: &Body<V>) -> Option<ShapeHit<V>> {
-        let (t, normal) = self.sweep(direction, max_t, &body.shape)?;
-        let offset = direction * t;
-        Some(ShapeHit {
-            entity: body.entity,
-            t,
-            point: self.center() + offset,
-            normal,
-            contact: self.contact(offset, &body.shape),
-        })
-    }
-
-    /// The first `t` in `[0, max_t]` at which the caster moved by `t * direction` touches
-    /// `target`, with `target`'s outward normal there (zero at `t = 0`).
-    ///
-    /// Box against box is a ray against the target grown by the caster's half extents.
-    /// The sweeps with a ball run over one step, a displacement of `limit * direction`
-    /// ([`sweep_limit`]), and scale their normalized time back to `t`.
-    fn sweep(&self, direction: V, max_t: f32, target: &WorldShape<V>) -> Option<(f32, V)> {
-        match (self, target) {
-            (Caster::Box(shape), WorldShape::Box(b)) => box_cast_at(shape, direction, max_t, b),
-            (Caster::Box(shape), WorldShape::Ball(ball)) => {
-                let reach = half_diagonal(shape);
-                let limit = sweep_limit(
-                    shape.center(),
-                    reach,
-                    ball.center,
-                    ball.radius,
-                    direction,
-                    max_t,
-                )?;
-                // The ball moving by -direction against the still box is the same relative
-                // motion. The sweep's normal points from the ball towards the box: that is
-                // the ball's outward normal where the box touches it.
-                let hit = sweep_ball_box(ball, -direction * limit, shape, V::ZERO)?;
-                Some((hit.u0 * limit, hit.normal))
-            }
-            (Caster::Ball(ball), WorldShape::Box(b)) => {
-                let reach = half_diagonal(b);
-                let limit = sweep_limit(
-                    ball.center,
-                    ball.radius,
-                    b.center(),
-                    reach,
-                    direction,
-                    max_t,
-                )?;
-                // The sweep's normal points from the ball towards the box: the box's outward
-                // normal is its opposite.
-                let hit = sweep_ball_box(ball, direction * limit, b, V::ZERO)?;
-                Some((hit.u0 * limit, -hit.normal))
-            }
-            (Caster::Ball(ball), WorldShape::Ball(target)) => {
-                let limit = sweep_limit(
-                    ball.center,
-                    ball.radius,
-                    target.center,
-                    target.radius,
-                    direction,
-                    max_t,
-                )?;
-                // From the still target towards the moving ball: the target's outward
-                // normal at the contact.
-                let hit = sweep_balls(target, V::ZERO, ball, direction * limit)?;
-                Some((hit.u0 * limit, hit.normal))
-            }
-        }
-    }
-
-    /// A point of both the caster moved by `offset` and `target` when they touch: the
-    /// middle of the two boxes' overlap; the point of the box closest to the ball's
-    /// center; for two balls, the point dividing the line of centers in the ratio of the
-    /// radii (inside both whenever they touch or overlap).
-    fn contact(&self, offset: V, target: &WorldShape<V>) -> V {
-        match (self, target) {
-            (Caster::Box(shape), WorldShape::Box(b)) => {
-                let moved = shape.translated(offset);
-                (moved.min.max(b.min) + moved.max.min(b.max)) * 0.5
-            }
-            (Caster::Box(shape), WorldShape::Ball(ball)) => {
-                shape.translated(offset).closest_point(ball.center)
-            }
-            (Caster::Ball(ball), WorldShape::Box(b)) => b.closest_point(ball.center + offset),
-            (Caster::Ball(ball), WorldShape::Ball(target)) => {
-                let center = ball.center + offset;
-                let radii = ball.radius + target.radius;
-                if radii > 0.0 {
-                    center + (target.center - center) * (ball.radius / radii)
-                } else {
-                    center
-                }
-            }
-        }
-    }
-}
-
-/// Half the length of a box's diagonal: no point of the box is further from its center.
-fn half_diagonal<V: Vector>(b: &BoundingBox<V>) -> f32 {
-    let half = b.half_extents();
-    half.dot(half).sqrt()
-}
-
-/// How far (in units of `direction`) a cast from `from` must sweep at most to find its
-/// first contact with a target at `to`, each shape within its reach of its center: once
-/// the caster's center is further along `direction` than the target's center by the sum
-/// of the two reaches, every point of the caster is ahead of every point of the target
-/// and they can no longer meet. At most `max_t`; `None` for a range with no `t` in it.
-///
-/// The bound keeps the swept step finite for an unbounded cast (`max_t` infinite or
-/// huge). Distances are measured along the unit direction and divided by the direction's
-/// length to give the parameter, so the bound holds for a direction of any length; the
-/// direction is scaled by its largest component first, so that neither a tiny nor a huge
-/// one underflows or overflows on the way.
-fn sweep_limit<V: Vector>(
-    from: V,
-    from_reach: f32,
-    to: V,
-    to_reach: f32,
-    direction: V,
-    max_t: f32,
-) -> Option<f32> {
-    if max_t.is_nan() || max_t < 0.0 {
-        return None;
-    }
-    let scale = direction.abs().max_element();
-    let limit = if scale > 0.0 {
-        let unit = direction / scale;
-        let length = unit.dot(unit).sqrt();
-        let ahead = (to - from).dot(unit) / length;
-        let distance = (ahead + from_reach + to_reach).max(0.0);
-        max_t.min(distance / length / scale)
-    } else {
-        0.0
-    };
-    limit.is_finite().then_some(limit)
 }
