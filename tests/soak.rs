@@ -628,7 +628,7 @@ impl<V: Dim> Soak<V> {
         self.stream.read_starts(&self.app, self.tick);
         self.stream.read_ends(&self.app, self.tick);
         self.check_tick();
-        if self.tick % check_every == 0 {
+        if self.tick.is_multiple_of(check_every) {
             self.check_brute_force();
         }
         self.tick += 1;
@@ -734,12 +734,12 @@ const SHORT_TICKS: u64 = 500;
 
 #[test]
 fn soak_2d_short() {
-    soak::<Vec2>(0x5_0A42_D5, SHORT_TICKS, 1);
+    soak::<Vec2>(0x050A_42D5, SHORT_TICKS, 1);
 }
 
 #[test]
 fn soak_3d_short() {
-    soak::<Vec3>(0x5_0A43_D5, SHORT_TICKS, 1);
+    soak::<Vec3>(0x050A_43D5, SHORT_TICKS, 1);
 }
 
 #[test]
