@@ -38,7 +38,8 @@ if [ -n "$(rendering_missing)" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/d
 fi
 
 # The crates beside the root one (the fuzz target, the benchmarks, ...): every other
-# Cargo.toml in the repository, each built as its own project.
+# Cargo.toml in the repository, whether a member of the root's workspace or a project of
+# its own.
 mapfile -t side < <(find . -name Cargo.toml -not -path ./Cargo.toml \
     -not -path '*/target/*' -not -path './.git/*' | sort)
 
@@ -53,9 +54,10 @@ cargo clippy --all-targets --all-features -- -D warnings
 cargo clippy --all-targets -- -D warnings
 cargo clippy --all-targets --no-default-features -- -D warnings
 
+# All features: a side crate's binaries that need its peers (Bevy, avian) ask for one.
 for manifest in "${side[@]}"; do
-    step "cargo clippy --all-targets for $manifest"
-    cargo clippy --manifest-path "$manifest" --all-targets -- -D warnings
+    step "cargo clippy --all-targets --all-features for $manifest"
+    cargo clippy --manifest-path "$manifest" --all-targets --all-features -- -D warnings
 done
 
 step "the pure layers build and test without bevy"
