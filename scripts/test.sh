@@ -15,8 +15,7 @@ export CARGO_TERM_COLOR=never
 export TMPDIR="$PWD/target/tmp"
 mkdir -p "$TMPDIR"
 df -h . "$TMPDIR" | sed 's/^/disk: /'
-started=$SECONDS
-step() { echo "== [$(((SECONDS - started) / 60)) min] $*"; }
+step() { echo "== [$(date -u +%H:%M:%S)] $*"; }
 
 # What the screenshot check needs: Xvfb, and Vulkan on the CPU (mesa's lavapipe).
 rendering_missing() {
