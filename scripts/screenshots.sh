@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Renders both demos headless (Xvfb + llvmpipe Vulkan), saves a screenshot of each with
-# the overlay, and checks the images are not blank. Needs xvfb and mesa-vulkan-drivers
-# (.ci/run installs them). Output: target/screenshots/demo_{2d,3d}.png
+# the overlay, and checks them. Needs xvfb and mesa-vulkan-drivers (scripts/test.sh
+# installs them when run as root). Output: target/screenshots/demo_{2d,3d}.png and .log
+#
+# A demo fails the check when it exits non-zero, when its output has an `ERROR` line or a
+# panic, when it saves no image, or when the image looks blank, its overlay panel empty or
+# its scene (the area outside the panel) empty (scripts/check_image.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=target/screenshots
@@ -10,6 +14,9 @@ if ! command -v Xvfb >/dev/null 2>&1; then
     echo "error: Xvfb is not installed (apt-get install xvfb mesa-vulkan-drivers)" >&2
     exit 1
 fi
+# The checks of the images themselves, on made-up images.
+python3 scripts/check_image.py --self-test >/dev/null
+
 display=:${SCREENSHOT_DISPLAY:-97}
 Xvfb "$display" -screen 0 1280x720x24 >/dev/null 2>&1 &
 xvfb=$!
@@ -18,12 +25,30 @@ sleep 2
 export DISPLAY=$display
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
 frames=${SCREENSHOT_FRAMES:-150}
+# Build first, so the demos' logs hold only what they print.
+cargo build --quiet --features examples --example demo_2d --example demo_3d
+failed=0
 for demo in demo_2d demo_3d; do
     rm -f "$out/$demo.png"
+    log="$out/$demo.log"
+    status=0
     timeout 900 cargo run --quiet --features examples --example "$demo" -- \
-        --screenshot "$out/$demo.png" --frames "$frames" 2>&1 | grep -E "saved|ERROR|panicked" || true
-    [ -f "$out/$demo.png" ] || { echo "error: $demo produced no screenshot" >&2; exit 1; }
+        --screenshot "$out/$demo.png" --frames "$frames" >"$log" 2>&1 || status=$?
+    grep -E "saved|ERROR|panicked" "$log" || true
+    problems=()
+    [ "$status" = 0 ] || problems+=("exited with status $status")
+    if grep -qE "ERROR|panicked" "$log"; then
+        problems+=("printed an ERROR line or a panic")
+    fi
+    [ -f "$out/$demo.png" ] || problems+=("saved no screenshot")
+    if [ "${#problems[@]}" -gt 0 ]; then
+        for p in "${problems[@]}"; do echo "error: $demo $p (output: $log)" >&2; done
+        tail -n 20 "$log" >&2
+        failed=1
+    fi
 done
-# The 2D panel is at the top left, the 3D one at the top right.
-python3 scripts/check_image.py "$out/demo_2d.png" 20 20 260 240
-python3 scripts/check_image.py "$out/demo_3d.png" 1010 20 1250 240
+[ "$failed" = 0 ] || exit 1
+# The panel's top (checked area) and the scene area beside the panel, which runs down the
+# whole window: on the left in 2D, on the right in 3D.
+python3 scripts/check_image.py "$out/demo_2d.png" 20 20 260 240 300 10 1270 710
+python3 scripts/check_image.py "$out/demo_3d.png" 1010 20 1250 240 10 10 970 710

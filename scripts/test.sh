@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
-# The project's test command: formatting, lints, the pure core without Bevy, everything
-# with every feature (which also builds the examples), then the demos' screenshot check.
+# The project's test command (README.md; .ci/run calls it too): formatting and lints of
+# every crate in the repository, the tests with each feature set (pure core without Bevy,
+# the default plugin, everything), a minute of fuzzing, then the demos' screenshot check.
+#
+# Needs only the Rust toolchain. Run as root, it installs what the screenshot check and
+# the fuzzer need (xvfb and mesa with apt-get, cargo-fuzz with cargo install); otherwise it
+# says in one line what is missing and skips only that check. It exits non-zero only when
+# a check fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -9,14 +15,51 @@ export CARGO_TERM_COLOR=never
 export TMPDIR="$PWD/target/tmp"
 mkdir -p "$TMPDIR"
 df -h . "$TMPDIR" | sed 's/^/disk: /'
+step() { echo "== [$(date -u +%H:%M:%S)] $*"; }
 
-echo "== cargo fmt --check"
+# What the screenshot check needs: Xvfb, and Vulkan on the CPU (mesa's lavapipe).
+rendering_missing() {
+    local missing=()
+    command -v Xvfb >/dev/null 2>&1 || missing+=("Xvfb (apt-get install xvfb)")
+    ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 ||
+        missing+=("mesa's Vulkan driver (apt-get install mesa-vulkan-drivers)")
+    local IFS=,
+    echo "${missing[*]:-}" | sed 's/,/ and /g'
+}
+if [ -n "$(rendering_missing)" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    step "installing xvfb and mesa for the screenshot check"
+    (
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq &&
+            apt-get install -y -qq xvfb mesa-vulkan-drivers libvulkan1 libxkbcommon-x11-0 \
+                libxcursor1 libxrandr2 libxi6 >/dev/null
+    ) || echo "warning: apt-get could not install xvfb and mesa" >&2
+fi
+
+# The crates beside the root one (the fuzz target, the benchmarks, ...): every other
+# Cargo.toml in the repository, whether a member of the root's workspace or a project of
+# its own.
+mapfile -t side < <(find . -name Cargo.toml -not -path ./Cargo.toml \
+    -not -path '*/target/*' -not -path './.git/*' | sort)
+
+step "cargo fmt --check (root and ${#side[@]} side crates)"
 cargo fmt --all --check
+for manifest in "${side[@]}"; do
+    cargo fmt --manifest-path "$manifest" --all --check
+done
 
-echo "== cargo clippy --all-targets --all-features"
+step "cargo clippy --all-targets: all features, default features, no default features"
 cargo clippy --all-targets --all-features -- -D warnings
+cargo clippy --all-targets -- -D warnings
+cargo clippy --all-targets --no-default-features -- -D warnings
 
-echo "== the pure layers build and test without bevy"
+# All features: a side crate's binaries that need its peers (Bevy, avian) ask for one.
+for manifest in "${side[@]}"; do
+    step "cargo clippy --all-targets --all-features for $manifest"
+    cargo clippy --manifest-path "$manifest" --all-targets --all-features -- -D warnings
+done
+
+step "the pure layers build and test without bevy"
 # The first line is this crate itself (bevy_aabb_tree), so it is skipped.
 if cargo tree --no-default-features -e normal --prefix none | tail -n +2 | grep -Eq '^bevy(_[a-z0-9_]+)? v'; then
     echo "error: a bevy crate is a normal dependency without default features" >&2
@@ -24,10 +67,25 @@ if cargo tree --no-default-features -e normal --prefix none | tail -n +2 | grep 
 fi
 cargo test --no-default-features
 
-echo "== everything (plugin, debug overlay, examples, doc tests)"
+step "default features (the plugin without multi_threaded: the one-thread path)"
+cargo test
+
+step "everything (plugin, debug overlay, examples, doc tests; the short soak runs)"
 cargo test --all-features
 
-if [ -f scripts/screenshots.sh ]; then
-    echo "== demos rendered headless"
+if [ -d fuzz ]; then
+    step "fuzzing the tree for 60 s (no sanitizer)"
+    if ! cargo fuzz --version >/dev/null 2>&1; then
+        cargo install --locked cargo-fuzz
+    fi
+    FUZZ_SANITIZER=none bash scripts/fuzz.sh 60
+fi
+
+step "demos rendered headless"
+missing=$(rendering_missing)
+if [ -n "$missing" ]; then
+    echo "skipped: the screenshot check needs $missing (run as root to install them)"
+else
     bash scripts/screenshots.sh
 fi
+step "all checks passed"

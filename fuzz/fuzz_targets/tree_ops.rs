@@ -9,7 +9,10 @@
 //!
 //! After every operation `validate()` must pass and the tree must agree with the oracle (a
 //! plain map of the live proxies' tight and fat boxes): the same proxies, payloads, fat
-//! boxes and moved count. Pair updates and queries are compared with a linear scan over
+//! boxes and moved count. The oracle computes fat boxes, box validity and the rule that
+//! decides whether a move keeps its fat box with its own formulas (see [`fat_box`],
+//! [`valid`] and [`keep_rule`]), from the tree's documented rule, not with the tree's
+//! helpers. Pair updates and queries are compared with a linear scan over
 //! the fat boxes, touching counting as overlapping (the same conventions as
 //! tests/tree.rs).
 
@@ -52,6 +55,7 @@ fn run<V: Vector>(u: &mut Unstructured) {
         moved: BTreeSet::new(),
         issued: Vec::new(),
         next_tag: 0,
+        margin,
     };
     for _ in 0..MAX_OPS {
         if u.is_empty() {
@@ -81,6 +85,8 @@ struct Harness<V: Vector> {
     /// Every id handed out (some destroyed since, some reused).
     issued: Vec<ProxyId>,
     next_tag: u32,
+    /// The margin the tree was given last (and accepted).
+    margin: f32,
 }
 
 /// A coordinate. Sane values sit on a coarse grid (so faces often touch exactly) or are
@@ -134,6 +140,93 @@ fn half_vector<V: Vector>(u: &mut Unstructured, hostile: bool) -> Result<V> {
     )))
 }
 
+/// A vector's coordinates (the dimension's first components).
+fn coords<V: Vector>(v: V) -> [f32; 3] {
+    v.extend_to_3d().to_array()
+}
+
+/// Whether a box is one the tree accepts: finite corners, `min <= max` on every axis.
+fn valid<V: Vector>(b: &BoundingBox<V>) -> bool {
+    let (lo, hi) = (coords(b.min), coords(b.max));
+    (0..V::DIM).all(|i| lo[i].is_finite() && hi[i].is_finite() && lo[i] <= hi[i])
+}
+
+/// The fat box the tree documents for a tight box and a displacement `d`: the tight box
+/// extended along `d` (the lower corner by the negative part of `d`, the upper one by its
+/// positive part), then grown by `margin` on every side. Computed in the order the
+/// documentation states it (extend, then grow), so the `f32` result is exact to compare.
+fn fat_box<V: Vector>(tight: &BoundingBox<V>, d: V, margin: f32) -> BoundingBox<V> {
+    let (lo, hi, d) = (coords(tight.min), coords(tight.max), coords(d));
+    let mut min = [0.0f32; 3];
+    let mut max = [0.0f32; 3];
+    for i in 0..3 {
+        let (down, up) = if d[i] < 0.0 { (d[i], 0.0) } else { (0.0, d[i]) };
+        min[i] = (lo[i] + down) - margin;
+        max[i] = (hi[i] + up) + margin;
+    }
+    BoundingBox::from_min_max(
+        V::truncate_from_3d(Vec3::from_array(min)),
+        V::truncate_from_3d(Vec3::from_array(max)),
+    )
+}
+
+/// The outcome the oracle expects of the keep rule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Keep {
+    /// The move keeps its fat box.
+    Yes,
+    /// The move gets a new fat box.
+    No,
+    /// Too close to the rule's boundary for `f32` rounding to settle (or an `f32`
+    /// measure overflows): either outcome is right.
+    Either,
+}
+
+/// The keep rule of `DynamicTree::move_proxy`, as its documentation states it: a move
+/// keeps the fat box `old` when the new tight box lies inside it (faces may touch) and
+/// `old` measures at most four times the fat box the move would give (`new_fat`). The
+/// measure is half the perimeter in 2D, half the surface area in 3D; the oracle computes
+/// it in `f64`.
+fn keep_rule<V: Vector>(
+    old: &BoundingBox<V>,
+    tight: &BoundingBox<V>,
+    new_fat: &BoundingBox<V>,
+) -> Keep {
+    let (olo, ohi) = (coords(old.min), coords(old.max));
+    let (tlo, thi) = (coords(tight.min), coords(tight.max));
+    if !(0..V::DIM).all(|i| olo[i] <= tlo[i] && thi[i] <= ohi[i]) {
+        return Keep::No;
+    }
+    let measure = |b: &BoundingBox<V>| -> (f64, bool) {
+        let (lo, hi) = (coords(b.min), coords(b.max));
+        let s: Vec<f64> = (0..V::DIM)
+            .map(|i| f64::from(hi[i]) - f64::from(lo[i]))
+            .collect();
+        let m = if V::DIM == 2 {
+            s[0] + s[1]
+        } else {
+            s[0] * s[1] + s[1] * s[2] + s[2] * s[0]
+        };
+        // The tree measures in `f32`: a size or a measure past its range is a tie.
+        let overflows =
+            s.iter().any(|&x| x >= f64::from(f32::MAX)) || 4.0 * m >= f64::from(f32::MAX);
+        (m, overflows)
+    };
+    let (m_old, old_overflows) = measure(old);
+    let (m_new, new_overflows) = measure(new_fat);
+    if old_overflows || new_overflows || !new_fat.min.is_finite() || !new_fat.max.is_finite() {
+        return Keep::Either;
+    }
+    let slack = 4.0 * m_new - m_old;
+    if slack.abs() <= 1e-5 * (m_old + 4.0 * m_new) {
+        Keep::Either
+    } else if slack > 0.0 {
+        Keep::Yes
+    } else {
+        Keep::No
+    }
+}
+
 impl<V: Vector> Harness<V> {
     /// An id handed out earlier (possibly destroyed, possibly reused since).
     fn pick(&self, u: &mut Unstructured) -> Result<Option<ProxyId>> {
@@ -162,7 +255,7 @@ impl<V: Vector> Harness<V> {
     }
 
     fn fat_of(&self, tight: &BoundingBox<V>, d: V) -> BoundingBox<V> {
-        tight.swept(d).grown(self.tree.margin())
+        fat_box(tight, d, self.margin)
     }
 
     fn step(&mut self, u: &mut Unstructured) -> Result<()> {
@@ -178,17 +271,14 @@ impl<V: Vector> Harness<V> {
                 let expected_fat = self.fat_of(&tight, V::ZERO);
                 match self.tree.create_proxy(tight, tag) {
                     Ok(id) => {
-                        assert!(
-                            tight.is_valid() && expected_fat.is_valid(),
-                            "accepted {tight:?}"
-                        );
+                        assert!(valid(&tight) && valid(&expected_fat), "accepted {tight:?}");
                         assert_eq!(self.tree.fat_box(id), Some(expected_fat));
                         self.issue(id, tight, expected_fat, tag);
                     }
                     Err(e) => {
                         assert_eq!(e, TreeError::InvalidBox);
                         assert!(
-                            !(tight.is_valid() && expected_fat.is_valid()),
+                            !(valid(&tight) && valid(&expected_fat)),
                             "refused {tight:?}"
                         );
                     }
@@ -243,30 +333,35 @@ impl<V: Vector> Harness<V> {
                 };
                 let tight = BoundingBox::from_center_half_extents(center, half);
                 let was_moved = self.moved.contains(&id);
+                let d_finite = coords(d).iter().all(|x| x.is_finite());
+                let fat = self.fat_of(&tight, d);
+                let rule = keep_rule(&entry.fat, &tight, &fat);
                 match self.tree.move_proxy(id, tight, d) {
                     Ok(true) => {
-                        assert!(tight.is_valid() && d.is_finite());
-                        let fat = self.fat_of(&tight, d);
+                        assert!(valid(&tight) && d_finite);
+                        assert_ne!(
+                            rule,
+                            Keep::Yes,
+                            "replaced {:?} for {tight:?} {d:?}",
+                            entry.fat
+                        );
                         assert_eq!(self.tree.fat_box(id), Some(fat));
                         self.record_move(id, entry, tight, Some(fat));
                     }
                     Ok(false) => {
-                        assert!(tight.is_valid() && d.is_finite());
+                        assert!(valid(&tight) && d_finite);
+                        assert_ne!(rule, Keep::No, "kept {:?} for {tight:?} {d:?}", entry.fat);
                         assert_eq!(self.tree.fat_box(id), Some(entry.fat));
-                        assert!(
-                            entry.fat.contains(&tight),
-                            "kept a fat box that does not enclose the tight box"
-                        );
                         self.record_move(id, entry, tight, None);
                     }
                     Err(e) => {
-                        let fat = self.fat_of(&tight, d);
                         match e {
-                            TreeError::InvalidBox => {
-                                assert!(!tight.is_valid() || !fat.is_valid(), "{tight:?} {d:?}")
-                            }
+                            TreeError::InvalidBox => assert!(
+                                !valid(&tight) || (rule != Keep::Yes && !valid(&fat)),
+                                "{tight:?} {d:?}"
+                            ),
                             TreeError::InvalidValue => {
-                                assert!(tight.is_valid() && !d.is_finite(), "{tight:?} {d:?}")
+                                assert!(valid(&tight) && !d_finite, "{tight:?} {d:?}")
                             }
                             TreeError::UnknownProxy(_) => panic!("live proxy unknown: {e}"),
                             TreeError::Full => panic!("a move never fills the tree: {e}"),
@@ -287,6 +382,7 @@ impl<V: Vector> Harness<V> {
                     Ok(()) => {
                         assert!(margin.is_finite() && margin >= 0.0);
                         assert_eq!(self.tree.margin(), margin);
+                        self.margin = margin;
                     }
                     Err(e) => {
                         assert_eq!(e, TreeError::InvalidValue);
@@ -311,7 +407,7 @@ impl<V: Vector> Harness<V> {
                 let was_moved = self.moved.contains(&id);
                 match (self.tree.set_fat_box(id, fat), entry) {
                     (Ok(()), Some(entry)) => {
-                        assert!(fat.is_valid());
+                        assert!(valid(&fat));
                         assert_eq!(self.tree.fat_box(id), Some(fat));
                         // The exact shape is now the fat box itself, so the ray oracle
                         // (which tests tight boxes) stays inside what the tree prunes by.
@@ -327,7 +423,7 @@ impl<V: Vector> Harness<V> {
                     }
                     (Err(TreeError::UnknownProxy(_)), None) => {}
                     (Err(TreeError::InvalidBox), Some(entry)) => {
-                        assert!(!fat.is_valid());
+                        assert!(!valid(&fat));
                         assert_eq!(self.tree.fat_box(id), Some(entry.fat));
                         assert_eq!(self.moved.contains(&id), was_moved);
                     }
@@ -348,7 +444,7 @@ impl<V: Vector> Harness<V> {
                 }
                 let all_valid = items
                     .iter()
-                    .all(|(t, _)| t.is_valid() && self.fat_of(t, V::ZERO).is_valid());
+                    .all(|(t, _)| valid(t) && valid(&self.fat_of(t, V::ZERO)));
                 let len = self.tree.len();
                 match self.tree.build(items.iter().copied()) {
                     Ok(ids) => {
@@ -490,17 +586,31 @@ impl<V: Vector> Harness<V> {
             };
             // The order of `move_proxy`'s checks: the inputs, the rule, the new box.
             let fat = self.fat_of(&tight, d);
-            if !(tight.is_valid() && d.is_finite()) {
+            if !(valid(&tight) && coords(d).iter().all(|x| x.is_finite())) {
                 assert!(res.is_err(), "accepted {tight:?} {d:?}");
                 continue;
             }
-            let keeps = DynamicTree::<V, u32>::keeps_fat_box(&entry.fat, &tight, &fat);
-            if !keeps && !fat.is_valid() {
-                assert_eq!(res, Err(TreeError::InvalidBox), "{tight:?} {d:?}");
-                continue;
+            let rule = keep_rule(&entry.fat, &tight, &fat);
+            match res {
+                Ok(false) => {
+                    assert_ne!(rule, Keep::No, "batch move of {id:?} kept {:?}", entry.fat);
+                    self.record_move(id, entry, tight, None);
+                }
+                Ok(true) => {
+                    assert_ne!(
+                        rule,
+                        Keep::Yes,
+                        "batch move of {id:?} replaced {:?}",
+                        entry.fat
+                    );
+                    assert!(valid(&fat), "batch move of {id:?} to {fat:?}");
+                    self.record_move(id, entry, tight, Some(fat));
+                }
+                Err(e) => {
+                    assert_eq!(e, TreeError::InvalidBox, "batch move of {id:?}");
+                    assert!(rule != Keep::Yes && !valid(&fat), "{tight:?} {d:?}");
+                }
             }
-            assert_eq!(res, Ok(!keeps), "batch move of {id:?}");
-            self.record_move(id, entry, tight, (!keeps).then_some(fat));
         }
         Ok(())
     }
