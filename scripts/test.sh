@@ -59,6 +59,9 @@ for manifest in "${side[@]}"; do
     cargo clippy --manifest-path "$manifest" --all-targets --all-features -- -D warnings
 done
 
+step "cargo doc (every public item documented, no broken links)"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --all-features
+
 step "the pure layers build and test without bevy"
 # The first line is this crate itself (bevy_aabb_tree), so it is skipped.
 if cargo tree --no-default-features -e normal --prefix none | tail -n +2 | grep -Eq '^bevy(_[a-z0-9_]+)? v'; then
