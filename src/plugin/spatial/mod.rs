@@ -180,28 +180,15 @@ impl<V: Vector> SpatialQuery<'_, V> {
 
     /// Calls `f` with every entity whose shape contains `point`; return `false` from `f`
     /// to stop. [`Self::point`] without the `Vec`.
-    pub fn point_with(&self, point: V, filter: &QueryFilter, mut f: impl FnMut(Entity) -> bool) {
+    pub fn point_with(&self, point: V, filter: &QueryFilter, f: impl FnMut(Entity) -> bool) {
         if !point.is_finite() {
             return;
         }
-        let mut go = true;
-        for (tree, key_of) in self.trees() {
-            if !go {
-                break;
-            }
-            tree.query_point(point, |id, _| {
-                if let Some(body) = self.accepted(key_of(id), filter) {
-                    let inside = match body.shape {
-                        WorldShape::Box(b) => b.contains_point(point),
-                        WorldShape::Ball(b) => b.contains_point(point),
-                    };
-                    if inside {
-                        go = f(body.entity);
-                    }
-                }
-                go
-            });
-        }
+        let inside = |shape: &WorldShape<V>| match shape {
+            WorldShape::Box(b) => b.contains_point(point),
+            WorldShape::Ball(b) => b.contains_point(point),
+        };
+        self.overlapping(filter, f, |tree, hit| tree.query_point(point, hit), inside);
     }
 
     /// Every entity whose shape overlaps `aabb`.
@@ -215,31 +202,20 @@ impl<V: Vector> SpatialQuery<'_, V> {
         &self,
         aabb: &BoundingBox<V>,
         filter: &QueryFilter,
-        mut f: impl FnMut(Entity) -> bool,
+        f: impl FnMut(Entity) -> bool,
     ) {
         // An inverted box (min above max on an axis) would pass the overlap test against
         // boxes on both sides of it.
         if !aabb.is_valid() {
             return;
         }
-        let mut go = true;
-        for (tree, key_of) in self.trees() {
-            if !go {
-                break;
-            }
-            tree.query_box(aabb, |id, _| {
-                if let Some(body) = self.accepted(key_of(id), filter) {
-                    let overlaps = match body.shape {
-                        WorldShape::Box(b) => b.overlaps(aabb),
-                        WorldShape::Ball(b) => b.overlaps_box(aabb),
-                    };
-                    if overlaps {
-                        go = f(body.entity);
-                    }
-                }
-                go
-            });
-        }
+        let query = Shape::Box(*aabb);
+        self.overlapping(
+            filter,
+            f,
+            |tree, hit| tree.query_box(aabb, hit),
+            |s| query.overlaps(s),
+        );
     }
 
     /// Every entity whose shape overlaps the sphere (circle in 2D).
@@ -254,26 +230,41 @@ impl<V: Vector> SpatialQuery<'_, V> {
         center: V,
         radius: f32,
         filter: &QueryFilter,
-        mut f: impl FnMut(Entity) -> bool,
+        f: impl FnMut(Entity) -> bool,
     ) {
         let ball = Ball::new(center, radius);
         if !ball.is_valid() {
             return;
         }
+        let query = Shape::Ball(ball);
+        self.overlapping(
+            filter,
+            f,
+            |tree, hit| tree.query_ball(&ball, hit),
+            |s| query.overlaps(s),
+        );
+    }
+
+    /// The overlap queries' common part: `walk` runs one tree's query with a callback,
+    /// each candidate the filter accepts is tested with `touches`, and `f` gets the
+    /// entities that pass until it returns `false`.
+    fn overlapping(
+        &self,
+        filter: &QueryFilter,
+        mut f: impl FnMut(Entity) -> bool,
+        walk: impl Fn(&DynamicTree<V, Entity>, &mut dyn FnMut(ProxyId, &Entity) -> bool),
+        touches: impl Fn(&WorldShape<V>) -> bool,
+    ) {
         let mut go = true;
         for (tree, key_of) in self.trees() {
             if !go {
                 break;
             }
-            tree.query_ball(&ball, |id, _| {
-                if let Some(body) = self.accepted(key_of(id), filter) {
-                    let overlaps = match body.shape {
-                        WorldShape::Box(b) => ball.overlaps_box(&b),
-                        WorldShape::Ball(b) => ball.overlaps(&b),
-                    };
-                    if overlaps {
-                        go = f(body.entity);
-                    }
+            walk(tree, &mut |id, _| {
+                if let Some(body) = self.accepted(key_of(id), filter)
+                    && touches(&body.shape)
+                {
+                    go = f(body.entity);
                 }
                 go
             });
