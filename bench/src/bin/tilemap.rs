@@ -272,9 +272,20 @@ where
         m1.first_ms,
         build
     );
+    use core::mem::size_of;
+    let ecs = size_of::<Transform>()
+        + size_of::<GlobalTransform>()
+        + size_of::<ChildOf>()
+        + size_of::<Aabb<V>>()
+        + size_of::<TrackedCollider<V>>();
     println!(
-        "components the plugin adds per collider: TrackedCollider {} bytes, Static 0",
-        core::mem::size_of::<TrackedCollider<V>>()
+        "ECS side per static tile: {ecs} bytes of components (Transform {}, GlobalTransform {}, \
+         ChildOf {}, Aabb {}, Static 0, and TrackedCollider {} which the plugin adds)",
+        size_of::<Transform>(),
+        size_of::<GlobalTransform>(),
+        size_of::<ChildOf>(),
+        size_of::<Aabb<V>>(),
+        size_of::<TrackedCollider<V>>()
     );
 }
 
