@@ -10,7 +10,10 @@
 //!   timed, and every 300 steps the scene and the tree start over from the build (not timed
 //!   either), so that the figures cover the scenario's 300 steps after a build;
 //! - `rays 2d|3d n=10000`: one closest-hit ray against the tight boxes, cycling through the
-//!   scenario's rays, on the trees right after the build.
+//!   scenario's rays, on the trees right after the build;
+//! - `clustered 2d|3d n=20000`: one step of the "clustered, mixed sizes" scene
+//!   (`Scene::clustered`), as the uniform groups (`cargo bench -p bevy_aabb_tree_bench
+//!   --bench uniform_boxes -- clustered` runs these alone).
 //!
 //! `bench_compare` runs the full set (100k boxes, the static world) with pair
 //! count checks and prints ratios; this is the smaller set, with criterion's statistics.
@@ -182,5 +185,21 @@ fn uniform_boxes(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, uniform_boxes);
+/// Boxes per clustered scene.
+const CLUSTERED_N: usize = 20_000;
+
+fn clustered(c: &mut Criterion) {
+    step_group::<2, OursBroadPhase2d, ParryBroadPhase2d>(
+        c,
+        &format!("clustered 2d n={CLUSTERED_N}"),
+        Scene::<2>::clustered(CLUSTERED_N),
+    );
+    step_group::<3, OursBroadPhase3d, ParryBroadPhase3d>(
+        c,
+        &format!("clustered 3d n={CLUSTERED_N}"),
+        Scene::<3>::clustered(CLUSTERED_N),
+    );
+}
+
+criterion_group!(benches, uniform_boxes, clustered);
 criterion_main!(benches);

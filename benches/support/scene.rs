@@ -46,18 +46,25 @@ impl Default for Lcg {
     }
 }
 
-/// `N` equal boxes moving in straight lines inside a square (2D) or cube (3D) region
-/// `[0, side]^D`, bouncing off its walls.
+/// `N` boxes moving in straight lines inside a square (2D) or cube (3D) region
+/// `[0, side]^D`, bouncing off its walls: equal boxes ([`Scene::uniform`]), or boxes of
+/// mixed sizes in clusters, some still ([`Scene::clustered`]).
 #[derive(Clone, Debug)]
 pub struct Scene<const D: usize> {
-    /// Half extent of every box on every axis (0.5).
+    /// Half extent on every axis of every box without its own in `halves` (0.5).
     pub half: f32,
+    /// Half extent of each box on every axis, when the boxes' sizes differ; empty when every
+    /// box has `half`.
+    pub halves: Vec<f32>,
     /// Side of the region `[0, side]^D` that holds the box centers.
     pub side: f32,
     /// Box centers.
     pub centers: Vec<[f32; D]>,
     /// Box velocities (units per second).
     pub velocities: Vec<[f32; D]>,
+    /// The walls of each box, `(min, max)` of the region its center stays in, when boxes
+    /// have their own; empty when every box bounces off the region's walls `[0, side]^D`.
+    pub walls: Vec<([f32; D], [f32; D])>,
     /// Time step (1/60 s).
     pub dt: f32,
     /// Fat-box margin (0.05): a tree stores each box enlarged by this much on every side and
@@ -84,9 +91,11 @@ impl<const D: usize> Scene<D> {
     fn with_boxes(side: f32, centers: Vec<[f32; D]>, velocities: Vec<[f32; D]>) -> Self {
         Self {
             half: Self::HALF,
+            halves: Vec::new(),
             side,
             centers,
             velocities,
+            walls: Vec::new(),
             dt: Self::DT,
             margin: Self::MARGIN,
         }
@@ -102,44 +111,69 @@ impl<const D: usize> Scene<D> {
         self.centers.is_empty()
     }
 
+    /// Half extent of box `i` on every axis.
+    #[inline]
+    pub fn half_of(&self, i: usize) -> f32 {
+        self.halves.get(i).copied().unwrap_or(self.half)
+    }
+
+    /// Boxes with a non-zero velocity.
+    pub fn moving_count(&self) -> usize {
+        self.velocities
+            .iter()
+            .filter(|v| v.iter().any(|&c| c != 0.0))
+            .count()
+    }
+
     /// Minimum corner of the tight box `i`.
     #[inline]
     pub fn min(&self, i: usize) -> [f32; D] {
-        self.centers[i].map(|c| c - self.half)
+        let half = self.half_of(i);
+        self.centers[i].map(|c| c - half)
     }
 
     /// Maximum corner of the tight box `i`.
     #[inline]
     pub fn max(&self, i: usize) -> [f32; D] {
-        self.centers[i].map(|c| c + self.half)
+        let half = self.half_of(i);
+        self.centers[i].map(|c| c + half)
     }
 
     /// Minimum corner of box `i` enlarged by the fat-box margin (the box a tree stores when
     /// it (re)inserts box `i` at its current position).
     #[inline]
     pub fn fat_min(&self, i: usize) -> [f32; D] {
-        self.centers[i].map(|c| c - self.half - self.margin)
+        let half = self.half_of(i);
+        self.centers[i].map(|c| c - half - self.margin)
     }
 
     /// Maximum corner of box `i` enlarged by the fat-box margin.
     #[inline]
     pub fn fat_max(&self, i: usize) -> [f32; D] {
-        self.centers[i].map(|c| c + self.half + self.margin)
+        let half = self.half_of(i);
+        self.centers[i].map(|c| c + half + self.margin)
     }
 
-    /// Advances every box by `velocity * dt`. A center that leaves `[0, side]` on an axis is
-    /// clamped back onto the wall and that velocity component flips sign (so that it points
-    /// back inside).
+    /// Advances every box by `velocity * dt`. A center that leaves its walls (`[0, side]`
+    /// on every axis, or the box's own in `walls`) on an axis is clamped back onto the wall
+    /// and that velocity component flips sign (so that it points back inside).
     pub fn step(&mut self) {
         let (dt, side) = (self.dt, self.side);
-        for (c, v) in self.centers.iter_mut().zip(&mut self.velocities) {
+        let region = ([0.0; D], [side; D]);
+        for (i, (c, v)) in self
+            .centers
+            .iter_mut()
+            .zip(&mut self.velocities)
+            .enumerate()
+        {
+            let (lo, hi) = self.walls.get(i).copied().unwrap_or(region);
             for k in 0..D {
                 c[k] += v[k] * dt;
-                if c[k] < 0.0 {
-                    c[k] = 0.0;
+                if c[k] < lo[k] {
+                    c[k] = lo[k];
                     v[k] = v[k].abs();
-                } else if c[k] > side {
-                    c[k] = side;
+                } else if c[k] > hi[k] {
+                    c[k] = hi[k];
                     v[k] = -v[k].abs();
                 }
             }
@@ -174,6 +208,83 @@ impl<const D: usize> Scene<D> {
                 (origin, dir)
             })
             .collect()
+    }
+    /// Seed of the clustered scenes' generator (distinct from the uniform scenes').
+    pub const CLUSTERED_SEED: u32 = 20_211;
+    /// Boxes per cluster, on average, in [`Self::clustered`].
+    pub const CLUSTER_SIZE: usize = 250;
+    /// Share of the clustered scenes' boxes that move.
+    pub const MOVING_SHARE: f32 = 0.3;
+    /// Share of the clustered scenes' boxes that are large (sides 10 to 40).
+    pub const LARGE_SHARE: f32 = 0.002;
+
+    /// The "clustered, mixed sizes" scene: `n` boxes in `n / 250` clusters (at least one)
+    /// inside the region of [`Scene::uniform`] (same side for the same `n`, so the same
+    /// mean density, but packed into clusters).
+    ///
+    /// Random numbers come from `Lcg(CLUSTERED_SEED)`. First, per cluster: the center's
+    /// coordinates (uniform in the region), then its spread `σ`, log-uniform in `[2, 12]`.
+    /// Then per box: the cluster (uniform), the offset from its center (one normal draw
+    /// per axis, Box–Muller on two draws each, times `σ`; the center is then clamped to the
+    /// box's walls: its cluster's center `± 2σ`, within the region), the size draw `u`: with `u <` [`Self::LARGE_SHARE`] a large box, side
+    /// uniform in `[10, 40]` (one more draw), else a side log-uniform in `[0.1, 3]` (one more
+    /// draw); then the motion draw: with probability [`Self::MOVING_SHARE`] the box moves
+    /// (a direction from one normal draw per axis, then a speed uniform in `[1, 5]`), else it
+    /// stays still (zero velocity, no further draw). Moving boxes bounce off their walls, so
+    /// the clusters keep their shape over the steps (a swarm around its point of interest).
+    pub fn clustered(n: usize) -> Self {
+        let side = if D == 2 {
+            2.5 * (n as f32).sqrt()
+        } else {
+            2.32 * (n as f32).cbrt()
+        };
+        let mut lcg = Lcg(Self::CLUSTERED_SEED);
+        let normal = |lcg: &mut Lcg| {
+            let u1 = 1.0 - lcg.next_f32();
+            let u2 = lcg.next_f32();
+            (-2.0 * u1.ln()).sqrt() * (std::f32::consts::TAU * u2).cos()
+        };
+        let log_uniform = |lcg: &mut Lcg, lo: f32, hi: f32| lo * (hi / lo).powf(lcg.next_f32());
+        let clusters: Vec<([f32; D], f32)> = (0..(n / Self::CLUSTER_SIZE).max(1))
+            .map(|_| {
+                let center = [(); D].map(|_| lcg.next_f32() * side);
+                (center, log_uniform(&mut lcg, 2.0, 12.0))
+            })
+            .collect();
+        let mut centers = Vec::with_capacity(n);
+        let mut velocities = Vec::with_capacity(n);
+        let mut halves = Vec::with_capacity(n);
+        let mut walls = Vec::with_capacity(n);
+        for _ in 0..n {
+            let k = ((lcg.next_f32() * clusters.len() as f32) as usize).min(clusters.len() - 1);
+            let (center, sigma) = clusters[k];
+            let lo = center.map(|c| (c - 2.0 * sigma).max(0.0));
+            let hi = center.map(|c| (c + 2.0 * sigma).min(side));
+            let mut at = center;
+            for (a, (l, h)) in at.iter_mut().zip(lo.iter().zip(&hi)) {
+                *a = (*a + sigma * normal(&mut lcg)).clamp(*l, *h);
+            }
+            centers.push(at);
+            walls.push((lo, hi));
+            let size = if lcg.next_f32() < Self::LARGE_SHARE {
+                lcg.range(10.0, 40.0)
+            } else {
+                log_uniform(&mut lcg, 0.1, 3.0)
+            };
+            halves.push(0.5 * size);
+            if lcg.next_f32() < Self::MOVING_SHARE {
+                let dir = [(); D].map(|_| normal(&mut lcg));
+                let len = dir.iter().map(|d| d * d).sum::<f32>().sqrt().max(1e-6);
+                let speed = lcg.range(1.0, 5.0);
+                velocities.push(dir.map(|d| d / len * speed));
+            } else {
+                velocities.push([0.0; D]);
+            }
+        }
+        let mut scene = Self::with_boxes(side, centers, velocities);
+        scene.halves = halves;
+        scene.walls = walls;
+        scene
     }
 }
 

@@ -12,11 +12,17 @@
 //!   steps, against parry's `Bvh::intersect_aabb`;
 //! - `static`: "static world", 1,000,000 static boxes on a grid and 1,000 fast movers, with
 //!   our move cache on and off;
+//! - `clustered`: "clustered, mixed sizes", 2D and 3D × 20k and 100k boxes
+//!   (`Scene::clustered`: Gaussian clusters of varied spread, sides log-uniform in
+//!   `[0.1, 3]` plus a few of 10 to 40, 30 % of the boxes moving within their cluster, the
+//!   rest still), where
+//!   the pairs reported dominate the step; each line also gives both sides' time per
+//!   reported pair and per moving box;
 //! - `parallel`: our pair update on several threads (`AABB_THREADS`, else every core)
 //!   against our serial one, "uniform boxes, fast", 10k and 100k;
 //! - `all` (the default): all of the above.
 //!
-//! The optional `FILTER` limits `uniform` and `parallel` to the cases whose label contains
+//! The optional `FILTER` limits `uniform`, `clustered` and `parallel` to the cases whose label contains
 //! it (for example `2d n=10000`), which helps re-running a noisy case.
 //!
 //! Method. Both drivers (`benches/support/ours_driver.rs`, `bench/src/parry_driver.rs`)
@@ -371,6 +377,45 @@ fn uniform(filter: Option<&str>) {
     }
 }
 
+/// The "clustered, mixed sizes" scenes, 2D and 3D, 20k and 100k boxes.
+fn clustered(filter: Option<&str>) {
+    for n in [20_000, 100_000] {
+        clustered_case::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(
+            &format!("clustered 2d n={n}"),
+            Scene::<2>::clustered(n),
+            filter,
+        );
+        clustered_case::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>(
+            &format!("clustered 3d n={n}"),
+            Scene::<3>::clustered(n),
+            filter,
+        );
+    }
+}
+
+fn clustered_case<const D: usize, O: Driver<D>, P: Driver<D>>(
+    label: &str,
+    scene: Scene<D>,
+    filter: Option<&str>,
+) {
+    if filter.is_some_and(|f| !label.contains(f)) {
+        return;
+    }
+    let moving = scene.moving_count();
+    let s = step_both::<D, O, P>(scene);
+    report(label, &s);
+    let pairs = s.parry_pairs.max(1.0);
+    println!(
+        "    moving={moving} pairs/moving={:.2} ns/pair ours={:.1} parry={:.1} \
+         ns/moving ours={:.1} parry={:.1}",
+        s.parry_pairs / moving.max(1) as f64,
+        s.ours_ms * 1e6 / pairs,
+        s.parry_ms * 1e6 / pairs,
+        s.ours_ms * 1e6 / moving.max(1) as f64,
+        s.parry_ms * 1e6 / moving.max(1) as f64,
+    );
+}
+
 /// Runs `ours` and `parry` over every `(a, b)` of `inputs` for [`RAY_ROUNDS`] timed rounds
 /// each, alternating which goes first, and returns the median µs per input of each.
 fn alternate_rounds<const D: usize, R, S>(
@@ -573,9 +618,11 @@ fn static_world(grid: usize, movers: usize) -> Scene<2> {
     }
     Scene {
         half: Scene::<2>::HALF,
+        halves: Vec::new(),
         side,
         centers,
         velocities,
+        walls: Vec::new(),
         dt: Scene::<2>::DT,
         margin: Scene::<2>::MARGIN,
     }
@@ -664,16 +711,18 @@ fn main() -> ExitCode {
         "queries" => queries(),
         "static" => static_scenario(),
         "parallel" => parallel(filter.as_deref()),
+        "clustered" => clustered(filter.as_deref()),
         "all" => {
             uniform(filter.as_deref());
             rays();
             queries();
             static_scenario();
+            clustered(filter.as_deref());
             parallel(filter.as_deref());
         }
         other => {
             eprintln!(
-                "unknown scenario {other:?}: expected uniform, rays, queries, static, parallel or all"
+                "unknown scenario {other:?}: expected uniform, rays, queries, static, clustered, parallel or all"
             );
             return ExitCode::from(2);
         }
