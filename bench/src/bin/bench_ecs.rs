@@ -271,6 +271,7 @@ macro_rules! avian_peer {
             }
 
             fn spawn_static_batch(world: &mut World, map: Entity, tiles: Vec<(Vec3, u32)>) {
+                use $avian::prelude::*;
                 world.spawn_batch(tiles.into_iter().map(|(c, i)| {
                     let $size = 1.0;
                     (
@@ -302,17 +303,22 @@ avian_peer!(Avian3d, avian3d, "avian3d 0.7", |size| Collider::cuboid(
 ));
 
 fn base_app<const D: usize>(scene: &Scene<D>) -> App {
+    app_with(Region {
+        side: scene.side,
+        dt: scene.dt,
+        dims: D,
+    })
+}
+
+/// A headless app ticking the fixed schedule once per update at the region's step.
+fn app_with(region: Region) -> App {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
         .insert_resource(Time::<Fixed>::from_duration(Duration::from_secs_f32(
-            scene.dt,
+            region.dt,
         )))
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
-        .insert_resource(Region {
-            side: scene.side,
-            dt: scene.dt,
-            dims: D,
-        })
+        .insert_resource(region)
         .init_resource::<Probe>();
     app
 }
@@ -414,11 +420,7 @@ fn run<V: Dim, P: Peer, const D: usize>(scene: &Scene<D>, default_plugins: bool)
 /// children of one map entity, and `movers` boxes (half extents 0.3) walking over it in
 /// the grid's plane. Ours: tiles with `Static`; avian: tiles are colliders without a
 /// rigid body (static), movers kinematic sensors as in the uniform scene.
-fn run_tilemap<V: Dim, P: Peer, const D: usize>(
-    side: usize,
-    movers: usize,
-    default_plugins: bool,
-) -> bool {
+fn run_tilemap<V: Dim, P: Peer>(side: usize, movers: usize, default_plugins: bool) -> bool {
     let mut seed = 0x9E37_79B9u32;
     let mut r = move || {
         seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
@@ -435,18 +437,16 @@ fn run_tilemap<V: Dim, P: Peer, const D: usize>(
     let tiles: Vec<Vec3> = (0..side * side)
         .map(|i| Vec3::new((i / side) as f32, (i % side) as f32, 0.0))
         .collect();
-    let setup = |app: &mut App| {
-        app.insert_resource(Region {
-            side: extent,
-            dt: 1.0 / 60.0,
-            dims: 2,
-        });
-        app.world_mut().spawn(Transform::default()).id()
+    // The movers walk in the grid's plane (x and y), over the tiles.
+    let region = Region {
+        side: extent,
+        dt: 1.0 / 60.0,
+        dims: 2,
     };
     let index = |i: usize| Idx((movers + i) as u32);
 
-    let mut ours = base_app(&Scene::<D>::uniform(1, Scene::<D>::SLOW));
-    let map = setup(&mut ours);
+    let mut ours = app_with(region);
+    let map = ours.world_mut().spawn(Transform::default()).id();
     ours.add_plugins(AabbTreePlugin::<V>::default())
         .add_systems(FixedUpdate, move_boxes::<Velocity<V>>)
         .add_systems(
@@ -478,8 +478,8 @@ fn run_tilemap<V: Dim, P: Peer, const D: usize>(
     }));
     let ours = ready(ours);
 
-    let mut avian = base_app(&Scene::<D>::uniform(1, Scene::<D>::SLOW));
-    let map = setup(&mut avian);
+    let mut avian = app_with(region);
+    let map = avian.world_mut().spawn(Transform::default()).id();
     P::add_physics(&mut avian, default_plugins);
     avian.add_systems(FixedUpdate, move_boxes::<MoveVelocity>);
     let world = avian.world_mut();
@@ -625,9 +625,9 @@ fn main() -> ExitCode {
     let same = if let Some(side) = tilemap {
         println!("tile-map level: {side} x {side} Static tiles under a map entity, 1,000 movers");
         if three_d {
-            run_tilemap::<Vec3, Avian3d, 3>(side, 1000, default_plugins)
+            run_tilemap::<Vec3, Avian3d>(side, 1000, default_plugins)
         } else {
-            run_tilemap::<Vec2, Avian2d, 2>(side, 1000, default_plugins)
+            run_tilemap::<Vec2, Avian2d>(side, 1000, default_plugins)
         }
     } else if three_d {
         let vs = if fast {
