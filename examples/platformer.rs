@@ -89,12 +89,10 @@ struct Score {
     total: u32,
 }
 
-/// Present in the headless screenshot mode: the player runs right and jumps on its own,
-/// counting ticks to jump now and then (to reach the coins in the air).
-#[derive(Resource, Default)]
-struct Autopilot {
-    tick: u32,
-}
+/// Present in the headless screenshot mode: the player runs right on its own and jumps
+/// over what blocks it.
+#[derive(Resource)]
+struct Autopilot;
 
 /// A parsed level: its size in tiles and what each cell holds.
 struct Level {
@@ -185,7 +183,7 @@ fn main() {
     if args.screenshot.is_some() {
         // No keyboard: the autopilot plays. Each frame advances the clock by exactly one
         // tick, so the picture is the same however slowly a headless machine renders.
-        app.init_resource::<Autopilot>()
+        app.insert_resource(Autopilot)
             .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
                 TICK,
             )));
@@ -218,7 +216,12 @@ fn load_level() -> Level {
 
 /// Spawns the level (tiles under a map entity, coins), the player, the score text and a
 /// camera framing the whole level.
-fn setup(mut commands: Commands, assets: Res<AssetServer>, mut score: ResMut<Score>) {
+fn setup(
+    mut commands: Commands,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<ColorMaterial>>,
+    mut score: ResMut<Score>,
+) {
     let level = load_level();
 
     // One map entity owns the tiles. The tiles are `Static`: the plugin keeps them in a
@@ -243,7 +246,8 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>, mut score: ResMut<Sco
 
     // Coins never move either, so they are `Static` too; a static collider still pairs
     // with moving ones, which is all a pickup needs.
-    let coin_image = assets.load("ball.png");
+    let coin_mesh = meshes.add(Circle::new(COIN_RADIUS));
+    let coin_color = materials.add(Color::srgb(1.0, 0.8, 0.2));
     for &cell in &level.coins {
         commands.spawn((
             Coin,
@@ -251,12 +255,8 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>, mut score: ResMut<Sco
             BoundingSphere::new(COIN_RADIUS),
             CollisionLayers::new(COIN, PLAYER),
             Static,
-            Sprite {
-                image: coin_image.clone(),
-                color: Color::srgb(1.0, 0.8, 0.2),
-                custom_size: Some(Vec2::splat(2.0 * COIN_RADIUS)),
-                ..default()
-            },
+            Mesh2d(coin_mesh.clone()),
+            MeshMaterial2d(coin_color.clone()),
         ));
     }
     score.total = level.coins.len() as u32;
@@ -277,7 +277,7 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>, mut score: ResMut<Sco
         ScoreText,
         Text2d::new(""),
         TextFont {
-            font_size: 40.0,
+            font_size: FontSize::Px(40.0),
             ..default()
         },
         // The font size is in pixels of the camera's scale; one tile is about 30 pixels.
@@ -302,16 +302,10 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>, mut score: ResMut<Sco
 /// Read with `pressed` rather than `just_pressed`: a fixed tick can run zero or several
 /// times per frame, and would miss or repeat a one-frame press; holding the jump key
 /// jumps again on landing.
-fn read_input(
-    keys: &ButtonInput<KeyCode>,
-    autopilot: Option<&mut Autopilot>,
-    player: &Player,
-) -> (f32, bool) {
-    if let Some(autopilot) = autopilot {
-        // Run right; jump when a wall blocks the way, and every so often for the coins
-        // in the air.
-        autopilot.tick += 1;
-        return (1.0, player.blocked || autopilot.tick % 70 == 40);
+fn read_input(keys: &ButtonInput<KeyCode>, autopilot: bool, player: &Player) -> (f32, bool) {
+    if autopilot {
+        // Run right; jump when a wall blocks the way.
+        return (1.0, player.blocked);
     }
     let left = keys.any_pressed([KeyCode::ArrowLeft, KeyCode::KeyA]);
     let right = keys.any_pressed([KeyCode::ArrowRight, KeyCode::KeyD]);
@@ -324,13 +318,13 @@ fn read_input(
 fn move_player(
     time: Res<Time>,
     keys: Res<ButtonInput<KeyCode>>,
-    autopilot: Option<ResMut<Autopilot>>,
+    autopilot: Option<Res<Autopilot>>,
     tree: Res<AabbTree>,
     player: Single<(Entity, &mut Transform, &mut Player)>,
 ) {
     let (entity, mut transform, mut player) = player.into_inner();
     let dt = time.delta_secs();
-    let (run, jump) = read_input(&keys, autopilot.map(ResMut::into_inner), &player);
+    let (run, jump) = read_input(&keys, autopilot.is_some(), &player);
 
     player.velocity.x = run * RUN_SPEED;
     if jump && player.on_ground {

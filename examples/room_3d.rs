@@ -46,13 +46,13 @@ const TRAIL: usize = 400;
 
 /// The room's half size on the floor (x, z) and its walls' height.
 const ROOM_HALF: Vec2 = Vec2::new(8.0, 6.0);
-const WALL_HEIGHT: f32 = 1.5;
+const WALL_HEIGHT: f32 = 1.0;
 
 /// The crates and the pillar: center and half extents.
 const CRATES: [(Vec3, Vec3); 6] = [
     // On the autopilot's round, so that it runs into them and slides along.
     (Vec3::new(3.9, 0.6, 3.1), Vec3::new(0.8, 0.6, 0.8)),
-    (Vec3::new(-0.9, 0.5, 5.0), Vec3::new(1.0, 0.5, 0.5)),
+    (Vec3::new(-0.9, 0.5, 4.2), Vec3::new(1.0, 0.5, 0.5)),
     (Vec3::new(-4.6, 0.4, 0.8), Vec3::new(0.4, 0.4, 1.2)),
     (Vec3::new(2.5, 0.5, -4.2), Vec3::new(0.5, 0.5, 0.5)),
     (Vec3::new(-6.0, 0.75, -4.0), Vec3::new(1.0, 0.75, 1.0)),
@@ -76,8 +76,13 @@ struct Trail(Vec<Vec3>);
 
 /// While present, the character walks round the pillar on its own; the first movement
 /// key removes it.
-#[derive(Resource)]
-struct Autopilot;
+#[derive(Resource, Default)]
+struct Autopilot {
+    /// How far (radians) the autopilot turns away from its round to get past what blocks
+    /// it: a crate met face on stops the slide dead (nothing of the motion is along the
+    /// face), so it turns a little more each tick it makes no headway, and back once free.
+    detour: f32,
+}
 
 fn main() {
     let args = DemoArgs::parse();
@@ -100,7 +105,7 @@ fn main() {
     })
     .insert_resource(ClearColor(Color::srgb(0.07, 0.08, 0.1)))
     .insert_resource(Time::<Fixed>::from_seconds(TICK))
-    .insert_resource(Autopilot)
+    .init_resource::<Autopilot>()
     .add_systems(Startup, setup)
     // Before the plugin's step (`FixedPostUpdate`), which then sees the new position.
     .add_systems(FixedUpdate, move_character)
@@ -126,12 +131,12 @@ fn setup(
 ) {
     commands.spawn((
         Camera3d::default(),
-        Transform::from_xyz(0.0, 15.0, 13.0).looking_at(Vec3::new(0.0, 0.0, 0.8), Vec3::Y),
+        Transform::from_xyz(0.0, 17.0, 11.5).looking_at(Vec3::new(0.0, 0.0, 0.9), Vec3::Y),
     ));
     commands.spawn((
         DirectionalLight {
             illuminance: 6000.0,
-            shadows_enabled: true,
+            shadow_maps_enabled: true,
             ..default()
         },
         Transform::from_xyz(6.0, 12.0, 8.0).looking_at(Vec3::ZERO, Vec3::Y),
@@ -213,19 +218,24 @@ fn setup(
 
 /// The walking direction on the floor (unit or zero) and whether to jump, this tick.
 ///
-/// The autopilot walks counterclockwise (seen from above) round the room's center,
-/// steering back towards its round when a crate has pushed it off. Keys are read with
-/// `pressed`: a fixed tick can run zero or several times per frame, and would miss or
-/// repeat a one-frame press.
-fn read_input(keys: &ButtonInput<KeyCode>, autopilot: bool, position: Vec3) -> (Vec3, bool) {
-    if autopilot {
+/// The autopilot walks clockwise (seen from above) round the room's center, steering
+/// back towards its round when a crate has pushed it off, and turning aside by its
+/// detour. Keys are read with `pressed`: a fixed tick can run zero or several times per
+/// frame, and would miss or repeat a one-frame press.
+fn read_input(
+    keys: &ButtonInput<KeyCode>,
+    autopilot: Option<&Autopilot>,
+    position: Vec3,
+) -> (Vec3, bool) {
+    if let Some(autopilot) = autopilot {
         let radial = Vec3::new(position.x, 0.0, position.z);
         let distance = radial.length();
         let out = radial.normalize_or(Vec3::X);
-        // Counterclockwise seen from above (+y): from +x towards -z.
-        let tangent = Vec3::new(out.z, 0.0, -out.x);
+        // Clockwise seen from above (+y): from +x towards +z, towards the camera.
+        let tangent = Vec3::new(-out.z, 0.0, out.x);
         let steer = out * (ROUND - distance).clamp(-1.0, 1.0);
-        return ((tangent + steer).normalize_or_zero(), false);
+        let dir = Quat::from_rotation_y(autopilot.detour) * (tangent + steer);
+        return (dir.normalize_or_zero(), false);
     }
     let mut dir = Vec3::ZERO;
     if keys.any_pressed([KeyCode::ArrowLeft, KeyCode::KeyA]) {
@@ -248,13 +258,13 @@ fn read_input(keys: &ButtonInput<KeyCode>, autopilot: bool, position: Vec3) -> (
 fn move_character(
     time: Res<Time>,
     keys: Res<ButtonInput<KeyCode>>,
-    autopilot: Option<Res<Autopilot>>,
+    mut autopilot: Option<ResMut<Autopilot>>,
     tree: Res<AabbTree>,
     character: Single<(Entity, &mut Transform, &mut Character, &mut Trail)>,
 ) {
     let (entity, mut transform, mut character, mut trail) = character.into_inner();
     let dt = time.delta_secs();
-    let (walk, jump) = read_input(&keys, autopilot.is_some(), transform.translation);
+    let (walk, jump) = read_input(&keys, autopilot.as_deref(), transform.translation);
 
     let vertical = character.velocity.y;
     character.velocity = walk * WALK_SPEED + Vec3::Y * vertical;
@@ -286,6 +296,17 @@ fn move_character(
         }
     }
     character.on_ground = slide.on_ground;
+
+    // The autopilot's headway: the part of the walk done, from 0 (blocked) to 1.
+    if let Some(autopilot) = autopilot.as_deref_mut() {
+        let wanted = walk * WALK_SPEED * dt;
+        let headway = slide.displacement.dot(wanted) / wanted.length_squared().max(1e-9);
+        autopilot.detour = if headway < 0.5 {
+            (autopilot.detour + 0.1).min(1.5)
+        } else {
+            autopilot.detour * 0.9
+        };
+    }
 
     trail.0.push(transform.translation);
     if trail.0.len() > TRAIL {
