@@ -47,7 +47,7 @@ const JUMP_SPEED: f32 = 17.0;
 const GRAVITY: f32 = 38.0;
 /// The fastest fall, so that a long fall stays readable.
 const MAX_FALL: f32 = 20.0;
-/// The fixed tick, as the plugin's default schedule runs it (64 Hz).
+/// The fixed tick: Bevy's default (64 Hz), which the plugin's step (`FixedPostUpdate`) follows.
 const TICK: f64 = 1.0 / 64.0;
 
 /// The level map, relative to the asset folder.
@@ -280,7 +280,8 @@ fn setup(
             font_size: FontSize::Px(40.0),
             ..default()
         },
-        // The font size is in pixels of the camera's scale; one tile is about 30 pixels.
+        // Text is laid out in world units: a 40 px font scaled by 1/40 is one tile high
+        // and stays sharp at this camera's zoom.
         Transform::from_xyz(0.0, top + 0.9, 3.0).with_scale(Vec3::splat(1.0 / 40.0)),
     ));
 

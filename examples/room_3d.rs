@@ -39,7 +39,7 @@ const JUMP_SPEED: f32 = 6.0;
 const GRAVITY: f32 = 20.0;
 /// The radius of the autopilot's round, about the room's center.
 const ROUND: f32 = 5.0;
-/// The fixed tick, as the plugin's default schedule runs it (64 Hz).
+/// The fixed tick: Bevy's default (64 Hz), which the plugin's step (`FixedPostUpdate`) follows.
 const TICK: f64 = 1.0 / 64.0;
 /// Points kept in the trail.
 const TRAIL: usize = 400;
