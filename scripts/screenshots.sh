@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Renders both demos headless (Xvfb + llvmpipe Vulkan), saves a screenshot of each with
-# the overlay, and checks them. Needs xvfb and mesa-vulkan-drivers (scripts/test.sh
-# installs them when run as root). Output: target/screenshots/demo_{2d,3d}.png and .log
+# Renders the windowed examples headless (Xvfb + llvmpipe Vulkan): the two demos, the
+# platformer and the 3D room; saves a screenshot of each with the overlay, and checks them.
+# Needs xvfb and mesa-vulkan-drivers (scripts/test.sh installs them when run as root).
+# Output: target/screenshots/NAME.png and NAME.log
 #
 # A demo fails the check when it exits non-zero, when its output has an `ERROR` line or a
 # panic, when it saves no image, or when the image looks blank, its overlay panel empty or
@@ -26,9 +27,9 @@ export DISPLAY=$display
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
 frames=${SCREENSHOT_FRAMES:-150}
 # Build first, so the demos' logs hold only what they print.
-cargo build --quiet --features examples --example demo_2d --example demo_3d
+cargo build --quiet --features examples --example demo_2d --example demo_3d --example platformer --example room_3d
 failed=0
-for demo in demo_2d demo_3d; do
+for demo in demo_2d demo_3d platformer room_3d; do
     rm -f "$out/$demo.png"
     log="$out/$demo.log"
     status=0
@@ -52,3 +53,7 @@ done
 # whole window: on the left in 2D, on the right in 3D.
 python3 scripts/check_image.py "$out/demo_2d.png" 20 20 260 240 300 10 1270 710
 python3 scripts/check_image.py "$out/demo_3d.png" 1010 20 1250 240 10 10 970 710
+# The gameplay examples have no panel: their first rectangle is a part of the level (the
+# platformer's floor tiles along the bottom, the room's floor in the middle).
+python3 scripts/check_image.py "$out/platformer.png" 40 580 1240 604 10 10 1270 710
+python3 scripts/check_image.py "$out/room_3d.png" 500 400 900 560 10 10 1270 710
