@@ -161,7 +161,9 @@ pub(crate) struct TickBuffers<V: Vector> {
     pub processed: Vec<Key>,
     /// Colliders to process at the next tick whatever their change ticks say: those that
     /// moved at this one (to read as still) or were left out for invalid values.
-    pub revisit: Vec<Entity>,
+    /// With the key each had then, which tells at a glance whether this tick has
+    /// processed it already.
+    pub revisit: Vec<(Entity, Option<Key>)>,
     /// The prepare stage's count of runs, which marks the colliders it processed.
     pub number: u32,
     /// Colliders processed over all ticks (see [`Body::processed_at`]).

@@ -124,7 +124,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         };
         self.process(tracked, inputs);
         if tracked.moved || tracked.invalid {
-            self.state.tick.revisit.push(entity);
+            self.state.tick.revisit.push((entity, tracked.proxy));
         }
     }
 
@@ -441,7 +441,16 @@ pub(crate) fn prepare<V: Vector>(
             ctx.visit(item, tick);
         }
         let mut all = colliders.p1();
-        for entity in revisit.drain(..) {
+        let before = ctx.state.tick.processed_before;
+        for (entity, key) in revisit.drain(..) {
+            // Most are moving colliders the scan above has just processed: their bodies
+            // say so, without a look-up of the entity.
+            let done = key
+                .and_then(|k| ctx.state.body(k))
+                .is_some_and(|b| b.entity == entity && b.processed_at > before);
+            if done {
+                continue;
+            }
             if let Ok(item) = all.get_mut(entity) {
                 ctx.visit(item, tick);
             }

@@ -127,7 +127,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
                         new.entity
                     );
                     tracked.invalid = true;
-                    state.tick.revisit.push(new.entity);
+                    state.tick.revisit.push((new.entity, None));
                 }
             }
         }
