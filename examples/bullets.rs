@@ -6,8 +6,7 @@
 //! Run: `cargo run --features examples --example bullets`
 
 use bevy::prelude::*;
-use bevy_aabb_tree::debug::AabbTreeDebugPlugin;
-use bevy_aabb_tree::prelude::*;
+use bevy_aabb_tree::d2::*;
 
 /// A bullet and the tick it was fired at.
 #[derive(Component)]
@@ -17,16 +16,16 @@ fn main() {
     App::new()
         .add_plugins(DefaultPlugins)
         .add_plugins((
-            AabbTreePlugin::<Vec2>::default(),
-            VelocityPlugin::<Vec2>::default(),
-            AabbTreeDebugPlugin::<Vec2>::default(),
+            AabbTreePlugin::default(),
+            VelocityPlugin::default(),
+            AabbTreeDebugPlugin::default(),
         ))
         .add_systems(Startup, setup)
         .add_systems(FixedUpdate, (fire, cull))
         .add_systems(Update, toggle_sweeps)
         // A bullet that touches a wall stops there (a real game would spawn sparks).
         .add_observer(
-            |hit: On<CollisionStarted>, mut bullets: Query<&mut Velocity<Vec2>, With<Bullet>>| {
+            |hit: On<CollisionStarted>, mut bullets: Query<&mut Velocity, With<Bullet>>| {
                 if let Ok(mut v) = bullets.get_mut(hit.entity) {
                     v.0 = Vec2::ZERO;
                 }

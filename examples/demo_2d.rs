@@ -10,8 +10,7 @@ mod demo;
 
 use bevy::prelude::*;
 use bevy::window::WindowResolution;
-use bevy_aabb_tree::debug::AabbTreeDebugPlugin;
-use bevy_aabb_tree::prelude::*;
+use bevy_aabb_tree::d2::*;
 use demo::{Arena, Bouncy, DemoArgs, Lcg};
 
 const BODIES: usize = 2000;
@@ -39,9 +38,9 @@ fn main() {
         ..default()
     }))
     .add_plugins((
-        AabbTreePlugin::<Vec2>::default(),
-        VelocityPlugin::<Vec2>::default(),
-        AabbTreeDebugPlugin::<Vec2>::default(),
+        AabbTreePlugin::default(),
+        VelocityPlugin::default(),
+        AabbTreeDebugPlugin::default(),
     ))
     .insert_resource(ClearColor(Color::srgb(0.07, 0.08, 0.1)))
     .insert_resource(Arena(Vec3::new(76.0, 42.0, 0.0)))
@@ -90,7 +89,7 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>) {
             ));
         } else {
             entity.insert((
-                BoundingSphere::<Vec2>::new(size),
+                BoundingSphere::new(size),
                 Sprite {
                     image: ball_tex.clone(),
                     custom_size: Some(Vec2::splat(2.0 * size)),
@@ -139,7 +138,7 @@ fn fire(mut commands: Commands, textures: Res<Textures>, mut tick: Local<u32>) {
     commands.spawn((
         Bullet,
         Transform::from_xyz(-76.0, y, 2.0),
-        BoundingSphere::<Vec2>::new(0.3),
+        BoundingSphere::new(0.3),
         Velocity(Vec2::X * 300.0),
         CollisionLayers::new(BULLET, WALL | BODY),
         Sprite {

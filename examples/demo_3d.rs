@@ -10,8 +10,7 @@ mod demo;
 
 use bevy::prelude::*;
 use bevy::window::WindowResolution;
-use bevy_aabb_tree::debug::AabbTreeDebugPlugin;
-use bevy_aabb_tree::prelude::*;
+use bevy_aabb_tree::d3::*;
 use demo::{Arena, Bouncy, DemoArgs, Lcg};
 
 const BODIES: usize = 1500;
@@ -37,9 +36,9 @@ fn main() {
         ..default()
     }))
     .add_plugins((
-        AabbTreePlugin::<Vec3>::default(),
-        VelocityPlugin::<Vec3>::default(),
-        AabbTreeDebugPlugin::<Vec3>::default(),
+        AabbTreePlugin::default(),
+        VelocityPlugin::default(),
+        AabbTreeDebugPlugin::default(),
     ))
     .insert_resource(ClearColor(Color::srgb(0.07, 0.08, 0.1)))
     .insert_resource(Arena(Vec3::new(30.0, 12.0, 18.0)))
@@ -121,7 +120,7 @@ fn setup(
             ));
         } else {
             entity.insert((
-                BoundingSphere::<Vec3>::new(1.0),
+                BoundingSphere::new(1.0),
                 Mesh3d(sphere.clone()),
                 MeshMaterial3d(ball_mat.clone()),
             ));
@@ -157,7 +156,7 @@ fn fire(mut commands: Commands, look: Res<BulletLook>, mut tick: Local<u32>) {
     commands.spawn((
         Bullet,
         Transform::from_xyz(-31.0, y, z),
-        BoundingSphere::<Vec3>::new(0.3),
+        BoundingSphere::new(0.3),
         Velocity(Vec3::X * 300.0),
         CollisionLayers::new(BULLET, WALL | BODY),
         Mesh3d(look.0.clone()),

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use bevy_aabb_tree::prelude::*;
+use bevy_aabb_tree::d3::*;
 
 fn main() {
     let mut app = App::new();
@@ -18,9 +18,9 @@ fn main() {
         bevy::log::LogPlugin::default(),
     ))
     // Collision detection in 3D, in FixedPostUpdate (the default).
-    .add_plugins(AabbTreePlugin::<Vec3>::default())
+    .add_plugins(AabbTreePlugin::default())
     // Moves entities by their Velocity in FixedUpdate (optional helper).
-    .add_plugins(VelocityPlugin::<Vec3>::default())
+    .add_plugins(VelocityPlugin::default())
     // A fixed 60 Hz step, and time advancing by exactly one step per frame so the
     // example prints the same thing every run.
     .insert_resource(Time::<Fixed>::from_hz(60.0))
@@ -73,7 +73,7 @@ fn setup(mut commands: Commands) {
     commands.spawn((
         Name::new("ball"),
         Transform::from_xyz(0.0, 10.0, 0.0),
-        BoundingSphere::<Vec3>::new(0.5),
+        BoundingSphere::new(0.5),
         Velocity(Vec3::X * 2.0),
     ));
     commands.spawn((

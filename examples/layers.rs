@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use bevy_aabb_tree::prelude::*;
+use bevy_aabb_tree::d2::*;
 
 const PLAYER: u32 = 1 << 0;
 const COIN: u32 = 1 << 1;
@@ -22,10 +22,7 @@ fn main() {
         bevy::transform::TransformPlugin,
         bevy::log::LogPlugin::default(),
     ))
-    .add_plugins((
-        AabbTreePlugin::<Vec2>::default(),
-        VelocityPlugin::<Vec2>::default(),
-    ))
+    .add_plugins((AabbTreePlugin::default(), VelocityPlugin::default()))
     .insert_resource(Time::<Fixed>::from_hz(60.0))
     .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
         1.0 / 60.0,
@@ -52,7 +49,7 @@ fn setup(mut commands: Commands) {
     commands.spawn((
         Name::new("ghost"),
         Transform::from_xyz(0.0, 0.5, 0.0),
-        BoundingSphere::<Vec2>::new(0.4),
+        BoundingSphere::new(0.4),
         Velocity(Vec2::X * 4.0),
         CollisionLayers::new(GHOST, WALL),
     ));
@@ -60,7 +57,7 @@ fn setup(mut commands: Commands) {
         commands.spawn((
             Name::new(format!("coin {i}")),
             Transform::from_xyz(i as f32 * 2.0, 0.0, 0.0),
-            BoundingSphere::<Vec2>::new(0.25),
+            BoundingSphere::new(0.25),
             CollisionLayers::new(COIN, PLAYER),
         ));
     }
@@ -95,7 +92,7 @@ fn collect_coins(
 fn report(
     mut started: MessageReader<CollisionStarted>,
     layers: Query<&CollisionLayers>,
-    mut walkers: Query<(&Name, &mut Velocity<Vec2>)>,
+    mut walkers: Query<(&Name, &mut Velocity)>,
 ) {
     for hit in started.read() {
         let is_wall = |e: Entity| layers.get(e).is_ok_and(|l| l.memberships == WALL);

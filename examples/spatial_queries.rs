@@ -2,7 +2,7 @@
 //! Headless. Run: `cargo run --example spatial_queries`.
 
 use bevy::prelude::*;
-use bevy_aabb_tree::prelude::*;
+use bevy_aabb_tree::d3::*;
 
 fn main() {
     let mut app = App::new();
@@ -12,7 +12,7 @@ fn main() {
         bevy::log::LogPlugin::default(),
     ))
     // Run the pipeline every frame so the queries see the scene on the first update.
-    .add_plugins(AabbTreePlugin::<Vec3>::new(Update))
+    .add_plugins(AabbTreePlugin::new(Update))
     .add_systems(Startup, setup)
     .add_systems(Update, queries.after(CollisionSystems::Events));
     app.update();
@@ -33,18 +33,18 @@ fn setup(mut commands: Commands) {
     commands.spawn((
         Name::new("ball"),
         Transform::from_xyz(7.0, 2.0, 0.0),
-        BoundingSphere::<Vec3>::new(0.75),
+        BoundingSphere::new(0.75),
     ));
     // The observer has a collider too; the queries exclude it.
     commands.spawn((
         Name::new("eye"),
         Eye,
         Transform::default(),
-        BoundingSphere::<Vec3>::new(0.25),
+        BoundingSphere::new(0.25),
     ));
 }
 
-fn queries(query: SpatialQuery<Vec3>, eye: Single<Entity, With<Eye>>, names: Query<&Name>) {
+fn queries(query: SpatialQuery, eye: Single<Entity, With<Eye>>, names: Query<&Name>) {
     let name = |e: Entity| names.get(e).map(|n| n.to_string()).unwrap_or_default();
     let filter = QueryFilter::default().excluding([*eye]);
 
