@@ -62,14 +62,14 @@ pub(crate) fn depth_color(depth: u32) -> Color {
     Color::hsl((depth as f32 * 47.0) % 360.0, 0.85, 0.6)
 }
 
-/// The colour of a static tree's internal node at `depth`: one hue, lighter deeper down,
-/// so the two trees read apart at a glance.
+/// The colour of a static tree's internal node at `depth`: shades of grey, lighter deeper
+/// down, so that it reads apart from the moving tree's saturated hues at any depth.
 pub(crate) fn static_depth_color(depth: u32) -> Color {
-    Color::hsl(225.0, 0.35, 0.35 + 0.06 * (depth % 8) as f32)
+    Color::hsl(0.0, 0.0, 0.4 + 0.07 * (depth % 6) as f32)
 }
 
 const TIGHT: Color = Color::srgb(0.2, 0.9, 0.3);
-const TIGHT_STATIC: Color = Color::srgb(0.45, 0.55, 0.85);
+const TIGHT_STATIC: Color = Color::srgb(0.8, 0.8, 0.8);
 const FAT: Color = Color::srgba(0.6, 0.6, 0.6, 0.6);
 const TOUCHING: Color = Color::srgb(1.0, 0.2, 0.2);
 const VELOCITY: Color = Color::srgb(0.3, 0.7, 1.0);

@@ -55,7 +55,7 @@ pub struct DebugOverlay {
     pub toggle_key: KeyCode,
     /// The egui panel (default on).
     pub panel: bool,
-    /// Tight world boxes of box colliders (default on): green, slate blue for `Static` ones.
+    /// Tight world boxes of box colliders (default on): green, light grey for `Static` ones.
     pub tight_boxes: bool,
     /// Fat boxes stored in the tree (default off).
     pub fat_boxes: bool,
@@ -63,7 +63,8 @@ pub struct DebugOverlay {
     pub spheres: bool,
     /// The moving tree's internal nodes, coloured by depth (default on).
     pub tree_nodes: bool,
-    /// The static tree's internal nodes, in shades of slate blue by depth (default on).
+    /// The static tree's internal nodes, in shades of grey by depth (default on): the
+    /// moving tree's colours are saturated, so the two read apart.
     pub static_tree_nodes: bool,
     /// The range of depths of internal nodes drawn, root = 0 (default 0..=5).
     pub depth_range: (u32, u32),

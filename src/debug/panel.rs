@@ -64,7 +64,7 @@ fn switches(ui: &mut egui::Ui, o: &mut DebugOverlay) {
     ui.checkbox(&mut o.fat_boxes, "fat boxes");
     ui.checkbox(&mut o.spheres, "spheres / circles");
     ui.checkbox(&mut o.tree_nodes, "moving tree nodes (by depth)");
-    ui.checkbox(&mut o.static_tree_nodes, "static tree nodes (slate)");
+    ui.checkbox(&mut o.static_tree_nodes, "static tree nodes (grey)");
     ui.horizontal(|ui| {
         ui.label("depths");
         ui.add(egui::DragValue::new(&mut o.depth_range.0).range(0..=64));
