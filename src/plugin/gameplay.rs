@@ -9,7 +9,6 @@ use crate::Vector;
 use crate::geometry::{
     CastHit, Contact, Shape, SlideConfig, SlideOutcome, cast_shape, move_and_slide,
 };
-use crate::plugin::state::Key;
 use crate::plugin::{AabbTree, QueryFilter, TrackedCollider};
 
 /// Contacts between colliders, from their world shapes at the last tick: depth, normal
@@ -90,10 +89,7 @@ impl<V: Vector> AabbTree<V> {
         // Every collider the swept shape reaches, those it touches at the start included.
         let reach = shape.bounding_box().swept(motion);
         let mut best: Option<CastHit<V, Entity>> = None;
-        for (tree, key_of) in [
-            (&self.tree, Key::moving as fn(_) -> Key),
-            (&self.static_tree, Key::fixed),
-        ] {
+        for (tree, key_of) in self.trees() {
             tree.query_box(&reach, |id, _| {
                 if let Some(body) = self.body(key_of(id)).filter(|b| filter.accepts(b))
                     && let Some(hit) = cast_shape(shape, motion, &body.shape)

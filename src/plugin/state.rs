@@ -45,6 +45,9 @@ impl Key {
     }
 }
 
+/// A tree and the function naming its proxies' keys.
+pub(crate) type TreeAndKeys<'a, V> = (&'a DynamicTree<V, Entity>, fn(ProxyId) -> Key);
+
 /// A table indexed by [`Key`]: one array per tree, by proxy id.
 #[derive(Clone, Debug)]
 pub(crate) struct ByKey<T> {
@@ -380,6 +383,12 @@ impl<V: Vector> AabbTree<V> {
             }
             None
         })
+    }
+
+    /// The two trees, each with the way to name its proxies' keys: what every query over
+    /// all colliders walks.
+    pub(crate) fn trees(&self) -> [TreeAndKeys<'_, V>; 2] {
+        [(&self.tree, Key::moving), (&self.static_tree, Key::fixed)]
     }
 
     /// The tree holding `key`.

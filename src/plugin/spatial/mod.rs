@@ -8,7 +8,7 @@ use smallvec::SmallVec;
 
 use crate::Vector;
 use crate::geometry::{Ball, BoundingBox, Ray, Shape};
-use crate::plugin::state::{Body, Key};
+use crate::plugin::state::{Body, Key, TreeAndKeys};
 use crate::plugin::{AabbTree, WorldShape};
 use crate::tree::{DynamicTree, ProxyId};
 
@@ -106,16 +106,10 @@ pub struct SpatialQuery<'w, V: Vector> {
     state: Res<'w, AabbTree<V>>,
 }
 
-/// A tree and the function naming its proxies' keys.
-type TreeAndKeys<'a, V> = (&'a DynamicTree<V, Entity>, fn(ProxyId) -> Key);
-
 impl<V: Vector> SpatialQuery<'_, V> {
     /// The two trees, each with the way to name its proxies' bodies.
     fn trees(&self) -> [TreeAndKeys<'_, V>; 2] {
-        [
-            (&self.state.tree, Key::moving),
-            (&self.state.static_tree, Key::fixed),
-        ]
+        self.state.trees()
     }
 
     /// The body of a proxy the filter accepts.
