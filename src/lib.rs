@@ -29,7 +29,7 @@ pub use vector::Vector;
 pub use plugin::{
     Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CollidingEntities, CollisionConfig,
     CollisionEnded, CollisionLayers, CollisionStarted, CollisionSystems, EndReason, QueryFilter,
-    SpatialQuery, Static, Teleported, TrackedCollider, Velocity, VelocityPlugin,
+    SpatialQuery, Static, StaticChanges, Teleported, TrackedCollider, Velocity, VelocityPlugin,
 };
 
 /// Everything a game needs: `use bevy_aabb_tree::prelude::*;`.
@@ -39,7 +39,7 @@ pub mod prelude {
     pub use crate::plugin::{
         Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CollidingEntities, CollisionConfig,
         CollisionEnded, CollisionLayers, CollisionStarted, CollisionSystems, EndReason,
-        QueryFilter, ShapeHit, SpatialQuery, Static, Teleported, TrackedCollider, Velocity,
-        VelocityPlugin,
+        QueryFilter, ShapeHit, SpatialQuery, Static, StaticChanges, Teleported, TrackedCollider,
+        Velocity, VelocityPlugin,
     };
 }

@@ -63,11 +63,19 @@ fn record(
     }
 }
 
-/// A headless app with the plugin in `Update` (one tick a frame) and the event log.
-fn app<V: Dim>() -> App {
+/// Both ways of finding changed static colliders.
+const MODES: [StaticChanges; 2] = [StaticChanges::Detect, StaticChanges::OnInsert];
+
+/// A headless app with the plugin in `Update` (one tick a frame), static colliders found
+/// by `mode`, and the event log.
+fn app<V: Dim>(mode: StaticChanges) -> App {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
         .add_plugins(AabbTreePlugin::<V>::new(Update))
+        .insert_resource(CollisionConfig {
+            static_changes: mode,
+            ..default()
+        })
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
             1.0 / 60.0,
         )))
@@ -196,9 +204,9 @@ fn spawn_spec<V: Dim>(world: &mut World, spec: &mut Spec, map: Entity) {
 /// resizes a static collider, toggles `Static`, changes layers, disables or despawns and
 /// respawns a collider. After every tick the touching pairs equal the oracle's, and the
 /// events replayed give the same set.
-fn random_static_scene<V: Dim>(seed: u64) {
+fn random_static_scene<V: Dim>(seed: u64, mode: StaticChanges) {
     let mut rng = Rng::new(seed);
-    let mut app = app::<V>();
+    let mut app = app::<V>(mode);
     let map = app.world_mut().spawn(Transform::default()).id();
     let mut map_at = Vec3::ZERO;
     let mut specs = Vec::new();
@@ -371,15 +379,19 @@ fn random_static_scene<V: Dim>(seed: u64) {
 
 #[test]
 fn random_static_scene_2d() {
-    for seed in 0..4 {
-        random_static_scene::<Vec2>(seed);
+    for mode in MODES {
+        for seed in 0..4 {
+            random_static_scene::<Vec2>(seed, mode);
+        }
     }
 }
 
 #[test]
 fn random_static_scene_3d() {
-    for seed in 10..14 {
-        random_static_scene::<Vec3>(seed);
+    for mode in MODES {
+        for seed in 10..14 {
+            random_static_scene::<Vec3>(seed, mode);
+        }
     }
 }
 
@@ -387,8 +399,8 @@ fn random_static_scene_3d() {
 /// tiles, nothing processed once they are in, every tile in the static tree (built in
 /// bulk) and seen by queries. A mover crossing it touches exactly the tiles the oracle
 /// says.
-fn tile_map<V: Dim>() {
-    let mut app = app::<V>();
+fn tile_map<V: Dim>(mode: StaticChanges) {
+    let mut app = app::<V>(mode);
     let map = app.world_mut().spawn(Transform::default()).id();
     let n = 60;
     // The mover's box (center (10.2, 10.6), half extent 0.3) against a unit tile's,
@@ -510,18 +522,22 @@ fn tile_map<V: Dim>() {
 
 #[test]
 fn tile_map_2d() {
-    tile_map::<Vec2>();
+    for mode in MODES {
+        tile_map::<Vec2>(mode);
+    }
 }
 
 #[test]
 fn tile_map_3d() {
-    tile_map::<Vec3>();
+    for mode in MODES {
+        tile_map::<Vec3>(mode);
+    }
 }
 
 /// Children of a still parent are idle; plain (not static) touching tiles pair with each
 /// other once and then cost nothing.
 fn still_children_are_idle<V: Dim>() {
-    let mut app = app::<V>();
+    let mut app = app::<V>(StaticChanges::Detect);
     let map = app.world_mut().spawn(Transform::default()).id();
     for x in 0..10 {
         app.world_mut().spawn((
@@ -568,8 +584,8 @@ fn still_children_are_idle_3d() {
 /// `Static` marker, each on one collider of a touching pair of still colliders (one of
 /// them `Static` when `with_static`). Hand-computed: boxes of half extent 0.5 at x = 0
 /// and x = 0.9 overlap by 0.1.
-fn idle_pair_changes<V: Dim>(with_static: bool) {
-    let mut app = app::<V>();
+fn idle_pair_changes<V: Dim>(with_static: bool, mode: StaticChanges) {
+    let mut app = app::<V>(mode);
     let a = app
         .world_mut()
         .spawn((Transform::default(), Aabb::<V>::new(V::splat(0.5))))
@@ -650,12 +666,101 @@ fn idle_pair_changes<V: Dim>(with_static: bool) {
 
 #[test]
 fn idle_pair_changes_2d() {
-    idle_pair_changes::<Vec2>(false);
-    idle_pair_changes::<Vec2>(true);
+    for mode in MODES {
+        idle_pair_changes::<Vec2>(false, mode);
+        idle_pair_changes::<Vec2>(true, mode);
+    }
 }
 
 #[test]
 fn idle_pair_changes_3d() {
-    idle_pair_changes::<Vec3>(false);
-    idle_pair_changes::<Vec3>(true);
+    for mode in MODES {
+        idle_pair_changes::<Vec3>(false, mode);
+        idle_pair_changes::<Vec3>(true, mode);
+    }
+}
+
+/// Writes in place (through `&mut`) on an idle static collider touching a still moving
+/// one. Hand-computed: boxes of half extent 0.5 at x = 0 (static) and x = 0.9 overlap
+/// by 0.1; at x = -5 they are apart. With `Detect` the next tick sees each write; with
+/// `OnInsert` it does not, until the component (or the marker) is inserted again, and
+/// idle ticks process nothing at all. Writes on the moving collider are seen in both.
+fn writes_in_place<V: Dim>(mode: StaticChanges) {
+    let mut app = app::<V>(mode);
+    let wall = app
+        .world_mut()
+        .spawn((Transform::default(), Aabb::<V>::new(V::splat(0.5)), Static))
+        .id();
+    let mover = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(0.9, 0.0, 0.0),
+            Aabb::<V>::new(V::splat(0.5)),
+        ))
+        .id();
+    let pair = key(wall, mover);
+    let tick = |app: &mut App| {
+        app.update();
+        events_at(app, last_tick(app))
+    };
+    assert_eq!(tick(&mut app), vec![(pair, None)]);
+    tick(&mut app);
+    assert_eq!(tick(&mut app), vec![]);
+    assert_eq!(tree::<V>(&app).stats().processed, 0);
+    let detect = mode == StaticChanges::Detect;
+    // The wall moved away through `&mut Transform`.
+    app.world_mut()
+        .get_mut::<Transform>(wall)
+        .expect("the wall")
+        .translation
+        .x = -5.0;
+    let seen = tick(&mut app);
+    if detect {
+        assert_eq!(seen, vec![(pair, Some(EndReason::Separated))]);
+    } else {
+        assert_eq!(seen, vec![]);
+        assert_eq!(tree::<V>(&app).stats().processed, 0);
+        // Inserting the marker again makes the write count.
+        app.world_mut().entity_mut(wall).insert(Static);
+        assert_eq!(tick(&mut app), vec![(pair, Some(EndReason::Separated))]);
+    }
+    tick(&mut app);
+    assert_eq!(tick(&mut app), vec![]);
+    assert_eq!(tree::<V>(&app).stats().processed, 0);
+    // Grown back into contact through `&mut Aabb` (half extent 6 reaches x = 1).
+    app.world_mut()
+        .get_mut::<Aabb<V>>(wall)
+        .expect("the wall's box")
+        .half_extents = V::splat(6.0);
+    let seen = tick(&mut app);
+    if detect {
+        assert_eq!(seen, vec![(pair, None)]);
+    } else {
+        assert_eq!(seen, vec![]);
+        // Inserting the same value again makes the write count.
+        let aabb = *app.world().get::<Aabb<V>>(wall).expect("the wall's box");
+        app.world_mut().entity_mut(wall).insert(aabb);
+        assert_eq!(tick(&mut app), vec![(pair, None)]);
+    }
+    // The moving collider's writes in place are seen in both modes.
+    app.world_mut()
+        .get_mut::<Transform>(mover)
+        .expect("the mover")
+        .translation
+        .x = 20.0;
+    assert_eq!(tick(&mut app), vec![(pair, Some(EndReason::Separated))]);
+}
+
+#[test]
+fn writes_in_place_2d() {
+    for mode in MODES {
+        writes_in_place::<Vec2>(mode);
+    }
+}
+
+#[test]
+fn writes_in_place_3d() {
+    for mode in MODES {
+        writes_in_place::<Vec3>(mode);
+    }
 }

@@ -272,6 +272,11 @@ pub struct TrackedCollider<V: Vector> {
     /// The prepare stage's run that last processed it.
     #[reflect(ignore)]
     pub(crate) seen: u32,
+    /// The prepare stage's run for which an observer listed it (a static collider under
+    /// [`StaticChanges::OnInsert`](crate::plugin::StaticChanges::OnInsert)): listed once
+    /// per run however many of its components are inserted.
+    #[reflect(ignore)]
+    pub(crate) queued: u32,
 }
 
 impl<V: Vector> TrackedCollider<V> {

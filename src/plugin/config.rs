@@ -55,6 +55,37 @@ pub struct CollisionConfig {
     /// that it behaves as the same game in metres would. A value that is not finite
     /// and positive counts as `1.0`, with a warning.
     pub length_unit: f32,
+    /// How the pipeline learns that a [`Static`](crate::plugin::Static) collider changed.
+    /// Default [`StaticChanges::Detect`]: every write is seen, at a few nanoseconds per
+    /// static collider per tick. [`StaticChanges::OnInsert`] makes an idle level cost
+    /// nothing per tick, for levels of hundreds of thousands of colliders and more.
+    pub static_changes: StaticChanges,
+}
+
+/// How the pipeline finds the [`Static`](crate::plugin::Static) colliders to process
+/// again: see [`CollisionConfig::static_changes`].
+///
+/// Moving colliders are always found by Bevy's change detection. A static collider is
+/// always processed again when it gets or loses the marker, when a collider component
+/// is inserted or removed, when it is disabled or enabled, and when an ancestor's
+/// `Transform` changes; the two modes differ on writes in place (through `&mut`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Reflect)]
+#[reflect(Debug, Default, PartialEq, Hash)]
+pub enum StaticChanges {
+    /// Each tick tests every static collider's change ticks (its `Transform`, `Aabb`,
+    /// `BoundingSphere`, `Velocity` and `CollisionLayers`), like a moving collider's:
+    /// writes through `&mut` are seen at the next tick. The test costs a few
+    /// nanoseconds per static collider per tick, a few milliseconds for a level of a
+    /// million colliders.
+    #[default]
+    Detect,
+    /// Static colliders are never scanned: one is processed again only on the changes
+    /// every mode sees (the marker, a component inserted or removed, `Disabled`, an
+    /// ancestor's `Transform`). To move, resize or re-layer a static collider, insert
+    /// the new component (`commands.entity(e).insert(Transform::from_xyz(..))`); a
+    /// write through `&mut` on the collider itself is not seen until such an insert.
+    /// An idle level costs nothing per tick, however large.
+    OnInsert,
 }
 
 impl CollisionConfig {
@@ -78,6 +109,7 @@ impl Default for CollisionConfig {
             parallel_pairs_from: Some(2_000),
             move_cache: true,
             length_unit: 1.0,
+            static_changes: StaticChanges::Detect,
         }
     }
 }

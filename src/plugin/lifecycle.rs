@@ -7,7 +7,8 @@ use crate::Vector;
 use crate::plugin::events::{trigger_batch, write_ended};
 use crate::plugin::state::Key;
 use crate::plugin::{
-    Aabb, AabbTree, BoundingSphere, CollidingEntities, CollisionEnded, EndReason, TrackedCollider,
+    Aabb, AabbTree, BoundingSphere, CollidingEntities, CollisionConfig, CollisionEnded, EndReason,
+    Static, StaticChanges, TrackedCollider,
 };
 use crate::tree::DynamicTree;
 
@@ -31,7 +32,39 @@ type ShapesItem<'a, V> = (
     &'a mut TrackedCollider<V>,
     Has<Aabb<V>>,
     Has<BoundingSphere<V>>,
+    Has<Static>,
 );
+
+/// Marks a collider for processing at the next tick: its `TrackedCollider` changed (which
+/// the change scan sees), and, for a static collider the scan skips
+/// ([`StaticChanges::OnInsert`]), an entry in the list of colliders to revisit.
+fn mark<V: Vector>(
+    entity: Entity,
+    tracked: &mut Mut<TrackedCollider<V>>,
+    is_static: bool,
+    config: &CollisionConfig,
+    state: &mut AabbTree<V>,
+) {
+    tracked.set_changed();
+    if is_static {
+        queue_static(entity, tracked, config, state);
+    }
+}
+
+/// Lists a static collider for the next tick when the change scan skips static ones,
+/// once per tick.
+fn queue_static<V: Vector>(
+    entity: Entity,
+    tracked: &mut TrackedCollider<V>,
+    config: &CollisionConfig,
+    state: &mut AabbTree<V>,
+) {
+    let next = state.tick.number.wrapping_add(1);
+    if config.static_changes == StaticChanges::OnInsert && tracked.queued != next {
+        tracked.queued = next;
+        state.tick.revisit.push((entity, tracked.proxy));
+    }
+}
 
 /// Observer: a shape component (`Aabb` or `BoundingSphere`) is being removed. When the
 /// entity keeps the other shape, it stays in the tree and the next tick tests the new
@@ -40,27 +73,23 @@ type ShapesItem<'a, V> = (
 pub(crate) fn on_shape_removed<V: Vector, C: Component>(
     event: On<Remove, C>,
     mut colliders: Query<ShapesItem<V>, Allow<Disabled>>,
+    config: Res<CollisionConfig>,
     mut state: ResMut<AabbTree<V>>,
     mut ended: MessageWriter<CollisionEnded>,
     mut commands: Commands,
 ) {
-    let Ok((mut tracked, has_box, has_ball)) = colliders.get_mut(event.event_target()) else {
+    let entity = event.event_target();
+    let Ok((mut tracked, has_box, has_ball, is_static)) = colliders.get_mut(entity) else {
         return;
     };
     // `Remove` observers run while the component is still there: both shapes present
     // means one remains. The next tick processes the collider again (a removal is no
     // change Bevy's change ticks show): it tests the remaining shape.
     if has_box && has_ball {
-        tracked.set_changed();
+        mark(entity, &mut tracked, is_static, &config, &mut state);
         return;
     }
-    drop_proxy(
-        event.event_target(),
-        &mut tracked,
-        &mut state,
-        &mut ended,
-        &mut commands,
-    );
+    drop_proxy(entity, &mut tracked, &mut state, &mut ended, &mut commands);
 }
 
 /// Observer: a change of a collider that Bevy's change ticks do not show (a removal of
@@ -69,22 +98,64 @@ pub(crate) fn on_shape_removed<V: Vector, C: Component>(
 /// (default velocity and layers, the other tree, back in the tree).
 pub(crate) fn on_input_changed<V: Vector, E: EntityEvent, C: Component>(
     event: On<E, C>,
-    mut colliders: Query<&mut TrackedCollider<V>, Allow<Disabled>>,
+    mut colliders: Query<(&mut TrackedCollider<V>, Has<Static>), Allow<Disabled>>,
+    config: Res<CollisionConfig>,
+    mut state: ResMut<AabbTree<V>>,
 ) {
-    if let Ok(mut tracked) = colliders.get_mut(event.event_target()) {
-        tracked.set_changed();
+    let entity = event.event_target();
+    if let Ok((mut tracked, is_static)) = colliders.get_mut(entity) {
+        mark(entity, &mut tracked, is_static, &config, &mut state);
+    }
+}
+
+/// Observer: a component the pipeline reads is inserted on a static collider (a new value,
+/// or the same one again). Under [`StaticChanges::OnInsert`] the change scan skips static
+/// colliders, so this lists it for the next tick; with [`StaticChanges::Detect`] the scan
+/// sees the insert and this does nothing.
+pub(crate) fn on_static_insert<V: Vector, C: Component>(
+    event: On<Insert, C>,
+    mut colliders: Query<&mut TrackedCollider<V>, (With<Static>, Allow<Disabled>)>,
+    config: Res<CollisionConfig>,
+    mut state: ResMut<AabbTree<V>>,
+) {
+    if config.static_changes != StaticChanges::OnInsert {
+        return;
+    }
+    let entity = event.event_target();
+    if let Ok(mut tracked) = colliders.get_mut(entity) {
+        // Through `bypass_change_detection`: the mark is the list, not a change tick.
+        queue_static(
+            entity,
+            tracked.bypass_change_detection(),
+            &config,
+            &mut state,
+        );
     }
 }
 
 /// Observer: a `ChildOf` is inserted or removed. The entity's world transform changes
 /// without any change Bevy's change ticks show, so this marks its `Transform` changed: the
 /// next tick processes it if it is a collider, and every collider below it otherwise.
-pub(crate) fn on_parent_changed<E: EntityEvent>(
+pub(crate) fn on_parent_changed<V: Vector, E: EntityEvent>(
     event: On<E, ChildOf>,
-    mut transforms: Query<&mut Transform, Allow<Disabled>>,
+    mut transforms: Query<
+        (&mut Transform, Option<&mut TrackedCollider<V>>, Has<Static>),
+        Allow<Disabled>,
+    >,
+    config: Res<CollisionConfig>,
+    mut state: ResMut<AabbTree<V>>,
 ) {
-    if let Ok(mut transform) = transforms.get_mut(event.event_target()) {
+    let entity = event.event_target();
+    if let Ok((mut transform, tracked, is_static)) = transforms.get_mut(entity) {
         transform.set_changed();
+        if let Some(mut tracked) = tracked.filter(|_| is_static) {
+            queue_static(
+                entity,
+                tracked.bypass_change_detection(),
+                &config,
+                &mut state,
+            );
+        }
     }
 }
 

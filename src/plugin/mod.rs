@@ -226,7 +226,7 @@ pub use components::{
     Aabb, BoundingSphere, CollidingEntities, CollisionLayers, Static, Teleported, TrackedCollider,
     Velocity, WorldShape,
 };
-pub use config::CollisionConfig;
+pub use config::{CollisionConfig, StaticChanges};
 pub use events::{CollisionEnded, CollisionStarted, EndReason};
 pub use gameplay::Contacts;
 pub use motion::VelocityPlugin;
@@ -294,6 +294,7 @@ where
             .register_type::<CollisionLayers>()
             .register_type::<Teleported>()
             .register_type::<Static>()
+            .register_type::<StaticChanges>()
             .register_type::<TrackedCollider<V>>()
             .register_type::<CollisionStarted>()
             .register_type::<CollisionEnded>()
@@ -341,8 +342,17 @@ where
             .add_observer(lifecycle::on_input_changed::<V, Remove, Static>)
             .add_observer(lifecycle::on_input_changed::<V, Add, Static>)
             .add_observer(lifecycle::on_input_changed::<V, Remove, Disabled>)
-            .add_observer(lifecycle::on_parent_changed::<Insert>)
-            .add_observer(lifecycle::on_parent_changed::<Remove>)
+            .add_observer(lifecycle::on_parent_changed::<V, Insert>)
+            .add_observer(lifecycle::on_parent_changed::<V, Remove>)
+            // Inserts on static colliders, which the change scan skips under
+            // `StaticChanges::OnInsert`.
+            .add_observer(lifecycle::on_static_insert::<V, Static>)
+            .add_observer(lifecycle::on_static_insert::<V, Transform>)
+            .add_observer(lifecycle::on_static_insert::<V, Aabb<V>>)
+            .add_observer(lifecycle::on_static_insert::<V, BoundingSphere<V>>)
+            .add_observer(lifecycle::on_static_insert::<V, Velocity<V>>)
+            .add_observer(lifecycle::on_static_insert::<V, CollisionLayers>)
+            .add_observer(lifecycle::on_static_insert::<V, Teleported>)
             .add_observer(lifecycle::on_contacts_added::<V>);
         for (path, ms, _) in diagnostics::measurements::<V>(&StepStats::default()) {
             let diagnostic = Diagnostic::new(path);

@@ -10,7 +10,9 @@
 //! process, one after the other:
 //!
 //! - the movers over no level;
-//! - 10k, 100k and 1M `Static` tiles under a map entity;
+//! - 10k, 100k and 1M `Static` tiles under a map entity, with each
+//!   [`StaticChanges`] mode (the default `Detect` tests every tile's change ticks each
+//!   tick; `OnInsert` does not scan tiles);
 //! - 90k plain tiles (no `Static`, no parent), which pair with each other.
 //!
 //! For each: the first tick (the level goes in), the median of later ticks (the plugin's
@@ -18,6 +20,10 @@
 //! the collision events among tiles, and bytes per collider (the resource's arrays over
 //! every collider, and the components the plugin adds to each). The first tick of the 1M
 //! level is also set against `DynamicTree::build` of the same boxes alone.
+//!
+//! With `NO_TRANSFORM=1` in the environment the app runs without Bevy's transform
+//! systems, which walk every entity each frame and so leave the caches cold for the
+//! plugin: the difference shows how much of a large level's tick is memory latency.
 
 use std::time::{Duration, Instant};
 
@@ -92,8 +98,8 @@ impl Rng {
 #[derive(Clone, Copy, PartialEq)]
 enum Level {
     None,
-    /// `Static`, children of one map entity.
-    Static(usize),
+    /// `Static`, children of one map entity, found by the given mode.
+    Static(usize, StaticChanges),
     /// Neither `Static` nor a parent.
     Plain(usize),
 }
@@ -106,6 +112,8 @@ struct Report {
     colliders: usize,
     bytes: usize,
     candidates: usize,
+    /// Medians of the stages over the measured ticks: prepare, broad, narrow, events.
+    stages: [f64; 4],
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -123,15 +131,26 @@ where
 {
     let side = match level {
         Level::None => 100,
-        Level::Static(n) | Level::Plain(n) => n,
+        Level::Static(n, _) | Level::Plain(n) => n,
+    };
+    let static_changes = match level {
+        Level::Static(_, mode) => mode,
+        _ => StaticChanges::default(),
     };
     let mut app = App::new();
-    app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
-        .add_plugins(AabbTreePlugin::<V>::new(Update))
+    app.add_plugins(MinimalPlugins);
+    if std::env::var_os("NO_TRANSFORM").is_none() {
+        app.add_plugins(bevy::transform::TransformPlugin);
+    }
+    app.add_plugins(AabbTreePlugin::<V>::new(Update))
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
             1.0 / 60.0,
         )))
         .insert_resource(Side(side as f32 - 1.0))
+        .insert_resource(CollisionConfig {
+            static_changes,
+            ..default()
+        })
         .init_resource::<TileEvents>()
         .add_systems(Update, walk.before(CollisionSystems::Prepare))
         .add_systems(Update, count_tile_events.after(CollisionSystems::Events));
@@ -152,7 +171,7 @@ where
         ));
     }
     let map = world.spawn(Transform::default()).id();
-    if let Level::Static(n) | Level::Plain(n) = level {
+    if let Level::Static(n, _) | Level::Plain(n) = level {
         let tiles = (0..n * n).map(|i| {
             (
                 Transform::from_xyz((i / n) as f32, (i % n) as f32, 0.0),
@@ -160,7 +179,7 @@ where
                 Tile,
             )
         });
-        if matches!(level, Level::Static(_)) {
+        if matches!(level, Level::Static(..)) {
             world.spawn_batch(tiles.map(|t| (t, Static, ChildOf(map))));
         } else {
             world.spawn_batch(tiles);
@@ -175,11 +194,21 @@ where
     }
     let mut ticks = Vec::with_capacity(TICKS);
     let mut frames = Vec::with_capacity(TICKS);
+    let mut stages: [Vec<f64>; 4] = Default::default();
     for _ in 0..TICKS {
         let start = Instant::now();
         app.update();
         frames.push(start.elapsed().as_secs_f64() * 1000.0);
-        ticks.push(app.world().resource::<AabbTree<V>>().stats().total_ms() as f64);
+        let stats = app.world().resource::<AabbTree<V>>().stats();
+        ticks.push(stats.total_ms() as f64);
+        for (list, ms) in stages.iter_mut().zip([
+            stats.prepare_ms,
+            stats.broad_ms,
+            stats.narrow_ms,
+            stats.events_ms,
+        ]) {
+            list.push(ms as f64);
+        }
     }
     let state = app.world().resource::<AabbTree<V>>();
     Report {
@@ -190,6 +219,7 @@ where
         colliders: state.tree().len() + state.static_tree().len(),
         bytes: state.bytes(),
         candidates: state.candidate_count(),
+        stages: stages.map(median),
     }
 }
 
@@ -232,9 +262,30 @@ where
     let mut rows = Vec::new();
     for (name, level) in [
         ("movers alone", Level::None),
-        ("10k Static tiles", Level::Static(100)),
-        ("100k Static tiles", Level::Static(316)),
-        ("1M Static tiles", Level::Static(1000)),
+        (
+            "10k Static tiles",
+            Level::Static(100, StaticChanges::Detect),
+        ),
+        (
+            "100k Static tiles",
+            Level::Static(316, StaticChanges::Detect),
+        ),
+        (
+            "1M Static tiles",
+            Level::Static(1000, StaticChanges::Detect),
+        ),
+        (
+            "10k Static, OnInsert",
+            Level::Static(100, StaticChanges::OnInsert),
+        ),
+        (
+            "100k Static, OnInsert",
+            Level::Static(316, StaticChanges::OnInsert),
+        ),
+        (
+            "1M Static, OnInsert",
+            Level::Static(1000, StaticChanges::OnInsert),
+        ),
         ("90k plain tiles", Level::Plain(300)),
     ] {
         let r = run::<V>(level, dim3);
@@ -250,27 +301,39 @@ where
         );
         rows.push((name, r));
     }
-    let tick = |name: &str| rows.iter().find(|(n, _)| *n == name).map(|(_, r)| r);
-    let (alone, k10, m1, plain) = (
-        tick("movers alone").expect("row"),
-        tick("10k Static tiles").expect("row"),
-        tick("1M Static tiles").expect("row"),
-        tick("90k plain tiles").expect("row"),
-    );
+    println!("stages of a later tick (medians, ms): prepare, broad, narrow, events");
+    for (name, r) in &rows {
+        let [p, b, n, e] = r.stages;
+        println!("{name:<28} {p:>10.4} {b:>10.4} {n:>10.4} {e:>10.4}");
+    }
+    let tick = |name: &str| {
+        rows.iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, r)| r)
+            .expect("row")
+    };
+    let alone = tick("movers alone");
+    let plain = tick("90k plain tiles");
     let build = build_alone::<V>(1000);
-    println!(
-        "later tick, 1M Static / 10k Static:        {:.2}",
-        m1.later_ms / k10.later_ms
-    );
+    for (mode, k10, m1) in [
+        ("Detect", "10k Static tiles", "1M Static tiles"),
+        ("OnInsert", "10k Static, OnInsert", "1M Static, OnInsert"),
+    ] {
+        let (k10, m1) = (tick(k10), tick(m1));
+        println!(
+            "later tick, 1M Static / 10k Static ({mode}):        {:.2}",
+            m1.later_ms / k10.later_ms
+        );
+        println!(
+            "first tick, 1M Static / DynamicTree::build ({mode}): {:.2} ({:.1} ms / {:.1} ms)",
+            m1.first_ms / build,
+            m1.first_ms,
+            build
+        );
+    }
     println!(
         "later tick, 90k plain / movers alone:       {:.2}",
         plain.later_ms / alone.later_ms
-    );
-    println!(
-        "first tick, 1M Static / DynamicTree::build: {:.2} ({:.1} ms / {:.1} ms)",
-        m1.first_ms / build,
-        m1.first_ms,
-        build
     );
     use core::mem::size_of;
     let ecs = size_of::<Transform>()

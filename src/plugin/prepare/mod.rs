@@ -12,7 +12,7 @@ use crate::plugin::shape::{Hierarchy, Problem, ancestor_teleported, invalid_reas
 use crate::plugin::state::{Body, Key};
 use crate::plugin::{
     Aabb, AabbTree, BoundingSphere, CollisionConfig, CollisionLayers, EndReason, Static,
-    Teleported, TrackedCollider, Velocity,
+    StaticChanges, Teleported, TrackedCollider, Velocity,
 };
 use crate::tree::DynamicTree;
 
@@ -347,8 +347,14 @@ fn finite_or_default(value: f32, default: f32, field: &str, warn: bool) -> f32 {
 ///   its previous position its position, and its fat box may shrink back) or was left out
 ///   for invalid values (re-checked every tick until valid).
 ///
+/// Static colliders follow [`CollisionConfig::static_changes`]: with
+/// [`StaticChanges::Detect`] the first case's change ticks are tested on them too; with
+/// [`StaticChanges::OnInsert`] they are not scanned, and the observers list the static
+/// colliders that got a component inserted or removed, the marker, or `Disabled`
+/// removed (the other cases apply to them as to any collider).
+///
 /// Finding the changed colliders costs a test of three or four change ticks per idle
-/// collider (Bevy's change detection), nothing more.
+/// collider that is scanned (Bevy's change detection), nothing more.
 ///
 /// A change of the time step alone (a variable `dt` in `Update`) does not re-process idle
 /// colliders: it only changes the fattening of their boxes, never the events.
@@ -359,8 +365,9 @@ pub(crate) fn prepare<V: Vector>(
     config: Res<CollisionConfig>,
     mut state: ResMut<AabbTree<V>>,
     mut colliders: ParamSet<(
-        Query<ColliderData<V>, ChangedInputs<V>>,
+        Query<ColliderData<V>, (ChangedInputs<V>, Without<Static>)>,
         Query<ColliderData<V>>,
+        Query<ColliderData<V>, (ChangedInputs<V>, With<Static>)>,
     )>,
     moving_colliders: Query<(), (With<TrackedCollider<V>>, Without<Static>)>,
     moved_parents: Query<(&Children, Ref<Transform>), Or<(Changed<Transform>, With<Teleported>)>>,
@@ -433,12 +440,20 @@ pub(crate) fn prepare<V: Vector>(
         carried_from: None,
     };
     if everything {
+        // Every collider is processed: what the list holds is among them (and those that
+        // must come back at the next tick list themselves again).
+        revisit.clear();
         for item in &mut colliders.p1() {
             ctx.visit(item, tick);
         }
     } else {
         for item in &mut colliders.p0() {
             ctx.visit(item, tick);
+        }
+        if config.static_changes == StaticChanges::Detect {
+            for item in &mut colliders.p2() {
+                ctx.visit(item, tick);
+            }
         }
         let mut all = colliders.p1();
         let before = ctx.state.tick.processed_before;
