@@ -133,15 +133,20 @@ pub(crate) fn on_static_insert<V: Vector, C: Component>(
     }
 }
 
+/// An entity whose `ChildOf` changes: its transform and, for a collider, its tracking
+/// state and whether it is static.
+type ReparentedItem<'a, V> = (
+    &'a mut Transform,
+    Option<&'a mut TrackedCollider<V>>,
+    Has<Static>,
+);
+
 /// Observer: a `ChildOf` is inserted or removed. The entity's world transform changes
 /// without any change Bevy's change ticks show, so this marks its `Transform` changed: the
 /// next tick processes it if it is a collider, and every collider below it otherwise.
 pub(crate) fn on_parent_changed<V: Vector, E: EntityEvent>(
     event: On<E, ChildOf>,
-    mut transforms: Query<
-        (&mut Transform, Option<&mut TrackedCollider<V>>, Has<Static>),
-        Allow<Disabled>,
-    >,
+    mut transforms: Query<ReparentedItem<V>, Allow<Disabled>>,
     config: Res<CollisionConfig>,
     mut state: ResMut<AabbTree<V>>,
 ) {

@@ -147,6 +147,28 @@
 //! but costs a re-insertion into its tree. When the marker is added while it touches
 //! another static collider, that contact ends with [`EndReason::BothStatic`].
 //!
+//! [`CollisionConfig::static_changes`] says how the pipeline notices such changes:
+//!
+//! - [`StaticChanges::Detect`] (the default): each tick tests every static collider's
+//!   change ticks, like a moving collider's, so any write is seen (a few nanoseconds per
+//!   static collider per tick: a few milliseconds for a million);
+//! - [`StaticChanges::OnInsert`]: static colliders are never scanned; one is processed
+//!   again when a component it reads is inserted (even with the same value) or removed,
+//!   when it gets or loses the marker or `Disabled`, or when an ancestor's `Transform`
+//!   changes. A write through `&mut` on the collider itself is not seen until then: move a
+//!   static collider with `commands.entity(e).insert(Transform::from_xyz(..))`. An idle
+//!   level then costs nothing per tick, however large.
+//!
+//! ```
+//! # use bevy::prelude::*;
+//! # use bevy_aabb_tree::prelude::*;
+//! # let mut app = App::new();
+//! app.insert_resource(CollisionConfig {
+//!     static_changes: StaticChanges::OnInsert,
+//!     ..default()
+//! });
+//! ```
+//!
 //! # Gameplay
 //!
 //! - [`CollidingEntities`] (opt-in component): who touches an entity now, kept from the
