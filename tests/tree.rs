@@ -196,7 +196,8 @@ impl<V: Vector> Harness<V> {
                 self.oracle.insert(id, Entry { tight, fat });
             }
             Op::Pairs => self.check_pairs(),
-            Op::Rebuild => self.tree.rebuild(),
+            // A build of no items rebuilds the tree as it stands.
+            Op::Rebuild => assert_eq!(self.tree.build(core::iter::empty()), Ok(Vec::new())),
             Op::MoveCache(on) => {
                 self.tree.set_move_cache(on);
                 assert_eq!(self.tree.move_cache(), on);
@@ -207,7 +208,7 @@ impl<V: Vector> Harness<V> {
             panic!("invalid after {op:?}: {e}");
         }
         assert_eq!(self.tree.len(), self.oracle.len());
-        assert_eq!(self.tree.moved_count(), self.moved.len());
+        assert_eq!(self.tree.stats().moved, self.moved.len());
     }
 
     fn check_pairs(&mut self) {
@@ -539,7 +540,6 @@ fn bad_input<V: Vector>() {
     ] {
         assert!(tree.create_proxy(bad, 2).is_err());
         assert!(tree.move_proxy(id, bad, V::ZERO).is_err());
-        assert!(tree.set_fat_box(id, bad).is_err());
     }
     assert!(tree.move_proxy(id, good, V::splat(f32::NAN)).is_err());
     assert!(tree.set_margin(-1.0).is_err());
@@ -739,24 +739,12 @@ fn batch_moves<V: Vector>(move_cache: bool) {
         batched.move_proxies(moves.iter().copied(), |id, res| got.push((id, res)));
         let want: Vec<_> = moves
             .iter()
-            .map(|&(id, tight, d)| {
-                let old = single.fat_box(id);
-                let result = single.move_proxy(id, tight, d);
-                // The rule callers can apply themselves says the same.
-                if let (Some(old), Ok(changed)) = (old, &result) {
-                    let fat = single.fatten(&tight, d);
-                    assert_eq!(
-                        *changed,
-                        !DynamicTree::<V, u32>::keeps_fat_box(&old, &tight, &fat)
-                    );
-                }
-                (id, result)
-            })
+            .map(|&(id, tight, d)| (id, single.move_proxy(id, tight, d)))
             .collect();
         assert_eq!(got, want, "step {step}");
         assert!(got.iter().any(|(_, r)| r.is_err()));
         batched.validate().unwrap();
-        assert_eq!(batched.moved_count(), single.moved_count());
+        assert_eq!(batched.stats().moved, single.stats().moved);
         for &id in &ids {
             assert_eq!(batched.fat_box(id), single.fat_box(id));
         }
@@ -828,10 +816,10 @@ fn epoch_wrap<V: Vector>() {
         let y = ((step / 11) % 5) as f32 * 1.2;
         let tight = BoundingBox::from_center_half_extents(v::<V>([x, y, 0.0]), V::splat(0.5));
         let changed = tree.move_proxy(id, tight, V::ZERO).unwrap();
-        assert_eq!(tree.moved_count(), changed as usize);
+        assert_eq!(tree.stats().moved, changed as usize);
         pairs.clear();
         tree.update_pairs(&mut pairs);
-        assert_eq!(tree.moved_count(), 0, "marks are cleared by the update");
+        assert_eq!(tree.stats().moved, 0, "marks are cleared by the update");
         if step % 255 < 3 || step % 255 > 252 {
             tree.validate().unwrap();
         }
@@ -1003,7 +991,7 @@ fn parallel_pairs<V: Vector>() {
         assert!(got_p.iter().all(|(a, b)| a < b));
         assert_eq!(set_s, want_s, "step {step}: serial");
         assert_eq!(set_p, want_p, "step {step}: parallel");
-        assert_eq!(parallel.moved_count(), 0);
+        assert_eq!(parallel.stats().moved, 0);
         assert_eq!(
             shape(&serial),
             shape(&parallel),
@@ -1102,78 +1090,6 @@ fn parallel_pairs_3d() {
     parallel_pairs::<Vec3>();
 }
 
-/// `set_fat_boxes` against `set_fat_box` called once per box on two copies of a tree:
-/// the same results (an unknown id and invalid boxes refused), fat boxes, moved counts
-/// and pairs, with batches above and below the size from which the batch sorts.
-fn batch_fat_boxes<V: Vector>() {
-    let mut r = lcg(99);
-    let n = 1500;
-    let side = 2.5 * (n as f32).sqrt();
-    let (_, mut batched, ids) = uniform_tree::<V>(&mut r, n);
-    let mut single = batched.clone();
-    let (mut pb, mut ps) = (Vec::new(), Vec::new());
-    batched.update_pairs(&mut pb);
-    single.update_pairs(&mut ps);
-    let unknown = {
-        let mut other = DynamicTree::<V, u32>::new();
-        let mut last = other.create_proxy(BoundingBox::default(), 0).unwrap();
-        while last.index() < n + 3 {
-            last = other.create_proxy(BoundingBox::default(), 0).unwrap();
-        }
-        last
-    };
-    for step in 0..12 {
-        let count = if step % 3 == 2 { 50 } else { n };
-        let boxes: Vec<_> = (0..count)
-            .map(|k| {
-                let i = (k * 389 + step) % n;
-                let c = v::<V>([r() * side, r() * side, r() * side]);
-                let fat = BoundingBox::from_center_half_extents(c, V::splat(0.5 + r()));
-                match k % 101 {
-                    3 => (unknown, fat),
-                    4 => (ids[i], BoundingBox::from_min_max(V::ONE, V::ZERO)),
-                    _ => (ids[i], fat),
-                }
-            })
-            .collect();
-        let mut got = Vec::new();
-        batched.set_fat_boxes(boxes.iter().copied(), |id, res| got.push((id, res)));
-        let want: Vec<_> = boxes
-            .iter()
-            .map(|&(id, fat)| (id, single.set_fat_box(id, fat)))
-            .collect();
-        assert_eq!(got, want, "step {step}");
-        assert!(want.iter().any(|(_, r)| r.is_err()));
-        batched.validate().unwrap();
-        assert_eq!(batched.moved_count(), single.moved_count());
-        for &id in &ids {
-            assert_eq!(batched.fat_box(id), single.fat_box(id));
-        }
-        pb.clear();
-        ps.clear();
-        batched.update_pairs(&mut pb);
-        single.update_pairs(&mut ps);
-        batched.validate().unwrap();
-        let set_b: BTreeSet<_> = pb.iter().copied().collect();
-        assert_eq!(set_b.len(), pb.len());
-        assert_eq!(
-            set_b,
-            ps.iter().copied().collect::<BTreeSet<_>>(),
-            "step {step}"
-        );
-    }
-}
-
-#[test]
-fn batch_fat_boxes_2d() {
-    batch_fat_boxes::<Vec2>();
-}
-
-#[test]
-fn batch_fat_boxes_3d() {
-    batch_fat_boxes::<Vec3>();
-}
-
 /// The layout a build leaves: the root in slot 0, every node's two internal children side
 /// by side, the first child's side of the tree before the second's, and no free slot (the
 /// arena holds exactly the internal nodes; leaves are named by their proxies). After many
@@ -1192,6 +1108,12 @@ fn build_layout<V: Vector>() {
     tree.visit_nodes(|id, node, _| {
         if id.is_leaf() {
             assert_eq!(node.proxy, Some(id.proxy()));
+            // A leaf's id looks its node up like any other.
+            assert_eq!(
+                tree.node(id).map(|n| (n.proxy, n.aabb)),
+                Some((node.proxy, node.aabb))
+            );
+            assert_eq!(tree.fat_box(id.proxy()), Some(node.aabb));
             leaves.insert(id.proxy());
             return true;
         }
@@ -1225,11 +1147,6 @@ fn build_layout<V: Vector>() {
         "free slots after a build"
     );
     assert_eq!(leaves, ids.iter().copied().collect::<BTreeSet<_>>());
-    for &id in &ids {
-        let leaf = tree.leaf(id).unwrap();
-        assert!(leaf.is_leaf());
-        assert_eq!(tree.node(leaf).unwrap().proxy, Some(id));
-    }
     let mut pairs = Vec::new();
     for _ in 0..60 {
         for (k, &id) in ids.iter().enumerate() {
@@ -1268,94 +1185,6 @@ fn build_layout_2d() {
 #[test]
 fn build_layout_3d() {
     build_layout::<Vec3>();
-}
-
-/// A panic in the caller's callback (or iterator) halfway through a batch leaves a valid
-/// tree: every change decided so far is applied, the tree agrees with its own fat boxes,
-/// and the next update reports exactly the brute-force pairs.
-fn batch_panic_safety<V: Vector>(move_cache: bool) {
-    let n = 600;
-    let side = 2.5 * (n as f32).sqrt();
-    let mut r = lcg(31);
-    let mut tree = DynamicTree::<V, u32>::new();
-    tree.set_move_cache(move_cache);
-    let ids = tree
-        .build((0..n as u32).map(|i| {
-            let c = v::<V>([r() * side, r() * side, r() * side]);
-            (BoundingBox::from_center_half_extents(c, V::splat(0.5)), i)
-        }))
-        .unwrap();
-    let mut pairs = Vec::new();
-    tree.update_pairs(&mut pairs);
-    let moves: Vec<_> = ids
-        .iter()
-        .map(|&id| {
-            let c = v::<V>([r() * side, r() * side, r() * side]);
-            (
-                id,
-                BoundingBox::from_center_half_extents(c, V::splat(0.5)),
-                V::ZERO,
-            )
-        })
-        .collect();
-    let mut seen = 0;
-    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        tree.move_proxies(moves.iter().copied(), |_, _| {
-            seen += 1;
-            assert!(seen < 400, "the caller's callback panics");
-        });
-    }));
-    assert!(caught.is_err());
-    tree.validate().unwrap();
-    let mut caught_boxes = 0;
-    let caught_fat = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let boxes = ids.iter().map(|&id| {
-            caught_boxes += 1;
-            assert!(caught_boxes < 300, "the caller's iterator panics");
-            (
-                id,
-                BoundingBox::from_center_half_extents(V::ZERO, V::splat(0.5)),
-            )
-        });
-        tree.set_fat_boxes(boxes, |_, _| {});
-    }));
-    assert!(caught_fat.is_err());
-    tree.validate().unwrap();
-    pairs.clear();
-    tree.update_pairs(&mut pairs);
-    tree.validate().unwrap();
-    let got: BTreeSet<_> = pairs.iter().copied().collect();
-    assert_eq!(got.len(), pairs.len());
-    let fat: Vec<_> = ids.iter().map(|&id| tree.fat_box(id).unwrap()).collect();
-    // Every reported pair overlaps, and the 299 boxes set before the iterator panicked
-    // (all at the origin, so all overlapping) are reported with one another.
-    for &(a, b) in &pairs {
-        assert!(tree.fat_box(a).unwrap().overlaps(&tree.fat_box(b).unwrap()));
-    }
-    for i in 0..299 {
-        for j in i + 1..299 {
-            assert!(fat[i].overlaps(&fat[j]));
-            assert!(got.contains(&(ids[i].min(ids[j]), ids[i].max(ids[j]))));
-        }
-    }
-}
-
-#[test]
-fn batch_panic_safety_2d() {
-    batch_panic_safety::<Vec2>(true);
-}
-
-#[test]
-fn batch_panic_safety_3d() {
-    batch_panic_safety::<Vec3>(true);
-}
-
-/// Without the move cache, where a move writes its parent's slot before the batch grows
-/// the ancestors.
-#[test]
-fn batch_panic_safety_without_move_cache() {
-    batch_panic_safety::<Vec2>(false);
-    batch_panic_safety::<Vec3>(false);
 }
 
 /// Checks every internal node below the root: its box encloses its children's, and equals

@@ -1,9 +1,10 @@
 //! Random sequences of tree operations against a brute-force oracle.
 //!
 //! The first input byte picks the dimension (2D or 3D); the rest decodes into operations:
-//! insert, remove (also of ids already removed), move (small steps and teleports), batches
-//! of moves (large enough to sort and to refit the whole tree), set margin, set fat box, bulk build, rebuild, clear, pair updates (serial and parallel) and
-//! every query. Some
+//! insert, remove (also of ids already removed), bulk remove, move (small steps and
+//! teleports), batches of moves (large enough to sort and to refit the whole tree), set
+//! margin, bulk build, rebuild (a build of no items), move cache on and off, clear, pair
+//! updates (serial and parallel) and every query. Some
 //! operations get hostile values (NaN, infinities, negative extents, huge coordinates):
 //! the tree must refuse them with an error and stay unchanged, never panic.
 //!
@@ -392,42 +393,31 @@ impl<V: Vector> Harness<V> {
                 }
             }
             20 => {
-                let Some(id) = self.pick(u)? else {
-                    return Ok(());
-                };
-                let a = vector::<V>(u, hostile)?;
-                let b = vector::<V>(u, hostile)?;
-                // Sane: ordered corners. Hostile: as given (maybe inverted).
-                let fat = if hostile {
-                    BoundingBox::from_min_max(a, b)
-                } else {
-                    BoundingBox::from_min_max(a.min(b), a.max(b))
-                };
-                let entry = self.oracle.get(&id).copied();
-                let was_moved = self.moved.contains(&id);
-                match (self.tree.set_fat_box(id, fat), entry) {
-                    (Ok(()), Some(entry)) => {
-                        assert!(valid(&fat));
-                        assert_eq!(self.tree.fat_box(id), Some(fat));
-                        // The exact shape is now the fat box itself, so the ray oracle
-                        // (which tests tight boxes) stays inside what the tree prunes by.
-                        self.oracle.insert(
-                            id,
-                            Entry {
-                                tight: fat,
-                                fat,
-                                ..entry
-                            },
-                        );
-                        self.moved.insert(id);
+                // Many ids at once: picked ones (live, dead or repeated), and now and then
+                // every live one (the bulk path rebuilds what remains).
+                let mut ids = Vec::new();
+                for _ in 0..u.int_in_range(0u8..=16)? {
+                    if let Some(id) = self.pick(u)? {
+                        ids.push(id);
                     }
-                    (Err(TreeError::UnknownProxy(_)), None) => {}
-                    (Err(TreeError::InvalidBox), Some(entry)) => {
-                        assert!(!valid(&fat));
-                        assert_eq!(self.tree.fat_box(id), Some(entry.fat));
-                        assert_eq!(self.moved.contains(&id), was_moved);
-                    }
-                    (got, entry) => panic!("set_fat_box({fat:?}) on {entry:?} gave {got:?}"),
+                }
+                if u.ratio(1u8, 8)? {
+                    ids.extend(self.oracle.keys().copied());
+                }
+                let live: BTreeSet<ProxyId> = ids
+                    .iter()
+                    .copied()
+                    .filter(|id| self.oracle.contains_key(id))
+                    .collect();
+                assert_eq!(self.tree.destroy_proxies(&ids), live.len());
+                for id in &live {
+                    self.oracle.remove(id);
+                    self.moved.remove(id);
+                    assert!(!self.tree.contains(*id));
+                    assert_eq!(
+                        self.tree.destroy_proxy(*id),
+                        Err(TreeError::UnknownProxy(*id))
+                    );
                 }
             }
             21..=22 => {
@@ -471,7 +461,8 @@ impl<V: Vector> Harness<V> {
                     let on = !self.tree.move_cache();
                     self.tree.set_move_cache(on);
                 } else {
-                    self.tree.rebuild();
+                    // A build of no items rebuilds the tree as it stands.
+                    assert_eq!(self.tree.build(std::iter::empty()), Ok(Vec::new()));
                 }
             }
             24 => {
@@ -514,7 +505,6 @@ impl<V: Vector> Harness<V> {
             panic!("invalid tree: {e}");
         }
         assert_eq!(self.tree.len(), self.oracle.len());
-        assert_eq!(self.tree.moved_count(), self.moved.len());
         for (id, e) in &self.oracle {
             assert!(self.tree.contains(*id));
             assert_eq!(self.tree.data(*id), Some(&e.tag));
@@ -661,7 +651,7 @@ impl<V: Vector> Harness<V> {
         );
         assert_eq!(got, expected, "pairs");
         self.moved.clear();
-        assert_eq!(self.tree.moved_count(), 0);
+        assert_eq!(self.tree.stats().moved, 0);
         // A second update with nothing moved reports nothing.
         let mut again = Vec::new();
         self.tree.update_pairs(&mut again);

@@ -49,6 +49,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// than inserting them one by one and gives a better tree. Fat boxes are the tight
     /// boxes grown by the margin. New proxies count as moved.
     ///
+    /// The proxies already in the tree go into the same build, keeping their ids, fat
+    /// boxes and moved marks; the arena is laid out anew in depth-first order with no
+    /// free slot, so every internal [`NodeId`] may change. With no items, this rebuilds
+    /// the tree as it stands (after many single insertions, for a better tree).
+    ///
     /// Nothing is added when any box is invalid (the error names none of them; check with
     /// [`BoundingBox::is_valid`] first to find which).
     pub fn build(
@@ -76,7 +81,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut new = Vec::with_capacity(items.len());
         for (tight, data) in items {
             let fat = self.fatten(&tight, V::ZERO);
-            // Not linked yet: `rebuild` links every leaf.
+            // Not linked yet: `rebuild_with_extra` links every leaf.
             new.push((self.allocate_proxy(fat, data), fat));
         }
         self.rebuild_with_extra(&new);
@@ -88,7 +93,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Removes many proxies at once and returns how many it removed (ids that are not live
     /// are skipped, as are repeats). When they are at least a quarter of the tree, the
-    /// proxies that remain are rebuilt into a new tree (as [`Self::rebuild`]: one build)
+    /// proxies that remain are rebuilt into a new tree (one build, as [`Self::build`] makes)
     /// instead of one removal each, which is what a level unloaded in one frame needs.
     /// Either way the remaining proxies keep their ids, fat boxes and moved marks.
     pub fn destroy_proxies(&mut self, ids: &[ProxyId]) -> usize {
@@ -133,13 +138,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.optimizer.candidates.clear();
         self.compact();
         removed
-    }
-
-    /// Rebuilds the whole tree from its leaves with a binned SAH split, and lays the arena
-    /// out anew in depth-first order with no free slot (every [`NodeId`] may change).
-    /// Proxy ids, fat boxes and moved marks are kept.
-    pub fn rebuild(&mut self) {
-        self.rebuild_with_extra(&[]);
     }
 
     /// Rebuilds the whole tree from its leaves and the `unlinked` ones (proxies with their

@@ -63,14 +63,13 @@
 //!
 //! | task | methods |
 //! |---|---|
-//! | proxies | [`create_proxy`](DynamicTree::create_proxy), [`destroy_proxy`](DynamicTree::destroy_proxy), [`build`](DynamicTree::build), [`clear`](DynamicTree::clear) |
+//! | create and destroy | [`new`](DynamicTree::new), [`with_margin`](DynamicTree::with_margin), [`create_proxy`](DynamicTree::create_proxy), [`build`](DynamicTree::build), [`destroy_proxy`](DynamicTree::destroy_proxy), [`destroy_proxies`](DynamicTree::destroy_proxies), [`clear`](DynamicTree::clear) |
 //! | moves | [`move_proxy`](DynamicTree::move_proxy), [`move_proxies`](DynamicTree::move_proxies) |
-//! | moves with fat boxes computed by the caller | [`fatten`](DynamicTree::fatten), [`keeps_fat_box`](DynamicTree::keeps_fat_box), [`set_fat_box`](DynamicTree::set_fat_box), [`set_fat_boxes`](DynamicTree::set_fat_boxes) |
 //! | pairs | [`update_pairs`](DynamicTree::update_pairs), [`update_pairs_parallel`](DynamicTree::update_pairs_parallel), [`parallel_pairs`](DynamicTree::parallel_pairs) |
 //! | queries | [`query_box`](DynamicTree::query_box), [`query_point`](DynamicTree::query_point), [`query_ball`](DynamicTree::query_ball), [`cast_ray`](DynamicTree::cast_ray), [`cast_box`](DynamicTree::cast_box), [`ray_hits`](DynamicTree::ray_hits) |
-//! | payloads and boxes | [`data`](DynamicTree::data), [`data_mut`](DynamicTree::data_mut), [`fat_box`](DynamicTree::fat_box), [`proxies`](DynamicTree::proxies), [`contains`](DynamicTree::contains) |
-//! | settings | [`set_margin`](DynamicTree::set_margin), [`set_move_cache`](DynamicTree::set_move_cache), [`reserve`](DynamicTree::reserve), [`rebuild`](DynamicTree::rebuild) |
-//! | inspection | [`stats`](DynamicTree::stats), [`validate`](DynamicTree::validate), [`root`](DynamicTree::root), [`node`](DynamicTree::node), [`leaf`](DynamicTree::leaf), [`visit_nodes`](DynamicTree::visit_nodes) |
+//! | proxies | [`data`](DynamicTree::data), [`data_mut`](DynamicTree::data_mut), [`fat_box`](DynamicTree::fat_box), [`contains`](DynamicTree::contains), [`proxies`](DynamicTree::proxies), [`len`](DynamicTree::len), [`is_empty`](DynamicTree::is_empty) |
+//! | settings | [`margin`](DynamicTree::margin), [`set_margin`](DynamicTree::set_margin), [`move_cache`](DynamicTree::move_cache), [`set_move_cache`](DynamicTree::set_move_cache), [`reserve`](DynamicTree::reserve) |
+//! | inspection | [`stats`](DynamicTree::stats), [`bytes`](DynamicTree::bytes), [`validate`](DynamicTree::validate), [`root`](DynamicTree::root), [`node`](DynamicTree::node), [`visit_nodes`](DynamicTree::visit_nodes) |
 
 mod arena;
 mod build;
@@ -86,6 +85,9 @@ mod query;
 mod remove;
 mod rotate;
 mod stats;
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)] // A failed unwrap is a failed test.
+mod tests;
 mod validate;
 
 use core::fmt;
@@ -178,10 +180,10 @@ pub struct DynamicTree<V: Vector, T = ()> {
     pub(crate) optimizer: optimize::Optimizer,
     /// Buffers the operations reuse from one call to the next.
     pub(crate) scratch: Scratch<V>,
-    /// Nodes visited by queries and pair walks since the last reset (see
+    /// Nodes visited by queries and pair walks since the tree was made (see
     /// [`DynamicTree::stats`]); atomic so that queries can count through `&self`.
     pub(crate) nodes_visited: AtomicU64,
-    /// Leaves reached by queries, or pairs reported by pair walks, since the last reset.
+    /// Leaves reached by queries, or pairs reported by pair walks, since the tree was made.
     pub(crate) leaves_visited: AtomicU64,
 }
 
@@ -382,8 +384,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Number of proxies moved (or inserted) since the last [`Self::update_pairs`].
-    pub fn moved_count(&self) -> usize {
+    /// Number of proxies moved (or inserted) since the last [`Self::update_pairs`] (also
+    /// reported by [`Self::stats`], which walks the tree).
+    pub(crate) fn moved_count(&self) -> usize {
         self.moved_count
     }
 
@@ -410,13 +413,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
         Some(self.stored_fat_box(id, leaf))
     }
 
-    /// The leaf node of a proxy, for inspection with [`Self::node`]: an id for which
-    /// [`NodeId::is_leaf`] holds, the same for the proxy's whole life.
-    pub fn leaf(&self, id: ProxyId) -> Option<NodeId> {
-        self.live_leaf(id)?;
-        Some(NodeId::leaf(id))
-    }
-
     /// Every live proxy with its payload and fat box, in id order.
     pub fn proxies(&self) -> impl Iterator<Item = (ProxyId, &T, BoundingBox<V>)> + '_ {
         self.payloads().filter_map(|(id, data)| {
@@ -433,13 +429,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
             .iter()
             .enumerate()
             .filter_map(|(i, data)| Some((ProxyId(i as u32), data.as_ref()?)))
-    }
-
-    /// How many proxy ids the tree's tables (leaves, payloads, the move cache) have room
-    /// for without growing. Tables that callers keep by proxy id can be given the same
-    /// room, so that they grow when the tree's do.
-    pub fn proxy_capacity(&self) -> usize {
-        self.data.capacity()
     }
 
     /// A read-only view of a node, for inspection.

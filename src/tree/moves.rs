@@ -110,9 +110,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// order, with `result` told each call's outcome, but the leaves' ancestors are
     /// updated in memory order (see [`Self::move_proxies`]).
     ///
-    /// For callers that keep each proxy's fat box and decide themselves, with
+    /// For the plugin, which keeps each proxy's fat box and decides itself, with
     /// [`Self::keeps_fat_box`] and [`Self::fatten`], which moves change it.
-    pub fn set_fat_boxes(
+    #[cfg(any(feature = "plugin", test))]
+    pub(crate) fn set_fat_boxes(
         &mut self,
         boxes: impl IntoIterator<Item = (ProxyId, BoundingBox<V>)>,
         mut result: impl FnMut(ProxyId, Result<(), TreeError>),
@@ -256,8 +257,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Finishes a step of moves without looking for pairs: every internal node gets its
     /// exact box back, the moves are forgotten and the tree improves itself as after
     /// [`Self::update_pairs`]. For a tree whose proxies are never paired with each other
-    /// (level geometry that other trees' proxies query).
-    pub fn refit(&mut self) {
+    /// (the plugin's static tree, which other trees' proxies query).
+    #[cfg(any(feature = "plugin", test))]
+    pub(crate) fn refit(&mut self) {
         self.optimizer.candidates.clear();
         self.refit_all();
         self.finish_update();

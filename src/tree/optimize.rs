@@ -5,7 +5,7 @@
 //! away from its siblings keeps them, and their common ancestors, large; left alone, a tree
 //! of boxes that all move degrades steadily (the summed area of its internal nodes grows
 //! step after step). Rebuilding parts of it with the binned SAH split of
-//! [`DynamicTree::rebuild`] repairs that at a bounded cost per step.
+//! [`DynamicTree::build`] (`DynamicTree::rebuild_subtree`) repairs that at a bounded cost per step.
 
 use crate::Vector;
 use crate::tree::{DynamicTree, NodeId};
@@ -32,7 +32,7 @@ fn ceil_log2(x: f32) -> u16 {
 impl Optimizer {
     /// Height of the subtrees rebuilt from their leaves: about `4 * sqrt(n)` leaves, and at
     /// least 2.
-    pub fn subtree_height(&self, proxies: usize) -> u16 {
+    pub(crate) fn subtree_height(&self, proxies: usize) -> u16 {
         ceil_log2(4.0 * (proxies as f32).sqrt()).max(2)
     }
 

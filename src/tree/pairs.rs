@@ -56,7 +56,7 @@ impl PairStacks {
     /// is its capacity, the walk's `fill` how much of it is in use. Every push writes its
     /// slot and moves `fill` by 0 or 1, so that the outcome of a test that is hard to
     /// predict takes no branch.
-    pub fn start(&mut self, first: (NodeId, NodeId)) {
+    pub(crate) fn start(&mut self, first: (NodeId, NodeId)) {
         if self.tasks.len() < 256 {
             self.tasks.resize(256, (NodeId::NULL, NodeId::NULL));
         }

@@ -9,7 +9,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// The fat box for a tight box and a predicted displacement: the tight box extended
     /// along the displacement and grown by the margin on every side.
     #[inline]
-    pub fn fatten(&self, tight: &BoundingBox<V>, displacement: V) -> BoundingBox<V> {
+    pub(crate) fn fatten(&self, tight: &BoundingBox<V>, displacement: V) -> BoundingBox<V> {
         tight.swept(displacement).grown(self.margin)
     }
 
@@ -125,10 +125,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// is the same (short of an area that overflows to infinity times zero), and most
     /// moves are decided without the new fat box.
     ///
-    /// This is the rule of [`Self::move_proxy`], for callers that keep their proxies' fat
-    /// boxes and hand the changed ones over with [`Self::set_fat_boxes`].
+    /// This is the rule of [`Self::move_proxy`], also applied by the plugin, which keeps
+    /// its proxies' fat boxes and hands the changed ones over with
+    /// [`Self::set_fat_boxes`].
     #[inline(always)]
-    pub fn keeps_fat_box(
+    pub(crate) fn keeps_fat_box(
         old: &BoundingBox<V>,
         tight: &BoundingBox<V>,
         fat: &BoundingBox<V>,
@@ -143,8 +144,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Replaces a proxy's fat box with exactly `fat` (no margin added) and marks it moved.
-    /// For callers that compute fat boxes themselves.
-    pub fn set_fat_box(&mut self, id: ProxyId, fat: BoundingBox<V>) -> Result<(), TreeError> {
+    /// For the plugin, which computes fat boxes itself.
+    #[cfg(any(feature = "plugin", test))]
+    pub(crate) fn set_fat_box(
+        &mut self,
+        id: ProxyId,
+        fat: BoundingBox<V>,
+    ) -> Result<(), TreeError> {
         let link = self.checked_link(id, &fat)?;
         self.store_fat_box(id, link, fat);
         self.set_leaf_box(link, fat);
@@ -153,6 +159,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Where the leaf of proxy `id` hangs, if it is live and `fat` is a valid box: the
     /// checks of [`Self::set_fat_box`].
+    #[cfg(any(feature = "plugin", test))]
     #[inline]
     pub(crate) fn checked_link(
         &self,

@@ -26,9 +26,12 @@ pub struct TreeStats {
     /// Bytes the tree's lasting arrays use (nodes, the proxy tables and payload slots, by
     /// capacity); the scratch buffers kept between updates are not counted.
     pub bytes: usize,
-    /// Nodes visited by queries and pair finding since the counters were last reset.
+    /// Nodes visited by queries and pair finding since the tree was made (a clone starts
+    /// from its original's count). The work of a stretch of calls is the difference
+    /// between two snapshots.
     pub nodes_visited: u64,
-    /// Leaves reached (queries) or pairs reported (pair finding) since the last reset.
+    /// Leaves reached (queries) or pairs reported (pair finding) since the tree was made,
+    /// counted like [`Self::nodes_visited`].
     pub leaves_visited: u64,
 }
 
@@ -58,7 +61,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             } else {
                 0.0
             },
-            moved: self.moved_count,
+            moved: self.moved_count(),
             bytes: self.bytes(),
             nodes_visited: self.nodes_visited.load(Ordering::Relaxed),
             leaves_visited: self.leaves_visited.load(Ordering::Relaxed),
@@ -73,11 +76,5 @@ impl<V: Vector, T> DynamicTree<V, T> {
             + self.fat_boxes.capacity() * core::mem::size_of::<BoundingBox<V>>()
             + self.data.capacity() * core::mem::size_of::<Option<T>>()
             + self.free_proxies.capacity() * core::mem::size_of::<u32>()
-    }
-
-    /// Resets the visit counters reported by [`Self::stats`].
-    pub fn reset_counters(&self) {
-        self.nodes_visited.store(0, Ordering::Relaxed);
-        self.leaves_visited.store(0, Ordering::Relaxed);
     }
 }

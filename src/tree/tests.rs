@@ -1,0 +1,573 @@
+//! Tests of the tree's crate-private operations, those the plugin drives: fat boxes set
+//! by the caller (`set_fat_box`, `set_fat_boxes`), the keep rule (`keeps_fat_box` with
+//! `fatten`) and the refit without pairs (`refit`). The public operations are tested
+//! from outside the crate (`tests/tree.rs`, the fuzz target).
+//!
+//! Each test checks against an independent oracle: a brute-force scan of the fat boxes,
+//! the same operation applied one call at a time on a copy of the tree, or the state
+//! recorded from earlier calls; `validate` runs after every operation.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use glam::{Vec2, Vec3};
+use proptest::prelude::*;
+
+use crate::Vector;
+use crate::geometry::BoundingBox;
+use crate::tree::{DynamicTree, ProxyId, TreeError};
+
+fn v<V: Vector>(a: [f32; 3]) -> V {
+    V::truncate_from_3d(Vec3::from_array(a))
+}
+
+/// Uniform random numbers in `[0, 1)` from a linear congruential generator.
+fn lcg(seed: u32) -> impl FnMut() -> f32 {
+    let mut s = seed;
+    move || {
+        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
+        (s >> 8) as f32 / 16_777_216.0
+    }
+}
+
+/// `n` boxes of half extent 0.5 at random centers in a square (cube) of side
+/// `2.5 * sqrt(n)`, built into a tree with margin 0.05: the centers, the tree, the ids.
+fn uniform_tree<V: Vector>(
+    r: &mut impl FnMut() -> f32,
+    n: usize,
+) -> (Vec<V>, DynamicTree<V, u32>, Vec<ProxyId>) {
+    let side = 2.5 * (n as f32).sqrt();
+    let centers: Vec<V> = (0..n)
+        .map(|_| v::<V>([r() * side, r() * side, r() * side]))
+        .collect();
+    let mut tree = DynamicTree::<V, u32>::with_margin(0.05);
+    let ids = tree
+        .build(
+            centers
+                .iter()
+                .map(|&c| BoundingBox::from_center_half_extents(c, V::splat(0.5)))
+                .zip(0u32..),
+        )
+        .unwrap();
+    (centers, tree, ids)
+}
+
+/// An id that names no proxy of a tree whose ids run densely from 0 to `n - 1`: the id of
+/// the `(n + extra)`th proxy of another tree.
+fn unknown_id<V: Vector>(n: usize, extra: usize) -> ProxyId {
+    let mut other = DynamicTree::<V, u32>::new();
+    let mut last = other.create_proxy(BoundingBox::default(), 0).unwrap();
+    while last.index() < n + extra {
+        last = other.create_proxy(BoundingBox::default(), 0).unwrap();
+    }
+    last
+}
+
+/// Every overlapping pair of fat boxes with at least one proxy in `moved`, as `(a, b)`
+/// with `a < b`, by brute force.
+fn brute_pairs<V: Vector>(
+    boxes: &BTreeMap<ProxyId, BoundingBox<V>>,
+    moved: &BTreeSet<ProxyId>,
+) -> BTreeSet<(ProxyId, ProxyId)> {
+    let entries: Vec<_> = boxes.iter().collect();
+    let mut want = BTreeSet::new();
+    for (i, (a, fa)) in entries.iter().enumerate() {
+        for (b, fb) in &entries[i + 1..] {
+            if (moved.contains(a) || moved.contains(b)) && fa.overlaps(fb) {
+                want.insert((**a, **b));
+            }
+        }
+    }
+    want
+}
+
+/// `set_fat_boxes` against `set_fat_box` called once per box on two copies of a tree:
+/// the same results (an unknown id and invalid boxes refused), fat boxes, moved counts
+/// and pairs, with batches above and below the size from which the batch sorts.
+fn batch_fat_boxes<V: Vector>() {
+    let mut r = lcg(99);
+    let n = 1500;
+    let side = 2.5 * (n as f32).sqrt();
+    let (_, mut batched, ids) = uniform_tree::<V>(&mut r, n);
+    let mut single = batched.clone();
+    let (mut pb, mut ps) = (Vec::new(), Vec::new());
+    batched.update_pairs(&mut pb);
+    single.update_pairs(&mut ps);
+    let unknown = unknown_id::<V>(n, 3);
+    for step in 0..12 {
+        let count = if step % 3 == 2 { 50 } else { n };
+        let boxes: Vec<_> = (0..count)
+            .map(|k| {
+                let i = (k * 389 + step) % n;
+                let c = v::<V>([r() * side, r() * side, r() * side]);
+                let fat = BoundingBox::from_center_half_extents(c, V::splat(0.5 + r()));
+                match k % 101 {
+                    3 => (unknown, fat),
+                    4 => (ids[i], BoundingBox::from_min_max(V::ONE, V::ZERO)),
+                    _ => (ids[i], fat),
+                }
+            })
+            .collect();
+        let mut got = Vec::new();
+        batched.set_fat_boxes(boxes.iter().copied(), |id, res| got.push((id, res)));
+        let want: Vec<_> = boxes
+            .iter()
+            .map(|&(id, fat)| (id, single.set_fat_box(id, fat)))
+            .collect();
+        assert_eq!(got, want, "step {step}");
+        assert!(want.iter().any(|(_, r)| r.is_err()));
+        batched.validate().unwrap();
+        assert_eq!(batched.moved_count(), single.moved_count());
+        for &id in &ids {
+            assert_eq!(batched.fat_box(id), single.fat_box(id));
+        }
+        pb.clear();
+        ps.clear();
+        batched.update_pairs(&mut pb);
+        single.update_pairs(&mut ps);
+        batched.validate().unwrap();
+        let set_b: BTreeSet<_> = pb.iter().copied().collect();
+        assert_eq!(set_b.len(), pb.len());
+        assert_eq!(
+            set_b,
+            ps.iter().copied().collect::<BTreeSet<_>>(),
+            "step {step}"
+        );
+    }
+}
+
+#[test]
+fn batch_fat_boxes_2d() {
+    batch_fat_boxes::<Vec2>();
+}
+
+#[test]
+fn batch_fat_boxes_3d() {
+    batch_fat_boxes::<Vec3>();
+}
+
+/// `set_fat_box` refuses a box with a NaN or infinite corner or `min > max`, and leaves
+/// the proxy's fat box and the tree as they were.
+fn set_fat_box_bad_input<V: Vector>() {
+    let mut tree = DynamicTree::<V, u32>::new();
+    let good = BoundingBox::from_center_half_extents(V::ZERO, V::ONE);
+    let id = tree.create_proxy(good, 1).unwrap();
+    for bad in [
+        BoundingBox::from_min_max(V::splat(f32::NAN), V::ONE),
+        BoundingBox::from_min_max(V::ZERO, V::splat(f32::INFINITY)),
+        BoundingBox::from_min_max(V::ONE, V::ZERO),
+    ] {
+        assert_eq!(tree.set_fat_box(id, bad), Err(TreeError::InvalidBox));
+    }
+    tree.validate().unwrap();
+    assert_eq!(tree.fat_box(id), Some(good.grown(tree.margin())));
+    tree.destroy_proxy(id).unwrap();
+    assert_eq!(tree.set_fat_box(id, good), Err(TreeError::UnknownProxy(id)));
+    tree.validate().unwrap();
+}
+
+#[test]
+fn set_fat_box_bad_input_2d() {
+    set_fat_box_bad_input::<Vec2>();
+}
+
+#[test]
+fn set_fat_box_bad_input_3d() {
+    set_fat_box_bad_input::<Vec3>();
+}
+
+/// The keep rule the plugin applies itself (`keeps_fat_box` with the fat box `fatten`
+/// gives) says what `move_proxy` does, over the moves of the batch test in
+/// `tests/tree.rs`: most boxes jumping a little every step, with and without a predicted
+/// displacement, some twice in a step, some with invalid boxes or unknown ids.
+fn keep_rule_is_the_move_rule<V: Vector>() {
+    let mut r = lcg(4242);
+    let n = 3000;
+    let half = V::splat(0.5);
+    let (mut centers, mut tree, ids) = uniform_tree::<V>(&mut r, n);
+    tree.update_pairs(&mut Vec::new());
+    let unknown = unknown_id::<V>(n, 5);
+    let (mut kept, mut replaced) = (0, 0);
+    for step in 0..40 {
+        let count = [n, n, 500, 100][step % 4];
+        let mut moves = Vec::new();
+        for k in 0..count {
+            let i = (k * 7919 + step * 31) % n;
+            let jump = v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.4;
+            centers[i] += jump;
+            let mut tight = BoundingBox::from_center_half_extents(centers[i], half);
+            let mut id = ids[i];
+            match k % 97 {
+                5 => tight = BoundingBox::from_min_max(V::splat(f32::NAN), V::ONE),
+                6 => id = unknown,
+                _ => {}
+            }
+            moves.push((id, tight, jump * (k % 3) as f32));
+            if k % 50 == 7 {
+                centers[i] += jump;
+                let tight = BoundingBox::from_center_half_extents(centers[i], half);
+                moves.push((ids[i], tight, V::ZERO));
+            }
+        }
+        for (id, tight, d) in moves {
+            let old = tree.fat_box(id);
+            let result = tree.move_proxy(id, tight, d);
+            if let (Some(old), Ok(changed)) = (old, result) {
+                let fat = tree.fatten(&tight, d);
+                assert_eq!(
+                    changed,
+                    !DynamicTree::<V, u32>::keeps_fat_box(&old, &tight, &fat),
+                    "step {step}: {id:?}"
+                );
+                if changed {
+                    replaced += 1;
+                    assert_eq!(tree.fat_box(id), Some(fat));
+                } else {
+                    kept += 1;
+                }
+            }
+        }
+        tree.validate().unwrap();
+        tree.update_pairs(&mut Vec::new());
+    }
+    assert!(
+        kept > 1000 && replaced > 1000,
+        "{kept} kept, {replaced} replaced"
+    );
+}
+
+#[test]
+fn keep_rule_is_the_move_rule_2d() {
+    keep_rule_is_the_move_rule::<Vec2>();
+}
+
+#[test]
+fn keep_rule_is_the_move_rule_3d() {
+    keep_rule_is_the_move_rule::<Vec3>();
+}
+
+/// A panic in the caller's callback (or iterator) halfway through a batch leaves a valid
+/// tree: every change decided so far is applied, the tree agrees with its own fat boxes,
+/// and the next update reports exactly the brute-force pairs.
+fn batch_panic_safety<V: Vector>(move_cache: bool) {
+    let n = 600;
+    let side = 2.5 * (n as f32).sqrt();
+    let mut r = lcg(31);
+    let mut tree = DynamicTree::<V, u32>::new();
+    tree.set_move_cache(move_cache);
+    let ids = tree
+        .build((0..n as u32).map(|i| {
+            let c = v::<V>([r() * side, r() * side, r() * side]);
+            (BoundingBox::from_center_half_extents(c, V::splat(0.5)), i)
+        }))
+        .unwrap();
+    let mut pairs = Vec::new();
+    tree.update_pairs(&mut pairs);
+    let moves: Vec<_> = ids
+        .iter()
+        .map(|&id| {
+            let c = v::<V>([r() * side, r() * side, r() * side]);
+            (
+                id,
+                BoundingBox::from_center_half_extents(c, V::splat(0.5)),
+                V::ZERO,
+            )
+        })
+        .collect();
+    let mut seen = 0;
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        tree.move_proxies(moves.iter().copied(), |_, _| {
+            seen += 1;
+            assert!(seen < 400, "the caller's callback panics");
+        });
+    }));
+    assert!(caught.is_err());
+    tree.validate().unwrap();
+    let mut caught_boxes = 0;
+    let caught_fat = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let boxes = ids.iter().map(|&id| {
+            caught_boxes += 1;
+            assert!(caught_boxes < 300, "the caller's iterator panics");
+            (
+                id,
+                BoundingBox::from_center_half_extents(V::ZERO, V::splat(0.5)),
+            )
+        });
+        tree.set_fat_boxes(boxes, |_, _| {});
+    }));
+    assert!(caught_fat.is_err());
+    tree.validate().unwrap();
+    pairs.clear();
+    tree.update_pairs(&mut pairs);
+    tree.validate().unwrap();
+    let got: BTreeSet<_> = pairs.iter().copied().collect();
+    assert_eq!(got.len(), pairs.len());
+    let fat: Vec<_> = ids.iter().map(|&id| tree.fat_box(id).unwrap()).collect();
+    // Every reported pair overlaps, and the 299 boxes set before the iterator panicked
+    // (all at the origin, so all overlapping) are reported with one another.
+    for &(a, b) in &pairs {
+        assert!(tree.fat_box(a).unwrap().overlaps(&tree.fat_box(b).unwrap()));
+    }
+    for i in 0..299 {
+        for j in i + 1..299 {
+            assert!(fat[i].overlaps(&fat[j]));
+            assert!(got.contains(&(ids[i].min(ids[j]), ids[i].max(ids[j]))));
+        }
+    }
+}
+
+#[test]
+fn batch_panic_safety_2d() {
+    batch_panic_safety::<Vec2>(true);
+}
+
+#[test]
+fn batch_panic_safety_3d() {
+    batch_panic_safety::<Vec3>(true);
+}
+
+/// Without the move cache, where a move writes its parent's slot before the batch grows
+/// the ancestors.
+#[test]
+fn batch_panic_safety_without_move_cache() {
+    batch_panic_safety::<Vec2>(false);
+    batch_panic_safety::<Vec3>(false);
+}
+
+/// `refit` after moves: every internal box is its children's union again (checked node by
+/// node through the public inspection), the moves are forgotten (the next update reports
+/// no pair, though moved boxes overlap others), fat boxes are kept and box queries equal
+/// a brute-force scan.
+fn refit<V: Vector>() {
+    let mut r = lcg(17);
+    let n = 800;
+    let (mut centers, mut tree, ids) = uniform_tree::<V>(&mut r, n);
+    tree.update_pairs(&mut Vec::new());
+    for step in 0..6 {
+        let mut moved = BTreeSet::new();
+        for k in (step..n).step_by(3) {
+            centers[k] += v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 1.5;
+            let tight = BoundingBox::from_center_half_extents(centers[k], V::splat(0.5));
+            if tree.move_proxy(ids[k], tight, V::ZERO).unwrap() {
+                moved.insert(ids[k]);
+            }
+        }
+        let boxes: BTreeMap<ProxyId, BoundingBox<V>> = ids
+            .iter()
+            .map(|&id| (id, tree.fat_box(id).unwrap()))
+            .collect();
+        // The update after the refit reports nothing, where it would have reported these.
+        let overlaps_moved = !brute_pairs(&boxes, &moved).is_empty();
+        assert_eq!(tree.moved_count(), moved.len());
+        tree.refit();
+        tree.validate().unwrap();
+        assert_eq!(tree.moved_count(), 0, "step {step}: moves forgotten");
+        let mut stack: Vec<_> = tree.root().into_iter().collect();
+        let mut internal = 0;
+        while let Some(id) = stack.pop() {
+            let node = tree.node(id).unwrap();
+            if let Some(proxy) = node.proxy {
+                assert_eq!(Some(node.aabb), tree.fat_box(proxy));
+                continue;
+            }
+            let (c1, c2) = node.children.unwrap();
+            let union = tree
+                .node(c1)
+                .unwrap()
+                .aabb
+                .merged(&tree.node(c2).unwrap().aabb);
+            assert_eq!(node.aabb, union, "step {step}: node {id:?} not exact");
+            internal += 1;
+            stack.extend([c1, c2]);
+        }
+        assert_eq!(internal, n - 1);
+        assert!(overlaps_moved, "step {step}: no moved box overlaps another");
+        let mut pairs = Vec::new();
+        tree.update_pairs(&mut pairs);
+        assert!(pairs.is_empty(), "step {step}: {} pairs", pairs.len());
+        for (&id, fat) in &boxes {
+            assert_eq!(tree.fat_box(id), Some(*fat));
+        }
+        for q in 0..20 {
+            let c = v::<V>([r() * 70.0, r() * 70.0, r() * 70.0]);
+            let query = BoundingBox::from_center_half_extents(c, V::splat(2.0 + q as f32));
+            let mut got = BTreeSet::new();
+            tree.query_box(&query, |id, _| got.insert(id));
+            let want: BTreeSet<ProxyId> = boxes
+                .iter()
+                .filter(|(_, b)| b.overlaps(&query))
+                .map(|(&id, _)| id)
+                .collect();
+            assert_eq!(got, want, "step {step}, query {q}");
+        }
+    }
+}
+
+#[test]
+fn refit_2d() {
+    refit::<Vec2>();
+}
+
+#[test]
+fn refit_3d() {
+    refit::<Vec3>();
+}
+
+/// One operation of the random sequences below.
+#[derive(Clone, Debug)]
+enum Op {
+    Insert {
+        center: [f32; 3],
+        half: [f32; 3],
+    },
+    /// Remove the proxy at this position (modulo the count) in id order.
+    Remove(usize),
+    /// Move a proxy a small step with `move_proxy`.
+    Move {
+        which: usize,
+        to: [f32; 3],
+        predicted: [f32; 3],
+    },
+    /// Set a proxy's fat box with `set_fat_box`: ordered corners, or as given (maybe
+    /// inverted, refused), or a NaN corner (refused).
+    SetFatBox {
+        which: usize,
+        a: [f32; 3],
+        b: [f32; 3],
+        kind: u8,
+    },
+    /// `set_fat_box` on an id destroyed before.
+    SetDead,
+    Pairs,
+}
+
+fn op_strategy() -> impl Strategy<Value = Op> {
+    let p = || prop::array::uniform3(-20.0f32..20.0);
+    let h = || prop::array::uniform3(0.0f32..3.0);
+    prop_oneof![
+        4 => (p(), h()).prop_map(|(center, half)| Op::Insert { center, half }),
+        1 => any::<usize>().prop_map(Op::Remove),
+        3 => (any::<usize>(), prop::array::uniform3(-1.0f32..1.0), prop::array::uniform3(-2.0f32..2.0))
+            .prop_map(|(which, to, predicted)| Op::Move { which, to, predicted }),
+        4 => (any::<usize>(), p(), p(), 0u8..4).prop_map(|(which, a, b, kind)| Op::SetFatBox { which, a, b, kind }),
+        1 => Just(Op::SetDead),
+        2 => Just(Op::Pairs),
+    ]
+}
+
+/// A tree driven by random operations among which `set_fat_box` is frequent, against a
+/// map of the fat boxes and the set of proxies moved since the last update: every call's
+/// result, every fat box and the moved count after each operation, and every update's
+/// pairs against a brute-force scan.
+fn set_fat_box_ops<V: Vector>(ops: &[Op]) {
+    let mut tree = DynamicTree::<V, u32>::with_margin(0.1);
+    let mut boxes: BTreeMap<ProxyId, BoundingBox<V>> = BTreeMap::new();
+    let mut moved = BTreeSet::new();
+    let mut dead = Vec::new();
+    let nth = |boxes: &BTreeMap<ProxyId, BoundingBox<V>>, i: usize| {
+        (!boxes.is_empty()).then(|| *boxes.keys().nth(i % boxes.len()).unwrap())
+    };
+    let check_pairs = |tree: &mut DynamicTree<V, u32>,
+                       boxes: &BTreeMap<ProxyId, BoundingBox<V>>,
+                       moved: &mut BTreeSet<ProxyId>| {
+        let mut pairs = Vec::new();
+        tree.update_pairs(&mut pairs);
+        let got: BTreeSet<_> = pairs.iter().copied().collect();
+        assert_eq!(got.len(), pairs.len(), "a pair was reported twice");
+        assert_eq!(got, brute_pairs(boxes, moved));
+        moved.clear();
+    };
+    for (k, op) in ops.iter().enumerate() {
+        match *op {
+            Op::Insert { center, half } => {
+                let tight = BoundingBox::from_center_half_extents(v(center), v(half));
+                let id = tree.create_proxy(tight, k as u32).unwrap();
+                boxes.insert(id, tight.grown(0.1));
+                moved.insert(id);
+            }
+            Op::Remove(i) => {
+                let Some(id) = nth(&boxes, i) else { continue };
+                tree.destroy_proxy(id).unwrap();
+                boxes.remove(&id);
+                moved.remove(&id);
+                dead.push(id);
+            }
+            Op::Move {
+                which,
+                to,
+                predicted,
+            } => {
+                let Some(id) = nth(&boxes, which) else {
+                    continue;
+                };
+                let old = boxes[&id];
+                let tight =
+                    BoundingBox::from_center_half_extents(old.center() + v::<V>(to), V::ONE);
+                let d: V = v(predicted);
+                let changed = tree.move_proxy(id, tight, d).unwrap();
+                let fat = tree.fat_box(id).unwrap();
+                if changed {
+                    assert_eq!(fat, tight.swept(d).grown(0.1));
+                    boxes.insert(id, fat);
+                    moved.insert(id);
+                } else {
+                    assert_eq!(fat, old, "an unchanged move keeps the fat box");
+                    assert!(old.contains(&tight));
+                }
+            }
+            Op::SetFatBox { which, a, b, kind } => {
+                let Some(id) = nth(&boxes, which) else {
+                    continue;
+                };
+                let (a, b): (V, V) = (v(a), v(b));
+                let (fat, valid) = match kind {
+                    0 | 1 => (BoundingBox::from_min_max(a.min(b), a.max(b)), true),
+                    2 => {
+                        let fat = BoundingBox::from_min_max(a, b);
+                        (fat, a.all_le(b))
+                    }
+                    _ => (BoundingBox::from_min_max(V::splat(f32::NAN), b), false),
+                };
+                if valid {
+                    assert_eq!(tree.set_fat_box(id, fat), Ok(()));
+                    boxes.insert(id, fat);
+                    moved.insert(id);
+                } else {
+                    assert_eq!(tree.set_fat_box(id, fat), Err(TreeError::InvalidBox));
+                }
+            }
+            Op::SetDead => {
+                if let Some(&id) = dead.last()
+                    && !boxes.contains_key(&id)
+                {
+                    let any = BoundingBox::from_center_half_extents(V::ZERO, V::ONE);
+                    assert_eq!(tree.set_fat_box(id, any), Err(TreeError::UnknownProxy(id)));
+                }
+            }
+            Op::Pairs => check_pairs(&mut tree, &boxes, &mut moved),
+        }
+        if let Err(e) = tree.validate() {
+            panic!("invalid after {op:?}: {e}");
+        }
+        assert_eq!(tree.len(), boxes.len());
+        assert_eq!(tree.moved_count(), moved.len(), "after {op:?}");
+        for (&id, fat) in &boxes {
+            assert_eq!(tree.fat_box(id), Some(*fat), "after {op:?}");
+        }
+    }
+    check_pairs(&mut tree, &boxes, &mut moved);
+    tree.validate().unwrap();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn set_fat_box_ops_2d(ops in prop::collection::vec(op_strategy(), 1..160)) {
+        set_fat_box_ops::<Vec2>(&ops);
+    }
+
+    #[test]
+    fn set_fat_box_ops_3d(ops in prop::collection::vec(op_strategy(), 1..160)) {
+        set_fat_box_ops::<Vec3>(&ops);
+    }
+}
