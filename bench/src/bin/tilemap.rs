@@ -21,7 +21,8 @@
 //! every collider, and the components the plugin adds to each). The first tick of the 1M
 //! level is also set against `DynamicTree::build` of the same boxes alone.
 //!
-//! With `NO_TRANSFORM=1` in the environment the app runs without Bevy's transform
+//! `TILEMAP_ONLY="1M Static, OnInsert"` (a row's name) runs that scene alone, for a
+//! profiler. With `NO_TRANSFORM=1` in the environment the app runs without Bevy's transform
 //! systems, which walk every entity each frame and so leave the caches cold for the
 //! plugin: the difference shows how much of a large level's tick is memory latency.
 
@@ -114,6 +115,8 @@ struct Report {
     candidates: usize,
     /// Medians of the stages over the measured ticks: prepare, broad, narrow, events.
     stages: [f64; 4],
+    /// The stages of the first tick.
+    first_stages: [f64; 4],
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -185,10 +188,11 @@ where
             world.spawn_batch(tiles);
         }
     }
-    let start = Instant::now();
     app.update();
-    let _ = start.elapsed();
-    let first_ms = app.world().resource::<AabbTree<V>>().stats().total_ms() as f64;
+    let stats = app.world().resource::<AabbTree<V>>().stats();
+    let first_ms = stats.total_ms() as f64;
+    let first_stages = [stats.prepare_ms, stats.broad_ms, stats.narrow_ms, stats.events_ms]
+        .map(f64::from);
     for _ in 0..WARMUP {
         app.update();
     }
@@ -220,6 +224,7 @@ where
         bytes: state.bytes(),
         candidates: state.candidate_count(),
         stages: stages.map(median),
+        first_stages,
     }
 }
 
@@ -260,6 +265,7 @@ where
         "level", "first ms", "tick ms", "frame ms", "tile events", "pairs", "bytes/coll"
     );
     let mut rows = Vec::new();
+    let only = std::env::var("TILEMAP_ONLY").ok();
     for (name, level) in [
         ("movers alone", Level::None),
         (
@@ -288,6 +294,9 @@ where
         ),
         ("90k plain tiles", Level::Plain(300)),
     ] {
+        if only.as_deref().is_some_and(|o| o != name) {
+            continue;
+        }
         let r = run::<V>(level, dim3);
         println!(
             "{:<28} {:>10.3} {:>10.4} {:>12.4} {:>12} {:>10} {:>12}",
@@ -301,10 +310,15 @@ where
         );
         rows.push((name, r));
     }
-    println!("stages of a later tick (medians, ms): prepare, broad, narrow, events");
-    for (name, r) in &rows {
-        let [p, b, n, e] = r.stages;
-        println!("{name:<28} {p:>10.4} {b:>10.4} {n:>10.4} {e:>10.4}");
+    for (title, first) in [("a later tick (medians)", false), ("the first tick", true)] {
+        println!("stages of {title}, ms: prepare, broad, narrow, events");
+        for (name, r) in &rows {
+            let [p, b, n, e] = if first { r.first_stages } else { r.stages };
+            println!("{name:<28} {p:>10.4} {b:>10.4} {n:>10.4} {e:>10.4}");
+        }
+    }
+    if only.is_some() {
+        return;
     }
     let tick = |name: &str| {
         rows.iter()
