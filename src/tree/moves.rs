@@ -258,10 +258,19 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// exact box back, the moves are forgotten and the tree improves itself as after
     /// [`Self::update_pairs`]. For a tree whose proxies are never paired with each other
     /// (the plugin's static tree, which other trees' proxies query).
+    ///
+    /// A few moves refit only the changed nodes (the paths from the moved leaves up), so
+    /// that moving one static collider of a large level costs a path, not the level; at
+    /// least one moved leaf per [`BULK_FROM`] proxies refits the whole tree in memory
+    /// order.
     #[cfg(any(feature = "plugin", test))]
     pub(crate) fn refit(&mut self) {
         self.optimizer.candidates.clear();
-        self.refit_all();
+        if self.moved_count.saturating_mul(BULK_FROM) >= self.len() {
+            self.refit_all();
+        } else {
+            self.refit_order(true, |tree, id| tree.refit_node(id));
+        }
         self.finish_update();
     }
 

@@ -191,8 +191,13 @@ where
     app.update();
     let stats = app.world().resource::<AabbTree<V>>().stats();
     let first_ms = stats.total_ms() as f64;
-    let first_stages = [stats.prepare_ms, stats.broad_ms, stats.narrow_ms, stats.events_ms]
-        .map(f64::from);
+    let first_stages = [
+        stats.prepare_ms,
+        stats.broad_ms,
+        stats.narrow_ms,
+        stats.events_ms,
+    ]
+    .map(f64::from);
     for _ in 0..WARMUP {
         app.update();
     }
