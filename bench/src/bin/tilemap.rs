@@ -13,6 +13,8 @@
 //! - 10k, 100k and 1M `Static` tiles under a map entity, with each
 //!   [`StaticChanges`] mode (the default `Detect` tests every tile's change ticks each
 //!   tick; `OnInsert` does not scan tiles);
+//! - the 1M level with `OnInsert` and one more static tile moved every tick by an insert
+//!   of its `Transform` (a platform marked `Static`);
 //! - 90k plain tiles (no `Static`, no parent), which pair with each other.
 //!
 //! For each: the first tick (the level goes in), the median of later ticks (the plugin's
@@ -55,6 +57,21 @@ struct Side(f32);
 /// Starts among tiles, counted by a reader after the pipeline.
 #[derive(Resource, Default)]
 struct TileEvents(usize);
+
+/// The static tile moved every tick, and the tick count.
+#[derive(Resource)]
+struct Platform(Entity, u32);
+
+/// Moves the platform along a row of the level, by inserting its `Transform`.
+fn move_platform(mut commands: Commands, platform: Option<ResMut<Platform>>) {
+    if let Some(mut platform) = platform {
+        platform.1 += 1;
+        let x = (platform.1 % 200) as f32 * 0.25;
+        commands
+            .entity(platform.0)
+            .insert(Transform::from_xyz(x, 5.5, 0.0));
+    }
+}
 
 fn walk(side: Res<Side>, mut q: Query<(&mut Transform, &mut Walk)>) {
     let dt = 1.0 / 60.0;
@@ -101,6 +118,9 @@ enum Level {
     None,
     /// `Static`, children of one map entity, found by the given mode.
     Static(usize, StaticChanges),
+    /// As `Static(n, OnInsert)`, plus one more static tile moved every tick by inserting
+    /// its `Transform` (a moving platform marked `Static`).
+    Platform(usize),
     /// Neither `Static` nor a parent.
     Plain(usize),
 }
@@ -134,10 +154,11 @@ where
 {
     let side = match level {
         Level::None => 100,
-        Level::Static(n, _) | Level::Plain(n) => n,
+        Level::Static(n, _) | Level::Plain(n) | Level::Platform(n) => n,
     };
     let static_changes = match level {
         Level::Static(_, mode) => mode,
+        Level::Platform(_) => StaticChanges::OnInsert,
         _ => StaticChanges::default(),
     };
     let mut app = App::new();
@@ -155,7 +176,10 @@ where
             ..default()
         })
         .init_resource::<TileEvents>()
-        .add_systems(Update, walk.before(CollisionSystems::Prepare))
+        .add_systems(
+            Update,
+            (walk, move_platform).before(CollisionSystems::Prepare),
+        )
         .add_systems(Update, count_tile_events.after(CollisionSystems::Events));
     app.update();
     let world = app.world_mut();
@@ -174,7 +198,19 @@ where
         ));
     }
     let map = world.spawn(Transform::default()).id();
-    if let Level::Static(n, _) | Level::Plain(n) = level {
+    if let Level::Platform(_) = level {
+        let platform = world
+            .spawn((
+                Transform::default(),
+                Aabb::<V>::new(V::splat(0.5)),
+                Tile,
+                Static,
+                ChildOf(map),
+            ))
+            .id();
+        world.insert_resource(Platform(platform, 0));
+    }
+    if let Level::Static(n, _) | Level::Plain(n) | Level::Platform(n) = level {
         let tiles = (0..n * n).map(|i| {
             (
                 Transform::from_xyz((i / n) as f32, (i % n) as f32, 0.0),
@@ -182,7 +218,7 @@ where
                 Tile,
             )
         });
-        if matches!(level, Level::Static(..)) {
+        if matches!(level, Level::Static(..) | Level::Platform(_)) {
             world.spawn_batch(tiles.map(|t| (t, Static, ChildOf(map))));
         } else {
             world.spawn_batch(tiles);
@@ -297,6 +333,7 @@ where
             "1M Static, OnInsert",
             Level::Static(1000, StaticChanges::OnInsert),
         ),
+        ("1M Static, OnInsert, platform", Level::Platform(1000)),
         ("90k plain tiles", Level::Plain(300)),
     ] {
         if only.as_deref().is_some_and(|o| o != name) {
@@ -353,6 +390,10 @@ where
     println!(
         "later tick, 90k plain / movers alone:       {:.2}",
         plain.later_ms / alone.later_ms
+    );
+    println!(
+        "later tick, 1M Static with one moved every tick / none moved (OnInsert): {:.2}",
+        tick("1M Static, OnInsert, platform").later_ms / tick("1M Static, OnInsert").later_ms
     );
     use core::mem::size_of;
     let ecs = size_of::<Transform>()
