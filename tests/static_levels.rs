@@ -202,7 +202,8 @@ fn spawn_spec<V: Dim>(world: &mut World, spec: &mut Spec, map: Entity) {
 /// A random scene of static tiles (some under a map entity), static boxes and moving
 /// boxes and balls. Each tick moves the movers, and now and then moves the map, moves or
 /// resizes a static collider, toggles `Static`, changes layers, disables or despawns and
-/// respawns a collider. After every tick the touching pairs equal the oracle's, and the
+/// respawns a collider, puts one under the map or takes it out, or moves one through
+/// `&mut Transform` (not a static one under `OnInsert`, which does not see such writes). After every tick the touching pairs equal the oracle's, and the
 /// events replayed give the same set.
 fn random_static_scene<V: Dim>(seed: u64, mode: StaticChanges) {
     let mut rng = Rng::new(seed);
@@ -325,6 +326,25 @@ fn random_static_scene<V: Dim>(seed: u64, mode: StaticChanges) {
                 app.world_mut().entity_mut(spec.entity).despawn();
                 spec.disabled = false;
                 spawn_spec::<V>(app.world_mut(), spec, map);
+            }
+            6 => {
+                // Put under the map or taken out from under it: the world position
+                // changes by the map's offset, the local one stays.
+                spec.child = !spec.child;
+                let mut e = app.world_mut().entity_mut(spec.entity);
+                if spec.child {
+                    e.insert(ChildOf(map));
+                } else {
+                    e.remove::<ChildOf>();
+                }
+            }
+            7 if !spec.disabled && (!spec.is_static || mode == StaticChanges::Detect) => {
+                // A write in place, which `OnInsert` does not see on static colliders.
+                spec.at += rng.vec3(-0.7, 0.7);
+                app.world_mut()
+                    .get_mut::<Transform>(spec.entity)
+                    .expect("a collider")
+                    .translation = spec.at;
             }
             _ => {}
         }
