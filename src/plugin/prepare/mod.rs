@@ -2,7 +2,6 @@
 
 mod statics;
 
-use bevy::ecs::query::QueryData;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
@@ -17,21 +16,32 @@ use crate::plugin::{
 };
 use crate::tree::DynamicTree;
 
-/// What `prepare` reads of a collider.
-#[derive(QueryData)]
-#[query_data(mutable)]
-pub(super) struct ColliderData<V: Vector> {
-    entity: Entity,
-    tracked: &'static mut TrackedCollider<V>,
-    transform: &'static Transform,
-    parent: Option<&'static ChildOf>,
-    aabb: Option<&'static Aabb<V>>,
-    sphere: Option<&'static BoundingSphere<V>>,
-    velocity: Option<&'static Velocity<V>>,
-    layers: Option<&'static CollisionLayers>,
-    is_static: Has<Static>,
-    teleported: Has<Teleported>,
-}
+type ColliderData<'a, V> = (
+    Entity,
+    &'a mut TrackedCollider<V>,
+    &'a Transform,
+    Option<&'a ChildOf>,
+    Option<&'a Aabb<V>>,
+    Option<&'a BoundingSphere<V>>,
+    Option<&'a Velocity<V>>,
+    Option<&'a CollisionLayers>,
+    Has<Static>,
+    Has<Teleported>,
+);
+
+/// One item of [`ColliderData`].
+type ColliderItem<'a, V> = (
+    Entity,
+    Mut<'a, TrackedCollider<V>>,
+    &'a Transform,
+    Option<&'a ChildOf>,
+    Option<&'a Aabb<V>>,
+    Option<&'a BoundingSphere<V>>,
+    Option<&'a Velocity<V>>,
+    Option<&'a CollisionLayers>,
+    bool,
+    bool,
+);
 
 /// The colliders whose own inputs changed since the pipeline's last run, or that have
 /// [`Teleported`]: a filter Bevy evaluates on change ticks alone, without reading the
@@ -45,6 +55,19 @@ type ChangedInputs<V> = Or<(
     Changed<TrackedCollider<V>>,
     With<Teleported>,
 )>;
+
+/// The inputs of one collider, as `prepare` reads them.
+struct Inputs<'a, V: Vector> {
+    entity: Entity,
+    transform: &'a Transform,
+    parent: Option<&'a ChildOf>,
+    aabb: Option<&'a Aabb<V>>,
+    sphere: Option<&'a BoundingSphere<V>>,
+    velocity: V,
+    layers: CollisionLayers,
+    is_static: bool,
+    teleported: bool,
+}
 
 /// What processing one collider needs besides the collider itself.
 struct Prepare<'a, 'cw, 'cs, 'hw, 'hs, V: Vector> {
@@ -69,32 +92,50 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
     /// Processes a collider once this tick (`tick` marks it, so that the scans that may
     /// each find it process it once), and lists it for the next tick when it must be
     /// processed again (it moved, or is left out for invalid values).
-    fn visit(&mut self, mut item: ColliderDataItem<'_, '_, V>, tick: u32) {
+    fn visit(&mut self, item: ColliderItem<'_, V>, tick: u32) {
+        let (
+            entity,
+            mut tracked,
+            transform,
+            parent,
+            aabb,
+            sphere,
+            velocity,
+            layers,
+            is_static,
+            teleported,
+        ) = item;
         // Without a shape there is nothing to do but to take out a proxy it still has.
-        let tracked = &mut *item.tracked;
-        if tracked.seen == tick
-            || (item.aabb.is_none() && item.sphere.is_none() && tracked.proxy.is_none())
-        {
+        if tracked.seen == tick || (aabb.is_none() && sphere.is_none() && tracked.proxy.is_none()) {
             return;
         }
+        let tracked = &mut *tracked;
         tracked.seen = tick;
-        self.process(&mut item);
-        let tracked = &*item.tracked;
+        let inputs = Inputs {
+            entity,
+            transform,
+            parent,
+            aabb,
+            sphere,
+            velocity: velocity.map_or(V::ZERO, |v| v.0),
+            layers: layers.map_or_else(CollisionLayers::default, |l| *l),
+            is_static,
+            teleported,
+        };
+        self.process(tracked, inputs);
         if tracked.moved || tracked.invalid {
-            self.state.tick.revisit.push((item.entity, tracked.proxy));
+            self.state.tick.revisit.push((entity, tracked.proxy));
         }
     }
 
     /// Stages 1–3 for one collider: its world shape, validity, its proxy in its tree and
     /// its body. Done again with unchanged inputs and a zero displacement, this changes
     /// nothing, which is what lets `prepare` skip idle colliders.
-    fn process(&mut self, item: &mut ColliderDataItem<'_, '_, V>) {
-        let (entity, transform, parent) = (item.entity, item.transform, item.parent);
-        let (aabb, sphere) = (item.aabb, item.sphere);
-        let (is_static, teleported) = (item.is_static, item.teleported);
-        let velocity = item.velocity.map_or(V::ZERO, |v| v.0);
-        let layers = item.layers.copied().unwrap_or_default();
-        let tracked = &mut *item.tracked;
+    fn process(&mut self, tracked: &mut TrackedCollider<V>, inputs: Inputs<'_, V>) {
+        let (entity, transform, parent) = (inputs.entity, inputs.transform, inputs.parent);
+        let (aabb, sphere) = (inputs.aabb, inputs.sphere);
+        let (velocity, layers) = (inputs.velocity, inputs.layers);
+        let (is_static, teleported) = (inputs.is_static, inputs.teleported);
         self.processed += 1;
         let state = &mut *self.state;
         forget_foreign_proxy(tracked, entity, state);

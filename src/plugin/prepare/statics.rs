@@ -100,14 +100,13 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
                 Some(ids) => Ok(ids[i]),
                 None => state.static_tree.create_proxy(new.tight, new.entity),
             };
-            let Ok(item) = colliders.get_mut(new.entity) else {
+            let Ok((_, mut tracked, ..)) = colliders.get_mut(new.entity) else {
                 // Not reachable: the entity was iterated this tick. Not left in the tree.
                 if let Ok(id) = id {
                     let _ = state.static_tree.destroy_proxy(id);
                 }
                 continue;
             };
-            let mut tracked = item.tracked;
             match id {
                 Ok(id) => {
                     let key = Key::fixed(id);
