@@ -2,6 +2,7 @@
 
 mod statics;
 
+use bevy::ecs::query::QueryItem;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
@@ -16,6 +17,7 @@ use crate::plugin::{
 };
 use crate::tree::DynamicTree;
 
+/// What `prepare` reads of a collider.
 type ColliderData<'a, V> = (
     Entity,
     &'a mut TrackedCollider<V>,
@@ -30,18 +32,7 @@ type ColliderData<'a, V> = (
 );
 
 /// One item of [`ColliderData`].
-type ColliderItem<'a, V> = (
-    Entity,
-    Mut<'a, TrackedCollider<V>>,
-    &'a Transform,
-    Option<&'a ChildOf>,
-    Option<&'a Aabb<V>>,
-    Option<&'a BoundingSphere<V>>,
-    Option<&'a Velocity<V>>,
-    Option<&'a CollisionLayers>,
-    bool,
-    bool,
-);
+type ColliderItem<'a, V> = QueryItem<'a, 'a, ColliderData<'static, V>>;
 
 /// The colliders whose own inputs changed since the pipeline's last run, or that have
 /// [`Teleported`]: a filter Bevy evaluates on change ticks alone, without reading the
