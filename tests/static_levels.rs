@@ -784,3 +784,55 @@ fn writes_in_place_3d() {
         writes_in_place::<Vec3>(mode);
     }
 }
+
+/// A static collider's `TrackedCollider` written over by hand (which its docs say not to
+/// do) leaves collision detection at once, its contact ending, and comes back at the next tick in
+/// both modes, its contact starting again.
+fn tracked_collider_overwritten<V: Dim>(mode: StaticChanges) {
+    let mut app = app::<V>(mode);
+    let wall = app
+        .world_mut()
+        .spawn((Transform::default(), Aabb::<V>::new(V::splat(0.5)), Static))
+        .id();
+    let mover = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(0.9, 0.0, 0.0),
+            Aabb::<V>::new(V::splat(0.5)),
+        ))
+        .id();
+    let pair = key(wall, mover);
+    app.update();
+    app.update();
+    app.world_mut()
+        .entity_mut(wall)
+        .insert(TrackedCollider::<V>::default());
+    assert!(!tree::<V>(&app).is_touching(wall, mover), "out at once");
+    app.update();
+    let tick = last_tick(&app);
+    let state = tree::<V>(&app);
+    assert_eq!(state.static_tree().len(), 1, "{mode:?}: back in");
+    assert!(state.is_touching(wall, mover), "{mode:?}");
+    // The end, written when the component was overwritten, is read with the tick after.
+    let mut events = events_at(&app, tick);
+    events.sort_by_key(|(pair, end)| (*pair, end.is_some()));
+    assert_eq!(
+        events,
+        vec![(pair, None), (pair, Some(EndReason::Removed))],
+        "{mode:?}"
+    );
+}
+
+#[test]
+fn tracked_collider_overwritten_2d() {
+    for mode in MODES {
+        tracked_collider_overwritten::<Vec2>(mode);
+    }
+}
+
+#[test]
+fn tracked_collider_overwritten_3d() {
+    for mode in MODES {
+        tracked_collider_overwritten::<Vec3>(mode);
+    }
+}

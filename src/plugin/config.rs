@@ -81,10 +81,13 @@ pub enum StaticChanges {
     Detect,
     /// Static colliders are never scanned: one is processed again only on the changes
     /// every mode sees (the marker, a component inserted or removed, `Disabled`, an
-    /// ancestor's `Transform`). To move, resize or re-layer a static collider, insert
-    /// the new component (`commands.entity(e).insert(Transform::from_xyz(..))`); a
-    /// write through `&mut` on the collider itself is not seen until such an insert.
-    /// An idle level costs nothing per tick, however large.
+    /// ancestor's `Transform`), after it moved or while its values are invalid, and when
+    /// [`CollisionConfig`] changes (every collider is processed then). To move, resize or
+    /// re-layer a static collider, insert the new component
+    /// (`commands.entity(e).insert(Transform::from_xyz(..))`); a write through `&mut` on
+    /// the collider itself is not seen until such an insert (a static collider that is
+    /// also a parent still moves its children at once). An idle level costs nothing per
+    /// tick, however large.
     OnInsert,
 }
 

@@ -5,7 +5,7 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::plugin::events::{trigger_batch, write_ended};
-use crate::plugin::state::Key;
+use crate::plugin::state::{Key, next_run};
 use crate::plugin::{
     Aabb, AabbTree, BoundingSphere, CollidingEntities, CollisionConfig, CollisionEnded, EndReason,
     Static, StaticChanges, TrackedCollider,
@@ -59,7 +59,7 @@ fn queue_static<V: Vector>(
     config: &CollisionConfig,
     state: &mut AabbTree<V>,
 ) {
-    let next = state.tick.number.wrapping_add(1);
+    let next = next_run(state.tick.number);
     if config.static_changes == StaticChanges::OnInsert && tracked.queued != next {
         tracked.queued = next;
         state.tick.revisit.push((entity, tracked.proxy));

@@ -193,7 +193,9 @@
 //! parent that moves moves every collider below it, swept, in the same tick. Colliders
 //! that moved at the tick before (to read as still), that have [`Teleported`] (or an
 //! ancestor has), that are out of the tree, and every collider once after a
-//! [`CollisionConfig`] change are processed too. A skipped collider costs a few
+//! [`CollisionConfig`] change are processed too. Static colliders under
+//! [`StaticChanges::OnInsert`] are the exception: writes in place on them are not seen
+//! (see [Static colliders](#static-colliders)). A skipped collider costs a few
 //! change-tick tests, and the narrow phase tests only the pairs of processed colliders:
 //! a pair of two idle colliders keeps its state at no cost. [`StepStats::processed`]
 //! counts the processed ones. Changes made with `bypass_change_detection` are not seen
@@ -375,6 +377,9 @@ where
             .add_observer(lifecycle::on_static_insert::<V, Velocity<V>>)
             .add_observer(lifecycle::on_static_insert::<V, CollisionLayers>)
             .add_observer(lifecycle::on_static_insert::<V, Teleported>)
+            // A `TrackedCollider` written over by hand: `Discard` took the proxy out, and
+            // the collider must come back at the next tick.
+            .add_observer(lifecycle::on_static_insert::<V, TrackedCollider<V>>)
             .add_observer(lifecycle::on_contacts_added::<V>);
         for (path, ms, _) in diagnostics::measurements::<V>(&StepStats::default()) {
             let diagnostic = Diagnostic::new(path);

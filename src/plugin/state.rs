@@ -163,7 +163,8 @@ pub(crate) struct TickBuffers<V: Vector> {
     /// Colliders processed this tick: the narrow phase tests their pairs only.
     pub processed: Vec<Key>,
     /// Colliders to process at the next tick whatever their change ticks say: those that
-    /// moved at this one (to read as still) or were left out for invalid values.
+    /// moved at this one (to read as still) or were left out for invalid values, and the
+    /// static colliders the observers list under `StaticChanges::OnInsert`.
     /// With the key each had then, which tells at a glance whether this tick has
     /// processed it already.
     pub revisit: Vec<(Entity, Option<Key>)>,
@@ -481,4 +482,12 @@ impl<V: Vector> AabbTree<V> {
         self.bodies.reserve_to(moving, fixed);
         self.pairs.reserve_keys(moving, fixed);
     }
+}
+
+/// The number of the prepare stage's run after run `number`. Never 0, which a new
+/// collider's [`TrackedCollider`](crate::plugin::TrackedCollider) holds as "never
+/// processed" and "never listed".
+#[inline]
+pub(crate) fn next_run(number: u32) -> u32 {
+    number.wrapping_add(1).max(1)
 }

@@ -10,7 +10,7 @@ use crate::Vector;
 use crate::plugin::lifecycle::forget_foreign_proxy;
 use crate::plugin::pairs::Pair;
 use crate::plugin::shape::{Hierarchy, Problem, ancestor_teleported, invalid_reason, world_shape};
-use crate::plugin::state::{Body, Key};
+use crate::plugin::state::{Body, Key, next_run};
 use crate::plugin::{
     Aabb, AabbTree, BoundingSphere, CollisionConfig, CollisionLayers, EndReason, Static,
     StaticChanges, Teleported, TrackedCollider, Velocity,
@@ -407,7 +407,7 @@ pub(crate) fn prepare<V: Vector>(
     state.tick.processed.clear();
     state.tick.moved.clear();
     state.tick.processed_before = state.tick.processed_total;
-    state.tick.number = state.tick.number.wrapping_add(1);
+    state.tick.number = next_run(state.tick.number);
     let tick = state.tick.number;
     let mut revisit = core::mem::take(&mut state.tick.revisit);
     let processed_total = state.tick.processed_total;
