@@ -277,7 +277,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             *fill += ((e2.1 == epoch) & !c2.is_leaf()) as usize;
             tasks[*fill] = (c1, c1);
             *fill += ((e1.1 == epoch) & !c1.is_leaf()) as usize;
-            self.node_pair(c1, c2, (e1, e2), tasks, fill, walk, visited, reported, f);
+            self.node_pair(c1, c2, (e1, e2), tasks, fill);
             return;
         }
         match (x.is_leaf(), y.is_leaf()) {
@@ -306,11 +306,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 );
                 let (ex1, ex2) = ((&nx.boxes[0], nx.stamps[0]), (&nx.boxes[1], nx.stamps[1]));
                 let (ey1, ey2) = ((&ny.boxes[0], ny.stamps[0]), (&ny.boxes[1], ny.stamps[1]));
-                let (v, r) = (&mut **visited, &mut **reported);
-                self.node_pair(x2, y2, (ex2, ey2), tasks, fill, walk, v, r, f);
-                self.node_pair(x2, y1, (ex2, ey1), tasks, fill, walk, v, r, f);
-                self.node_pair(x1, y2, (ex1, ey2), tasks, fill, walk, v, r, f);
-                self.node_pair(x1, y1, (ex1, ey1), tasks, fill, walk, v, r, f);
+                self.node_pair(x2, y2, (ex2, ey2), tasks, fill);
+                self.node_pair(x2, y1, (ex2, ey1), tasks, fill);
+                self.node_pair(x1, y2, (ex1, ey2), tasks, fill);
+                self.node_pair(x1, y1, (ex1, ey1), tasks, fill);
             }
         }
     }
@@ -325,12 +324,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// A pair of nodes met by the walk (see [`Self::refit_and_pairs`]): tested, and kept
     /// as a task when it passes.
     ///
-    /// In 3D the task is written in any case and kept by moving `fill` by 0 or 1, without
-    /// a branch: about half the pairs pass there, in no pattern a predictor learns, and
-    /// the mispredictions cost more than running every passing pair as a task. In 2D
-    /// fewer pairs pass and the test is cheap, and branching wins: a passing pair is
-    /// handled at once, only a pair of internal nodes becomes a task.
-    #[allow(clippy::too_many_arguments)]
+    /// The task is written in any case and kept by moving `fill` by 0 or 1, without a
+    /// branch: whether a pair passes follows no pattern a predictor learns, and the
+    /// mispredictions cost more than running every passing pair, two leaves included, as
+    /// a task.
     #[inline(always)]
     fn node_pair(
         &self,
@@ -339,38 +336,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         (ea, eb): (Entry<'_, V>, Entry<'_, V>),
         tasks: &mut [(NodeId, NodeId)],
         fill: &mut usize,
-        walk: &mut Vec<NodeId>,
-        visited: &mut u64,
-        reported: &mut u64,
-        f: &mut impl FnMut(ProxyId, ProxyId),
     ) {
-        let hit = Self::hit(ea, eb, self.epoch);
-        if V::DIM == 3 {
-            tasks[*fill] = (a, b);
-            *fill += hit as usize;
-            return;
-        }
-        if !hit {
-            return;
-        }
-        match (a.is_leaf(), b.is_leaf()) {
-            (true, true) => {
-                *reported += 1;
-                f(self.leaf_ref(a).0, self.leaf_ref(b).0);
-            }
-            (false, false) => {
-                tasks[*fill] = (a, b);
-                *fill += 1;
-            }
-            (true, false) => {
-                let proxy = self.leaf_ref(a).0;
-                self.leaf_against_subtree(proxy, ea, b, walk, visited, reported, f)
-            }
-            (false, true) => {
-                let proxy = self.leaf_ref(b).0;
-                self.leaf_against_subtree(proxy, eb, a, walk, visited, reported, f)
-            }
-        }
+        tasks[*fill] = (a, b);
+        *fill += Self::hit(ea, eb, self.epoch) as usize;
     }
 
     /// Reports every leaf under the internal node `top` whose box overlaps the leaf of
