@@ -54,44 +54,45 @@ pub(crate) struct PairStacks {
     pub leaf_tasks: LeafTasks,
 }
 
-/// The room of [`LeafTasks`]: its tasks run once fewer than four slots are free. Small
-/// batches run while the nodes their walks start from, just read, are still in cache.
+/// The room of [`LeafTasks`] (a power of two): its tasks run once fewer than four slots
+/// are free. Small batches run while the nodes their walks start from, just read, are
+/// still in cache.
 const LEAF_TASK_ROOM: usize = 16;
 
 /// Pairs of nodes of which one or both are leaves that passed the pair test, waiting to
-/// run: `(leaf, other)`, `other` a leaf (a pair to report) or an internal node (a walk of
-/// its subtree against the leaf). They run in batches, apart from the other tasks, so that
-/// the walk's main loop never branches on the kind of a task it pops, an outcome hard to
-/// predict. `tasks` is used as a fixed array (its length is its capacity, `fill` how much
-/// of it is in use): a pair is written to its slot in any case and kept by moving `fill`
-/// by 0 or 1.
-#[derive(Debug, Default)]
+/// run: a leaf and a leaf (a pair to report) or a leaf and an internal node (a walk of the
+/// internal node's subtree against the leaf). They run in batches, apart from the other
+/// tasks, so that the walk's main loop never branches on the kind of a task it pops, an
+/// outcome hard to predict. A pair is written to its slot in any case and kept by moving
+/// `fill` by 0 or 1.
+#[derive(Debug)]
 pub(crate) struct LeafTasks {
-    tasks: Vec<(NodeId, NodeId)>,
+    tasks: [(NodeId, NodeId); LEAF_TASK_ROOM],
     fill: usize,
 }
 
-impl LeafTasks {
-    /// Readies the array, empty.
-    fn start(&mut self) {
-        if self.tasks.len() < LEAF_TASK_ROOM {
-            self.tasks
-                .resize(LEAF_TASK_ROOM, (NodeId::NULL, NodeId::NULL));
+impl Default for LeafTasks {
+    fn default() -> Self {
+        Self {
+            tasks: [(NodeId::NULL, NodeId::NULL); LEAF_TASK_ROOM],
+            fill: 0,
         }
-        self.fill = 0;
     }
+}
 
+impl LeafTasks {
     /// Whether fewer than the four slots a task may fill are free.
     #[inline(always)]
     pub fn is_full(&self) -> bool {
-        self.fill + 4 > self.tasks.len()
+        self.fill + 4 > LEAF_TASK_ROOM
     }
 
-    /// Writes the pair of nodes `a`, `b`, kept when `keep`, the leaf first (`a` when both
-    /// are leaves). There must be room (see [`Self::is_full`]).
+    /// Writes the pair of nodes `(a, b)`, kept when `keep`. There must be room (see
+    /// [`Self::is_full`]).
     #[inline(always)]
     fn push(&mut self, a: NodeId, b: NodeId, keep: bool) {
-        self.tasks[self.fill] = if a.is_leaf() { (a, b) } else { (b, a) };
+        // In range whatever `fill` is; `is_full` keeps it from wrapping.
+        self.tasks[self.fill & (LEAF_TASK_ROOM - 1)] = (a, b);
         self.fill += keep as usize;
     }
 }
@@ -106,7 +107,7 @@ impl PairStacks {
             self.tasks.resize(256, (NodeId::NULL, NodeId::NULL));
         }
         self.tasks[0] = first;
-        self.leaf_tasks.start();
+        self.leaf_tasks.fill = 0;
     }
 }
 
@@ -415,7 +416,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         (visited, reported): (&mut u64, &mut u64),
         f: &mut impl FnMut(ProxyId, ProxyId),
     ) {
-        for &(leaf, other) in &leaf_tasks.tasks[..leaf_tasks.fill] {
+        for &(a, b) in &leaf_tasks.tasks[..leaf_tasks.fill] {
+            let (leaf, other) = if a.is_leaf() { (a, b) } else { (b, a) };
             let (proxy, held) = self.leaf_ref(leaf);
             if other.is_leaf() {
                 *reported += 1;
