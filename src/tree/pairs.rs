@@ -426,6 +426,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 self.leaf_against_subtree(proxy, held, other, walk, visited, reported, f);
             }
         }
+        // Each leaf task counts as a task popped, as the walk's other tasks do.
+        *visited += leaf_tasks.fill as u64;
         leaf_tasks.fill = 0;
     }
 
