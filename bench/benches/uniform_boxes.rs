@@ -13,7 +13,9 @@
 //!   scenario's rays, on the trees right after the build;
 //! - `clustered 2d|3d n=20000`: one step of the "clustered, mixed sizes" scene
 //!   (`Scene::clustered`), as the uniform groups (`cargo bench -p bevy_aabb_tree_bench
-//!   --bench uniform_boxes -- clustered` runs these alone).
+//!   --bench uniform_boxes -- clustered` runs these alone);
+//! - `streams 2d|3d n=20000`: the same for the "streams, mixed sizes" scene
+//!   (`Scene::streams`).
 //!
 //! `bench_compare` runs the full set (100k boxes, the static world) with pair
 //! count checks and prints ratios; this is the smaller set, with criterion's statistics.
@@ -185,7 +187,7 @@ fn uniform_boxes(c: &mut Criterion) {
     );
 }
 
-/// Boxes per clustered scene.
+/// Boxes per clustered or streams scene.
 const CLUSTERED_N: usize = 20_000;
 
 fn clustered(c: &mut Criterion) {
@@ -198,6 +200,16 @@ fn clustered(c: &mut Criterion) {
         c,
         &format!("clustered 3d n={CLUSTERED_N}"),
         Scene::<3>::clustered(CLUSTERED_N),
+    );
+    step_group::<2, OursBroadPhase2d, ParryBroadPhase2d>(
+        c,
+        &format!("streams 2d n={CLUSTERED_N}"),
+        Scene::<2>::streams(CLUSTERED_N),
+    );
+    step_group::<3, OursBroadPhase3d, ParryBroadPhase3d>(
+        c,
+        &format!("streams 3d n={CLUSTERED_N}"),
+        Scene::<3>::streams(CLUSTERED_N),
     );
 }
 

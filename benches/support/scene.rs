@@ -48,7 +48,8 @@ impl Default for Lcg {
 
 /// `N` boxes moving in straight lines inside a square (2D) or cube (3D) region
 /// `[0, side]^D`, bouncing off its walls: equal boxes ([`Scene::uniform`]), or boxes of
-/// mixed sizes in clusters, some still ([`Scene::clustered`]).
+/// mixed sizes in clusters or streams, some still ([`Scene::clustered`],
+/// [`Scene::streams`]).
 #[derive(Clone, Debug)]
 pub struct Scene<const D: usize> {
     /// Half extent on every axis of every box without its own in `halves` (0.5).
@@ -277,6 +278,103 @@ impl<const D: usize> Scene<D> {
                 let len = dir.iter().map(|d| d * d).sum::<f32>().sqrt().max(1e-6);
                 let speed = lcg.range(1.0, 5.0);
                 velocities.push(dir.map(|d| d / len * speed));
+            } else {
+                velocities.push([0.0; D]);
+            }
+        }
+        let mut scene = Self::with_boxes(side, centers, velocities);
+        scene.halves = halves;
+        scene.walls = walls;
+        scene
+    }
+
+    /// Seed of the streams scenes' generator (distinct from the other scenes').
+    pub const STREAMS_SEED: u32 = 40_423;
+    /// Boxes per stream, on average, in [`Self::streams`].
+    pub const STREAM_SIZE: usize = 400;
+    /// Share of the streams scenes' boxes that move.
+    pub const STREAM_MOVING_SHARE: f32 = 1.0 / 3.0;
+
+    /// The "streams, mixed sizes" scene: `n` boxes in `n / 400` streams (at least one):
+    /// narrow bands along one axis each, like traffic in corridors or a pattern of
+    /// bullets, crossing one another; inside the region of [`Scene::uniform`] (same side for
+    /// the same `n`). Unlike [`Self::clustered`]'s round clusters, each stream is long and
+    /// thin, so a subtree's box holds much empty space around a band, and the boxes moving
+    /// along a stream meet new neighbours ahead of them at every step.
+    ///
+    /// Random numbers come from `Lcg(STREAMS_SEED)`. First, per stream: its axis (uniform
+    /// among the `D`), the center's coordinates (uniform in the region), its length (uniform
+    /// in `[0.2, 0.6]` times the side), its width `σ` (log-uniform in `[0.3, 3]`). Then per
+    /// box: the stream (uniform), the position (uniform along the stream's length, one
+    /// normal draw times `σ` on each other axis, Box–Muller on two draws; clamped to the
+    /// box's walls: the stream's extent along its axis, its center `± 2σ` across, within the
+    /// region), the size draw `u`: with `u <` [`Self::LARGE_SHARE`] a large box, side
+    /// uniform in `[10, 40]` (one more draw), else a side log-uniform in `[0.1, 3]` (one
+    /// more draw); then the motion draw: with probability [`Self::STREAM_MOVING_SHARE`] the
+    /// box moves along the stream's axis, either way, at a speed uniform in `[1, 5]` (one
+    /// draw, signed by the next), drifting across at a tenth of that (one normal draw per
+    /// other axis), else it stays still. Moving boxes bounce off their walls, so they run
+    /// up and down their stream.
+    pub fn streams(n: usize) -> Self {
+        let side = if D == 2 {
+            2.5 * (n as f32).sqrt()
+        } else {
+            2.32 * (n as f32).cbrt()
+        };
+        let mut lcg = Lcg(Self::STREAMS_SEED);
+        let normal = |lcg: &mut Lcg| {
+            let u1 = 1.0 - lcg.next_f32();
+            let u2 = lcg.next_f32();
+            (-2.0 * u1.ln()).sqrt() * (std::f32::consts::TAU * u2).cos()
+        };
+        let log_uniform = |lcg: &mut Lcg, lo: f32, hi: f32| lo * (hi / lo).powf(lcg.next_f32());
+        // (axis, center, half length, width)
+        let streams: Vec<(usize, [f32; D], f32, f32)> = (0..(n / Self::STREAM_SIZE).max(1))
+            .map(|_| {
+                let axis = ((lcg.next_f32() * D as f32) as usize).min(D - 1);
+                let center = [(); D].map(|_| lcg.next_f32() * side);
+                let half_length = 0.5 * lcg.range(0.2, 0.6) * side;
+                (axis, center, half_length, log_uniform(&mut lcg, 0.3, 3.0))
+            })
+            .collect();
+        let mut centers = Vec::with_capacity(n);
+        let mut velocities = Vec::with_capacity(n);
+        let mut halves = Vec::with_capacity(n);
+        let mut walls = Vec::with_capacity(n);
+        for _ in 0..n {
+            let k = ((lcg.next_f32() * streams.len() as f32) as usize).min(streams.len() - 1);
+            let (axis, center, half_length, sigma) = streams[k];
+            let reach = |a: usize| if a == axis { half_length } else { 2.0 * sigma };
+            let lo: [f32; D] = std::array::from_fn(|a| (center[a] - reach(a)).max(0.0));
+            let hi: [f32; D] = std::array::from_fn(|a| (center[a] + reach(a)).min(side));
+            let mut at = center;
+            for a in 0..D {
+                let offset = if a == axis {
+                    lcg.range(-half_length, half_length)
+                } else {
+                    sigma * normal(&mut lcg)
+                };
+                at[a] = (at[a] + offset).clamp(lo[a], hi[a]);
+            }
+            centers.push(at);
+            walls.push((lo, hi));
+            let size = if lcg.next_f32() < Self::LARGE_SHARE {
+                lcg.range(10.0, 40.0)
+            } else {
+                log_uniform(&mut lcg, 0.1, 3.0)
+            };
+            halves.push(0.5 * size);
+            if lcg.next_f32() < Self::STREAM_MOVING_SHARE {
+                let speed = lcg.range(1.0, 5.0);
+                let speed = if lcg.next_f32() < 0.5 { -speed } else { speed };
+                let v: [f32; D] = std::array::from_fn(|a| {
+                    if a == axis {
+                        speed
+                    } else {
+                        0.1 * speed.abs() * normal(&mut lcg)
+                    }
+                });
+                velocities.push(v);
             } else {
                 velocities.push([0.0; D]);
             }

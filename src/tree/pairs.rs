@@ -35,7 +35,8 @@ const ROTATE_BELOW: usize = 64;
 /// between updates.
 #[derive(Debug, Default)]
 pub(crate) struct PairStacks {
-    /// Pending tasks: `(x, x)` is self(x), `(x, null)` refit(x), `(x, y)` a pair of nodes.
+    /// Pending tasks: `(x, x)` is self(x), `(x, null)` refit(x), `(x, y)` cross(x, y) (or,
+    /// as the first task of a parallel walk, any pair of nodes).
     pub tasks: Vec<(NodeId, NodeId)>,
     /// Pending nodes of a leaf-against-subtree walk.
     pub walk: Vec<NodeId>,
@@ -49,6 +50,51 @@ pub(crate) struct PairStacks {
     /// The pairs of each task of a parallel update (`ParallelPairs::run_buffered`), one
     /// list per task.
     pub task_pairs: Vec<crate::tree::parallel::TaskPairs>,
+    /// The leaf tasks waiting to run.
+    pub leaf_tasks: LeafTasks,
+}
+
+/// The room of [`LeafTasks`] (a power of two): its tasks run once fewer than four slots
+/// are free. Small batches run while the nodes their walks start from, just read, are
+/// still in cache.
+const LEAF_TASK_ROOM: usize = 16;
+
+/// Pairs of nodes of which one or both are leaves that passed the pair test, waiting to
+/// run: a leaf and a leaf (a pair to report) or a leaf and an internal node (a walk of the
+/// internal node's subtree against the leaf). They run in batches, apart from the other
+/// tasks, so that the walk's main loop never branches on the kind of a task it pops, an
+/// outcome hard to predict. A pair is written to its slot in any case and kept by moving
+/// `fill` by 0 or 1.
+#[derive(Debug)]
+pub(crate) struct LeafTasks {
+    tasks: [(NodeId, NodeId); LEAF_TASK_ROOM],
+    fill: usize,
+}
+
+impl Default for LeafTasks {
+    fn default() -> Self {
+        Self {
+            tasks: [(NodeId::NULL, NodeId::NULL); LEAF_TASK_ROOM],
+            fill: 0,
+        }
+    }
+}
+
+impl LeafTasks {
+    /// Whether fewer than the four slots a task may fill are free.
+    #[inline(always)]
+    pub fn is_full(&self) -> bool {
+        self.fill + 4 > LEAF_TASK_ROOM
+    }
+
+    /// Writes the pair of nodes `(a, b)`, kept when `keep`. There must be room (see
+    /// [`Self::is_full`]).
+    #[inline(always)]
+    fn push(&mut self, a: NodeId, b: NodeId, keep: bool) {
+        // In range whatever `fill` is; `is_full` keeps it from wrapping.
+        self.tasks[self.fill & (LEAF_TASK_ROOM - 1)] = (a, b);
+        self.fill += keep as usize;
+    }
 }
 
 impl PairStacks {
@@ -61,6 +107,7 @@ impl PairStacks {
             self.tasks.resize(256, (NodeId::NULL, NodeId::NULL));
         }
         self.tasks[0] = first;
+        self.leaf_tasks.fill = 0;
     }
 }
 
@@ -113,13 +160,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///   split at once: each of the four pairs of a child of X and a child of Y is a pair
     ///   of nodes;
     /// - *a pair of nodes* A, B is dropped when neither changed or their boxes do not
-    ///   overlap ([`Self::hit`]), else becomes a task. When it runs: two leaves, report
-    ///   them; two internal nodes, cross(A, B); a leaf and an internal node, walk the
-    ///   internal node's subtree against the leaf ([`Self::leaf_against_subtree`]).
+    ///   overlap ([`Self::hit`]). When it passes: two internal nodes become the task
+    ///   cross(A, B); a pair with a leaf becomes a *leaf task* ([`LeafTasks`]), which
+    ///   reports two leaves, or walks the internal node's subtree against the leaf
+    ///   ([`Self::leaf_against_subtree`]).
     ///
-    /// Whether a pair of nodes passes is hard to predict, so passing takes no branch: a
-    /// task is written to the stack in any case and kept or not by how far the top moves.
-    /// The kind of a task is only looked at when it runs, once per pair that passed.
+    /// Whether a pair of nodes passes, and so its kind, is hard to predict, so neither
+    /// takes a branch: a pair is written to both stacks in any case and kept or not by how
+    /// far each top moves. Leaf tasks run in small batches (whenever a few are waiting,
+    /// before any refit, and at the end), so the main loop pops only self, cross and refit
+    /// tasks, and a batch's loop over leaf tasks branches on their kind only for the rarer
+    /// pair of two leaves.
     ///
     /// Refits. *refit(N)* gives N its exact box back (single moves and small batches only
     /// grow ancestors), lets it rotate (up to [`ROTATE_MAX_HEIGHT`]) when few proxies
@@ -156,6 +207,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let (x, y) = pop_task(tasks, &mut fill);
             visited += 1;
             if y.is_null() {
+                // The leaf tasks found so far may lie under x: they run before x changes.
+                let counts = (&mut visited, &mut reported);
+                self.run_leaf_tasks(&mut stacks.leaf_tasks, &mut stacks.walk, counts, &mut f);
                 self.refit_task(x, rotate, subtree_height);
                 continue;
             }
@@ -169,11 +223,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 refits,
                 tasks,
                 &mut fill,
+                &mut stacks.leaf_tasks,
                 &mut stacks.walk,
                 &mut counts,
                 &mut f,
             );
+            if stacks.leaf_tasks.is_full() {
+                let counts = (&mut visited, &mut reported);
+                self.run_leaf_tasks(&mut stacks.leaf_tasks, &mut stacks.walk, counts, &mut f);
+            }
         }
+        let counts = (&mut visited, &mut reported);
+        self.run_leaf_tasks(&mut stacks.leaf_tasks, &mut stacks.walk, counts, &mut f);
         self.count_visits(visited, reported);
     }
 
@@ -248,7 +309,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Runs one task of the walk other than a refit: self(x) when `x == y` (which first
     /// pushes refit(x) when `refits`), else a pair of nodes that passed [`Self::hit`].
-    /// `tasks` must have room for five more tasks above `fill`.
+    /// `tasks` must have room for five more tasks above `fill`, `leaf_tasks` for four.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(crate) fn run_task(
@@ -258,6 +319,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         refits: bool,
         tasks: &mut [(NodeId, NodeId)],
         fill: &mut usize,
+        leaf_tasks: &mut LeafTasks,
         walk: &mut Vec<NodeId>,
         (visited, reported): &mut (&mut u64, &mut u64),
         f: &mut impl FnMut(ProxyId, ProxyId),
@@ -277,7 +339,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             *fill += ((e2.1 == epoch) & !c2.is_leaf()) as usize;
             tasks[*fill] = (c1, c1);
             *fill += ((e1.1 == epoch) & !c1.is_leaf()) as usize;
-            self.node_pair(c1, c2, (e1, e2), tasks, fill, walk, visited, reported, f);
+            self.node_pair(c1, c2, (e1, e2), tasks, fill, leaf_tasks);
             return;
         }
         match (x.is_leaf(), y.is_leaf()) {
@@ -306,11 +368,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 );
                 let (ex1, ex2) = ((&nx.boxes[0], nx.stamps[0]), (&nx.boxes[1], nx.stamps[1]));
                 let (ey1, ey2) = ((&ny.boxes[0], ny.stamps[0]), (&ny.boxes[1], ny.stamps[1]));
-                let (v, r) = (&mut **visited, &mut **reported);
-                self.node_pair(x2, y2, (ex2, ey2), tasks, fill, walk, v, r, f);
-                self.node_pair(x2, y1, (ex2, ey1), tasks, fill, walk, v, r, f);
-                self.node_pair(x1, y2, (ex1, ey2), tasks, fill, walk, v, r, f);
-                self.node_pair(x1, y1, (ex1, ey1), tasks, fill, walk, v, r, f);
+                self.node_pair(x2, y2, (ex2, ey2), tasks, fill, leaf_tasks);
+                self.node_pair(x2, y1, (ex2, ey1), tasks, fill, leaf_tasks);
+                self.node_pair(x1, y2, (ex1, ey2), tasks, fill, leaf_tasks);
+                self.node_pair(x1, y1, (ex1, ey1), tasks, fill, leaf_tasks);
             }
         }
     }
@@ -323,14 +384,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// A pair of nodes met by the walk (see [`Self::refit_and_pairs`]): tested, and kept
-    /// as a task when it passes.
+    /// when it passes, as a task when both are internal, else as a leaf task.
+    /// `leaf_tasks` must have room for one more.
     ///
-    /// In 3D the task is written in any case and kept by moving `fill` by 0 or 1, without
-    /// a branch: about half the pairs pass there, in no pattern a predictor learns, and
-    /// the mispredictions cost more than running every passing pair as a task. In 2D
-    /// fewer pairs pass and the test is cheap, and branching wins: a passing pair is
-    /// handled at once, only a pair of internal nodes becomes a task.
-    #[allow(clippy::too_many_arguments)]
+    /// Both are written in any case and kept by moving `fill` (or `leaf_tasks`') by 0 or
+    /// 1, without a branch: whether a pair passes follows no pattern a predictor learns,
+    /// and the mispredictions would cost more than the writes.
     #[inline(always)]
     fn node_pair(
         &self,
@@ -339,38 +398,37 @@ impl<V: Vector, T> DynamicTree<V, T> {
         (ea, eb): (Entry<'_, V>, Entry<'_, V>),
         tasks: &mut [(NodeId, NodeId)],
         fill: &mut usize,
-        walk: &mut Vec<NodeId>,
-        visited: &mut u64,
-        reported: &mut u64,
-        f: &mut impl FnMut(ProxyId, ProxyId),
+        leaf_tasks: &mut LeafTasks,
     ) {
         let hit = Self::hit(ea, eb, self.epoch);
-        if V::DIM == 3 {
-            tasks[*fill] = (a, b);
-            *fill += hit as usize;
-            return;
-        }
-        if !hit {
-            return;
-        }
-        match (a.is_leaf(), b.is_leaf()) {
-            (true, true) => {
+        let internal = !a.is_leaf() & !b.is_leaf();
+        tasks[*fill] = (a, b);
+        *fill += (hit & internal) as usize;
+        leaf_tasks.push(a, b, hit & !internal);
+    }
+
+    /// Runs the leaf tasks waiting in `leaf_tasks`, in the order found, and empties it.
+    #[inline]
+    pub(crate) fn run_leaf_tasks(
+        &self,
+        leaf_tasks: &mut LeafTasks,
+        walk: &mut Vec<NodeId>,
+        (visited, reported): (&mut u64, &mut u64),
+        f: &mut impl FnMut(ProxyId, ProxyId),
+    ) {
+        for &(a, b) in &leaf_tasks.tasks[..leaf_tasks.fill] {
+            let (leaf, other) = if a.is_leaf() { (a, b) } else { (b, a) };
+            let (proxy, held) = self.leaf_ref(leaf);
+            if other.is_leaf() {
                 *reported += 1;
-                f(self.leaf_ref(a).0, self.leaf_ref(b).0);
-            }
-            (false, false) => {
-                tasks[*fill] = (a, b);
-                *fill += 1;
-            }
-            (true, false) => {
-                let proxy = self.leaf_ref(a).0;
-                self.leaf_against_subtree(proxy, ea, b, walk, visited, reported, f)
-            }
-            (false, true) => {
-                let proxy = self.leaf_ref(b).0;
-                self.leaf_against_subtree(proxy, eb, a, walk, visited, reported, f)
+                f(proxy, self.leaf_ref(other).0);
+            } else {
+                self.leaf_against_subtree(proxy, held, other, walk, visited, reported, f);
             }
         }
+        // Each leaf task counts as a task popped, as the walk's other tasks do.
+        *visited += leaf_tasks.fill as u64;
+        leaf_tasks.fill = 0;
     }
 
     /// Reports every leaf under the internal node `top` whose box overlaps the leaf of

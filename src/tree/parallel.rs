@@ -382,11 +382,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 false,
                 tasks,
                 &mut fill,
+                &mut stacks.leaf_tasks,
                 &mut stacks.walk,
                 &mut counts,
                 &mut f,
             );
+            if stacks.leaf_tasks.is_full() {
+                let counts = (&mut visited, &mut reported);
+                self.run_leaf_tasks(&mut stacks.leaf_tasks, &mut stacks.walk, counts, &mut f);
+            }
         }
+        let counts = (&mut visited, &mut reported);
+        self.run_leaf_tasks(&mut stacks.leaf_tasks, &mut stacks.walk, counts, &mut f);
         self.count_visits(visited, reported);
     }
 }

@@ -15,7 +15,9 @@
 //! - `clustered`: "clustered, mixed sizes", 2D and 3D × 20k and 100k boxes
 //!   (`Scene::clustered`: Gaussian clusters of varied spread, sides log-uniform in
 //!   `[0.1, 3]` plus a few of 10 to 40, 30 % of the boxes moving within their cluster, the
-//!   rest still), where
+//!   rest still), then "streams, mixed sizes", 2D and 3D × 20k and 100k boxes
+//!   (`Scene::streams`: long thin bands along one axis each, crossing one another, the
+//!   same sizes, a third of the boxes running up and down their stream), scenes where
 //!   the pairs reported dominate the step; each line also gives both sides' time per
 //!   reported pair and per moving box;
 //! - `parallel`: our pair update on several threads (`AABB_THREADS`, else every core)
@@ -377,7 +379,8 @@ fn uniform(filter: Option<&str>) {
     }
 }
 
-/// The "clustered, mixed sizes" scenes, 2D and 3D, 20k and 100k boxes.
+/// The scenes where the pairs reported dominate the step: "clustered, mixed sizes" and
+/// "streams, mixed sizes", 2D and 3D, 20k and 100k boxes.
 fn clustered(filter: Option<&str>) {
     for n in [20_000, 100_000] {
         clustered_case::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(
@@ -388,6 +391,18 @@ fn clustered(filter: Option<&str>) {
         clustered_case::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>(
             &format!("clustered 3d n={n}"),
             Scene::<3>::clustered(n),
+            filter,
+        );
+    }
+    for n in [20_000, 100_000] {
+        clustered_case::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(
+            &format!("streams 2d n={n}"),
+            Scene::<2>::streams(n),
+            filter,
+        );
+        clustered_case::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>(
+            &format!("streams 3d n={n}"),
+            Scene::<3>::streams(n),
             filter,
         );
     }
