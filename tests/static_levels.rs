@@ -700,6 +700,22 @@ fn idle_pair_changes_3d() {
     }
 }
 
+/// A static wall (half extent 0.5 at x = 0) and a still moving collider (half extent 0.5
+/// at x = 0.9) that overlap by 0.1.
+fn wall_and_mover<V: Dim>(app: &mut App) -> (Entity, Entity) {
+    let world = app.world_mut();
+    let wall = world
+        .spawn((Transform::default(), Aabb::<V>::new(V::splat(0.5)), Static))
+        .id();
+    let mover = world
+        .spawn((
+            Transform::from_xyz(0.9, 0.0, 0.0),
+            Aabb::<V>::new(V::splat(0.5)),
+        ))
+        .id();
+    (wall, mover)
+}
+
 /// Writes in place (through `&mut`) on an idle static collider touching a still moving
 /// one. Hand-computed: boxes of half extent 0.5 at x = 0 (static) and x = 0.9 overlap
 /// by 0.1; at x = -5 they are apart. With `Detect` the next tick sees each write; with
@@ -707,17 +723,7 @@ fn idle_pair_changes_3d() {
 /// idle ticks process nothing at all. Writes on the moving collider are seen in both.
 fn writes_in_place<V: Dim>(mode: StaticChanges) {
     let mut app = app::<V>(mode);
-    let wall = app
-        .world_mut()
-        .spawn((Transform::default(), Aabb::<V>::new(V::splat(0.5)), Static))
-        .id();
-    let mover = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(0.9, 0.0, 0.0),
-            Aabb::<V>::new(V::splat(0.5)),
-        ))
-        .id();
+    let (wall, mover) = wall_and_mover::<V>(&mut app);
     let pair = key(wall, mover);
     let tick = |app: &mut App| {
         app.update();
@@ -786,21 +792,11 @@ fn writes_in_place_3d() {
 }
 
 /// A static collider's `TrackedCollider` written over by hand (which its docs say not to
-/// do) leaves collision detection at once, its contact ending, and comes back at the next tick in
-/// both modes, its contact starting again.
+/// do) leaves collision detection at once, its contact ending, and comes back at the next
+/// tick in both modes, its contact starting again.
 fn tracked_collider_overwritten<V: Dim>(mode: StaticChanges) {
     let mut app = app::<V>(mode);
-    let wall = app
-        .world_mut()
-        .spawn((Transform::default(), Aabb::<V>::new(V::splat(0.5)), Static))
-        .id();
-    let mover = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(0.9, 0.0, 0.0),
-            Aabb::<V>::new(V::splat(0.5)),
-        ))
-        .id();
+    let (wall, mover) = wall_and_mover::<V>(&mut app);
     let pair = key(wall, mover);
     app.update();
     app.update();
