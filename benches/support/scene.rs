@@ -33,6 +33,18 @@ impl Lcg {
         (self.0 >> 8) as f32 / 16_777_216.0
     }
 
+    /// A standard normal draw (Box–Muller on two uniform draws).
+    pub fn normal(&mut self) -> f32 {
+        let u1 = 1.0 - self.next_f32();
+        let u2 = self.next_f32();
+        (-2.0 * u1.ln()).sqrt() * (std::f32::consts::TAU * u2).cos()
+    }
+
+    /// A draw log-uniform in `[lo, hi]` (one uniform draw).
+    pub fn log_uniform(&mut self, lo: f32, hi: f32) -> f32 {
+        lo * (hi / lo).powf(self.next_f32())
+    }
+
     /// The next value, uniform in `[lo, hi)`.
     #[inline]
     pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
@@ -219,6 +231,16 @@ impl<const D: usize> Scene<D> {
     /// Share of the clustered scenes' boxes that are large (sides 10 to 40).
     pub const LARGE_SHARE: f32 = 0.002;
 
+    /// The side of the square (cube) region of the output-bound scenes: that of the
+    /// uniform scene of `n` boxes.
+    fn region_side(n: usize) -> f32 {
+        if D == 2 {
+            2.5 * (n as f32).sqrt()
+        } else {
+            2.32 * (n as f32).cbrt()
+        }
+    }
+
     /// The "clustered, mixed sizes" scene: `n` boxes in `n / 250` clusters (at least one)
     /// inside the region of [`Scene::uniform`] (same side for the same `n`, so the same
     /// mean density, but packed into clusters).
@@ -234,22 +256,12 @@ impl<const D: usize> Scene<D> {
     /// stays still (zero velocity, no further draw). Moving boxes bounce off their walls, so
     /// the clusters keep their shape over the steps (a swarm around its point of interest).
     pub fn clustered(n: usize) -> Self {
-        let side = if D == 2 {
-            2.5 * (n as f32).sqrt()
-        } else {
-            2.32 * (n as f32).cbrt()
-        };
+        let side = Self::region_side(n);
         let mut lcg = Lcg(Self::CLUSTERED_SEED);
-        let normal = |lcg: &mut Lcg| {
-            let u1 = 1.0 - lcg.next_f32();
-            let u2 = lcg.next_f32();
-            (-2.0 * u1.ln()).sqrt() * (std::f32::consts::TAU * u2).cos()
-        };
-        let log_uniform = |lcg: &mut Lcg, lo: f32, hi: f32| lo * (hi / lo).powf(lcg.next_f32());
         let clusters: Vec<([f32; D], f32)> = (0..(n / Self::CLUSTER_SIZE).max(1))
             .map(|_| {
                 let center = [(); D].map(|_| lcg.next_f32() * side);
-                (center, log_uniform(&mut lcg, 2.0, 12.0))
+                (center, lcg.log_uniform(2.0, 12.0))
             })
             .collect();
         let mut centers = Vec::with_capacity(n);
@@ -263,18 +275,18 @@ impl<const D: usize> Scene<D> {
             let hi = center.map(|c| (c + 2.0 * sigma).min(side));
             let mut at = center;
             for (a, (l, h)) in at.iter_mut().zip(lo.iter().zip(&hi)) {
-                *a = (*a + sigma * normal(&mut lcg)).clamp(*l, *h);
+                *a = (*a + sigma * lcg.normal()).clamp(*l, *h);
             }
             centers.push(at);
             walls.push((lo, hi));
             let size = if lcg.next_f32() < Self::LARGE_SHARE {
                 lcg.range(10.0, 40.0)
             } else {
-                log_uniform(&mut lcg, 0.1, 3.0)
+                lcg.log_uniform(0.1, 3.0)
             };
             halves.push(0.5 * size);
             if lcg.next_f32() < Self::MOVING_SHARE {
-                let dir = [(); D].map(|_| normal(&mut lcg));
+                let dir = [(); D].map(|_| lcg.normal());
                 let len = dir.iter().map(|d| d * d).sum::<f32>().sqrt().max(1e-6);
                 let speed = lcg.range(1.0, 5.0);
                 velocities.push(dir.map(|d| d / len * speed));
@@ -316,25 +328,15 @@ impl<const D: usize> Scene<D> {
     /// other axis), else it stays still. Moving boxes bounce off their walls, so they run
     /// up and down their stream.
     pub fn streams(n: usize) -> Self {
-        let side = if D == 2 {
-            2.5 * (n as f32).sqrt()
-        } else {
-            2.32 * (n as f32).cbrt()
-        };
+        let side = Self::region_side(n);
         let mut lcg = Lcg(Self::STREAMS_SEED);
-        let normal = |lcg: &mut Lcg| {
-            let u1 = 1.0 - lcg.next_f32();
-            let u2 = lcg.next_f32();
-            (-2.0 * u1.ln()).sqrt() * (std::f32::consts::TAU * u2).cos()
-        };
-        let log_uniform = |lcg: &mut Lcg, lo: f32, hi: f32| lo * (hi / lo).powf(lcg.next_f32());
         // (axis, center, half length, width)
         let streams: Vec<(usize, [f32; D], f32, f32)> = (0..(n / Self::STREAM_SIZE).max(1))
             .map(|_| {
                 let axis = ((lcg.next_f32() * D as f32) as usize).min(D - 1);
                 let center = [(); D].map(|_| lcg.next_f32() * side);
                 let half_length = 0.5 * lcg.range(0.2, 0.6) * side;
-                (axis, center, half_length, log_uniform(&mut lcg, 0.3, 3.0))
+                (axis, center, half_length, lcg.log_uniform(0.3, 3.0))
             })
             .collect();
         let mut centers = Vec::with_capacity(n);
@@ -352,7 +354,7 @@ impl<const D: usize> Scene<D> {
                 let offset = if a == axis {
                     lcg.range(-half_length, half_length)
                 } else {
-                    sigma * normal(&mut lcg)
+                    sigma * lcg.normal()
                 };
                 at[a] = (at[a] + offset).clamp(lo[a], hi[a]);
             }
@@ -361,7 +363,7 @@ impl<const D: usize> Scene<D> {
             let size = if lcg.next_f32() < Self::LARGE_SHARE {
                 lcg.range(10.0, 40.0)
             } else {
-                log_uniform(&mut lcg, 0.1, 3.0)
+                lcg.log_uniform(0.1, 3.0)
             };
             halves.push(0.5 * size);
             if lcg.next_f32() < Self::STREAM_MOVING_SHARE {
@@ -371,7 +373,7 @@ impl<const D: usize> Scene<D> {
                     if a == axis {
                         speed
                     } else {
-                        0.1 * speed.abs() * normal(&mut lcg)
+                        0.1 * speed.abs() * lcg.normal()
                     }
                 });
                 velocities.push(v);
