@@ -4,10 +4,10 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
 use crate::Vector;
+use crate::geometry::BoundingBox;
 use crate::plugin::pairs::Pair;
 use crate::plugin::state::Key;
 use crate::plugin::{AabbTree, CollisionConfig};
-use crate::tree::ProxyId;
 use crate::tree::parallel::TASKS_PER_THREAD;
 
 /// The tree's pair update, its walk spread over the compute task pool when the config
@@ -53,17 +53,23 @@ fn update_pairs<V: Vector>(
 ///
 /// Cases:
 /// - no static collider moved (the usual tick): each moved collider of the moving tree
-///   queries the static tree;
+///   finds the static colliders its fat box overlaps, from its neighbourhood list (see
+///   [`Neighbourhoods`](crate::plugin::neighbourhoods::Neighbourhoods)) or a query of
+///   the static tree; only pairs it does not have yet are reported;
 /// - more static colliders moved than the moving tree holds (a level spawned): every
 ///   moving collider queries the static tree once, which finds every pair with a moved
 ///   static collider, and every pair of a moved moving one, for fewer queries;
-/// - otherwise both: moved moving colliders query the static tree, moved static ones
-///   the moving tree; a pair of two moved colliders is found from both sides, so that
-///   part of the list is sorted and deduplicated.
+/// - otherwise both: moved moving colliders look up the static ones as in the first
+///   case, moved static ones query the moving tree; a pair of two moved colliders is
+///   found from both sides, so that part of the list is sorted and deduplicated.
+///
+/// Lists near a static collider that moved (or is new) are dropped first.
 fn cross_pairs<V: Vector>(state: &mut AabbTree<V>) {
     let AabbTree {
         tree,
         static_tree,
+        pairs,
+        neighbourhoods,
         tick,
         ..
     } = state;
@@ -71,7 +77,17 @@ fn cross_pairs<V: Vector>(state: &mut AabbTree<V>) {
     if static_tree.is_empty() && tick.moved.iter().all(|k| !k.is_static()) {
         return;
     }
-    let static_moved = tick.moved.iter().filter(|k| k.is_static()).count();
+    tick.moved_static.clear();
+    tick.moved_static
+        .extend(tick.moved.iter().filter(|k| k.is_static()));
+    let static_moved = tick.moved_static.len();
+    // (A moved collider is in its tree; were it not, every list near anything goes.)
+    let everywhere = BoundingBox::from_min_max(-V::INFINITY, V::INFINITY);
+    neighbourhoods.forget_near(
+        tick.moved_static
+            .iter()
+            .map(|k| static_tree.fat_box(k.proxy()).unwrap_or(everywhere)),
+    );
     let out = &mut tick.new_pairs;
     let first = out.len();
     if static_moved > 0 && static_moved >= tree.len() {
@@ -83,20 +99,42 @@ fn cross_pairs<V: Vector>(state: &mut AabbTree<V>) {
         }
         return;
     }
+    let known = &mut tick.known_static;
     for &key in &tick.moved {
-        let (other, other_key): (_, fn(ProxyId) -> Key) = if key.is_static() {
-            (tree, Key::moving)
-        } else {
-            (static_tree, Key::fixed)
-        };
-        let Some(fat) = (if key.is_static() { static_tree } else { tree }).fat_box(key.proxy())
-        else {
+        if key.is_static() {
+            let Some(fat) = static_tree.fat_box(key.proxy()) else {
+                continue;
+            };
+            tree.query_box(&fat, |o, _| {
+                out.push((Key::moving(o), key));
+                true
+            });
+            continue;
+        }
+        let Some(fat) = tree.fat_box(key.proxy()) else {
             continue;
         };
-        other.query_box(&fat, |o, _| {
-            let o = other_key(o);
-            out.push(if key < o { (key, o) } else { (o, key) });
-            true
+        // The static partners it has already, from its own list of pairs: the static
+        // colliders' lists, one scattered read each in a large level, are not touched.
+        known.clear();
+        let mut next = pairs.first_of(key);
+        while let Some(i) = next {
+            let other = pairs.get(i).other(key);
+            if other.is_static() {
+                known.push(other);
+            }
+            next = pairs.next_of(i, key);
+        }
+        known.sort_unstable();
+        neighbourhoods.overlapping(key.proxy(), &fat, static_tree, |s| {
+            let o = Key::fixed(s);
+            // A new pair is checked against the static tree itself, which a proxy left
+            // in the list by a removed static collider fails.
+            if known.binary_search(&o).is_err()
+                && static_tree.fat_box(s).is_some_and(|b| b.overlaps(&fat))
+            {
+                out.push((key, o));
+            }
         });
     }
     if static_moved > 0 && static_moved < tick.moved.len() {

@@ -231,6 +231,7 @@ mod gameplay;
 mod lifecycle;
 mod motion;
 mod narrow_phase;
+mod neighbourhoods;
 mod pairs;
 mod prepare;
 mod shape;

@@ -6,8 +6,12 @@ use bevy::prelude::*;
 use crate::Vector;
 use crate::geometry::{sweep_ball_box, sweep_balls, sweep_boxes};
 use crate::plugin::pairs::Pair;
-use crate::plugin::state::{Body, EndRecord, StartRecord, SweptHit};
+use crate::plugin::state::{Body, EndRecord, Key, StartRecord, SweptHit};
 use crate::plugin::{AabbTree, CollisionConfig, EndReason, WorldShape};
+
+/// Processed static colliders up to which a tick whose moving colliders were mostly
+/// processed takes the one pass over every pair (see [`narrow_phase`]).
+const ONE_PASS_STATICS: usize = 64;
 
 /// A normal from `a` towards `b` for shapes that already overlap: the axis of least
 /// penetration for two boxes, the line of centers otherwise (zero when centers coincide).
@@ -51,8 +55,14 @@ fn sweep<V: Vector>(a0: &WorldShape<V>, da: V, b0: &WorldShape<V>, db: V) -> Opt
 ///
 /// A pair of two idle colliders is not visited: neither shape, displacement nor layers
 /// changed, so neither did its state. A pair of two processed colliders is visited once,
-/// from the one processed first. When most colliders were processed, every pair is
-/// tested in one pass instead.
+/// from the one processed first.
+///
+/// Cases, by which colliders were processed:
+/// - most colliders, or most moving ones and few static ones (a crowd walking over a
+///   level): one pass over every pair, in slot order, testing those with a processed
+///   side. It reads the pairs in memory order, and the reads of one pair's colliders do
+///   not wait for the last pair's, as they do when following a list from pair to pair;
+/// - otherwise: each processed collider's own list of pairs.
 pub(crate) fn narrow_phase<V: Vector>(
     config: Res<CollisionConfig>,
     mut state: ResMut<AabbTree<V>>,
@@ -63,13 +73,33 @@ pub(crate) fn narrow_phase<V: Vector>(
     let before = state.tick.processed_before;
     let mut swept_hits = 0;
     let colliders = state.tree.len() + state.static_tree.len();
-    if processed.len() * 2 >= colliders {
-        // Most colliders were processed: one pass over every pair, in slot order, reads
-        // memory in order and costs less than following the lists. Testing a pair of
-        // two idle colliders again changes nothing.
+    let mut statics = core::mem::take(&mut state.tick.processed_static);
+    statics.clear();
+    let most = processed.len() * 2 >= colliders;
+    if !most {
+        statics.extend(processed.iter().filter(|k| k.is_static()));
+    }
+    let moving = processed.len() - statics.len();
+    let crowd = !most && moving * 2 >= state.tree.len() && statics.len() <= ONE_PASS_STATICS;
+    if most || crowd {
+        statics.sort_unstable();
+        // Whether a pair has a side processed this tick (always so when most colliders
+        // were). A static collider is looked up in the sorted list rather than read, so
+        // that a pass over a crowd's pairs with a level reads no idle static collider.
+        let processed_now = |state: &AabbTree<V>, key: Key| {
+            most || if key.is_static() {
+                statics.binary_search(&key).is_ok()
+            } else {
+                state.body(key).is_some_and(|b| b.processed_at > before)
+            }
+        };
         let mut i = 0;
         while i < state.pairs.len() {
             let pair = state.pairs.get(i);
+            if !processed_now(state, pair.a) && !processed_now(state, pair.b) {
+                i += 1;
+                continue;
+            }
             let (Some(a), Some(b)) = (state.body(pair.a).copied(), state.body(pair.b).copied())
             else {
                 state.pairs.remove_at(i);
@@ -115,6 +145,7 @@ pub(crate) fn narrow_phase<V: Vector>(
         }
     }
     state.tick.processed = processed;
+    state.tick.processed_static = statics;
     state.stats.swept_hits = swept_hits;
     state.stats.candidates = state.pairs.len();
     state.stats.touching = state.pairs.touching_count();
@@ -181,9 +212,13 @@ fn test_pair<V: Vector>(
         }
     }
     state.pairs.set_touching(i, touching);
-    let fat_overlap = match (state.fat_box(pair.a), state.fat_box(pair.b)) {
-        (Some(x), Some(y)) => x.overlaps(&y),
-        _ => false,
-    };
-    (layers_ok && (fat_overlap || touching), swept_only)
+    // A touching pair stays a candidate without reading its fat boxes (two scattered
+    // reads for a static collider in a large level).
+    let keep = layers_ok
+        && (touching
+            || match (state.fat_box(pair.a), state.fat_box(pair.b)) {
+                (Some(x), Some(y)) => x.overlaps(&y),
+                _ => false,
+            });
+    (keep, swept_only)
 }

@@ -5,6 +5,7 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
+use crate::plugin::neighbourhoods::Neighbourhoods;
 use crate::plugin::pairs::PairTable;
 use crate::plugin::{CollisionEnded, CollisionLayers, CollisionStarted, EndReason, WorldShape};
 use crate::tree::{DynamicTree, ProxyId, TreeStats};
@@ -158,10 +159,16 @@ pub(crate) struct TickBuffers<V: Vector> {
     pub pending_fat: Vec<(ProxyId, BoundingBox<V>)>,
     /// Colliders whose fat box changed this tick (or that are new), both trees.
     pub moved: Vec<Key>,
+    /// The static colliders among [`Self::moved`].
+    pub moved_static: Vec<Key>,
+    /// One moving collider's static partners, sorted (see `broad_phase::cross_pairs`).
+    pub known_static: Vec<Key>,
     /// Static proxies whose colliders are gone, leaving the static tree at the next tick.
     pub dead_static: Vec<ProxyId>,
     /// Colliders processed this tick: the narrow phase tests their pairs only.
     pub processed: Vec<Key>,
+    /// The static ones among them, sorted, for the narrow phase.
+    pub processed_static: Vec<Key>,
     /// Colliders to process at the next tick whatever their change ticks say: those that
     /// moved at this one (to read as still) or were left out for invalid values, and the
     /// static colliders the observers list under `StaticChanges::OnInsert`.
@@ -189,8 +196,11 @@ impl<V: Vector> Default for TickBuffers<V> {
             tree_pairs: Vec::new(),
             pending_fat: Vec::new(),
             moved: Vec::new(),
+            moved_static: Vec::new(),
+            known_static: Vec::new(),
             dead_static: Vec::new(),
             processed: Vec::new(),
+            processed_static: Vec::new(),
             revisit: Vec::new(),
             number: 0,
             processed_total: 0,
@@ -276,6 +286,8 @@ pub struct AabbTree<V: Vector> {
     pub(crate) static_tree: DynamicTree<V, Entity>,
     pub(crate) bodies: ByKey<Option<Body<V>>>,
     pub(crate) pairs: PairTable,
+    /// Each moving collider's static neighbourhood (see the module's docs).
+    pub(crate) neighbourhoods: Neighbourhoods<V>,
     pub(crate) tick: TickBuffers<V>,
     pub(crate) stats: StepStats,
 }
@@ -287,6 +299,7 @@ impl<V: Vector> Default for AabbTree<V> {
             static_tree: DynamicTree::new(),
             bodies: ByKey::default(),
             pairs: PairTable::default(),
+            neighbourhoods: Neighbourhoods::default(),
             tick: TickBuffers::default(),
             stats: StepStats::default(),
         }
@@ -316,13 +329,18 @@ impl<V: Vector> AabbTree<V> {
 
     /// Bytes this resource's lasting arrays use, by capacity: the two trees'
     /// ([`DynamicTree::bytes`]), what the pipeline keeps per collider, and the tracked
-    /// pairs with their links. Buffers of one tick's events and pairs are not counted.
+    /// pairs with their links, and each moving collider's list of the static colliders
+    /// around it. Buffers of one tick's events and pairs are not counted.
     /// O(1).
     ///
     /// With the components the plugin adds ([`TrackedCollider`](crate::plugin::TrackedCollider))
     /// and the collider's own, this is the memory collision detection takes.
     pub fn bytes(&self) -> usize {
-        self.tree.bytes() + self.static_tree.bytes() + self.bodies.bytes() + self.pairs.bytes()
+        self.tree.bytes()
+            + self.static_tree.bytes()
+            + self.bodies.bytes()
+            + self.pairs.bytes()
+            + self.neighbourhoods.bytes()
     }
 
     /// Counts and timings of the last tick.

@@ -93,6 +93,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.query_by(|b| b.overlaps(aabb), f);
     }
 
+    /// Calls `f(proxy, fat box)` for every proxy whose fat box overlaps `aabb`. Return
+    /// `false` from `f` to stop.
+    #[cfg(feature = "plugin")]
+    pub(crate) fn query_box_boxes(
+        &self,
+        aabb: &BoundingBox<V>,
+        mut f: impl FnMut(ProxyId, &BoundingBox<V>) -> bool,
+    ) {
+        self.walk_hits(|b| b.overlaps(aabb).then_some(*b), |id, _, b| f(id, &b));
+    }
+
     /// Calls `f` for every proxy whose fat box contains `point`. Return `false` to stop.
     pub fn query_point(&self, point: V, f: impl FnMut(ProxyId, &T) -> bool) {
         self.query_by(|b| b.contains_point(point), f);

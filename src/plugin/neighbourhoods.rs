@@ -1,0 +1,276 @@
+//! Each moving collider's static neighbourhood, kept between ticks.
+//!
+//! A moving collider whose fat box changes looks for new pairs in the static tree. In a
+//! large level that query is a walk from the root of a tree of up to millions of leaves,
+//! through nodes no other work of the tick keeps in the caches. Most such colliders have
+//! moved a little: the static colliders near them are those of the last query.
+//!
+//! So each moving collider keeps the static colliders found around it, in a list of its
+//! own: their proxies and fat boxes, for a box (its *reach*) around the fat box it had
+//! then, grown by half that box's size on each side. While its fat box stays inside its
+//! reach, its static candidates are read off that list, in order, without touching the
+//! static tree. A list is dropped when a static collider whose new fat box overlaps its
+//! reach moved (or is new); every list is dropped when many static colliders moved at
+//! once. A static collider that is removed can leave its proxy behind in lists; the
+//! broad phase checks each new pair from a list against the static tree, so such a
+//! proxy (or a new one that took its id) never gives a pair its fat box does not.
+
+use smallvec::SmallVec;
+
+use crate::Vector;
+use crate::geometry::BoundingBox;
+use crate::tree::{DynamicTree, ProxyId};
+
+/// Static colliders that moved in one tick, up to which each list is tested against
+/// their boxes; from more, every list is dropped.
+const FORGET_EACH_UP_TO: usize = 32;
+
+/// The longest list kept. A collider whose reach holds more static colliders keeps only
+/// those its fat box overlaps (its reach is its fat box), until a later query finds few.
+const LONGEST: usize = 1024;
+
+/// One moving collider's list.
+#[derive(Clone, Debug)]
+struct Neighbourhood<V: Vector> {
+    /// The box the list covers; the list holds every static collider whose fat box
+    /// overlaps it.
+    reach: BoundingBox<V>,
+    /// Whether the list is up to date.
+    valid: bool,
+    /// Whether its last reach held more than [`LONGEST`] static colliders.
+    crowded: bool,
+    statics: Vec<(ProxyId, BoundingBox<V>)>,
+}
+
+impl<V: Vector> Default for Neighbourhood<V> {
+    fn default() -> Self {
+        Self {
+            reach: BoundingBox::from_min_max(V::ZERO, V::ZERO),
+            valid: false,
+            crowded: false,
+            statics: Vec::new(),
+        }
+    }
+}
+
+/// The lists of every moving collider, by proxy id of the moving tree.
+///
+/// A list depends only on its reach and on the static tree, not on which collider owns
+/// it, so a proxy id that is freed and given to a new collider inherits a list that is
+/// still right (or dropped, by the same rules).
+#[derive(Debug)]
+pub(crate) struct Neighbourhoods<V: Vector> {
+    lists: Vec<Neighbourhood<V>>,
+}
+
+impl<V: Vector> Default for Neighbourhoods<V> {
+    fn default() -> Self {
+        Self { lists: Vec::new() }
+    }
+}
+
+impl<V: Vector> Neighbourhoods<V> {
+    /// Drops the lists that the static colliders that moved or are new this tick may have
+    /// made stale: those whose reach overlaps one of their new fat boxes, `changed`, or
+    /// every list when there are many (their boxes are then not read).
+    pub(crate) fn forget_near(&mut self, changed: impl ExactSizeIterator<Item = BoundingBox<V>>) {
+        match changed.len() {
+            0 => {}
+            n if n > FORGET_EACH_UP_TO => {
+                for list in &mut self.lists {
+                    list.valid = false;
+                }
+            }
+            _ => {
+                let changed: SmallVec<[BoundingBox<V>; FORGET_EACH_UP_TO]> = changed.collect();
+                for list in self.lists.iter_mut().filter(|l| l.valid) {
+                    list.valid = !changed.iter().any(|b| b.overlaps(&list.reach));
+                }
+            }
+        }
+    }
+
+    /// Calls `f` for every static collider whose fat box overlaps `fat`, the fat box of
+    /// the moving collider `id`: from its list when `fat` lies within its reach, from a
+    /// query of `statics` (which refills the list) otherwise. A static collider removed
+    /// since the list was filled may be among them.
+    pub(crate) fn overlapping<T>(
+        &mut self,
+        id: ProxyId,
+        fat: &BoundingBox<V>,
+        statics: &DynamicTree<V, T>,
+        mut f: impl FnMut(ProxyId),
+    ) {
+        if self.lists.len() <= id.index() {
+            self.lists.resize_with(id.index() + 1, Default::default);
+        }
+        let list = &mut self.lists[id.index()];
+        if !(list.valid && list.reach.contains(fat)) {
+            refill(list, fat, statics);
+        }
+        for (s, b) in &list.statics {
+            if b.overlaps(fat) {
+                f(*s);
+            }
+        }
+    }
+
+    /// Bytes of the lists, by capacity.
+    pub(crate) fn bytes(&self) -> usize {
+        self.lists.capacity() * core::mem::size_of::<Neighbourhood<V>>()
+            + self
+                .lists
+                .iter()
+                .map(|l| l.statics.capacity() * core::mem::size_of::<(ProxyId, BoundingBox<V>)>())
+                .sum::<usize>()
+    }
+}
+
+/// Fills `list` for a collider whose fat box is `fat`: the static colliders within
+/// `fat` grown by half its size on each side, or within `fat` alone when that holds more
+/// than [`LONGEST`] of them (or did at an earlier refill, see `crowded`).
+fn refill<V: Vector, T>(
+    list: &mut Neighbourhood<V>,
+    fat: &BoundingBox<V>,
+    statics: &DynamicTree<V, T>,
+) {
+    list.valid = true;
+    list.statics.clear();
+    if !list.crowded {
+        let half = fat.half_extents();
+        list.reach = BoundingBox::from_min_max(fat.min - half, fat.max + half);
+        let kept = &mut list.statics;
+        statics.query_box_boxes(&list.reach, |s, b| {
+            kept.push((s, *b));
+            kept.len() <= LONGEST
+        });
+        if list.statics.len() <= LONGEST {
+            return;
+        }
+        list.statics.clear();
+        list.crowded = true;
+    }
+    list.reach = *fat;
+    let kept = &mut list.statics;
+    statics.query_box_boxes(fat, |s, b| {
+        kept.push((s, *b));
+        true
+    });
+    // Crowded until a query of the fat box alone finds an eighth of the limit or fewer:
+    // the reach, at most eight times the fat box's volume, then likely holds fewer than
+    // the limit.
+    list.crowded = list.statics.len() * 8 > LONGEST;
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use bevy::math::Vec2;
+
+    use super::*;
+
+    /// A small deterministic generator, values in `[0, 1)`.
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn unit(&mut self) -> f32 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 40) as f32 / (1u64 << 24) as f32
+        }
+
+        fn point(&mut self, side: f32) -> Vec2 {
+            Vec2::new(self.unit() * side, self.unit() * side)
+        }
+    }
+
+    fn square(center: Vec2, half: f32) -> BoundingBox<Vec2> {
+        BoundingBox::from_center_half_extents(center, Vec2::splat(half))
+    }
+
+    /// Random static colliders that move, go and come (freed ids taken again), and
+    /// moving colliders of three sizes (one reaching over more than [`LONGEST`] static
+    /// ones) that drift. After every step each moving collider's answer holds every
+    /// static collider its fat box overlaps (brute force), and nothing else but
+    /// proxies of static colliders that moved or went since.
+    #[test]
+    fn lists_miss_no_static_collider() {
+        let mut rng = Lcg(5);
+        let side = 60.0;
+        let mut statics = DynamicTree::<Vec2, ()>::new();
+        let mut live: Vec<ProxyId> = (0..2500)
+            .map(|_| {
+                statics
+                    .create_proxy(square(rng.point(side), 0.4), ())
+                    .unwrap()
+            })
+            .collect();
+        let mut movers: Vec<(Vec2, f32)> = (0..40)
+            .map(|i| (rng.point(side), [0.3, 2.0, 12.0][i % 3]))
+            .collect();
+        let mut lists = Neighbourhoods::default();
+        let mut touched = BTreeSet::new();
+        for step in 0..300 {
+            let mut changed = Vec::new();
+            // Most steps change nothing; some a few static colliders, some very many.
+            let changes = match step % 10 {
+                3 => 3,
+                7 => 1,
+                9 if step % 50 == 9 => 60,
+                _ => 0,
+            };
+            for _ in 0..changes {
+                let i = (rng.unit() * live.len() as f32) as usize % live.len();
+                let id = live[i];
+                touched.insert(id);
+                if rng.unit() < 0.5 {
+                    let _ = statics.move_proxy(id, square(rng.point(side), 0.4), Vec2::ZERO);
+                    changed.push(id);
+                } else {
+                    statics.destroy_proxy(id).unwrap();
+                    let new = statics
+                        .create_proxy(square(rng.point(side), 0.4), ())
+                        .unwrap();
+                    live[i] = new;
+                    changed.push(new);
+                }
+            }
+            lists.forget_near(changed.iter().map(|&id| statics.fat_box(id).unwrap()));
+            for (i, (center, half)) in movers.iter_mut().enumerate() {
+                *center += Vec2::new(rng.unit() - 0.5, rng.unit() - 0.5) * 0.6;
+                let fat = square(*center, *half).grown(0.1);
+                let mut got = BTreeSet::new();
+                lists.overlapping(ProxyId(i as u32), &fat, &statics, |s| {
+                    got.insert(s);
+                });
+                let expected: BTreeSet<ProxyId> = statics
+                    .proxies()
+                    .filter(|(_, _, b)| b.overlaps(&fat))
+                    .map(|(id, ..)| id)
+                    .collect();
+                assert!(
+                    expected.is_subset(&got),
+                    "step {step}, collider {i}: missed {:?}",
+                    expected.difference(&got).collect::<Vec<_>>()
+                );
+                for extra in got.difference(&expected) {
+                    assert!(
+                        touched.contains(extra),
+                        "step {step}, collider {i}: {extra:?} reported, never changed"
+                    );
+                }
+            }
+        }
+        // The big colliders' reach is crowded: they keep their fat box's statics alone.
+        assert!(lists.lists.iter().any(|l| l.crowded));
+        assert!(
+            lists
+                .lists
+                .iter()
+                .any(|l| !l.crowded && l.statics.len() > 4)
+        );
+    }
+}
