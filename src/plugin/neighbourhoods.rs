@@ -163,6 +163,7 @@ fn refill<V: Vector, T>(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // A failed unwrap is a failed test.
 mod tests {
     use std::collections::BTreeSet;
 
@@ -170,21 +171,11 @@ mod tests {
 
     use super::*;
 
-    /// A small deterministic generator, values in `[0, 1)`.
-    struct Lcg(u64);
+    use crate::tree::tests::tree_scene::lcg;
 
-    impl Lcg {
-        fn unit(&mut self) -> f32 {
-            self.0 = self
-                .0
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (self.0 >> 40) as f32 / (1u64 << 24) as f32
-        }
-
-        fn point(&mut self, side: f32) -> Vec2 {
-            Vec2::new(self.unit() * side, self.unit() * side)
-        }
+    /// A point in the square `[0, side)²`.
+    fn point(r: &mut impl FnMut() -> f32, side: f32) -> Vec2 {
+        Vec2::new(r() * side, r() * side)
     }
 
     fn square(center: Vec2, half: f32) -> BoundingBox<Vec2> {
@@ -198,18 +189,18 @@ mod tests {
     /// proxies of static colliders that moved or went since.
     #[test]
     fn lists_miss_no_static_collider() {
-        let mut rng = Lcg(5);
+        let mut rng = lcg(5);
         let side = 60.0;
         let mut statics = DynamicTree::<Vec2, ()>::new();
         let mut live: Vec<ProxyId> = (0..2500)
             .map(|_| {
                 statics
-                    .create_proxy(square(rng.point(side), 0.4), ())
+                    .create_proxy(square(point(&mut rng, side), 0.4), ())
                     .unwrap()
             })
             .collect();
         let mut movers: Vec<(Vec2, f32)> = (0..40)
-            .map(|i| (rng.point(side), [0.3, 2.0, 12.0][i % 3]))
+            .map(|i| (point(&mut rng, side), [0.3, 2.0, 12.0][i % 3]))
             .collect();
         let mut lists = Neighbourhoods::default();
         let mut touched = BTreeSet::new();
@@ -223,16 +214,16 @@ mod tests {
                 _ => 0,
             };
             for _ in 0..changes {
-                let i = (rng.unit() * live.len() as f32) as usize % live.len();
+                let i = (rng() * live.len() as f32) as usize % live.len();
                 let id = live[i];
                 touched.insert(id);
-                if rng.unit() < 0.5 {
-                    let _ = statics.move_proxy(id, square(rng.point(side), 0.4), Vec2::ZERO);
+                if rng() < 0.5 {
+                    let _ = statics.move_proxy(id, square(point(&mut rng, side), 0.4), Vec2::ZERO);
                     changed.push(id);
                 } else {
                     statics.destroy_proxy(id).unwrap();
                     let new = statics
-                        .create_proxy(square(rng.point(side), 0.4), ())
+                        .create_proxy(square(point(&mut rng, side), 0.4), ())
                         .unwrap();
                     live[i] = new;
                     changed.push(new);
@@ -240,7 +231,7 @@ mod tests {
             }
             lists.forget_near(changed.iter().map(|&id| statics.fat_box(id).unwrap()));
             for (i, (center, half)) in movers.iter_mut().enumerate() {
-                *center += Vec2::new(rng.unit() - 0.5, rng.unit() - 0.5) * 0.6;
+                *center += Vec2::new(rng() - 0.5, rng() - 0.5) * 0.6;
                 let fat = square(*center, *half).grown(0.1);
                 let mut got = BTreeSet::new();
                 lists.overlapping(ProxyId(i as u32), &fat, &statics, |s| {

@@ -81,14 +81,50 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut new = Vec::with_capacity(items.len());
         for (tight, data) in items {
             let fat = self.fatten(&tight, V::ZERO);
-            // Not linked yet: `rebuild_with_extra` links every leaf.
+            // Not linked yet: `link_unlinked` links every leaf.
             new.push((self.allocate_proxy(fat, data), fat));
         }
-        self.rebuild_with_extra(&new);
-        for &(id, _) in &new {
-            self.mark_moved(NodeId::leaf(id));
-        }
+        self.link_unlinked(&new, true);
         Ok(new.into_iter().map(|(id, _)| id).collect())
+    }
+
+    /// Gives a proxy id to a new proxy for `tight` (fat box: `tight` grown by the
+    /// margin) without putting its leaf in the tree, and returns the id with the fat box;
+    /// [`Self::link_unlinked`] puts it in. Until then no query finds it and its fat box
+    /// must not be read. The plugin hands out the ids of a level's colliders as it reads
+    /// them and builds their tree once, at the end of the tick.
+    #[cfg(feature = "plugin")]
+    pub(crate) fn create_unlinked(
+        &mut self,
+        tight: BoundingBox<V>,
+        data: T,
+    ) -> Result<(ProxyId, BoundingBox<V>), TreeError> {
+        let fat = self.fatten(&tight, V::ZERO);
+        if !(tight.is_valid() && fat.is_valid()) {
+            return Err(TreeError::InvalidBox);
+        }
+        if !self.has_room(1) {
+            return Err(TreeError::Full);
+        }
+        Ok((self.allocate_proxy(fat, data), fat))
+    }
+
+    /// Puts proxies given ids but not linked yet (with their fat boxes) into the tree,
+    /// marked moved: with one build of the whole tree when `rebuild`, one insertion each
+    /// otherwise.
+    pub(crate) fn link_unlinked(&mut self, unlinked: &[(ProxyId, BoundingBox<V>)], rebuild: bool) {
+        if rebuild {
+            self.rebuild_with_extra(unlinked);
+            for &(id, _) in unlinked {
+                self.mark_moved(NodeId::leaf(id));
+            }
+        } else {
+            // As `create_proxy` does, one proxy after the other.
+            for &(id, fat) in unlinked {
+                self.insert_leaf(NodeId::leaf(id), fat);
+                self.mark_moved(NodeId::leaf(id));
+            }
+        }
     }
 
     /// Removes many proxies at once and returns how many it removed (ids that are not live

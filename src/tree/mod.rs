@@ -87,7 +87,7 @@ mod rotate;
 mod stats;
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)] // A failed unwrap is a failed test.
-mod tests;
+pub(crate) mod tests;
 mod validate;
 
 use core::fmt;

@@ -17,7 +17,7 @@ use crate::geometry::BoundingBox;
 use crate::tree::{DynamicTree, ProxyId, TreeError};
 
 #[path = "../../tests/common/tree_scene.rs"]
-mod tree_scene;
+pub(crate) mod tree_scene;
 
 use tree_scene::{lcg, uniform_tree, v};
 

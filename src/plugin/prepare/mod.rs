@@ -7,6 +7,7 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
 use crate::Vector;
+use crate::geometry::BoundingBox;
 use crate::plugin::lifecycle::forget_foreign_proxy;
 use crate::plugin::pairs::Pair;
 use crate::plugin::shape::{Hierarchy, Problem, ancestor_teleported, invalid_reason, world_shape};
@@ -15,7 +16,7 @@ use crate::plugin::{
     Aabb, AabbTree, BoundingSphere, CollisionConfig, CollisionLayers, EndReason, Static,
     StaticChanges, Teleported, TrackedCollider, Velocity,
 };
-use crate::tree::DynamicTree;
+use crate::tree::{DynamicTree, ProxyId};
 
 /// What `prepare` reads of a collider.
 type ColliderData<'a, V> = (
@@ -72,8 +73,9 @@ struct Prepare<'a, 'cw, 'cs, 'hw, 'hs, V: Vector> {
     processed: usize,
     /// Colliders processed so far, over all ticks (see [`Body::processed_at`]).
     processed_at: u64,
-    /// New static colliders of this tick, inserted together at the end.
-    new_static: Vec<statics::NewStatic<V>>,
+    /// New static colliders of this tick, with their fat boxes: given ids, put in the
+    /// static tree together at the end.
+    new_static: Vec<(ProxyId, BoundingBox<V>)>,
     /// Pairs of a collider changing trees, carried over to its new key, and its old key.
     carried: Vec<Pair>,
     carried_from: Option<Key>,
@@ -246,13 +248,25 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
                 key
             }
             None if is_static && self.carried.is_empty() => {
-                // A new static collider: inserted with the others at the end.
-                self.new_static.push(statics::NewStatic {
-                    entity,
-                    tight: swept,
-                    body,
-                });
-                return;
+                // A new static collider: its id now, its place in the static tree with
+                // the others' at the end of the stage (one build for a level spawned at
+                // once).
+                match state.static_tree.create_unlinked(swept, entity) {
+                    Ok((id, fat)) => {
+                        self.new_static.push((id, fat));
+                        let key = Key::fixed(id);
+                        tracked.proxy = Some(key);
+                        state.tick.moved.push(key);
+                        key
+                    }
+                    Err(e) => {
+                        warn!(
+                            "bevy_aabb_tree: entity {entity} left out of collision detection: {e}"
+                        );
+                        tracked.invalid = true;
+                        return;
+                    }
+                }
             }
             None => {
                 let tree = if is_static {
@@ -400,6 +414,10 @@ pub(crate) fn prepare<V: Vector>(
     state
         .tree
         .reserve(moving_total.saturating_sub(state.tree.len()));
+    let static_total = total.saturating_sub(moving_total);
+    state
+        .static_tree
+        .reserve(static_total.saturating_sub(state.static_tree.len()));
     state.reserve_key_tables(moving_total, total.saturating_sub(moving_total));
     state.stats.started = 0;
     state.stats.ended = state.tick.ended.len();
@@ -473,7 +491,7 @@ pub(crate) fn prepare<V: Vector>(
             }
         }
     }
-    ctx.insert_new_static(&mut colliders.p1());
+    ctx.insert_new_static();
     let (processed, processed_at) = (ctx.processed, ctx.processed_at);
     let state = ctx.state;
     state.tick.processed_total = processed_at;

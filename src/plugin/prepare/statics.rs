@@ -4,24 +4,16 @@
 use bevy::prelude::*;
 
 use crate::Vector;
-use crate::geometry::BoundingBox;
 use crate::plugin::EndReason;
 use crate::plugin::pairs::Pair;
-use crate::plugin::state::{Body, EndRecord, Key};
+use crate::plugin::state::{EndRecord, Key};
 
-use super::{ColliderData, Prepare};
+use super::Prepare;
 
 /// New static colliders in one tick from which they go into the static tree with one
 /// build (when they are also at least a quarter of the tree) rather than one insertion
 /// each.
 const BULK_STATIC_FROM: usize = 32;
-
-/// A new static collider waiting for the bulk insertion at the end of `prepare`.
-pub(super) struct NewStatic<V: Vector> {
-    pub(super) entity: Entity,
-    pub(super) tight: BoundingBox<V>,
-    pub(super) body: Body<V>,
-}
 
 impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
     /// Gives the pairs of a collider that changed trees to its new key; a pair of two
@@ -78,58 +70,18 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         }
     }
 
-    /// Puts the tick's new static colliders in the static tree: with one build when they
-    /// are many (a level spawned in one frame), one insertion each otherwise.
-    pub(super) fn insert_new_static(&mut self, colliders: &mut Query<ColliderData<V>>) {
+    /// Puts the tick's new static colliders, given their ids as they were read, in the
+    /// static tree: with one build when they are many (a level spawned in one frame), one
+    /// insertion each otherwise.
+    pub(super) fn insert_new_static(&mut self) {
         if self.new_static.is_empty() {
             return;
         }
-        let state = &mut *self.state;
+        let tree = &mut self.state.static_tree;
         let count = self.new_static.len();
-        let bulk = count >= BULK_STATIC_FROM && count * 4 >= state.static_tree.len() + count;
-        let built = if bulk {
-            state
-                .static_tree
-                .build(self.new_static.iter().map(|n| (n.tight, n.entity)))
-                .ok()
-        } else {
-            None
-        };
-        for (i, new) in self.new_static.drain(..).enumerate() {
-            let id = match &built {
-                Some(ids) => Ok(ids[i]),
-                None => state.static_tree.create_proxy(new.tight, new.entity),
-            };
-            let Ok((_, mut tracked, ..)) = colliders.get_mut(new.entity) else {
-                // Not reachable: the entity was iterated this tick. Not left in the tree.
-                if let Ok(id) = id {
-                    let _ = state.static_tree.destroy_proxy(id);
-                }
-                continue;
-            };
-            match id {
-                Ok(id) => {
-                    let key = Key::fixed(id);
-                    tracked.proxy = Some(key);
-                    // Numbered again, in the order of the processed list.
-                    self.processed_at += 1;
-                    let body = Body {
-                        processed_at: self.processed_at,
-                        ..new.body
-                    };
-                    state.set_body(key, body);
-                    state.tick.moved.push(key);
-                    state.tick.processed.push(key);
-                }
-                Err(e) => {
-                    warn!(
-                        "bevy_aabb_tree: entity {} left out of collision detection: {e}",
-                        new.entity
-                    );
-                    tracked.invalid = true;
-                    state.tick.revisit.push((new.entity, None));
-                }
-            }
-        }
+        // The tree counts them already.
+        let bulk = count >= BULK_STATIC_FROM && count * 4 >= tree.len();
+        tree.link_unlinked(&self.new_static, bulk);
+        self.new_static.clear();
     }
 }
