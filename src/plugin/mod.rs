@@ -121,8 +121,17 @@
 //! Mark level geometry (walls, floors, tiles) with [`Static`]. Static colliders live in a
 //! tree of their own and never pair with each other: a tile map of a million touching
 //! tiles has no pair, no event and no work among its tiles. Each tick, the colliders that
-//! moved query the static tree; the static tree is never walked against itself. A level
+//! moved look up the static colliders they overlap; the static tree is never walked
+//! against itself. Each moving collider keeps a short list of the static colliders around
+//! it and queries the static tree only when it leaves that neighbourhood or a static
+//! collider in it changes, so a tick costs what moves, not the size of the level. A level
 //! spawned in one frame goes into the static tree with one build.
+//!
+//! Bevy skips the transforms of a still hierarchy only with its `multi_threaded` feature
+//! (on in Bevy's defaults); without it, Bevy's own transform propagation visits every
+//! child of every parent each frame. A child whose transform changes makes Bevy
+//! propagate its parent's whole subtree: keep what moves out from under a large map
+//! entity.
 //!
 //! ```
 //! # use bevy::prelude::*;
