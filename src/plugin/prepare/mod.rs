@@ -247,50 +247,39 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
                 }
                 key
             }
-            None if is_static && self.carried.is_empty() => {
-                // A new static collider: its id now, its place in the static tree with
-                // the others' at the end of the stage (one build for a level spawned at
-                // once).
-                match state.static_tree.create_unlinked(swept, entity) {
-                    Ok((id, fat)) => {
-                        self.new_static.push((id, fat));
-                        let key = Key::fixed(id);
-                        tracked.proxy = Some(key);
-                        state.tick.moved.push(key);
-                        key
-                    }
-                    Err(e) => {
-                        warn!(
-                            "bevy_aabb_tree: entity {entity} left out of collision detection: {e}"
-                        );
-                        tracked.invalid = true;
-                        return;
-                    }
-                }
-            }
             None => {
-                let tree = if is_static {
-                    &mut state.static_tree
-                } else {
-                    &mut state.tree
-                };
-                let created = tree.create_proxy(swept, entity).and_then(|id| {
-                    match tree.set_fat_box(id, fat) {
-                        Ok(()) => Ok(id),
-                        Err(e) => {
-                            // Not left behind in the tree.
-                            let _ = tree.destroy_proxy(id);
-                            Err(e)
-                        }
-                    }
-                });
-                match created {
-                    Ok(id) => {
-                        let key = if is_static {
+                let created = if is_static && self.carried.is_empty() {
+                    // A new static collider: its id now, its place in the static tree
+                    // with the others' at the end of the stage (one build for a level
+                    // spawned at once).
+                    let new_static = &mut self.new_static;
+                    state
+                        .static_tree
+                        .create_unlinked(swept, entity)
+                        .map(|(id, fat)| {
+                            new_static.push((id, fat));
                             Key::fixed(id)
-                        } else {
-                            Key::moving(id)
-                        };
+                        })
+                } else {
+                    let tree = if is_static {
+                        &mut state.static_tree
+                    } else {
+                        &mut state.tree
+                    };
+                    let id = tree.create_proxy(swept, entity).and_then(|id| {
+                        match tree.set_fat_box(id, fat) {
+                            Ok(()) => Ok(id),
+                            Err(e) => {
+                                // Not left behind in the tree.
+                                let _ = tree.destroy_proxy(id);
+                                Err(e)
+                            }
+                        }
+                    });
+                    id.map(if is_static { Key::fixed } else { Key::moving })
+                };
+                match created {
+                    Ok(key) => {
                         tracked.proxy = Some(key);
                         state.tick.moved.push(key);
                         key
