@@ -832,3 +832,99 @@ fn tracked_collider_overwritten_3d() {
         tracked_collider_overwritten::<Vec3>(mode);
     }
 }
+
+/// A crowd over a level: most moving colliders move every tick (the narrow phase then
+/// tests every pair with a processed side in one pass), one stays still, and a static
+/// platform, moved by an insert every tick, passes through the still one and back. The
+/// platform (half extent 0.5) moves by 0.25 a tick from x = -3; the still collider (half
+/// extent 0.5) is at x = 0, so they touch exactly while the platform's x is within
+/// [-1, 1]. Each tick the touching pairs equal that, and each contact starts and ends
+/// once per pass.
+fn crowd_and_platform<V: Dim>(mode: StaticChanges) {
+    let mut app = app::<V>(mode);
+    let world = app.world_mut();
+    // A floor far below, many static colliders for few moving ones.
+    for x in -40..40 {
+        world.spawn((
+            Transform::from_xyz(x as f32, -20.0, 0.0),
+            Aabb::<V>::new(V::splat(0.5)),
+            Static,
+        ));
+    }
+    let still = world
+        .spawn((Transform::default(), Aabb::<V>::new(V::splat(0.5))))
+        .id();
+    let walkers: Vec<Entity> = (0..6)
+        .map(|i| {
+            world
+                .spawn((
+                    Transform::from_xyz(10.0 + 3.0 * i as f32, 10.0, 0.0),
+                    Aabb::<V>::new(V::splat(0.5)),
+                ))
+                .id()
+        })
+        .collect();
+    let platform = world
+        .spawn((
+            Transform::from_xyz(-3.0, 0.0, 0.0),
+            Aabb::<V>::new(V::splat(0.5)),
+            Static,
+        ))
+        .id();
+    let pair = key(platform, still);
+    let (mut starts, mut ends) = (0, 0);
+    for step in 0..48 {
+        // There and back: -3 to 3 in 24 steps, then back.
+        let k = if step < 24 { step } else { 48 - step };
+        let x = -3.0 + 0.25 * k as f32;
+        let world = app.world_mut();
+        world
+            .entity_mut(platform)
+            .insert(Transform::from_xyz(x, 0.0, 0.0));
+        for (i, &w) in walkers.iter().enumerate() {
+            world.entity_mut(w).insert(Transform::from_xyz(
+                10.0 + 3.0 * i as f32,
+                10.0 + 0.1 * step as f32,
+                0.0,
+            ));
+        }
+        app.update();
+        let state = tree::<V>(&app);
+        assert_eq!(
+            state.is_touching(platform, still),
+            (-1.0..=1.0).contains(&x),
+            "{mode:?}, step {step}, platform at x = {x}"
+        );
+        if step > 0 {
+            // Far fewer than half the colliders, but every moving one save one.
+            assert_eq!(
+                state.stats().processed,
+                7,
+                "{mode:?}: the walkers and the platform"
+            );
+        }
+        for (p, end) in events_at(&app, last_tick(&app)) {
+            assert_eq!(p, pair, "{mode:?}, step {step}");
+            if end.is_some() {
+                ends += 1;
+            } else {
+                starts += 1;
+            }
+        }
+    }
+    assert_eq!((starts, ends), (2, 2), "{mode:?}");
+}
+
+#[test]
+fn crowd_and_platform_2d() {
+    for mode in MODES {
+        crowd_and_platform::<Vec2>(mode);
+    }
+}
+
+#[test]
+fn crowd_and_platform_3d() {
+    for mode in MODES {
+        crowd_and_platform::<Vec3>(mode);
+    }
+}
