@@ -928,3 +928,57 @@ fn crowd_and_platform_3d() {
         crowd_and_platform::<Vec3>(mode);
     }
 }
+
+/// Moving colliders over a level keep lists of the static colliders around them, counted
+/// in `AabbTree::bytes`; when they are despawned their lists go with them, while every
+/// other array keeps its room.
+fn despawned_movers_leave_no_lists<V: Dim>() {
+    let mut app = app::<V>(StaticChanges::Detect);
+    let world = app.world_mut();
+    for x in -20..20 {
+        for y in -20..20 {
+            world.spawn((
+                Transform::from_translation(v::<V>(x as f32, y as f32, 0.0).extend_to_3d()),
+                Aabb::<V>::new(V::splat(0.5)),
+                Static,
+            ));
+        }
+    }
+    app.update();
+    let level = tree::<V>(&app).bytes();
+    let movers: Vec<Entity> = (0..200)
+        .map(|i| {
+            let p = v::<V>((i % 20) as f32 - 10.0, (i / 20) as f32 - 10.0, 0.0);
+            app.world_mut()
+                .spawn((
+                    Transform::from_translation(p.extend_to_3d()),
+                    Aabb::<V>::new(V::splat(0.3)),
+                ))
+                .id()
+        })
+        .collect();
+    app.update();
+    let with_movers = tree::<V>(&app).bytes();
+    assert!(with_movers > level);
+    for e in movers {
+        app.world_mut().despawn(e);
+    }
+    app.update();
+    let after = tree::<V>(&app).bytes();
+    // Each list holds the nine tiles around its mover; the bound counts four of them, at
+    // 20 bytes each (a proxy id and a 2D box).
+    assert!(
+        after + 200 * 4 * 20 <= with_movers,
+        "lists left behind: {after} bytes after, {with_movers} with the movers"
+    );
+}
+
+#[test]
+fn despawned_movers_leave_no_lists_2d() {
+    despawned_movers_leave_no_lists::<Vec2>();
+}
+
+#[test]
+fn despawned_movers_leave_no_lists_3d() {
+    despawned_movers_leave_no_lists::<Vec3>();
+}

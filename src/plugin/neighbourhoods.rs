@@ -56,8 +56,8 @@ impl<V: Vector> Default for Neighbourhood<V> {
 /// The lists of every moving collider, by proxy id of the moving tree.
 ///
 /// A list depends only on its reach and on the static tree, not on which collider owns
-/// it, so a proxy id that is freed and given to a new collider inherits a list that is
-/// still right (or dropped, by the same rules).
+/// it; the list of a collider that leaves the moving tree is dropped all the same
+/// ([`Self::release`]), memory included.
 #[derive(Debug)]
 pub(crate) struct Neighbourhoods<V: Vector> {
     lists: Vec<Neighbourhood<V>>,
@@ -112,6 +112,14 @@ impl<V: Vector> Neighbourhoods<V> {
             if b.overlaps(fat) {
                 f(*s);
             }
+        }
+    }
+
+    /// Drops the list of the moving collider `id`, which leaves the moving tree, with its
+    /// memory: a burst of colliders despawned does not leave their lists behind.
+    pub(crate) fn release(&mut self, id: ProxyId) {
+        if let Some(list) = self.lists.get_mut(id.index()) {
+            *list = Neighbourhood::default();
         }
     }
 

@@ -483,6 +483,7 @@ impl<V: Vector> AabbTree<V> {
             }
         } else {
             let _ = self.tree.destroy_proxy(key.proxy());
+            self.neighbourhoods.release(key.proxy());
         }
         if let Some(slot) = self
             .bodies

@@ -199,6 +199,9 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
             state.pairs.remove_all_of(key, |p| self.carried.push(p));
             self.carried_from = Some(key);
             let _ = state.tree_of_mut(key).destroy_proxy(key.proxy());
+            if !key.is_static() {
+                state.neighbourhoods.release(key.proxy());
+            }
             *state.bodies.get_or_grow(key, None) = None;
             tracked.proxy = None;
         }
