@@ -124,8 +124,9 @@
 //! moved look up the static colliders they overlap; the static tree is never walked
 //! against itself. Each moving collider keeps a short list of the static colliders around
 //! it and queries the static tree only when it leaves that neighbourhood or a static
-//! collider in it changes, so a tick costs what moves, not the size of the level. A level
-//! spawned in one frame goes into the static tree with one build.
+//! collider in it changes, so the pair search costs what moves, not the size of the level
+//! (with [`StaticChanges::OnInsert`], below, so does the whole tick). A level spawned in
+//! one frame goes into the static tree with one build.
 //!
 //! Bevy skips the transforms of a still hierarchy only with its `multi_threaded` feature
 //! (on in Bevy's defaults); without it, Bevy's own transform propagation visits every

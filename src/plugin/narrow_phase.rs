@@ -58,10 +58,11 @@ fn sweep<V: Vector>(a0: &WorldShape<V>, da: V, b0: &WorldShape<V>, db: V) -> Opt
 /// from the one processed first.
 ///
 /// Cases, by which colliders were processed:
-/// - most colliders, or most moving ones and few static ones (a crowd walking over a
-///   level): one pass over every pair, in slot order, testing those with a processed
-///   side. It reads the pairs in memory order, and the reads of one pair's colliders do
-///   not wait for the last pair's, as they do when following a list from pair to pair;
+/// - most colliders: one pass over every pair, in slot order, testing each. It reads the
+///   pairs in memory order, and the reads of one pair's colliders do not wait for the
+///   last pair's, as they do when following a list from pair to pair;
+/// - most moving colliders and few static ones (a crowd walking over a level): the same
+///   pass, testing only the pairs with a processed side;
 /// - otherwise: each processed collider's own list of pairs.
 pub(crate) fn narrow_phase<V: Vector>(
     config: Res<CollisionConfig>,
@@ -76,13 +77,14 @@ pub(crate) fn narrow_phase<V: Vector>(
     let mut statics = core::mem::take(&mut state.tick.processed_static);
     statics.clear();
     let most = processed.len() * 2 >= colliders;
-    if !most {
+    let static_count = processed.iter().filter(|k| k.is_static()).count();
+    let moving = processed.len() - static_count;
+    let crowd = !most && moving * 2 >= state.tree.len() && static_count <= ONE_PASS_STATICS;
+    if crowd {
         statics.extend(processed.iter().filter(|k| k.is_static()));
-    }
-    let moving = processed.len() - statics.len();
-    let crowd = !most && moving * 2 >= state.tree.len() && statics.len() <= ONE_PASS_STATICS;
-    if most || crowd {
         statics.sort_unstable();
+    }
+    if most || crowd {
         // Whether a pair has a side processed this tick (always so when most colliders
         // were). A static collider is looked up in the sorted list rather than read, so
         // that a pass over a crowd's pairs with a level reads no idle static collider.

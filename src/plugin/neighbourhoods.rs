@@ -11,9 +11,15 @@
 //! reach, its static candidates are read off that list, in order, without touching the
 //! static tree. A list is dropped when a static collider whose new fat box overlaps its
 //! reach moved (or is new); every list is dropped when many static colliders moved at
-//! once. A static collider that is removed can leave its proxy behind in lists; the
-//! broad phase checks each new pair from a list against the static tree, so such a
-//! proxy (or a new one that took its id) never gives a pair its fat box does not.
+//! once, and while that happens tick after tick, lists are refilled for the fat box
+//! alone (a query as without lists). A static collider that is removed can leave its
+//! proxy behind in lists; the broad phase checks each new pair from a list against the
+//! static tree, so such a proxy (or a new one that took its id) never gives a pair its
+//! fat box does not.
+//!
+//! A list keeps the room of a few entries when its collider leaves the moving tree, so
+//! that colliders spawned and despawned every tick do not allocate a list each; a list
+//! that has grown far larger than it needs is shrunk at its next refill.
 
 use smallvec::SmallVec;
 
@@ -28,6 +34,9 @@ const FORGET_EACH_UP_TO: usize = 32;
 /// The longest list kept. A collider whose reach holds more static colliders keeps only
 /// those its fat box overlaps (its reach is its fat box), until a later query finds few.
 const LONGEST: usize = 1024;
+
+/// The room a list keeps when its collider leaves, and below which a list is not shrunk.
+const KEPT_ROOM: usize = 16;
 
 /// One moving collider's list.
 #[derive(Clone, Debug)]
@@ -57,23 +66,35 @@ impl<V: Vector> Default for Neighbourhood<V> {
 ///
 /// A list depends only on its reach and on the static tree, not on which collider owns
 /// it; the list of a collider that leaves the moving tree is dropped all the same
-/// ([`Self::release`]), memory included.
+/// ([`Self::release`]).
 #[derive(Debug)]
 pub(crate) struct Neighbourhoods<V: Vector> {
     lists: Vec<Neighbourhood<V>>,
+    /// The room of every list's entries, kept up to date so that [`Self::bytes`] is O(1).
+    room: usize,
+    /// Whether the last [`Self::forget_near`] dropped every list: refills are then for the
+    /// fat box alone, which many static colliders moving every tick would make stale
+    /// before the next.
+    churn: bool,
 }
 
 impl<V: Vector> Default for Neighbourhoods<V> {
     fn default() -> Self {
-        Self { lists: Vec::new() }
+        Self {
+            lists: Vec::new(),
+            room: 0,
+            churn: false,
+        }
     }
 }
 
 impl<V: Vector> Neighbourhoods<V> {
     /// Drops the lists that the static colliders that moved or are new this tick may have
     /// made stale: those whose reach overlaps one of their new fat boxes, `changed`, or
-    /// every list when there are many (their boxes are then not read).
+    /// every list when there are many (their boxes are then not read). Called once a
+    /// tick.
     pub(crate) fn forget_near(&mut self, changed: impl ExactSizeIterator<Item = BoundingBox<V>>) {
+        self.churn = changed.len() > FORGET_EACH_UP_TO;
         match changed.len() {
             0 => {}
             n if n > FORGET_EACH_UP_TO => {
@@ -106,7 +127,9 @@ impl<V: Vector> Neighbourhoods<V> {
         }
         let list = &mut self.lists[id.index()];
         if !(list.valid && list.reach.contains(fat)) {
-            refill(list, fat, statics);
+            let room = list.statics.capacity();
+            refill(list, fat, statics, !self.churn);
+            self.room = self.room - room + list.statics.capacity();
         }
         for (s, b) in &list.statics {
             if b.overlaps(fat) {
@@ -115,36 +138,53 @@ impl<V: Vector> Neighbourhoods<V> {
         }
     }
 
-    /// Drops the list of the moving collider `id`, which leaves the moving tree, with its
-    /// memory: a burst of colliders despawned does not leave their lists behind.
+    /// Drops the list of the moving collider `id`, which leaves the moving tree, keeping
+    /// the room of a few entries for the next collider given its id.
     pub(crate) fn release(&mut self, id: ProxyId) {
         if let Some(list) = self.lists.get_mut(id.index()) {
-            *list = Neighbourhood::default();
+            let room = list.statics.capacity();
+            list.valid = false;
+            list.crowded = false;
+            list.statics.clear();
+            list.statics.shrink_to(KEPT_ROOM);
+            self.room = self.room - room + list.statics.capacity();
         }
     }
 
-    /// Bytes of the lists, by capacity.
+    /// Bytes of the lists, by capacity. O(1).
     pub(crate) fn bytes(&self) -> usize {
         self.lists.capacity() * core::mem::size_of::<Neighbourhood<V>>()
-            + self
-                .lists
-                .iter()
-                .map(|l| l.statics.capacity() * core::mem::size_of::<(ProxyId, BoundingBox<V>)>())
-                .sum::<usize>()
+            + self.room * core::mem::size_of::<(ProxyId, BoundingBox<V>)>()
     }
 }
 
 /// Fills `list` for a collider whose fat box is `fat`: the static colliders within
-/// `fat` grown by half its size on each side, or within `fat` alone when that holds more
-/// than [`LONGEST`] of them (or did at an earlier refill, see `crowded`).
+/// `fat` grown by half its size on each side (when `grow`), or within `fat` alone when
+/// that holds more than [`LONGEST`] of them (or did at an earlier refill, see `crowded`).
+/// A list whose room is over four times what it holds is shrunk.
 fn refill<V: Vector, T>(
     list: &mut Neighbourhood<V>,
     fat: &BoundingBox<V>,
     statics: &DynamicTree<V, T>,
+    grow: bool,
 ) {
     list.valid = true;
     list.statics.clear();
-    if !list.crowded {
+    fill(list, fat, statics, grow);
+    let len = list.statics.len();
+    if list.statics.capacity() > KEPT_ROOM.max(4 * len) {
+        list.statics.shrink_to(KEPT_ROOM.max(2 * len));
+    }
+}
+
+/// The query of [`refill`].
+fn fill<V: Vector, T>(
+    list: &mut Neighbourhood<V>,
+    fat: &BoundingBox<V>,
+    statics: &DynamicTree<V, T>,
+    grow: bool,
+) {
+    if grow && !list.crowded {
         let half = fat.half_extents();
         list.reach = BoundingBox::from_min_max(fat.min - half, fat.max + half);
         let kept = &mut list.statics;
@@ -174,6 +214,7 @@ fn refill<V: Vector, T>(
 #[allow(clippy::unwrap_used)] // A failed unwrap is a failed test.
 mod tests {
     use std::collections::BTreeSet;
+    use std::sync::atomic::Ordering;
 
     use bevy::math::Vec2;
 
@@ -212,6 +253,9 @@ mod tests {
             .collect();
         let mut lists = Neighbourhoods::default();
         let mut touched = BTreeSet::new();
+        // Static colliders removed and not replaced yet: their ids stay free a while.
+        let mut waiting = 0;
+        let (mut lookups, mut served) = (0, 0);
         for step in 0..300 {
             let mut changed = Vec::new();
             // Most steps change nothing; some a few static colliders, some very many.
@@ -230,21 +274,42 @@ mod tests {
                     changed.push(id);
                 } else {
                     statics.destroy_proxy(id).unwrap();
+                    live.swap_remove(i);
+                    waiting += 1;
+                }
+            }
+            // Replaced at once, or some ticks later.
+            if step % 10 == 3 || step % 20 == 15 {
+                for _ in 0..waiting {
                     let new = statics
                         .create_proxy(square(point(&mut rng, side), 0.4), ())
                         .unwrap();
-                    live[i] = new;
+                    live.push(new);
                     changed.push(new);
                 }
+                waiting = 0;
             }
-            lists.forget_near(changed.iter().map(|&id| statics.fat_box(id).unwrap()));
+            // (One moved and then removed in the same step has no box left.)
+            let boxes: Vec<_> = changed
+                .iter()
+                .filter_map(|&id| statics.fat_box(id))
+                .collect();
+            lists.forget_near(boxes.into_iter());
             for (i, (center, half)) in movers.iter_mut().enumerate() {
                 *center += Vec2::new(rng() - 0.5, rng() - 0.5) * 0.6;
                 let fat = square(*center, *half).grown(0.1);
+                let id = ProxyId(i as u32);
+                if step % 97 == 96 {
+                    // Its collider left and another took its id.
+                    lists.release(id);
+                }
                 let mut got = BTreeSet::new();
-                lists.overlapping(ProxyId(i as u32), &fat, &statics, |s| {
+                let visits = statics.nodes_visited.load(Ordering::Relaxed);
+                lists.overlapping(id, &fat, &statics, |s| {
                     got.insert(s);
                 });
+                lookups += 1;
+                served += usize::from(statics.nodes_visited.load(Ordering::Relaxed) == visits);
                 let expected: BTreeSet<ProxyId> = statics
                     .proxies()
                     .filter(|(_, _, b)| b.overlaps(&fat))
@@ -263,6 +328,11 @@ mod tests {
                 }
             }
         }
+        // Most answers come from the lists, without a walk of the static tree.
+        assert!(
+            served * 2 > lookups,
+            "{served} of {lookups} answered by the lists"
+        );
         // The big colliders' reach is crowded: they keep their fat box's statics alone.
         assert!(lists.lists.iter().any(|l| l.crowded));
         assert!(

@@ -167,7 +167,8 @@ pub(crate) struct TickBuffers<V: Vector> {
     pub dead_static: Vec<ProxyId>,
     /// Colliders processed this tick: the narrow phase tests their pairs only.
     pub processed: Vec<Key>,
-    /// The static ones among them, sorted, for the narrow phase.
+    /// The static ones among them, sorted, when the narrow phase takes its one pass for a
+    /// crowd (see `narrow_phase`).
     pub processed_static: Vec<Key>,
     /// Colliders to process at the next tick whatever their change ticks say: those that
     /// moved at this one (to read as still) or were left out for invalid values, and the

@@ -91,8 +91,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Gives a proxy id to a new proxy for `tight` (fat box: `tight` grown by the
     /// margin) without putting its leaf in the tree, and returns the id with the fat box;
     /// [`Self::link_unlinked`] puts it in. Until then no query finds it and its fat box
-    /// must not be read. The plugin hands out the ids of a level's colliders as it reads
-    /// them and builds their tree once, at the end of the tick.
+    /// must not be read, moved or destroyed. The plugin hands out the ids of a level's
+    /// colliders as it reads them and builds their tree once, at the end of its prepare
+    /// stage.
     #[cfg(feature = "plugin")]
     pub(crate) fn create_unlinked(
         &mut self,

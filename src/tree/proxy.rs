@@ -40,6 +40,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
             return Err(TreeError::UnknownProxy(id));
         }
         let leaf = NodeId::leaf(id);
+        debug_assert!(
+            self.is_linked(id),
+            "{id:?} has an id but no place in the tree"
+        );
         if self.slot_stamp(self.link_of(leaf)) == self.epoch {
             self.moved_count -= 1;
         }
@@ -170,7 +174,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if !fat.is_valid() {
             return Err(TreeError::InvalidBox);
         }
+        debug_assert!(
+            self.is_linked(id),
+            "{id:?} has an id but no place in the tree"
+        );
         Ok(leaf.parent)
+    }
+
+    /// Whether live proxy `id` is in the tree: not one given an id by `create_unlinked`
+    /// and not linked yet, whose leaf names the root as its place without being it.
+    pub(crate) fn is_linked(&self, id: ProxyId) -> bool {
+        self.leaves[id.index()].parent != Link::ROOT || self.root == NodeId::leaf(id)
     }
 
     /// Whether `count` more proxies fit ([`MAX_PROXIES`] ids at most, freed ones reused).
