@@ -55,7 +55,7 @@ enum Op {
 #[path = "common/tree_scene.rs"]
 mod tree_scene;
 
-use tree_scene::{lcg, uniform_tree, v};
+use tree_scene::{jump_moves, lcg, uniform_tree, unknown_id, v};
 
 /// Updates the pairs of a tree moved in batches and of a copy moved one call at a time,
 /// validates both, and checks that the batched one reported each pair once and the same
@@ -661,7 +661,6 @@ fn long_run_3d() {
 fn batch_moves<V: Vector>(move_cache: bool) {
     let mut r = lcg(4242);
     let n = 3000;
-    let half = V::splat(0.5);
     let (mut centers, mut batched, ids) = uniform_tree::<V>(&mut r, n);
     let mut single = batched.clone();
     batched.set_move_cache(move_cache);
@@ -670,41 +669,12 @@ fn batch_moves<V: Vector>(move_cache: bool) {
     batched.update_pairs(&mut pairs_b);
     single.update_pairs(&mut pairs_s);
     assert_eq!(pairs_b, pairs_s);
-    // An id that names no proxy of the big tree: ids are dense from 0, so the id of the
-    // (n + 5)th proxy of another tree.
-    let unknown = {
-        let mut other = DynamicTree::<V, u32>::new();
-        let mut last = other.create_proxy(BoundingBox::default(), 0).unwrap();
-        while last.index() < n + 5 {
-            last = other.create_proxy(BoundingBox::default(), 0).unwrap();
-        }
-        last
-    };
+    let unknown = unknown_id::<V>(n, 5);
     for step in 0..40 {
         // Every box (the whole-tree refit), 500 of 3000 (sorted leaves, interleaved
         // ancestor walks), or 100 (one walk after the other).
         let count = [n, n, 500, 100][step % 4];
-        let mut moves = Vec::new();
-        for k in 0..count {
-            let i = (k * 7919 + step * 31) % n;
-            let jump = v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.4;
-            centers[i] += jump;
-            let mut tight = BoundingBox::from_center_half_extents(centers[i], half);
-            let mut id = ids[i];
-            match k % 97 {
-                5 => tight = BoundingBox::from_min_max(V::splat(f32::NAN), V::ONE),
-                6 => id = unknown,
-                _ => {}
-            }
-            let displacement = jump * (k % 3) as f32;
-            moves.push((id, tight, displacement));
-            if k % 50 == 7 {
-                // The same proxy again, a little further: the later box must win.
-                centers[i] += jump;
-                let tight = BoundingBox::from_center_half_extents(centers[i], half);
-                moves.push((ids[i], tight, V::ZERO));
-            }
-        }
+        let moves = jump_moves(&mut r, step, count, &mut centers, &ids, unknown);
         let mut got = Vec::new();
         batched.move_proxies(moves.iter().copied(), |id, res| got.push((id, res)));
         let want: Vec<_> = moves

@@ -19,18 +19,7 @@ use crate::tree::{DynamicTree, ProxyId, TreeError};
 #[path = "../../tests/common/tree_scene.rs"]
 pub(crate) mod tree_scene;
 
-use tree_scene::{lcg, uniform_tree, v};
-
-/// An id that names no proxy of a tree whose ids run densely from 0 to `n - 1`: the id of
-/// the `(n + extra)`th proxy of another tree.
-fn unknown_id<V: Vector>(n: usize, extra: usize) -> ProxyId {
-    let mut other = DynamicTree::<V, u32>::new();
-    let mut last = other.create_proxy(BoundingBox::default(), 0).unwrap();
-    while last.index() < n + extra {
-        last = other.create_proxy(BoundingBox::default(), 0).unwrap();
-    }
-    last
-}
+use tree_scene::{jump_moves, lcg, uniform_tree, unknown_id, v};
 
 /// Every overlapping pair of fat boxes with at least one proxy in `moved`, as `(a, b)`
 /// with `a < b`, by brute force.
@@ -152,32 +141,13 @@ fn set_fat_box_bad_input_3d() {
 fn keep_rule_is_the_move_rule<V: Vector>() {
     let mut r = lcg(4242);
     let n = 3000;
-    let half = V::splat(0.5);
     let (mut centers, mut tree, ids) = uniform_tree::<V>(&mut r, n);
     tree.update_pairs(&mut Vec::new());
     let unknown = unknown_id::<V>(n, 5);
     let (mut kept, mut replaced) = (0, 0);
     for step in 0..40 {
         let count = [n, n, 500, 100][step % 4];
-        let mut moves = Vec::new();
-        for k in 0..count {
-            let i = (k * 7919 + step * 31) % n;
-            let jump = v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.4;
-            centers[i] += jump;
-            let mut tight = BoundingBox::from_center_half_extents(centers[i], half);
-            let mut id = ids[i];
-            match k % 97 {
-                5 => tight = BoundingBox::from_min_max(V::splat(f32::NAN), V::ONE),
-                6 => id = unknown,
-                _ => {}
-            }
-            moves.push((id, tight, jump * (k % 3) as f32));
-            if k % 50 == 7 {
-                centers[i] += jump;
-                let tight = BoundingBox::from_center_half_extents(centers[i], half);
-                moves.push((ids[i], tight, V::ZERO));
-            }
-        }
+        let moves = jump_moves(&mut r, step, count, &mut centers, &ids, unknown);
         for (id, tight, d) in moves {
             let old = tree.fat_box(id);
             let result = tree.move_proxy(id, tight, d);

@@ -40,3 +40,51 @@ pub fn uniform_tree<V: Vector>(
         .unwrap();
     (centers, tree, ids)
 }
+
+/// An id that names no proxy of a tree of `n` proxies (ids are dense from 0): the id of
+/// the `(n + extra)`th proxy of another tree.
+pub fn unknown_id<V: Vector>(n: usize, extra: usize) -> ProxyId {
+    let mut other = DynamicTree::<V, u32>::new();
+    let mut last = other.create_proxy(BoundingBox::default(), 0).unwrap();
+    while last.index() < n + extra {
+        last = other.create_proxy(BoundingBox::default(), 0).unwrap();
+    }
+    last
+}
+
+/// The moves of step `step` of the batch-move scene over the boxes of half extent 0.5 at
+/// `centers` (moved here): `count` boxes jump by up to 0.2 on each axis, with a predicted
+/// displacement of 0, 1 or 2 jumps; every 97th move has an invalid box and the next one
+/// the id `unknown`; every 50th box moves again a little further (the later box must
+/// win).
+pub fn jump_moves<V: Vector>(
+    r: &mut impl FnMut() -> f32,
+    step: usize,
+    count: usize,
+    centers: &mut [V],
+    ids: &[ProxyId],
+    unknown: ProxyId,
+) -> Vec<(ProxyId, BoundingBox<V>, V)> {
+    let n = centers.len();
+    let half = V::splat(0.5);
+    let mut moves = Vec::new();
+    for k in 0..count {
+        let i = (k * 7919 + step * 31) % n;
+        let jump = v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.4;
+        centers[i] += jump;
+        let mut tight = BoundingBox::from_center_half_extents(centers[i], half);
+        let mut id = ids[i];
+        match k % 97 {
+            5 => tight = BoundingBox::from_min_max(V::splat(f32::NAN), V::ONE),
+            6 => id = unknown,
+            _ => {}
+        }
+        moves.push((id, tight, jump * (k % 3) as f32));
+        if k % 50 == 7 {
+            centers[i] += jump;
+            let tight = BoundingBox::from_center_half_extents(centers[i], half);
+            moves.push((ids[i], tight, V::ZERO));
+        }
+    }
+    moves
+}
