@@ -241,6 +241,17 @@ impl<const D: usize> Scene<D> {
         }
     }
 
+    /// One side of the output-bound scenes' size mix: with a draw `u <`
+    /// [`Self::LARGE_SHARE`] a large box, side uniform in 10 – 40 (a second draw);
+    /// otherwise a side log-uniform in 0.1 – 3.
+    fn mixed_size(lcg: &mut Lcg) -> f32 {
+        if lcg.next_f32() < Self::LARGE_SHARE {
+            lcg.range(10.0, 40.0)
+        } else {
+            lcg.log_uniform(0.1, 3.0)
+        }
+    }
+
     /// The "clustered, mixed sizes" scene: `n` boxes in `n / 250` clusters (at least one)
     /// inside the region of [`Scene::uniform`] (same side for the same `n`, so the same
     /// mean density, but packed into clusters).
@@ -279,12 +290,7 @@ impl<const D: usize> Scene<D> {
             }
             centers.push(at);
             walls.push((lo, hi));
-            let size = if lcg.next_f32() < Self::LARGE_SHARE {
-                lcg.range(10.0, 40.0)
-            } else {
-                lcg.log_uniform(0.1, 3.0)
-            };
-            halves.push(0.5 * size);
+            halves.push(0.5 * Self::mixed_size(&mut lcg));
             if lcg.next_f32() < Self::MOVING_SHARE {
                 let dir = [(); D].map(|_| lcg.normal());
                 let len = dir.iter().map(|d| d * d).sum::<f32>().sqrt().max(1e-6);
@@ -360,12 +366,7 @@ impl<const D: usize> Scene<D> {
             }
             centers.push(at);
             walls.push((lo, hi));
-            let size = if lcg.next_f32() < Self::LARGE_SHARE {
-                lcg.range(10.0, 40.0)
-            } else {
-                lcg.log_uniform(0.1, 3.0)
-            };
-            halves.push(0.5 * size);
+            halves.push(0.5 * Self::mixed_size(&mut lcg));
             if lcg.next_f32() < Self::STREAM_MOVING_SHARE {
                 let speed = lcg.range(1.0, 5.0);
                 let speed = if lcg.next_f32() < 0.5 { -speed } else { speed };
