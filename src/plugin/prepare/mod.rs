@@ -410,7 +410,7 @@ pub(crate) fn prepare<V: Vector>(
     state
         .static_tree
         .reserve(static_total.saturating_sub(state.static_tree.len()));
-    state.reserve_key_tables(moving_total, total.saturating_sub(moving_total));
+    state.reserve_key_tables(moving_total, static_total);
     state.stats.started = 0;
     state.stats.ended = state.tick.ended.len();
     state.tick.swept_hits.clear();
