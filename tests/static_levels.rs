@@ -990,3 +990,74 @@ fn despawned_movers_leave_no_lists_2d() {
 fn despawned_movers_leave_no_lists_3d() {
     despawned_movers_leave_no_lists::<Vec3>();
 }
+
+/// A static collider processed in a tick without moving (resized in place, by an insert
+/// so that both modes see it) while a moving collider passes through it, the moving one
+/// processed after it (as the child of a parent that jumps): the pass is reported once,
+/// one start and one `PassedThrough` end. Idle moving colliders far away keep this tick's
+/// processed colliders few, so that the narrow phase follows each one's own pairs and
+/// meets the pair from both sides.
+fn pass_through_a_resized_static<V: Dim>(mode: StaticChanges) {
+    let mut app = app::<V>(mode);
+    let world = app.world_mut();
+    for i in 0..40 {
+        world.spawn((
+            Transform::from_xyz(100.0 + 2.0 * i as f32, 50.0, 0.0),
+            Aabb::<V>::new(V::splat(0.5)),
+        ));
+    }
+    let wall = world
+        .spawn((Transform::default(), Aabb::<V>::new(V::splat(0.5)), Static))
+        .id();
+    let parent = world.spawn(Transform::from_xyz(-3.0, 0.0, 0.0)).id();
+    let child = world
+        .spawn((
+            Transform::default(),
+            Aabb::<V>::new(V::splat(0.25)),
+            ChildOf(parent),
+        ))
+        .id();
+    for _ in 0..3 {
+        app.update();
+    }
+    assert!(
+        app.world().resource::<Log>().events.is_empty(),
+        "{mode:?}: nothing touches yet"
+    );
+    // In one tick: the wall grows in place, the parent jumps across it by 6.
+    let world = app.world_mut();
+    world.entity_mut(wall).insert(Aabb::<V>::new(V::splat(0.6)));
+    world
+        .entity_mut(parent)
+        .insert(Transform::from_xyz(3.0, 0.0, 0.0));
+    app.update();
+    let state = tree::<V>(&app);
+    assert!(
+        state.stats().processed < 10,
+        "{mode:?}: the per-collider path"
+    );
+    let pair = key(wall, child);
+    assert_eq!(
+        events_at(&app, last_tick(&app)),
+        vec![(pair, None), (pair, Some(EndReason::PassedThrough))],
+        "{mode:?}"
+    );
+    for _ in 0..3 {
+        app.update();
+        assert_eq!(events_at(&app, last_tick(&app)), vec![], "{mode:?}");
+    }
+}
+
+#[test]
+fn pass_through_a_resized_static_2d() {
+    for mode in MODES {
+        pass_through_a_resized_static::<Vec2>(mode);
+    }
+}
+
+#[test]
+fn pass_through_a_resized_static_3d() {
+    for mode in MODES {
+        pass_through_a_resized_static::<Vec3>(mode);
+    }
+}

@@ -4,9 +4,9 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
 use crate::Vector;
-use crate::geometry::{sweep_ball_box, sweep_balls, sweep_boxes};
+use crate::geometry::{BoundingBox, sweep_ball_box, sweep_balls, sweep_boxes};
 use crate::plugin::pairs::Pair;
-use crate::plugin::state::{Body, EndRecord, Key, StartRecord, SweptHit};
+use crate::plugin::state::{Body, EndRecord, Key, StartRecord, StaticSide, SweptHit};
 use crate::plugin::{AabbTree, CollisionConfig, EndReason, WorldShape};
 
 /// Processed static colliders up to which a tick whose moving colliders were mostly
@@ -102,12 +102,11 @@ pub(crate) fn narrow_phase<V: Vector>(
                 i += 1;
                 continue;
             }
-            let (Some(a), Some(b)) = (state.body(pair.a).copied(), state.body(pair.b).copied())
-            else {
+            let Some((a, b, fixed_fat)) = pair_bodies(state, i, &pair) else {
                 state.pairs.remove_at(i);
                 continue;
             };
-            let (keep, swept) = test_pair(state, &config, i, &pair, &a, &b);
+            let (keep, swept) = test_pair(state, &config, i, &pair, (&a, &b), fixed_fat);
             swept_hits += usize::from(swept);
             if keep {
                 i += 1;
@@ -124,8 +123,7 @@ pub(crate) fn narrow_phase<V: Vector>(
             while let Some(i) = next {
                 let pair = state.pairs.get(i);
                 next = state.pairs.next_of(i, key);
-                let (Some(a), Some(b)) = (state.body(pair.a).copied(), state.body(pair.b).copied())
-                else {
+                let Some((a, b, fixed_fat)) = pair_bodies(state, i, &pair) else {
                     continue;
                 };
                 let other = if pair.a == key { &b } else { &a };
@@ -133,7 +131,7 @@ pub(crate) fn narrow_phase<V: Vector>(
                     // Visited from the other side already.
                     continue;
                 }
-                let (keep, swept) = test_pair(state, &config, i, &pair, &a, &b);
+                let (keep, swept) = test_pair(state, &config, i, &pair, (&a, &b), fixed_fat);
                 swept_hits += usize::from(swept);
                 if !keep {
                     let last = state.pairs.len() - 1;
@@ -154,6 +152,45 @@ pub(crate) fn narrow_phase<V: Vector>(
     state.stats.narrow_ms = start.elapsed().as_secs_f32() * 1000.0;
 }
 
+/// A pair's two colliders as the tests read them, and its static collider's fat box.
+type PairSides<V> = (Body<V>, Body<V>, Option<BoundingBox<V>>);
+
+/// The two colliders of the pair in slot `i` as the tests read them, and the fat box of
+/// its static collider if it has one. The static side comes from the copy stored with
+/// the pair when there is one (the collider was not processed since), else from its
+/// record and the static tree, and is then copied for the next ticks unless it was
+/// processed in this one (a copy reads as not processed this tick): a crowd over a
+/// large level reads its pairs' copies in slot order rather than records and tree nodes
+/// scattered over a table of every static collider.
+#[inline(always)]
+fn pair_bodies<V: Vector>(state: &mut AabbTree<V>, i: usize, pair: &Pair) -> Option<PairSides<V>> {
+    // At most one side is static.
+    let (fixed, other) = if pair.b.is_static() {
+        (pair.b, pair.a)
+    } else if pair.a.is_static() {
+        (pair.a, pair.b)
+    } else {
+        return Some((*state.body(pair.a)?, *state.body(pair.b)?, None));
+    };
+    let other = *state.body(other)?;
+    let (body, fat) = match state.pairs.copy(i) {
+        Some(copy) => (copy.body(), copy.fat),
+        None => {
+            let body = *state.body(fixed)?;
+            let fat = state.fat_box(fixed)?;
+            if let Some(copy) = StaticSide::of(&body, fat, state.tick.processed_before) {
+                state.pairs.set_copy(i, copy);
+            }
+            (body, fat)
+        }
+    };
+    Some(if pair.b.is_static() {
+        (other, body, Some(fat))
+    } else {
+        (body, other, Some(fat))
+    })
+}
+
 /// Tests the pair in slot `i` and records its transition. Returns whether the pair
 /// stays a candidate, and whether only the swept test saw its contact.
 fn test_pair<V: Vector>(
@@ -161,8 +198,8 @@ fn test_pair<V: Vector>(
     config: &CollisionConfig,
     i: usize,
     pair: &Pair,
-    a: &Body<V>,
-    b: &Body<V>,
+    (a, b): (&Body<V>, &Body<V>),
+    fixed_fat: Option<BoundingBox<V>>,
 ) -> (bool, bool) {
     let layers_ok = a.layers.interacts_with(&b.layers);
     let touching = layers_ok && a.shape.overlaps(&b.shape);
@@ -214,11 +251,15 @@ fn test_pair<V: Vector>(
         }
     }
     state.pairs.set_touching(i, touching);
-    // A touching pair stays a candidate without reading its fat boxes (two scattered
-    // reads for a static collider in a large level).
+    // A touching pair stays a candidate without reading its fat boxes; a static side's
+    // fat box comes with its copy.
+    let fat = |key: Key| match fixed_fat {
+        Some(fat) if key.is_static() => Some(fat),
+        _ => state.fat_box(key),
+    };
     let keep = layers_ok
         && (touching
-            || match (state.fat_box(pair.a), state.fat_box(pair.b)) {
+            || match (fat(pair.a), fat(pair.b)) {
                 (Some(x), Some(y)) => x.overlaps(&y),
                 _ => false,
             });

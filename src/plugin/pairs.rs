@@ -48,19 +48,40 @@ type PairLinks = [[u32; 2]; 2];
 /// despawned at once costs what their pairs cost, not colliders × pairs; whether a pair
 /// is tracked is a walk of the shorter of two lists (no hashing). Removing a pair moves
 /// the last pair into its slot.
-#[derive(Default)]
-pub(crate) struct PairTable {
+///
+/// Each slot may also hold a copy `C` of what the narrow phase reads of one of the pair's
+/// colliders (the plugin copies a static collider's side): a pass over a crowd's pairs
+/// with a large level then reads the copies, in slot order, rather than the level's
+/// scattered records. The table keeps copies in step with the slots and drops a pair's
+/// copy only when told ([`Self::forget_copies_of`]); a new pair has none. The copies'
+/// array stays empty until the first copy is stored, so tables that never store one pay
+/// nothing for it.
+pub(crate) struct PairTable<C: Copy = ()> {
     pairs: Vec<Pair>,
     /// Each pair's links, by slot (beside `pairs` so that a pass over the pairs reads
     /// small records).
     links: Vec<PairLinks>,
+    /// Each pair's copy, by slot: empty, or as long as `pairs`.
+    copies: Vec<Option<C>>,
     /// Each collider's first pair (a slot, or [`NO_PAIR`]).
     first: ByKey<u32>,
     /// Pairs whose `touching` is set.
     touching: usize,
 }
 
-impl PairTable {
+impl<C: Copy> Default for PairTable<C> {
+    fn default() -> Self {
+        Self {
+            pairs: Vec::new(),
+            links: Vec::new(),
+            copies: Vec::new(),
+            first: ByKey::default(),
+            touching: 0,
+        }
+    }
+}
+
+impl<C: Copy> PairTable<C> {
     /// Number of pairs.
     pub(crate) fn len(&self) -> usize {
         self.pairs.len()
@@ -121,7 +142,36 @@ impl PairTable {
         use core::mem::size_of;
         self.pairs.capacity() * size_of::<Pair>()
             + self.links.capacity() * size_of::<PairLinks>()
+            + self.copies.capacity() * size_of::<Option<C>>()
             + self.first.bytes()
+    }
+
+    /// The copy stored with the pair in slot `i`, if any.
+    #[inline]
+    pub(crate) fn copy(&self, i: usize) -> Option<C> {
+        self.copies.get(i).copied().flatten()
+    }
+
+    /// Stores a copy with the pair in slot `i`.
+    #[inline]
+    pub(crate) fn set_copy(&mut self, i: usize, copy: C) {
+        if self.copies.is_empty() {
+            self.copies.resize(self.pairs.len(), None);
+        }
+        self.copies[i] = Some(copy);
+    }
+
+    /// Drops the copies stored with `key`'s pairs (the collider they copy changed).
+    /// Visits `key`'s pairs only.
+    pub(crate) fn forget_copies_of(&mut self, key: Key) {
+        if self.copies.is_empty() {
+            return;
+        }
+        let mut next = self.first_of(key);
+        while let Some(i) = next {
+            self.copies[i] = None;
+            next = self.next_of(i, key);
+        }
     }
 
     /// Whether a pair of `a` and `b` is tracked. Their two lists are walked side by side
@@ -146,10 +196,15 @@ impl PairTable {
             self.touching += 1;
         }
         self.pairs.push(pair);
+        if !self.copies.is_empty() {
+            self.copies.push(None);
+        }
     }
 
-    /// The unlinked pairs from slot `first` on, to sort before linking.
+    /// The unlinked pairs from slot `first` on, to sort before linking (none has a copy,
+    /// so that reordering them leaves the copies right).
     pub(crate) fn unlinked_mut(&mut self, first: usize) -> &mut [Pair] {
+        debug_assert!(self.copies.iter().skip(first).all(Option::is_none));
         &mut self.pairs[first..]
     }
 
@@ -212,6 +267,9 @@ impl PairTable {
             self.relink(last, i as u32);
         }
         self.links.swap_remove(i);
+        if !self.copies.is_empty() {
+            self.copies.swap_remove(i);
+        }
         let pair = self.pairs.swap_remove(i);
         if pair.touching {
             self.touching -= 1;
@@ -245,7 +303,7 @@ mod tests {
 
     /// Every key's list holds exactly the pairs that name it, each once, with matching
     /// back links; `contains` and the touching count agree with a scan of the pairs.
-    fn check_lists(table: &PairTable) {
+    fn check_lists(table: &PairTable<(Key, Key)>) {
         for k in (0..KEYS).map(key) {
             let mut expected: Vec<usize> = (0..table.len())
                 .filter(|&i| table.get(i).a == k || table.get(i).b == k)
@@ -280,12 +338,24 @@ mod tests {
         );
     }
 
-    /// Random pairs added, touched, dropped and keys removed, against a brute-force scan
-    /// of the pairs: the lists stay exact, and removing a key hands over exactly its
-    /// pairs.
+    /// Every stored copy is the one stored for its pair (copies move with their pairs),
+    /// and exactly the pairs of `copied` have one.
+    fn check_copies(table: &PairTable<(Key, Key)>, copied: &[(Key, Key)]) {
+        for (i, p) in table.iter().enumerate() {
+            let expected = copied.contains(&(p.a, p.b)).then_some((p.a, p.b));
+            assert_eq!(table.copy(i), expected, "slot {i}");
+        }
+    }
+
+    /// Random pairs added, touched, given copies, dropped, keys removed and copies
+    /// forgotten, against a brute-force scan of the pairs: the lists stay exact, removing
+    /// a key hands over exactly its pairs, and copies stay with their pairs.
     #[test]
     fn pair_lists_follow_every_change() {
-        let mut table = PairTable::default();
+        let mut table = PairTable::<(Key, Key)>::default();
+        // The pairs that have a copy, kept apart from the table.
+        let mut copied: Vec<(Key, Key)> = Vec::new();
+        let mut most_copied = 0;
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut next = |n: u32| {
             seed ^= seed << 13;
@@ -317,15 +387,32 @@ mod tests {
                         .sort_unstable_by_key(|p| (p.a, p.b));
                     table.link_from(first);
                 }
-                6..=7 if table.len() > 0 => {
+                6 if table.len() > 0 => {
                     let i = next(table.len() as u32) as usize;
                     table.set_touching(i, next(2) == 0);
+                }
+                7 if table.len() > 0 => {
+                    // After a few hundred steps without copies (the array is still
+                    // empty), copies come and go.
+                    if step > 300 && next(4) != 0 {
+                        let i = next(table.len() as u32) as usize;
+                        let p = table.get(i);
+                        table.set_copy(i, (p.a, p.b));
+                        if !copied.contains(&(p.a, p.b)) {
+                            copied.push((p.a, p.b));
+                        }
+                    } else {
+                        let k = key(next(KEYS));
+                        table.forget_copies_of(k);
+                        copied.retain(|&(a, b)| a != k && b != k);
+                    }
                 }
                 8..=10 if table.len() > 0 => {
                     let i = next(table.len() as u32) as usize;
                     let expected = table.get(i);
                     let removed = table.remove_at(i);
                     assert_eq!((removed.a, removed.b), (expected.a, expected.b));
+                    copied.retain(|&c| c != (removed.a, removed.b));
                 }
                 _ => {
                     let k = key(next(KEYS));
@@ -340,11 +427,15 @@ mod tests {
                     handed.sort_unstable();
                     assert_eq!(handed, expected, "step {step}");
                     assert!(table.iter().all(|p| p.a != k && p.b != k));
+                    copied.retain(|&(a, b)| a != k && b != k);
                     removed_keys += 1;
                 }
             }
             check_lists(&table);
+            check_copies(&table, &copied);
+            most_copied = most_copied.max(copied.len());
         }
         assert!(removed_keys > 100 && table.len() > 10);
+        assert!(most_copied > 10, "at most {most_copied} copies at once");
     }
 }

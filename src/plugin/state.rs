@@ -131,6 +131,50 @@ pub(crate) struct Body<V: Vector> {
     pub processed_at: u64,
 }
 
+/// What the narrow phase reads of a static collider, copied beside each of its pairs (see
+/// [`PairTable`]): its record's fields the tests read and its fat box, which decides
+/// whether a pair that stopped touching stays a candidate. A crowd's pairs with a large
+/// level are then tested without reading the level's scattered records and tree nodes.
+/// A copy holds while the collider is not processed again: [`AabbTree::set_body`] drops
+/// its pairs' copies.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StaticSide<V: Vector> {
+    pub entity: Entity,
+    pub shape: WorldShape<V>,
+    pub layers: CollisionLayers,
+    pub fat: BoundingBox<V>,
+}
+
+impl<V: Vector> StaticSide<V> {
+    /// The copy of a record and fat box, or `None` for a collider processed this tick
+    /// (after `before`, the count of processed colliders when the tick began): a copy
+    /// stands for a record the tick did not change, with no displacement (an idle
+    /// collider has none).
+    #[inline]
+    pub(crate) fn of(body: &Body<V>, fat: BoundingBox<V>, before: u64) -> Option<Self> {
+        debug_assert!(body.processed_at > before || body.displacement == V::ZERO);
+        (body.processed_at <= before).then_some(Self {
+            entity: body.entity,
+            shape: body.shape,
+            layers: body.layers,
+            fat,
+        })
+    }
+
+    /// The record the copy stands for, as the narrow phase reads it: not moved, and not
+    /// processed this tick (a processed collider's pairs have no copy).
+    #[inline]
+    pub(crate) fn body(&self) -> Body<V> {
+        Body {
+            entity: self.entity,
+            shape: self.shape,
+            displacement: V::ZERO,
+            layers: self.layers,
+            processed_at: 0,
+        }
+    }
+}
+
 /// A pair whose contact started this tick, before the events stage names it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct StartRecord<V: Vector> {
@@ -286,7 +330,7 @@ pub struct AabbTree<V: Vector> {
     pub(crate) tree: DynamicTree<V, Entity>,
     pub(crate) static_tree: DynamicTree<V, Entity>,
     pub(crate) bodies: ByKey<Option<Body<V>>>,
-    pub(crate) pairs: PairTable,
+    pub(crate) pairs: PairTable<StaticSide<V>>,
     /// Each moving collider's static neighbourhood (see the module's docs).
     pub(crate) neighbourhoods: Neighbourhoods<V>,
     pub(crate) tick: TickBuffers<V>,
@@ -446,8 +490,13 @@ impl<V: Vector> AabbTree<V> {
         self.bodies.get(key).and_then(Option::as_ref)
     }
 
+    /// Stores a collider's record; a static collider's pairs lose their copies of the
+    /// old one.
     #[inline(always)]
     pub(crate) fn set_body(&mut self, key: Key, body: Body<V>) {
+        if key.is_static() {
+            self.pairs.forget_copies_of(key);
+        }
         *self.bodies.get_or_grow(key, None) = Some(body);
     }
 
