@@ -22,7 +22,10 @@
 //!   every tick by an insert of its `Transform` (a platform marked `Static`; under the map
 //!   it would make Bevy propagate the transforms of the map's million children each
 //!   frame);
-//! - 90k plain tiles (no `Static`, no parent), which pair with each other.
+//! - 90k plain tiles (no `Static`, no parent), which pair with each other;
+//! - a level unlike the tiles, 10k and 1M `Static` colliders with `OnInsert`: boxes of
+//!   sizes from 0.15 to 1.2 per axis overlapping each other, one in eight a ball, on a
+//!   jittered grid.
 //!
 //! For each: the first tick (the level goes in), the median of later ticks (the plugin's
 //! stages from [`AabbTree::stats`], and the whole `app.update()` with Bevy's own systems),
@@ -130,6 +133,10 @@ enum Level {
     Platform(usize),
     /// Neither `Static` nor a parent.
     Plain(usize),
+    /// `Static` with `OnInsert`, children of the map, but not tiles: boxes of sizes drawn
+    /// from 0.15 to 1.2 per axis (overlapping each other) and one in eight a ball, on a
+    /// jittered grid.
+    Mixed(usize),
 }
 
 struct Report {
@@ -161,11 +168,11 @@ where
 {
     let side = match level {
         Level::None => 100,
-        Level::Static(n, _) | Level::Plain(n) | Level::Platform(n) => n,
+        Level::Static(n, _) | Level::Plain(n) | Level::Platform(n) | Level::Mixed(n) => n,
     };
     let static_changes = match level {
         Level::Static(_, mode) => mode,
-        Level::Platform(_) => StaticChanges::OnInsert,
+        Level::Platform(_) | Level::Mixed(_) => StaticChanges::OnInsert,
         _ => StaticChanges::default(),
     };
     let mut app = App::new();
@@ -215,6 +222,39 @@ where
             ))
             .id();
         world.insert_resource(Platform(platform, 0));
+    }
+    if let Level::Mixed(n) = level {
+        let mut rng = Rng(11);
+        let shapes: Vec<_> = (0..n * n)
+            .map(|i| {
+                let at = Vec3::new(
+                    (i / n) as f32 + rng.unit() - 0.5,
+                    (i % n) as f32 + rng.unit() - 0.5,
+                    if dim3 { rng.unit() - 0.5 } else { 0.0 },
+                );
+                let half = Vec3::new(
+                    0.15 + 1.05 * rng.unit(),
+                    0.15 + 1.05 * rng.unit(),
+                    0.15 + 1.05 * rng.unit(),
+                );
+                let ball = rng.unit() < 0.125;
+                (
+                    Transform::from_translation(at),
+                    V::truncate_from_3d(half),
+                    ball,
+                )
+            })
+            .collect();
+        let boxes = shapes
+            .iter()
+            .filter(|s| !s.2)
+            .map(|&(t, half, _)| (t, Aabb::<V>::new(half), Tile, Static, ChildOf(map)));
+        world.spawn_batch(boxes.collect::<Vec<_>>());
+        let balls = shapes.iter().filter(|s| s.2).map(|&(t, half, _)| {
+            let r = half.axis(0);
+            (t, BoundingSphere::<V>::new(r), Tile, Static, ChildOf(map))
+        });
+        world.spawn_batch(balls.collect::<Vec<_>>());
     }
     if let Level::Static(n, _) | Level::Plain(n) | Level::Platform(n) = level {
         let tiles = (0..n * n).map(|i| {
@@ -341,6 +381,8 @@ where
         ),
         ("1M Static, OnInsert, platform", Level::Platform(1000)),
         ("90k plain tiles", Level::Plain(300)),
+        ("10k mixed Static, OnInsert", Level::Mixed(100)),
+        ("1M mixed Static, OnInsert", Level::Mixed(1000)),
     ] {
         if only.as_deref().is_some_and(|o| o != name) {
             continue;
@@ -393,6 +435,10 @@ where
             build
         );
     }
+    println!(
+        "later tick, 1M mixed Static / 10k mixed Static (OnInsert): {:.2}",
+        tick("1M mixed Static, OnInsert").later_ms / tick("10k mixed Static, OnInsert").later_ms
+    );
     println!(
         "later tick, 90k plain / movers alone:       {:.2}",
         plain.later_ms / alone.later_ms
