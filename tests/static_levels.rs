@@ -1061,3 +1061,98 @@ fn pass_through_a_resized_static_3d() {
         pass_through_a_resized_static::<Vec3>(mode);
     }
 }
+
+/// A static collider touching a moving one, its pair tested while it was idle (so the
+/// pair holds a copy of it), then changed within its fat box: its layers (it stops
+/// interacting) or its size (shrunk from half extent 0.5 to 0.38, away from the moving
+/// one at x = 0.9). Each change ends the contact at the next tick, with its reason.
+/// `crowd`: the moving colliders are all processed every tick (the narrow phase's one
+/// pass); otherwise idle moving colliders far away make the processed ones few and the
+/// wall alone is processed at the change (each one's own pairs).
+fn copies_follow_static_changes<V: Dim>(mode: StaticChanges, crowd: bool) {
+    for change in ["layers", "size"] {
+        let mut app = app::<V>(mode);
+        let (wall, mover) = wall_and_mover::<V>(&mut app);
+        let world = app.world_mut();
+        // Static colliders far away: the moving ones are never most of all colliders.
+        for i in 0..20 {
+            world.spawn((
+                Transform::from_xyz(50.0 + 2.0 * i as f32, 50.0, 0.0),
+                Aabb::<V>::new(V::splat(0.5)),
+                Static,
+            ));
+        }
+        if !crowd {
+            for i in 0..20 {
+                world.spawn((
+                    Transform::from_xyz(-50.0 - 2.0 * i as f32, 50.0, 0.0),
+                    Aabb::<V>::new(V::splat(0.5)),
+                ));
+            }
+        }
+        let pair = key(wall, mover);
+        let at = format!("{mode:?}, crowd {crowd}, {change}");
+        let nudge = |app: &mut App, k: u32| {
+            let x = 0.9 + 0.001 * k as f32;
+            app.world_mut()
+                .entity_mut(mover)
+                .insert(Transform::from_xyz(x, 0.0, 0.0));
+        };
+        app.update();
+        assert_eq!(events_at(&app, last_tick(&app)), vec![(pair, None)], "{at}");
+        // The moving collider moves a little, still touching; the wall is idle.
+        for k in 1..=3 {
+            nudge(&mut app, k);
+            app.update();
+            assert_eq!(events_at(&app, last_tick(&app)), vec![], "{at}");
+        }
+        if !crowd {
+            // A tick for the moving collider to be processed once more, still: the
+            // change below is then the tick's only processing.
+            app.update();
+        }
+        let world = app.world_mut();
+        let reason = if change == "layers" {
+            world.entity_mut(wall).insert(CollisionLayers::NONE);
+            EndReason::LayersChanged
+        } else {
+            world
+                .entity_mut(wall)
+                .insert(Aabb::<V>::new(V::splat(0.38)));
+            EndReason::Separated
+        };
+        if crowd {
+            nudge(&mut app, 4);
+        }
+        app.update();
+        assert_eq!(
+            events_at(&app, last_tick(&app)),
+            vec![(pair, Some(reason))],
+            "{at}"
+        );
+        assert!(!tree::<V>(&app).is_touching(wall, mover), "{at}");
+        assert_eq!(
+            tree::<V>(&app).stats().processed,
+            if crowd { 2 } else { 1 },
+            "{at}"
+        );
+    }
+}
+
+#[test]
+fn copies_follow_static_changes_2d() {
+    for mode in MODES {
+        for crowd in [true, false] {
+            copies_follow_static_changes::<Vec2>(mode, crowd);
+        }
+    }
+}
+
+#[test]
+fn copies_follow_static_changes_3d() {
+    for mode in MODES {
+        for crowd in [true, false] {
+            copies_follow_static_changes::<Vec3>(mode, crowd);
+        }
+    }
+}

@@ -156,12 +156,12 @@ pub(crate) fn narrow_phase<V: Vector>(
 type PairSides<V> = (Body<V>, Body<V>, Option<BoundingBox<V>>);
 
 /// The two colliders of the pair in slot `i` as the tests read them, and the fat box of
-/// its static collider if it has one. The static side comes from the copy stored with
-/// the pair when there is one (the collider was not processed since), else from its
-/// record and the static tree, and is then copied for the next ticks unless it was
-/// processed in this one (a copy reads as not processed this tick): a crowd over a
-/// large level reads its pairs' copies in slot order rather than records and tree nodes
-/// scattered over a table of every static collider.
+/// its static collider when it has one and the box is at hand. The static side comes
+/// from the copy stored with the pair when there is one (the collider was not processed
+/// since), else from its record and the static tree, and is then copied for the next
+/// ticks unless it was processed in this one: a crowd over a large level reads its
+/// pairs' copies in slot order rather than records and tree nodes scattered over a table
+/// of every static collider.
 #[inline(always)]
 fn pair_bodies<V: Vector>(state: &mut AabbTree<V>, i: usize, pair: &Pair) -> Option<PairSides<V>> {
     // At most one side is static.
@@ -174,25 +174,31 @@ fn pair_bodies<V: Vector>(state: &mut AabbTree<V>, i: usize, pair: &Pair) -> Opt
     };
     let other = *state.body(other)?;
     let (body, fat) = match state.pairs.copy(i) {
-        Some(copy) => (copy.body(), copy.fat),
+        Some(copy) => (copy.body(), Some(copy.fat)),
         None => {
             let body = *state.body(fixed)?;
-            let fat = state.fat_box(fixed)?;
-            if let Some(copy) = StaticSide::of(&body, fat, state.tick.processed_before) {
-                state.pairs.set_copy(i, copy);
+            // Processed this tick: no copy (a copy reads as not processed this tick), and
+            // the fat box only if the test needs it.
+            if body.processed_at > state.tick.processed_before {
+                (body, None)
+            } else {
+                let fat = state.fat_box(fixed)?;
+                state.pairs.set_copy(i, StaticSide::of(&body, fat));
+                (body, Some(fat))
             }
-            (body, fat)
         }
     };
     Some(if pair.b.is_static() {
-        (other, body, Some(fat))
+        (other, body, fat)
     } else {
-        (body, other, Some(fat))
+        (body, other, fat)
     })
 }
 
 /// Tests the pair in slot `i` and records its transition. Returns whether the pair
-/// stays a candidate, and whether only the swept test saw its contact.
+/// stays a candidate, and whether only the swept test saw its contact. `fixed_fat`: the
+/// static collider's fat box when [`pair_bodies`] had it (else read from the tree if
+/// needed).
 fn test_pair<V: Vector>(
     state: &mut AabbTree<V>,
     config: &CollisionConfig,

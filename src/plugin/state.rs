@@ -146,19 +146,17 @@ pub(crate) struct StaticSide<V: Vector> {
 }
 
 impl<V: Vector> StaticSide<V> {
-    /// The copy of a record and fat box, or `None` for a collider processed this tick
-    /// (after `before`, the count of processed colliders when the tick began): a copy
-    /// stands for a record the tick did not change, with no displacement (an idle
-    /// collider has none).
+    /// The copy of the record and fat box of a collider not processed this tick. It has
+    /// no displacement: an idle collider has none (save one that moved and could not be
+    /// processed again, whose stale displacement the copy drops).
     #[inline]
-    pub(crate) fn of(body: &Body<V>, fat: BoundingBox<V>, before: u64) -> Option<Self> {
-        debug_assert!(body.processed_at > before || body.displacement == V::ZERO);
-        (body.processed_at <= before).then_some(Self {
+    pub(crate) fn of(body: &Body<V>, fat: BoundingBox<V>) -> Self {
+        Self {
             entity: body.entity,
             shape: body.shape,
             layers: body.layers,
             fat,
-        })
+        }
     }
 
     /// The record the copy stands for, as the narrow phase reads it: not moved, and not
