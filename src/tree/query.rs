@@ -27,15 +27,28 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Calls `f(proxy, data, p)` for every proxy whose fat box passes `test` (which gives
     /// `Some(p)` for a box that passes), with subtrees pruned by the same test. Stops when
     /// `f` returns `false`.
+    fn walk_hits<P: Copy>(
+        &self,
+        test: impl Fn(&BoundingBox<V>) -> Option<P>,
+        mut f: impl FnMut(ProxyId, &T, P) -> bool,
+    ) {
+        self.walk_leaf_hits(test, |proxy, p| match &self.data[proxy.index()] {
+            Some(data) => f(proxy, data, p),
+            None => true,
+        });
+    }
+
+    /// [`Self::walk_hits`] without the proxies' data: `f(proxy, p)`, which reads nothing
+    /// of the table of payloads (a scattered read per leaf found in a large tree).
     ///
     /// Depth first. A node is tested before it is entered (the root first), so a popped
     /// node is always entered, with what its test gave. Cases at each node entered: a
     /// leaf, call `f`; internal, test both children: both pass, push the second and go on
     /// into the first; one passes, go on into it; none, take the next node off the stack.
-    fn walk_hits<P: Copy>(
+    fn walk_leaf_hits<P: Copy>(
         &self,
         test: impl Fn(&BoundingBox<V>) -> Option<P>,
-        mut f: impl FnMut(ProxyId, &T, P) -> bool,
+        mut f: impl FnMut(ProxyId, P) -> bool,
     ) {
         if self.root.is_null() {
             return;
@@ -51,10 +64,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 visited += 1;
                 if id.is_leaf() {
                     leaves += 1;
-                    let proxy = id.proxy();
-                    if let Some(data) = &self.data[proxy.index()]
-                        && !f(proxy, data, p)
-                    {
+                    if !f(id.proxy(), p) {
                         break 'stack;
                     }
                     break;
@@ -101,7 +111,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         aabb: &BoundingBox<V>,
         mut f: impl FnMut(ProxyId, &BoundingBox<V>) -> bool,
     ) {
-        self.walk_hits(|b| b.overlaps(aabb).then_some(*b), |id, _, b| f(id, &b));
+        // Every leaf of the tree is a live proxy: its data need not be read.
+        self.walk_leaf_hits(|b| b.overlaps(aabb).then_some(*b), |id, b| f(id, &b));
     }
 
     /// Calls `f` for every proxy whose fat box contains `point`. Return `false` to stop.
