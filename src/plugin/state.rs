@@ -371,9 +371,10 @@ impl<V: Vector> AabbTree<V> {
     }
 
     /// Bytes this resource's lasting arrays use, by capacity: the two trees'
-    /// ([`DynamicTree::bytes`]), what the pipeline keeps per collider, and the tracked
-    /// pairs with their links, and each moving collider's list of the static colliders
-    /// around it. Buffers of one tick's events and pairs are not counted.
+    /// ([`DynamicTree::bytes`]), what the pipeline keeps per collider, the tracked pairs
+    /// with their links (and, once a pair has a static collider, room beside every pair
+    /// for a copy of its static side), and each moving collider's list of the static
+    /// colliders around it. Buffers of one tick's events and pairs are not counted.
     /// O(1).
     ///
     /// With the components the plugin adds ([`TrackedCollider`](crate::plugin::TrackedCollider))
