@@ -203,8 +203,9 @@ fn spawn_spec<V: Dim>(world: &mut World, spec: &mut Spec, map: Entity) {
 /// boxes and balls. Each tick moves the movers, and now and then moves the map, moves or
 /// resizes a static collider, toggles `Static`, changes layers, disables or despawns and
 /// respawns a collider, puts one under the map or takes it out, or moves one through
-/// `&mut Transform` (not a static one under `OnInsert`, which does not see such writes). After every tick the touching pairs equal the oracle's, and the
-/// events replayed give the same set.
+/// `&mut Transform` (not a static one under `OnInsert`, which does not see such writes).
+/// After every tick the touching pairs equal the oracle's, and the events replayed give
+/// the same set.
 fn random_static_scene<V: Dim>(seed: u64, mode: StaticChanges) {
     let mut rng = Rng::new(seed);
     let mut app = app::<V>(mode);
@@ -1153,6 +1154,19 @@ fn copies_follow_static_changes_3d() {
     for mode in MODES {
         for crowd in [true, false] {
             copies_follow_static_changes::<Vec3>(mode, crowd);
+        }
+    }
+}
+
+/// The random scene over many more seeds, both dimensions and modes (a few minutes in a
+/// debug build): `cargo test --all-features --test static_levels -- --ignored`.
+#[test]
+#[ignore = "long: many seeds"]
+fn random_static_scene_many_seeds() {
+    for seed in 100..260 {
+        for mode in MODES {
+            random_static_scene::<Vec2>(seed, mode);
+            random_static_scene::<Vec3>(seed, mode);
         }
     }
 }
