@@ -249,12 +249,12 @@ where
             .iter()
             .filter(|s| !s.2)
             .map(|&(t, half, _)| (t, Aabb::<V>::new(half), Tile, Static, ChildOf(map)));
-        world.spawn_batch(boxes.collect::<Vec<_>>());
+        world.spawn_batch(boxes);
         let balls = shapes.iter().filter(|s| s.2).map(|&(t, half, _)| {
             let r = half.axis(0);
             (t, BoundingSphere::<V>::new(r), Tile, Static, ChildOf(map))
         });
-        world.spawn_batch(balls.collect::<Vec<_>>());
+        world.spawn_batch(balls);
     }
     if let Level::Static(n, _) | Level::Plain(n) | Level::Platform(n) = level {
         let tiles = (0..n * n).map(|i| {
