@@ -8,7 +8,7 @@
 use core::fmt::Debug;
 use core::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
 
-use glam::{Vec2, Vec3};
+use glam::{Vec2, Vec3, Vec4};
 
 mod sealed {
     pub trait Sealed {}
@@ -73,6 +73,12 @@ pub trait Vector:
     fn all_lt(self, other: Self) -> bool;
     /// True if every component is finite (neither NaN nor infinite).
     fn is_finite(self) -> bool;
+    /// True if the box from `min` to `max` overlaps the box from `other_min` to
+    /// `other_max` on every axis, faces touching included: `min <= other_max` and
+    /// `other_min <= max` on each. Gives the same result as those comparisons, NaN
+    /// included, with the comparisons done side by side in SIMD lanes where the target
+    /// has them and no branch.
+    fn overlap(min: Self, max: Self, other_min: Self, other_max: Self) -> bool;
     /// The surface-area heuristic measure of a box with this size: the
     /// perimeter in 2D, the surface area in 3D (both up to a constant factor of 2).
     fn area_of_size(size: Self) -> f32;
@@ -146,6 +152,19 @@ impl Vector for Vec2 {
     fn area_of_size(size: Self) -> f32 {
         size.x + size.y
     }
+    #[inline(always)]
+    fn overlap(min: Self, max: Self, other_min: Self, other_max: Self) -> bool {
+        // Lanes: min <= other_max on both axes, max >= other_min on both.
+        let corners = Vec4::new(min.x, min.y, max.x, max.y);
+        let below = Vec4::new(other_max.x, other_max.y, f32::INFINITY, f32::INFINITY);
+        let above = Vec4::new(
+            f32::NEG_INFINITY,
+            f32::NEG_INFINITY,
+            other_min.x,
+            other_min.y,
+        );
+        (corners.cmple(below) & corners.cmpge(above)).all()
+    }
     #[inline]
     fn extend_to_3d(self) -> Vec3 {
         self.extend(0.0)
@@ -166,6 +185,18 @@ impl Vector for Vec3 {
     #[inline]
     fn area_of_size(size: Self) -> f32 {
         size.x * size.y + size.y * size.z + size.z * size.x
+    }
+    #[inline(always)]
+    fn overlap(min: Self, max: Self, other_min: Self, other_max: Self) -> bool {
+        // Two overlapping windows of the six corner coordinates (contiguous in a box, so
+        // each may load at once): `min` with `max.x`, and `min.z` with `max`. A lane
+        // compared with an infinity holds for every number and fails for NaN alone, and a
+        // NaN in `max.x` also fails its lane in the second window.
+        let low = Vec4::new(min.x, min.y, min.z, max.x);
+        let high = Vec4::new(min.z, max.x, max.y, max.z);
+        let below = Vec4::new(other_max.x, other_max.y, other_max.z, f32::INFINITY);
+        let above = Vec4::new(f32::NEG_INFINITY, other_min.x, other_min.y, other_min.z);
+        (low.cmple(below) & high.cmpge(above)).all()
     }
     #[inline]
     fn extend_to_3d(self) -> Vec3 {

@@ -91,12 +91,7 @@ impl<V: Vector> BoundingBox<V> {
     /// and are left with one branch per test rather than one per comparison.
     #[inline(always)]
     pub fn overlaps(&self, other: &Self) -> bool {
-        let mut result = true;
-        for axis in 0..V::DIM {
-            result &= (self.min.axis(axis) <= other.max.axis(axis))
-                & (other.min.axis(axis) <= self.max.axis(axis));
-        }
-        result
+        V::overlap(self.min, self.max, other.min, other.max)
     }
 
     /// Whether `other` lies entirely inside `self` (faces may touch).

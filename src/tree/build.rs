@@ -313,14 +313,20 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Reorders `items` in two parts and returns the size of the first, which is never 0
     /// or the whole range.
     ///
+    /// Two orders are binned (one bin per item, up to [`BINS`]), and every boundary
+    /// between bins of either is scored by
+    /// `area(left) * count(left) + area(right) * count(right)`; the cheapest wins:
+    /// - the centers along the axis where they spread most: splits space;
+    /// - the items' areas (bins even in the logarithm of the area): splits sizes. Where
+    ///   sizes vary widely, a few large boxes among many small ones widen every node
+    ///   above them, and no cut through space sets them apart; here they go into a
+    ///   subtree of their own near the top, met once by a walk rather than in every
+    ///   subtree they would have widened.
+    ///
     /// Cases:
     /// - two items: one each;
-    /// - all centers equal on the axis where they spread most (or that spread is not a
-    ///   number): cut in half;
-    /// - otherwise the centers are binned along that axis (one bin per item, up to
-    ///   [`BINS`]); every boundary between bins is scored by
-    ///   `area(left) * count(left) + area(right) * count(right)` and the cheapest wins;
-    ///   should every boundary leave one side empty, cut in half.
+    /// - neither order spreads (all centers and areas equal, or not numbers), or every
+    ///   boundary of both leaves one side empty: cut in half.
     fn split(items: &mut [BuildItem<V>], bins: &mut Vec<u8>) -> usize {
         let n = items.len();
         if n <= 2 {
@@ -329,11 +335,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
         // Centers doubled (min + max): only their order and ratios matter.
         let mut lo = V::INFINITY;
         let mut hi = V::NEG_INFINITY;
+        let (mut small, mut large) = (f32::INFINITY, f32::NEG_INFINITY);
         for item in items.iter() {
             let c = item.aabb.min + item.aabb.max;
             lo = lo.min(c);
             hi = hi.max(c);
+            let k = Self::size_key(item);
+            small = small.min(k);
+            large = large.max(k);
         }
+
         let size = hi - lo;
         let mut axis = 0;
         for a in 1..V::DIM {
@@ -341,62 +352,32 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 axis = a;
             }
         }
-        let extent = size.axis(axis);
-        if extent.is_nan() || extent <= 0.0 {
+        let count_bins = n.min(BINS);
+        let by_center = |item: &BuildItem<V>| item.aabb.min.axis(axis) + item.aabb.max.axis(axis);
+        let (cost_c, bin_c) =
+            Self::best_boundary(items, by_center, lo.axis(axis), size.axis(axis), count_bins);
+        let (cost_s, bin_s) =
+            Self::best_boundary(items, Self::size_key, small, large - small, count_bins);
+        let (origin, extent, best_bin, by_size) = if cost_s < cost_c {
+            (small, large - small, bin_s, true)
+        } else {
+            (lo.axis(axis), size.axis(axis), bin_c, false)
+        };
+        if !cost_c.min(cost_s).is_finite() {
             return n / 2;
         }
-        let count_bins = n.min(BINS);
-        let origin = lo.axis(axis);
         let scale = count_bins as f32 / extent;
-        let bin_of = |item: &BuildItem<V>| {
-            let c = item.aabb.min.axis(axis) + item.aabb.max.axis(axis);
-            // Through i32: a cheaper conversion than to usize; the value is at least 0.
-            (((c - origin) * scale) as i32).min(count_bins as i32 - 1) as usize
-        };
-        let empty = BoundingBox::from_min_max(V::INFINITY, V::NEG_INFINITY);
-        let mut bin_box = [empty; BINS];
-        let mut bin_count = [0u32; BINS];
         if bins.len() < n {
             bins.resize(n, 0);
         }
         let bins = &mut bins[..n];
         for (item, slot) in items.iter().zip(bins.iter_mut()) {
-            let b = bin_of(item);
-            *slot = b as u8;
-            bin_count[b] += 1;
-            bin_box[b].merge(&item.aabb);
-        }
-        // Right-to-left sweep: cost of the right side for each boundary.
-        let mut right_cost = [0.0f32; BINS];
-        let mut acc = empty;
-        let mut count = 0;
-        for b in (1..count_bins).rev() {
-            acc.merge(&bin_box[b]);
-            count += bin_count[b];
-            right_cost[b] = if count > 0 {
-                acc.area() * count as f32
+            let key = if by_size {
+                Self::size_key(item)
             } else {
-                0.0
+                by_center(item)
             };
-        }
-        let mut best_cost = f32::INFINITY;
-        let mut best_bin = 0;
-        let mut acc = empty;
-        let mut count = 0;
-        for b in 0..count_bins - 1 {
-            acc.merge(&bin_box[b]);
-            count += bin_count[b];
-            if count == 0 || count as usize == n {
-                continue;
-            }
-            let cost = acc.area() * count as f32 + right_cost[b + 1];
-            if cost < best_cost {
-                best_cost = cost;
-                best_bin = b;
-            }
-        }
-        if !best_cost.is_finite() {
-            return n / 2;
+            *slot = (((key - origin) * scale) as i32).min(count_bins as i32 - 1) as u8;
         }
         // Partition in place, bins <= best_bin first (two cursors closing in).
         let best_bin = best_bin as u8;
@@ -415,5 +396,66 @@ impl<V: Vector, T> DynamicTree<V, T> {
             bins.swap(i, j - 1);
         }
         if i == 0 || i == n { n / 2 } else { i }
+    }
+
+    /// An item's size as a number that orders like its area and spreads like its
+    /// logarithm: the bits of the (non-negative) area read as an integer (a float's
+    /// exponent sits above its fraction, so the bits grow with the value).
+    #[inline(always)]
+    fn size_key(item: &BuildItem<V>) -> f32 {
+        item.aabb.area().max(0.0).to_bits() as f32
+    }
+
+    /// The cheapest boundary between bins of `key` (from `origin`, over `extent`), and its
+    /// cost: infinite when the keys do not spread or every boundary leaves a side empty.
+    fn best_boundary(
+        items: &[BuildItem<V>],
+        key: impl Fn(&BuildItem<V>) -> f32,
+        origin: f32,
+        extent: f32,
+        count_bins: usize,
+    ) -> (f32, usize) {
+        let n = items.len();
+        if extent.is_nan() || extent <= 0.0 {
+            return (f32::INFINITY, 0);
+        }
+        let scale = count_bins as f32 / extent;
+        let empty = BoundingBox::from_min_max(V::INFINITY, V::NEG_INFINITY);
+        let mut bin_box = [empty; BINS];
+        let mut bin_count = [0u32; BINS];
+        for item in items {
+            // Through i32: a cheaper conversion than to usize; the value is at least 0.
+            let b = (((key(item) - origin) * scale) as i32).min(count_bins as i32 - 1) as usize;
+            bin_count[b] += 1;
+            bin_box[b].merge(&item.aabb);
+        }
+        // Right-to-left sweep: cost of the right side for each boundary.
+        let mut right_cost = [0.0f32; BINS];
+        let mut acc = empty;
+        let mut count = 0;
+        for b in (1..count_bins).rev() {
+            acc.merge(&bin_box[b]);
+            count += bin_count[b];
+            right_cost[b] = if count > 0 {
+                acc.area() * count as f32
+            } else {
+                0.0
+            };
+        }
+        let mut best = (f32::INFINITY, 0);
+        let mut acc = empty;
+        let mut count = 0;
+        for b in 0..count_bins - 1 {
+            acc.merge(&bin_box[b]);
+            count += bin_count[b];
+            if count == 0 || count as usize == n {
+                continue;
+            }
+            let cost = acc.area() * count as f32 + right_cost[b + 1];
+            if cost < best.0 {
+                best = (cost, b);
+            }
+        }
+        best
     }
 }

@@ -435,13 +435,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// `proxy` (`held`: its box and mark), of which one of the two moved; `top`'s own box
     /// overlaps and one of the two changed.
     ///
-    /// Depth first, the leaf's box and mark held at hand. At each internal node both
+    /// Breadth first, the leaf's box and mark held at hand: `walk` is a queue, read from
+    /// `head` and written at `tail`. The node read next was queued long before, so its
+    /// address never waits on the tests of the node just read, and the processor loads
+    /// several nodes at once (depth first, the next node is the one a test has just
+    /// chosen, and each read waits for the one before). At each internal node both
     /// children are tested, their boxes and marks read from the node itself. Which of
     /// them continue is hard to predict, so it is settled without branching: both are
-    /// written to the top of `walk` and the top moves up by one for each passing internal
-    /// child (first child last, so walked first). Only a passing leaf (a pair to report,
-    /// rarer) and the end of the walk take a branch. `walk` is used as a fixed array (its
-    /// length is its capacity, `top` its fill).
+    /// written at the tail and the tail moves by one for each passing internal child.
+    /// Only a passing leaf (a pair to report, rarer) and the end of the walk take a
+    /// branch. `walk` is used as a fixed array (its length is its capacity); when the
+    /// queue reaches its end, the unread part moves to the front, and the array grows
+    /// only if that part fills it.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     fn leaf_against_subtree(
@@ -462,11 +467,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
             walk.resize(64, NodeId::NULL);
         }
         walk[0] = top;
-        let mut fill = 1;
-        while fill > 0 {
-            fill -= 1;
+        let (mut head, mut tail) = (0, 1);
+        while head < tail {
             *visited += 1;
-            let node = &nodes[walk[fill].index()];
+            let node = &nodes[walk[head].index()];
+            head += 1;
             let [c1, c2] = node.children;
             let hit1 = (leaf_changed | (node.stamps[0] == epoch)) & node.boxes[0].overlaps(&aabb);
             let hit2 = (leaf_changed | (node.stamps[1] == epoch)) & node.boxes[1].overlaps(&aabb);
@@ -481,13 +486,19 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     f(proxy, c2.proxy());
                 }
             }
-            if fill + 2 > walk.len() {
-                walk.resize(2 * walk.len(), NodeId::NULL);
+            if tail + 2 > walk.len() {
+                // The queue reached the end: the part read goes, and it grows only if the
+                // part unread fills it.
+                walk.copy_within(head..tail, 0);
+                (head, tail) = (0, tail - head);
+                if tail + 2 > walk.len() {
+                    walk.resize(2 * walk.len(), NodeId::NULL);
+                }
             }
-            walk[fill] = c2;
-            fill += (hit2 & !leaf2) as usize;
-            walk[fill] = c1;
-            fill += (hit1 & !leaf1) as usize;
+            walk[tail] = c1;
+            tail += (hit1 & !leaf1) as usize;
+            walk[tail] = c2;
+            tail += (hit2 & !leaf2) as usize;
         }
     }
 }

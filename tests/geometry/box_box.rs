@@ -186,6 +186,58 @@ pub(crate) fn touching_counts_as_overlap_3d() {
     touching_cases::<Vec3>();
 }
 
+/// Corners that are not finite: the test equals its definition (every axis's two
+/// comparisons, each false with a NaN) for a NaN or an infinity in each coordinate of
+/// either box, both orders. The tree never stores such a box; the test must still not
+/// call them overlapping where a comparison fails.
+pub(crate) fn non_finite_corners<V: Vector>() {
+    let definition = |a: &BoundingBox<V>, b: &BoundingBox<V>| {
+        (0..V::DIM).all(|i| a.min.axis(i) <= b.max.axis(i) && b.min.axis(i) <= a.max.axis(i))
+    };
+    let base = [
+        bbox::<V>([0.0; 3], [1.0; 3]),
+        bbox([0.5, -2.0, 0.25], [3.0, 0.5, 0.75]),
+        bbox([5.0; 3], [6.0; 3]),
+    ];
+    let mut checked = 0;
+    for special in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        for a in &base {
+            for b in &base {
+                for k in 0..2 * V::DIM {
+                    let mut odd = *a;
+                    if k < V::DIM {
+                        odd.min.set_axis(k, special);
+                    } else {
+                        odd.max.set_axis(k - V::DIM, special);
+                    }
+                    for (x, y) in [(&odd, b), (b, &odd)] {
+                        assert_eq!(x.overlaps(y), definition(x, y), "{x:?} vs {y:?}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 3 * 3 * 3 * 2 * V::DIM * 2);
+    // A NaN never overlaps; a box spanning everything overlaps every box.
+    let nan = bbox::<V>([f32::NAN; 3], [f32::NAN; 3]);
+    let all = bbox::<V>([f32::NEG_INFINITY; 3], [f32::INFINITY; 3]);
+    for b in &base {
+        assert!(!nan.overlaps(b) && !b.overlaps(&nan));
+        assert!(all.overlaps(b) && b.overlaps(&all));
+    }
+}
+
+#[test]
+pub(crate) fn non_finite_corners_2d() {
+    non_finite_corners::<Vec2>();
+}
+
+#[test]
+pub(crate) fn non_finite_corners_3d() {
+    non_finite_corners::<Vec3>();
+}
+
 proptest! {
     #![proptest_config(config())]
 
