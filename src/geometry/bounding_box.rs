@@ -10,6 +10,7 @@ use crate::Vector;
 /// ([`BoundingBox::is_valid`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "plugin", derive(bevy::reflect::Reflect))]
+#[repr(C)]
 pub struct BoundingBox<V: Vector> {
     /// The corner with the smallest coordinates.
     pub min: V,

@@ -7,6 +7,12 @@ use crate::tree::{DynamicTree, Leaf, NodeId, ProxyId, Stamp, TreeError};
 /// Most bins a split considers (fewer for small ranges).
 const BINS: usize = 16;
 
+/// The spread of [`DynamicTree::split`]'s size keys from which it orders items by size as
+/// well: the keys of two areas differ by `1 << 23` per doubling (the exponent's lowest
+/// bit), so items whose areas lie within a factor of eight are ordered by place alone
+/// (boxes of one size, or subtrees of like spread, which a cut by size would scatter).
+const SIZES_FROM: f32 = (3 << 23) as f32;
+
 /// One item of a build: a leaf, or a whole subtree kept as it is and placed like a leaf.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BuildItem<V: Vector> {
@@ -317,7 +323,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// between bins of either is scored by
     /// `area(left) * count(left) + area(right) * count(right)`; the cheapest wins:
     /// - the centers along the axis where they spread most: splits space;
-    /// - the items' areas (bins even in the logarithm of the area): splits sizes. Where
+    /// - the items' areas (bins even in the logarithm of the area), when the largest is
+    ///   at least eight times the smallest: splits sizes. Where
     ///   sizes vary widely, a few large boxes among many small ones widen every node
     ///   above them, and no cut through space sets them apart; here they go into a
     ///   subtree of their own near the top, met once by a walk rather than in every
@@ -325,8 +332,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///
     /// Cases:
     /// - two items: one each;
-    /// - neither order spreads (all centers and areas equal, or not numbers), or every
-    ///   boundary of both leaves one side empty: cut in half.
+    /// - neither order spreads (all centers equal, or not numbers, and areas within a
+    ///   factor of eight), or every boundary of both leaves one side empty: cut in half;
+    /// - a tie between the two orders goes to the centers.
     fn split(items: &mut [BuildItem<V>], bins: &mut Vec<u8>) -> usize {
         let n = items.len();
         if n <= 2 {
@@ -340,11 +348,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let c = item.aabb.min + item.aabb.max;
             lo = lo.min(c);
             hi = hi.max(c);
-            let k = Self::size_key(item);
-            small = small.min(k);
-            large = large.max(k);
+            let key = Self::size_key(item);
+            small = small.min(key);
+            large = large.max(key);
         }
-
+        if large - small < SIZES_FROM {
+            // Sizes alike: no order by size.
+            large = small;
+        }
         let size = hi - lo;
         let mut axis = 0;
         for a in 1..V::DIM {
@@ -403,7 +414,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// exponent sits above its fraction, so the bits grow with the value).
     #[inline(always)]
     fn size_key(item: &BuildItem<V>) -> f32 {
-        item.aabb.area().max(0.0).to_bits() as f32
+        // Flat boxes (area 0 or -0) count as the smallest positive area, so the keys'
+        // spread stays that of the sizes (and `max` gives it for NaN, too).
+        item.aabb.area().max(f32::MIN_POSITIVE).to_bits() as f32
     }
 
     /// The cheapest boundary between bins of `key` (from `origin`, over `extent`), and its

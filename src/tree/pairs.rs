@@ -436,17 +436,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// overlaps and one of the two changed.
     ///
     /// Breadth first, the leaf's box and mark held at hand: `walk` is a queue, read from
-    /// `head` and written at `tail`. The node read next was queued long before, so its
-    /// address never waits on the tests of the node just read, and the processor loads
-    /// several nodes at once (depth first, the next node is the one a test has just
-    /// chosen, and each read waits for the one before). At each internal node both
+    /// `head` and written at `tail`. When several nodes are queued, the next one's
+    /// address does not wait on the tests of the node just read, and the processor loads
+    /// several nodes at once (depth first, the next node is always the one a test has
+    /// just chosen, and each read waits for the one before). At each internal node both
     /// children are tested, their boxes and marks read from the node itself. Which of
     /// them continue is hard to predict, so it is settled without branching: both are
     /// written at the tail and the tail moves by one for each passing internal child.
     /// Only a passing leaf (a pair to report, rarer) and the end of the walk take a
     /// branch. `walk` is used as a fixed array (its length is its capacity); when the
-    /// queue reaches its end, the unread part moves to the front, and the array grows
-    /// only if that part fills it.
+    /// queue reaches its end, the unread part moves to the front or the array grows.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     fn leaf_against_subtree(
@@ -487,11 +486,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 }
             }
             if tail + 2 > walk.len() {
-                // The queue reached the end: the part read goes, and it grows only if the
-                // part unread fills it.
-                walk.copy_within(head..tail, 0);
-                (head, tail) = (0, tail - head);
-                if tail + 2 > walk.len() {
+                // The queue reached the end: when at least half of it has been read, the
+                // unread part moves to the front; otherwise it doubles. Either way each
+                // entry moves at most once per doubling.
+                if 2 * head >= walk.len() {
+                    walk.copy_within(head..tail, 0);
+                    (head, tail) = (0, tail - head);
+                } else {
                     walk.resize(2 * walk.len(), NodeId::NULL);
                 }
             }
