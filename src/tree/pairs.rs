@@ -435,17 +435,21 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// `proxy` (`held`: its box and mark), of which one of the two moved; `top`'s own box
     /// overlaps and one of the two changed.
     ///
-    /// Breadth first, the leaf's box and mark held at hand: `walk` is a queue, read from
-    /// `head` and written at `tail`. When several nodes are queued, the next one's
-    /// address does not wait on the tests of the node just read, and the processor loads
-    /// several nodes at once (depth first, the next node is always the one a test has
-    /// just chosen, and each read waits for the one before). At each internal node both
-    /// children are tested, their boxes and marks read from the node itself. Which of
-    /// them continue is hard to predict, so it is settled without branching: both are
-    /// written at the tail and the tail moves by one for each passing internal child.
-    /// Only a passing leaf (a pair to report, rarer) and the end of the walk take a
-    /// branch. `walk` is used as a fixed array (its length is its capacity); when the
-    /// queue reaches its end, the unread part moves to the front or the array grows.
+    /// The leaf's box and mark are held at hand; `walk` holds the nodes still to visit,
+    /// from `head` to `tail`. In 3D the walk goes breadth first (`walk` is a queue, read
+    /// at `head`): when several nodes are queued, the next one's address does not wait
+    /// on the tests of the node just read, and the processor loads several 64-byte nodes
+    /// at once. In 2D it goes depth first (`walk` is a stack, read at `tail`): the next
+    /// node is the one a test has just chosen, but it lies next in memory (subtrees are
+    /// laid out depth first) among smaller nodes, and that order is the faster one there.
+    ///
+    /// At each internal node both children are tested, their boxes and marks read from
+    /// the node itself. Which of them continue is hard to predict, so it is settled
+    /// without branching: both are written at the tail and the tail moves by one for each
+    /// passing internal child (in the order they are to be read). Only a passing leaf (a
+    /// pair to report, rarer) and the end of the walk take a branch. `walk` is used as a
+    /// fixed array (its length is its capacity); when the tail reaches its end, the part
+    /// read moves out (once half of it is read) or the array grows.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     fn leaf_against_subtree(
@@ -465,12 +469,19 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if walk.len() < 64 {
             walk.resize(64, NodeId::NULL);
         }
+        // A constant of the dimension: the branches on it compile away.
+        let breadth_first = V::DIM == 3;
         walk[0] = top;
         let (mut head, mut tail) = (0, 1);
         while head < tail {
             *visited += 1;
-            let node = &nodes[walk[head].index()];
-            head += 1;
+            let node = if breadth_first {
+                head += 1;
+                &nodes[walk[head - 1].index()]
+            } else {
+                tail -= 1;
+                &nodes[walk[tail].index()]
+            };
             let [c1, c2] = node.children;
             let hit1 = (leaf_changed | (node.stamps[0] == epoch)) & node.boxes[0].overlaps(&aabb);
             let hit2 = (leaf_changed | (node.stamps[1] == epoch)) & node.boxes[1].overlaps(&aabb);
@@ -496,10 +507,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     walk.resize(2 * walk.len(), NodeId::NULL);
                 }
             }
-            walk[tail] = c1;
-            tail += (hit1 & !leaf1) as usize;
-            walk[tail] = c2;
-            tail += (hit2 & !leaf2) as usize;
+            // The first child is read first: queued first, or stacked last.
+            let (first, second) = if breadth_first {
+                ((c1, hit1 & !leaf1), (c2, hit2 & !leaf2))
+            } else {
+                ((c2, hit2 & !leaf2), (c1, hit1 & !leaf1))
+            };
+            walk[tail] = first.0;
+            tail += first.1 as usize;
+            walk[tail] = second.0;
+            tail += second.1 as usize;
         }
     }
 }
