@@ -370,6 +370,30 @@ fn removal_orders_3d() {
     removal_orders::<Vec3>();
 }
 
+/// The first `update_pairs` of a freshly built tree: every pair of proxies among `ids`
+/// whose fat boxes overlap (all are new), each once, checked against brute force over the
+/// fat boxes. Returns the pairs.
+fn first_pairs_against_brute_force<V: Vector>(
+    tree: &mut DynamicTree<V, u32>,
+    ids: &[ProxyId],
+) -> Vec<(ProxyId, ProxyId)> {
+    let mut pairs = Vec::new();
+    tree.update_pairs(&mut pairs);
+    let got: BTreeSet<_> = pairs.iter().copied().collect();
+    let mut want = BTreeSet::new();
+    for i in 0..ids.len() {
+        for j in i + 1..ids.len() {
+            let (a, b) = (tree.fat_box(ids[i]).unwrap(), tree.fat_box(ids[j]).unwrap());
+            if a.overlaps(&b) {
+                want.insert((ids[i].min(ids[j]), ids[i].max(ids[j])));
+            }
+        }
+    }
+    assert_eq!(got, want);
+    assert_eq!(got.len(), pairs.len(), "a pair reported twice");
+    pairs
+}
+
 /// Bulk build gives the same pairs as brute force and a valid tree.
 fn bulk_build<V: Vector>() {
     let mut tree = DynamicTree::<V, u32>::new();
@@ -383,20 +407,7 @@ fn bulk_build<V: Vector>() {
     let ids = tree.build(boxes.iter().copied().zip(0u32..)).unwrap();
     tree.validate().unwrap();
     assert_eq!(tree.len(), boxes.len());
-    let mut pairs = Vec::new();
-    tree.update_pairs(&mut pairs);
-    let got: BTreeSet<_> = pairs.iter().copied().collect();
-    let mut want = BTreeSet::new();
-    for i in 0..boxes.len() {
-        for j in i + 1..boxes.len() {
-            let (a, b) = (tree.fat_box(ids[i]).unwrap(), tree.fat_box(ids[j]).unwrap());
-            if a.overlaps(&b) {
-                want.insert((ids[i].min(ids[j]), ids[i].max(ids[j])));
-            }
-        }
-    }
-    assert_eq!(got, want);
-    assert_eq!(got.len(), pairs.len());
+    first_pairs_against_brute_force(&mut tree, &ids);
     // An invalid box is refused and nothing is added.
     let bad = BoundingBox::from_min_max(V::splat(f32::NAN), V::ONE);
     assert!(tree.build([(bad, 0u32)]).is_err());
@@ -449,20 +460,7 @@ fn build_sets_a_large_box_apart<V: Vector>() {
         .filter_map(|&c| tree.node(c).unwrap().proxy)
         .collect();
     assert_eq!(proxies, [ids[large]], "the large box hangs from the root");
-    let mut pairs = Vec::new();
-    tree.update_pairs(&mut pairs);
-    let got: BTreeSet<_> = pairs.iter().copied().collect();
-    let mut want = BTreeSet::new();
-    for i in 0..boxes.len() {
-        for j in i + 1..boxes.len() {
-            let (a, b) = (tree.fat_box(ids[i]).unwrap(), tree.fat_box(ids[j]).unwrap());
-            if a.overlaps(&b) {
-                want.insert((ids[i].min(ids[j]), ids[i].max(ids[j])));
-            }
-        }
-    }
-    assert_eq!(got, want);
-    assert_eq!(got.len(), pairs.len());
+    let pairs = first_pairs_against_brute_force(&mut tree, &ids);
     // The large box overlaps every other.
     let with_large = pairs
         .iter()
