@@ -324,11 +324,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// `area(left) * count(left) + area(right) * count(right)`; the cheapest wins:
     /// - the centers along the axis where they spread most: splits space;
     /// - the items' areas (bins even in the logarithm of the area), when the largest is
-    ///   at least eight times the smallest: splits sizes. Where
-    ///   sizes vary widely, a few large boxes among many small ones widen every node
-    ///   above them, and no cut through space sets them apart; here they go into a
-    ///   subtree of their own near the top, met once by a walk rather than in every
-    ///   subtree they would have widened.
+    ///   at least eight times the smallest: splits sizes. Where sizes vary widely, a few
+    ///   large boxes among many small ones widen every node above them, and no cut
+    ///   through space sets them apart; here they go into a subtree of their own near the
+    ///   top, met once by a walk rather than in every subtree they would have widened.
     ///
     /// Cases:
     /// - two items: one each;

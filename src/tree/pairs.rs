@@ -497,9 +497,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 }
             }
             if tail + 2 > walk.len() {
-                // The queue reached the end: when at least half of it has been read, the
-                // unread part moves to the front; otherwise it doubles. Either way each
-                // entry moves at most once per doubling.
+                // The tail reached the end: when at least half of the array has been read
+                // (breadth first only), the unread part moves to the front; otherwise the
+                // array doubles. Either way each entry moves at most once per doubling.
                 if 2 * head >= walk.len() {
                     walk.copy_within(head..tail, 0);
                     (head, tail) = (0, tail - head);
