@@ -382,8 +382,13 @@ pub(crate) fn check_sweep_ball_box<V: Vector>(
             let (u0, u1) = (f64::from(hit.u0), f64::from(hit.u1));
             let (first, last) = (s.first(), s.last());
             assert!(0.0 <= u0 && u0 <= u1 && u1 <= 1.0, "{}", ctx());
+            // The crate counts a gap below `crate_tolerance` as contact, so where the gap
+            // closes slowly (a ball grazing a corner) it may report the contact earlier
+            // than the first sampled overlap by more than a step; it must then be within
+            // that tolerance of touching at `u0` (and it must never be late).
             assert!(
-                (u0 - first).abs() <= s.slack(tol),
+                u0 <= first + s.slack(tol)
+                    && (u0 >= first - s.slack(tol) || probe(u0).1 <= crate_tolerance + tol.contact),
                 "{}: first overlap sampled at {first}",
                 ctx()
             );
