@@ -387,7 +387,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             } else {
                 by_center(item)
             };
-            *slot = (((key - origin) * scale) as i32).min(count_bins as i32 - 1) as u8;
+            *slot = bin(key, origin, scale, count_bins) as u8;
         }
         // Partition in place, bins <= best_bin first (two cursors closing in).
         let best_bin = best_bin as u8;
@@ -436,8 +436,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut bin_box = [empty; BINS];
         let mut bin_count = [0u32; BINS];
         for item in items {
-            // Through i32: a cheaper conversion than to usize; the value is at least 0.
-            let b = (((key(item) - origin) * scale) as i32).min(count_bins as i32 - 1) as usize;
+            let b = bin(key(item), origin, scale, count_bins);
             bin_count[b] += 1;
             bin_box[b].merge(&item.aabb);
         }
@@ -470,4 +469,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         best
     }
+}
+
+/// The bin of `key` among `count_bins` bins of width `1 / scale` from `origin` (the last
+/// bin takes the end of the range).
+#[inline(always)]
+fn bin(key: f32, origin: f32, scale: f32, count_bins: usize) -> usize {
+    // Through i32: a cheaper conversion than to usize; the value is at least 0.
+    (((key - origin) * scale) as i32).min(count_bins as i32 - 1) as usize
 }
