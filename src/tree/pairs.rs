@@ -111,12 +111,16 @@ impl PairStacks {
     }
 }
 
-/// Takes the top task off `tasks` (`fill` > 0), first making room for the most one task
-/// pushes (five).
+/// The room above a walk's `fill` that a task may write into: more than the four tasks
+/// one pushes, a power of two so that a slot's index needs no bounds check.
+pub(crate) const TASK_ROOM: usize = 8;
+
+/// Takes the top task off `tasks` (`fill` > 0), first making sure [`TASK_ROOM`] slots are
+/// there above the new `fill`.
 #[inline(always)]
 pub(crate) fn pop_task(tasks: &mut Vec<(NodeId, NodeId)>, fill: &mut usize) -> (NodeId, NodeId) {
     *fill -= 1;
-    if *fill + 5 > tasks.len() {
+    if *fill + TASK_ROOM > tasks.len() {
         let len = tasks.len();
         tasks.resize(2 * len, (NodeId::NULL, NodeId::NULL));
     }
@@ -309,7 +313,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Runs one task of the walk other than a refit: self(x) when `x == y` (which first
     /// pushes refit(x) when `refits`), else a pair of nodes that passed [`Self::hit`].
-    /// `tasks` must have room for five more tasks above `fill`, `leaf_tasks` for four.
+    /// `tasks` must have [`TASK_ROOM`] slots above `fill` (as [`pop_task`] leaves it),
+    /// `leaf_tasks` room for four.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(crate) fn run_task(
@@ -325,21 +330,33 @@ impl<V: Vector, T> DynamicTree<V, T> {
         f: &mut impl FnMut(ProxyId, ProxyId),
     ) {
         let epoch = self.epoch;
-        let nodes = &self.nodes;
+        // A plain slice: its address and length stay in registers (see
+        // `leaf_against_subtree`).
+        let nodes = self.nodes.as_slice();
+        // The slots above `fill` as an array: each write is checked against its length
+        // once, here, rather than once per slot written.
+        let Some(room) = tasks
+            .get_mut(*fill..)
+            .and_then(|free| free.first_chunk_mut::<TASK_ROOM>())
+        else {
+            unreachable!("pop_task leaves TASK_ROOM slots above fill");
+        };
+        let mut pushed = 0;
         if x == y {
             let nx = &nodes[x.index()];
-            tasks[*fill] = (x, NodeId::NULL);
-            *fill += refits as usize;
+            room[0] = (x, NodeId::NULL);
+            pushed += refits as usize;
             let (c1, c2) = (
                 child_ref(x, 0, nx.children[0]),
                 child_ref(x, 1, nx.children[1]),
             );
             let (e1, e2) = ((&nx.boxes[0], nx.stamps[0]), (&nx.boxes[1], nx.stamps[1]));
-            tasks[*fill] = (c2, c2);
-            *fill += ((e2.1 == epoch) & !c2.is_leaf()) as usize;
-            tasks[*fill] = (c1, c1);
-            *fill += ((e1.1 == epoch) & !c1.is_leaf()) as usize;
-            self.node_pair(c1, c2, (e1, e2), tasks, fill, leaf_tasks);
+            room[pushed & (TASK_ROOM - 1)] = (c2, c2);
+            pushed += ((e2.1 == epoch) & !c2.is_leaf()) as usize;
+            room[pushed & (TASK_ROOM - 1)] = (c1, c1);
+            pushed += ((e1.1 == epoch) & !c1.is_leaf()) as usize;
+            self.node_pair(c1, c2, (e1, e2), epoch, room, &mut pushed, leaf_tasks);
+            *fill += pushed;
             return;
         }
         match (x.is_leaf(), y.is_leaf()) {
@@ -368,10 +385,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 );
                 let (ex1, ex2) = ((&nx.boxes[0], nx.stamps[0]), (&nx.boxes[1], nx.stamps[1]));
                 let (ey1, ey2) = ((&ny.boxes[0], ny.stamps[0]), (&ny.boxes[1], ny.stamps[1]));
-                self.node_pair(x2, y2, (ex2, ey2), tasks, fill, leaf_tasks);
-                self.node_pair(x2, y1, (ex2, ey1), tasks, fill, leaf_tasks);
-                self.node_pair(x1, y2, (ex1, ey2), tasks, fill, leaf_tasks);
-                self.node_pair(x1, y1, (ex1, ey1), tasks, fill, leaf_tasks);
+                self.node_pair(x2, y2, (ex2, ey2), epoch, room, &mut pushed, leaf_tasks);
+                self.node_pair(x2, y1, (ex2, ey1), epoch, room, &mut pushed, leaf_tasks);
+                self.node_pair(x1, y2, (ex1, ey2), epoch, room, &mut pushed, leaf_tasks);
+                self.node_pair(x1, y1, (ex1, ey1), epoch, room, &mut pushed, leaf_tasks);
+                *fill += pushed;
             }
         }
     }
@@ -396,14 +414,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
         a: NodeId,
         b: NodeId,
         (ea, eb): (Entry<'_, V>, Entry<'_, V>),
-        tasks: &mut [(NodeId, NodeId)],
-        fill: &mut usize,
+        epoch: Stamp,
+        room: &mut [(NodeId, NodeId); TASK_ROOM],
+        pushed: &mut usize,
         leaf_tasks: &mut LeafTasks,
     ) {
-        let hit = Self::hit(ea, eb, self.epoch);
+        let hit = Self::hit(ea, eb, epoch);
         let internal = !a.is_leaf() & !b.is_leaf();
-        tasks[*fill] = (a, b);
-        *fill += (hit & internal) as usize;
+        // A task pushes at most four, so this is in range.
+        room[*pushed & (TASK_ROOM - 1)] = (a, b);
+        *pushed += (hit & internal) as usize;
         leaf_tasks.push(a, b, hit & !internal);
     }
 
@@ -463,24 +483,30 @@ impl<V: Vector, T> DynamicTree<V, T> {
         f: &mut impl FnMut(ProxyId, ProxyId),
     ) {
         let epoch = self.epoch;
-        let nodes = &self.nodes;
+        // The arena and the walk's array as plain slices: their addresses and lengths stay
+        // in registers, where through the vectors they would be read again after every
+        // pair reported (the tree holds atomics, so `f`'s writes may alias it as far as
+        // the compiler knows). The counts stay local for the same reason.
+        let nodes = self.nodes.as_slice();
         let aabb = *held.0;
         let leaf_changed = held.1 == epoch;
         if walk.len() < 64 {
             walk.resize(64, NodeId::NULL);
         }
+        let (mut visits, mut found) = (0u64, 0u64);
+        let mut queue = walk.as_mut_slice();
         // A constant of the dimension: the branches on it compile away.
         let breadth_first = V::DIM == 3;
-        walk[0] = top;
+        queue[0] = top;
         let (mut head, mut tail) = (0, 1);
         while head < tail {
-            *visited += 1;
+            visits += 1;
             let node = if breadth_first {
                 head += 1;
-                &nodes[walk[head - 1].index()]
+                &nodes[queue[head - 1].index()]
             } else {
                 tail -= 1;
-                &nodes[walk[tail].index()]
+                &nodes[queue[tail].index()]
             };
             let [c1, c2] = node.children;
             let hit1 = (leaf_changed | (node.stamps[0] == epoch)) & node.boxes[0].overlaps(&aabb);
@@ -488,23 +514,25 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let (leaf1, leaf2) = (c1.is_leaf(), c2.is_leaf());
             if (hit1 & leaf1) | (hit2 & leaf2) {
                 if hit1 & leaf1 {
-                    *reported += 1;
+                    found += 1;
                     f(proxy, c1.proxy());
                 }
                 if hit2 & leaf2 {
-                    *reported += 1;
+                    found += 1;
                     f(proxy, c2.proxy());
                 }
             }
-            if tail + 2 > walk.len() {
+            if tail + 2 > queue.len() {
                 // The tail reached the end: when at least half of the array has been read
                 // (breadth first only), the unread part moves to the front; otherwise the
                 // array doubles. Either way each entry moves at most once per doubling.
-                if 2 * head >= walk.len() {
-                    walk.copy_within(head..tail, 0);
+                if 2 * head >= queue.len() {
+                    queue.copy_within(head..tail, 0);
                     (head, tail) = (0, tail - head);
                 } else {
-                    walk.resize(2 * walk.len(), NodeId::NULL);
+                    let len = queue.len();
+                    walk.resize(2 * len, NodeId::NULL);
+                    queue = walk.as_mut_slice();
                 }
             }
             // The first child is read first: queued first, or stacked last.
@@ -513,10 +541,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
             } else {
                 ((c2, hit2 & !leaf2), (c1, hit1 & !leaf1))
             };
-            walk[tail] = first.0;
+            queue[tail] = first.0;
             tail += first.1 as usize;
-            walk[tail] = second.0;
+            queue[tail] = second.0;
             tail += second.1 as usize;
         }
+        *visited += visits;
+        *reported += found;
     }
 }
