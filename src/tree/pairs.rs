@@ -64,36 +64,38 @@ const LEAF_TASK_ROOM: usize = 16;
 /// internal node's subtree against the leaf). They run in batches, apart from the other
 /// tasks, so that the walk's main loop never branches on the kind of a task it pops, an
 /// outcome hard to predict. A pair is written to its slot in any case and kept by moving
-/// `fill` by 0 or 1.
+/// the count by 0 or 1.
+///
+/// The walk keeps the count of waiting tasks itself, in a local variable: as a field
+/// beside the slots it would be read from and written to memory at every push.
 #[derive(Debug)]
 pub(crate) struct LeafTasks {
     tasks: [(NodeId, NodeId); LEAF_TASK_ROOM],
-    fill: usize,
 }
 
 impl Default for LeafTasks {
     fn default() -> Self {
         Self {
             tasks: [(NodeId::NULL, NodeId::NULL); LEAF_TASK_ROOM],
-            fill: 0,
         }
     }
 }
 
 impl LeafTasks {
-    /// Whether fewer than the four slots a task may fill are free.
+    /// Whether, with `fill` tasks waiting, fewer than the four slots a task may fill are
+    /// free.
     #[inline(always)]
-    pub fn is_full(&self) -> bool {
-        self.fill + 4 > LEAF_TASK_ROOM
+    pub fn is_full(fill: usize) -> bool {
+        fill + 4 > LEAF_TASK_ROOM
     }
 
-    /// Writes the pair of nodes `(a, b)`, kept when `keep`. There must be room (see
-    /// [`Self::is_full`]).
+    /// Writes the pair of nodes `(a, b)` above the `fill` tasks waiting, kept when
+    /// `keep`. There must be room (see [`Self::is_full`]).
     #[inline(always)]
-    fn push(&mut self, a: NodeId, b: NodeId, keep: bool) {
+    fn push(&mut self, fill: &mut usize, a: NodeId, b: NodeId, keep: bool) {
         // In range whatever `fill` is; `is_full` keeps it from wrapping.
-        self.tasks[self.fill & (LEAF_TASK_ROOM - 1)] = (a, b);
-        self.fill += keep as usize;
+        self.tasks[*fill & (LEAF_TASK_ROOM - 1)] = (a, b);
+        *fill += keep as usize;
     }
 }
 
@@ -107,7 +109,6 @@ impl PairStacks {
             self.tasks.resize(256, (NodeId::NULL, NodeId::NULL));
         }
         self.tasks[0] = first;
-        self.leaf_tasks.fill = 0;
     }
 }
 
@@ -206,14 +207,15 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut reported = 0u64;
         stacks.start((self.root, self.root));
         let tasks = &mut stacks.tasks;
-        let mut fill = 1;
+        let (mut fill, mut leaf_fill) = (1, 0);
         while fill > 0 {
             let (x, y) = pop_task(tasks, &mut fill);
             visited += 1;
             if y.is_null() {
                 // The leaf tasks found so far may lie under x: they run before x changes.
                 let counts = (&mut visited, &mut reported);
-                self.run_leaf_tasks(&mut stacks.leaf_tasks, &mut stacks.walk, counts, &mut f);
+                let leaf_tasks = (&stacks.leaf_tasks, core::mem::take(&mut leaf_fill));
+                self.run_leaf_tasks(leaf_tasks, &mut stacks.walk, counts, &mut f);
                 self.refit_task(x, rotate, subtree_height);
                 continue;
             }
@@ -227,18 +229,24 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 refits,
                 tasks,
                 &mut fill,
-                &mut stacks.leaf_tasks,
+                (&mut stacks.leaf_tasks, &mut leaf_fill),
                 &mut stacks.walk,
                 &mut counts,
                 &mut f,
             );
-            if stacks.leaf_tasks.is_full() {
+            if LeafTasks::is_full(leaf_fill) {
                 let counts = (&mut visited, &mut reported);
-                self.run_leaf_tasks(&mut stacks.leaf_tasks, &mut stacks.walk, counts, &mut f);
+                let leaf_tasks = (&stacks.leaf_tasks, core::mem::take(&mut leaf_fill));
+                self.run_leaf_tasks(leaf_tasks, &mut stacks.walk, counts, &mut f);
             }
         }
         let counts = (&mut visited, &mut reported);
-        self.run_leaf_tasks(&mut stacks.leaf_tasks, &mut stacks.walk, counts, &mut f);
+        self.run_leaf_tasks(
+            (&stacks.leaf_tasks, leaf_fill),
+            &mut stacks.walk,
+            counts,
+            &mut f,
+        );
         self.count_visits(visited, reported);
     }
 
@@ -314,7 +322,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Runs one task of the walk other than a refit: self(x) when `x == y` (which first
     /// pushes refit(x) when `refits`), else a pair of nodes that passed [`Self::hit`].
     /// `tasks` must have [`TASK_ROOM`] slots above `fill` (as [`pop_task`] leaves it),
-    /// `leaf_tasks` room for four.
+    /// `leaf_tasks` (the slots and the count of tasks waiting) room for four.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(crate) fn run_task(
@@ -324,7 +332,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         refits: bool,
         tasks: &mut [(NodeId, NodeId)],
         fill: &mut usize,
-        leaf_tasks: &mut LeafTasks,
+        leaf_tasks: (&mut LeafTasks, &mut usize),
         walk: &mut Vec<NodeId>,
         (visited, reported): &mut (&mut u64, &mut u64),
         f: &mut impl FnMut(ProxyId, ProxyId),
@@ -355,7 +363,15 @@ impl<V: Vector, T> DynamicTree<V, T> {
             pushed += ((e2.1 == epoch) & !c2.is_leaf()) as usize;
             room[pushed & (TASK_ROOM - 1)] = (c1, c1);
             pushed += ((e1.1 == epoch) & !c1.is_leaf()) as usize;
-            self.node_pair(c1, c2, (e1, e2), epoch, room, &mut pushed, leaf_tasks);
+            self.node_pair(
+                c1,
+                c2,
+                (e1, e2),
+                epoch,
+                room,
+                &mut pushed,
+                (leaf_tasks.0, leaf_tasks.1),
+            );
             *fill += pushed;
             return;
         }
@@ -385,10 +401,42 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 );
                 let (ex1, ex2) = ((&nx.boxes[0], nx.stamps[0]), (&nx.boxes[1], nx.stamps[1]));
                 let (ey1, ey2) = ((&ny.boxes[0], ny.stamps[0]), (&ny.boxes[1], ny.stamps[1]));
-                self.node_pair(x2, y2, (ex2, ey2), epoch, room, &mut pushed, leaf_tasks);
-                self.node_pair(x2, y1, (ex2, ey1), epoch, room, &mut pushed, leaf_tasks);
-                self.node_pair(x1, y2, (ex1, ey2), epoch, room, &mut pushed, leaf_tasks);
-                self.node_pair(x1, y1, (ex1, ey1), epoch, room, &mut pushed, leaf_tasks);
+                self.node_pair(
+                    x2,
+                    y2,
+                    (ex2, ey2),
+                    epoch,
+                    room,
+                    &mut pushed,
+                    (leaf_tasks.0, leaf_tasks.1),
+                );
+                self.node_pair(
+                    x2,
+                    y1,
+                    (ex2, ey1),
+                    epoch,
+                    room,
+                    &mut pushed,
+                    (leaf_tasks.0, leaf_tasks.1),
+                );
+                self.node_pair(
+                    x1,
+                    y2,
+                    (ex1, ey2),
+                    epoch,
+                    room,
+                    &mut pushed,
+                    (leaf_tasks.0, leaf_tasks.1),
+                );
+                self.node_pair(
+                    x1,
+                    y1,
+                    (ex1, ey1),
+                    epoch,
+                    room,
+                    &mut pushed,
+                    (leaf_tasks.0, leaf_tasks.1),
+                );
                 *fill += pushed;
             }
         }
@@ -417,26 +465,26 @@ impl<V: Vector, T> DynamicTree<V, T> {
         epoch: Stamp,
         room: &mut [(NodeId, NodeId); TASK_ROOM],
         pushed: &mut usize,
-        leaf_tasks: &mut LeafTasks,
+        (leaf_tasks, leaf_fill): (&mut LeafTasks, &mut usize),
     ) {
         let hit = Self::hit(ea, eb, epoch);
         let internal = !a.is_leaf() & !b.is_leaf();
         // A task pushes at most four, so this is in range.
         room[*pushed & (TASK_ROOM - 1)] = (a, b);
         *pushed += (hit & internal) as usize;
-        leaf_tasks.push(a, b, hit & !internal);
+        leaf_tasks.push(leaf_fill, a, b, hit & !internal);
     }
 
-    /// Runs the leaf tasks waiting in `leaf_tasks`, in the order found, and empties it.
+    /// Runs the `fill` leaf tasks waiting in `leaf_tasks`, in the order found.
     #[inline]
     pub(crate) fn run_leaf_tasks(
         &self,
-        leaf_tasks: &mut LeafTasks,
+        (leaf_tasks, fill): (&LeafTasks, usize),
         walk: &mut Vec<NodeId>,
         (visited, reported): (&mut u64, &mut u64),
         f: &mut impl FnMut(ProxyId, ProxyId),
     ) {
-        for &(a, b) in &leaf_tasks.tasks[..leaf_tasks.fill] {
+        for &(a, b) in &leaf_tasks.tasks[..fill] {
             let (leaf, other) = if a.is_leaf() { (a, b) } else { (b, a) };
             let (proxy, held) = self.leaf_ref(leaf);
             if other.is_leaf() {
@@ -447,8 +495,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             }
         }
         // Each leaf task counts as a task popped, as the walk's other tasks do.
-        *visited += leaf_tasks.fill as u64;
-        leaf_tasks.fill = 0;
+        *visited += fill as u64;
     }
 
     /// Reports every leaf under the internal node `top` whose box overlaps the leaf of

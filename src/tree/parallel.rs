@@ -22,7 +22,7 @@
 //! [`DynamicTree::parallel_pairs`].
 
 use crate::Vector;
-use crate::tree::pairs::{PairStacks, child_ref, pop_task};
+use crate::tree::pairs::{LeafTasks, PairStacks, child_ref, pop_task};
 
 use crate::tree::{DynamicTree, NodeId, ProxyId};
 use core::cell::RefCell;
@@ -370,7 +370,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ) {
         stacks.start((task.a, task.b));
         let tasks = &mut stacks.tasks;
-        let mut fill = 1;
+        let (mut fill, mut leaf_fill) = (1, 0);
         let (mut visited, mut reported) = (0u64, 0u64);
         while fill > 0 {
             let (x, y) = pop_task(tasks, &mut fill);
@@ -382,18 +382,24 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 false,
                 tasks,
                 &mut fill,
-                &mut stacks.leaf_tasks,
+                (&mut stacks.leaf_tasks, &mut leaf_fill),
                 &mut stacks.walk,
                 &mut counts,
                 &mut f,
             );
-            if stacks.leaf_tasks.is_full() {
+            if LeafTasks::is_full(leaf_fill) {
                 let counts = (&mut visited, &mut reported);
-                self.run_leaf_tasks(&mut stacks.leaf_tasks, &mut stacks.walk, counts, &mut f);
+                let leaf_tasks = (&stacks.leaf_tasks, core::mem::take(&mut leaf_fill));
+                self.run_leaf_tasks(leaf_tasks, &mut stacks.walk, counts, &mut f);
             }
         }
         let counts = (&mut visited, &mut reported);
-        self.run_leaf_tasks(&mut stacks.leaf_tasks, &mut stacks.walk, counts, &mut f);
+        self.run_leaf_tasks(
+            (&stacks.leaf_tasks, leaf_fill),
+            &mut stacks.walk,
+            counts,
+            &mut f,
+        );
         self.count_visits(visited, reported);
     }
 }
