@@ -368,8 +368,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 c2,
                 (e1, e2),
                 epoch,
-                room,
-                &mut pushed,
+                (room, &mut pushed),
                 (leaf_tasks.0, leaf_tasks.1),
             );
             *fill += pushed;
@@ -406,8 +405,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     y2,
                     (ex2, ey2),
                     epoch,
-                    room,
-                    &mut pushed,
+                    (room, &mut pushed),
                     (leaf_tasks.0, leaf_tasks.1),
                 );
                 self.node_pair(
@@ -415,8 +413,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     y1,
                     (ex2, ey1),
                     epoch,
-                    room,
-                    &mut pushed,
+                    (room, &mut pushed),
                     (leaf_tasks.0, leaf_tasks.1),
                 );
                 self.node_pair(
@@ -424,8 +421,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     y2,
                     (ex1, ey2),
                     epoch,
-                    room,
-                    &mut pushed,
+                    (room, &mut pushed),
                     (leaf_tasks.0, leaf_tasks.1),
                 );
                 self.node_pair(
@@ -433,8 +429,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     y1,
                     (ex1, ey1),
                     epoch,
-                    room,
-                    &mut pushed,
+                    (room, &mut pushed),
                     (leaf_tasks.0, leaf_tasks.1),
                 );
                 *fill += pushed;
@@ -453,9 +448,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// when it passes, as a task when both are internal, else as a leaf task.
     /// `leaf_tasks` must have room for one more.
     ///
-    /// Both are written in any case and kept by moving `fill` (or `leaf_tasks`') by 0 or
-    /// 1, without a branch: whether a pair passes follows no pattern a predictor learns,
-    /// and the mispredictions would cost more than the writes.
+    /// Both are written in any case (at `room[pushed]`, and above `leaf_tasks`' count)
+    /// and kept by moving `pushed` (or that count) by 0 or 1, without a branch: whether a
+    /// pair passes follows no pattern a predictor learns, and the mispredictions would
+    /// cost more than the writes.
     #[inline(always)]
     fn node_pair(
         &self,
@@ -463,8 +459,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         b: NodeId,
         (ea, eb): (Entry<'_, V>, Entry<'_, V>),
         epoch: Stamp,
-        room: &mut [(NodeId, NodeId); TASK_ROOM],
-        pushed: &mut usize,
+        (room, pushed): (&mut [(NodeId, NodeId); TASK_ROOM], &mut usize),
         (leaf_tasks, leaf_fill): (&mut LeafTasks, &mut usize),
     ) {
         let hit = Self::hit(ea, eb, epoch);
