@@ -13,6 +13,11 @@ const BINS: usize = 16;
 /// (boxes of one size, or subtrees of like spread, which a cut by size would scatter).
 const SIZES_FROM: f32 = (3 << 23) as f32;
 
+/// The fewest items a range needs for [`DynamicTree::split`] to order them by size as
+/// well. A smaller range is a few levels above its leaves, where a large box widens few
+/// nodes, and binning the sizes would cost as much as binning the places.
+const SIZES_MIN_ITEMS: usize = 16;
+
 /// One item of a build: a leaf, or a whole subtree kept as it is and placed like a leaf.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BuildItem<V: Vector> {
@@ -27,8 +32,8 @@ pub(crate) struct BuildItem<V: Vector> {
 #[derive(Debug)]
 pub(crate) struct BuildScratch<V: Vector> {
     pub items: Vec<BuildItem<V>>,
-    /// The bin of each item of the range being split.
-    bins: Vec<u8>,
+    /// The bin of each item of the range being split, by place and by size.
+    bins: [Vec<u8>; 2],
     /// Ranges still to split: (start, end, parent, is first child).
     tasks: Vec<(u32, u32, NodeId, bool)>,
     /// Internal nodes created, parents before children.
@@ -42,7 +47,7 @@ impl<V: Vector> Default for BuildScratch<V> {
     fn default() -> Self {
         Self {
             items: Vec::new(),
-            bins: Vec::new(),
+            bins: [Vec::new(), Vec::new()],
             tasks: Vec::new(),
             internal: Vec::new(),
             stack: Vec::new(),
@@ -324,17 +329,19 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// `area(left) * count(left) + area(right) * count(right)`; the cheapest wins:
     /// - the centers along the axis where they spread most: splits space;
     /// - the items' areas (bins even in the logarithm of the area), when the largest is
-    ///   at least eight times the smallest: splits sizes. Where sizes vary widely, a few
-    ///   large boxes among many small ones widen every node above them, and no cut
-    ///   through space sets them apart; here they go into a subtree of their own near the
-    ///   top, met once by a walk rather than in every subtree they would have widened.
+    ///   at least eight times the smallest and there are [`SIZES_MIN_ITEMS`] items or
+    ///   more: splits sizes. Where sizes vary widely, a few large boxes among many small
+    ///   ones widen every node above them, and no cut through space sets them apart;
+    ///   here they go into a subtree of their own near the top, met once by a walk
+    ///   rather than in every subtree they would have widened.
     ///
     /// Cases:
     /// - two items: one each;
     /// - neither order spreads (all centers equal, or not numbers, and areas within a
-    ///   factor of eight), or every boundary of both leaves one side empty: cut in half;
+    ///   factor of eight or too few items), or every boundary of both leaves one side
+    ///   empty: cut in half;
     /// - a tie between the two orders goes to the centers.
-    fn split(items: &mut [BuildItem<V>], bins: &mut Vec<u8>) -> usize {
+    fn split(items: &mut [BuildItem<V>], bins: &mut [Vec<u8>; 2]) -> usize {
         let n = items.len();
         if n <= 2 {
             return n / 2;
@@ -351,8 +358,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             small = small.min(key);
             large = large.max(key);
         }
-        if large - small < SIZES_FROM {
-            // Sizes alike: no order by size.
+        if large - small < SIZES_FROM || n < SIZES_MIN_ITEMS {
+            // Sizes alike, or few items: no order by size.
             large = small;
         }
         let size = hi - lo;
@@ -364,31 +371,35 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         let count_bins = n.min(BINS);
         let by_center = |item: &BuildItem<V>| item.aabb.min.axis(axis) + item.aabb.max.axis(axis);
-        let (cost_c, bin_c) =
-            Self::best_boundary(items, by_center, lo.axis(axis), size.axis(axis), count_bins);
-        let (cost_s, bin_s) =
-            Self::best_boundary(items, Self::size_key, small, large - small, count_bins);
-        let (origin, extent, best_bin, by_size) = if cost_s < cost_c {
-            (small, large - small, bin_s, true)
-        } else {
-            (lo.axis(axis), size.axis(axis), bin_c, false)
-        };
+        let [by_place, by_size] = bins;
+        for order in [&mut *by_place, &mut *by_size] {
+            if order.len() < n {
+                order.resize(n, 0);
+            }
+        }
+        let (by_place, by_size) = (&mut by_place[..n], &mut by_size[..n]);
+        let (cost_c, bin_c) = Self::best_boundary(
+            items,
+            by_center,
+            (lo.axis(axis), size.axis(axis)),
+            count_bins,
+            by_place,
+        );
+        let (cost_s, bin_s) = Self::best_boundary(
+            items,
+            Self::size_key,
+            (small, large - small),
+            count_bins,
+            by_size,
+        );
         if !cost_c.min(cost_s).is_finite() {
             return n / 2;
         }
-        let scale = count_bins as f32 / extent;
-        if bins.len() < n {
-            bins.resize(n, 0);
-        }
-        let bins = &mut bins[..n];
-        for (item, slot) in items.iter().zip(bins.iter_mut()) {
-            let key = if by_size {
-                Self::size_key(item)
-            } else {
-                by_center(item)
-            };
-            *slot = bin(key, origin, scale, count_bins) as u8;
-        }
+        let (bins, best_bin) = if cost_s < cost_c {
+            (by_size, bin_s)
+        } else {
+            (by_place, bin_c)
+        };
         // Partition in place, bins <= best_bin first (two cursors closing in).
         let best_bin = best_bin as u8;
         let (mut i, mut j) = (0, n);
@@ -420,12 +431,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// The cheapest boundary between bins of `key` (from `origin`, over `extent`), and its
     /// cost: infinite when the keys do not spread or every boundary leaves a side empty.
+    /// Writes each item's bin to `bins` (unless the keys do not spread).
+    ///
+    /// The items go into two sets of bins in turn and the sets are merged at the end:
+    /// neighbouring items often fall into the same bin, and with one set each would wait
+    /// for the previous one's write to that bin.
     fn best_boundary(
         items: &[BuildItem<V>],
         key: impl Fn(&BuildItem<V>) -> f32,
-        origin: f32,
-        extent: f32,
+        (origin, extent): (f32, f32),
         count_bins: usize,
+        bins: &mut [u8],
     ) -> (f32, usize) {
         let n = items.len();
         if extent.is_nan() || extent <= 0.0 {
@@ -433,12 +449,19 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         let scale = count_bins as f32 / extent;
         let empty = BoundingBox::from_min_max(V::INFINITY, V::NEG_INFINITY);
-        let mut bin_box = [empty; BINS];
-        let mut bin_count = [0u32; BINS];
-        for item in items {
+        let mut bin_box = [[empty; BINS]; 2];
+        let mut bin_count = [[0u32; BINS]; 2];
+        for (k, (item, slot)) in items.iter().zip(bins.iter_mut()).enumerate() {
             let b = bin(key(item), origin, scale, count_bins);
-            bin_count[b] += 1;
-            bin_box[b].merge(&item.aabb);
+            *slot = b as u8;
+            bin_count[k & 1][b] += 1;
+            bin_box[k & 1][b].merge(&item.aabb);
+        }
+        let [mut bin_box, odd_boxes] = bin_box;
+        let [mut bin_count, odd_counts] = bin_count;
+        for b in 0..count_bins {
+            bin_box[b].merge(&odd_boxes[b]);
+            bin_count[b] += odd_counts[b];
         }
         // Right-to-left sweep: cost of the right side for each boundary.
         let mut right_cost = [0.0f32; BINS];
