@@ -1,5 +1,7 @@
 //! Building a whole tree, or one subtree, at once (binned SAH).
 
+use glam::Vec4;
+
 use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::tree::{DynamicTree, Leaf, NodeId, ProxyId, Stamp, TreeError};
@@ -32,10 +34,16 @@ pub(crate) struct BuildItem<V: Vector> {
 #[derive(Debug)]
 pub(crate) struct BuildScratch<V: Vector> {
     pub items: Vec<BuildItem<V>>,
+    /// What the splits sort each item by, worked out once per build and reordered with
+    /// the items: its center doubled (`min + max`, zero on a missing third axis), and
+    /// its size key ([`DynamicTree::size_key`]) last.
+    keys: Vec<[f32; 4]>,
     /// The bin of each item of the range being split, by place and by size.
     bins: [Vec<u8>; 2],
-    /// Ranges still to split: (start, end, parent, is first child).
-    tasks: Vec<(u32, u32, NodeId, bool)>,
+    /// Ranges still to split: (start, end, parent, slot in the parent). All four are
+    /// 32 bits: a task is often read right after it is written, and a narrower field
+    /// read as part of a wider load would wait for the write to reach the cache.
+    tasks: Vec<(u32, u32, NodeId, u32)>,
     /// Internal nodes created, parents before children.
     internal: Vec<NodeId>,
     /// Nodes still to visit while collecting items, with the box and mark their parent
@@ -47,6 +55,7 @@ impl<V: Vector> Default for BuildScratch<V> {
     fn default() -> Self {
         Self {
             items: Vec::new(),
+            keys: Vec::new(),
             bins: [Vec::new(), Vec::new()],
             tasks: Vec::new(),
             internal: Vec::new(),
@@ -289,25 +298,29 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ) -> NodeId {
         let count = scratch.items.len();
         debug_assert!(count > 0);
+        scratch.keys.clear();
+        scratch
+            .keys
+            .extend(scratch.items.iter().map(Self::sort_keys));
         scratch.internal.clear();
         scratch.tasks.clear();
-        scratch.tasks.push((0, count as u32, parent, slot == 0));
+        scratch.tasks.push((0, count as u32, parent, slot as u32));
         let mut top = NodeId::NULL;
-        while let Some((lo, hi, parent, first)) = scratch.tasks.pop() {
-            let (lo, hi) = (lo as usize, hi as usize);
-            let slot = (!first) as usize;
+        while let Some((lo, hi, parent, slot)) = scratch.tasks.pop() {
+            let (lo, hi, slot) = (lo as usize, hi as usize, slot as usize);
             let id = if hi - lo == 1 {
                 let item = scratch.items[lo];
                 self.attach(parent, slot, item.node, item.aabb, item.stamp);
                 item.node
             } else {
-                let mid = lo + Self::split(&mut scratch.items[lo..hi], &mut scratch.bins);
+                let range = (&mut scratch.items[lo..hi], &mut scratch.keys[lo..hi]);
+                let mid = lo + Self::split(range, &mut scratch.bins);
                 let id = self.allocate_node();
                 scratch.internal.push(id);
                 // Its box and mark are set by its refit, below.
                 self.attach(parent, slot, id, BoundingBox::default(), 0);
-                scratch.tasks.push((mid as u32, hi as u32, id, false));
-                scratch.tasks.push((lo as u32, mid as u32, id, true));
+                scratch.tasks.push((mid as u32, hi as u32, id, 1));
+                scratch.tasks.push((lo as u32, mid as u32, id, 0));
                 id
             };
             // The first range popped is the whole set.
@@ -341,36 +354,36 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///   factor of eight or too few items), or every boundary of both leaves one side
     ///   empty: cut in half;
     /// - a tie between the two orders goes to the centers.
-    fn split(items: &mut [BuildItem<V>], bins: &mut [Vec<u8>; 2]) -> usize {
+    fn split(
+        (items, keys): (&mut [BuildItem<V>], &mut [[f32; 4]]),
+        bins: &mut [Vec<u8>; 2],
+    ) -> usize {
         let n = items.len();
         if n <= 2 {
             return n / 2;
         }
-        // Centers doubled (min + max): only their order and ratios matter.
-        let mut lo = V::INFINITY;
-        let mut hi = V::NEG_INFINITY;
-        let (mut small, mut large) = (f32::INFINITY, f32::NEG_INFINITY);
-        for item in items.iter() {
-            let c = item.aabb.min + item.aabb.max;
-            lo = lo.min(c);
-            hi = hi.max(c);
-            let key = Self::size_key(item);
-            small = small.min(key);
-            large = large.max(key);
+        // The bounds of the keys: of the centers on each axis, and of the size keys.
+        let mut lo = Vec4::INFINITY;
+        let mut hi = Vec4::NEG_INFINITY;
+        for key in keys.iter() {
+            let key = Vec4::from_array(*key);
+            lo = lo.min(key);
+            hi = hi.max(key);
         }
-        if large - small < SIZES_FROM || n < SIZES_MIN_ITEMS {
-            // Sizes alike, or few items: no order by size.
-            large = small;
-        }
-        let size = hi - lo;
+        let spread = hi - lo;
         let mut axis = 0;
         for a in 1..V::DIM {
-            if size.axis(a) > size.axis(axis) {
+            if spread[a] > spread[axis] {
                 axis = a;
             }
         }
+        // Sizes alike, or few items: no order by size.
+        let sizes = if spread.w < SIZES_FROM || n < SIZES_MIN_ITEMS {
+            0.0
+        } else {
+            spread.w
+        };
         let count_bins = n.min(BINS);
-        let by_center = |item: &BuildItem<V>| item.aabb.min.axis(axis) + item.aabb.max.axis(axis);
         let [by_place, by_size] = bins;
         for order in [&mut *by_place, &mut *by_size] {
             if order.len() < n {
@@ -379,19 +392,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         let (by_place, by_size) = (&mut by_place[..n], &mut by_size[..n]);
         let (cost_c, bin_c) = Self::best_boundary(
-            items,
-            by_center,
-            (lo.axis(axis), size.axis(axis)),
+            (items, keys),
+            (axis, lo[axis], spread[axis]),
             count_bins,
             by_place,
         );
-        let (cost_s, bin_s) = Self::best_boundary(
-            items,
-            Self::size_key,
-            (small, large - small),
-            count_bins,
-            by_size,
-        );
+        let (cost_s, bin_s) =
+            Self::best_boundary((items, keys), (3, lo.w, sizes), count_bins, by_size);
         if !cost_c.min(cost_s).is_finite() {
             return n / 2;
         }
@@ -414,9 +421,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 break;
             }
             items.swap(i, j - 1);
+            keys.swap(i, j - 1);
             bins.swap(i, j - 1);
         }
         if i == 0 || i == n { n / 2 } else { i }
+    }
+
+    /// What [`Self::split`] sorts an item by: its center doubled on each axis (zero on a
+    /// missing third), and its size key.
+    fn sort_keys(item: &BuildItem<V>) -> [f32; 4] {
+        let c = (item.aabb.min + item.aabb.max).extend_to_3d();
+        [c.x, c.y, c.z, Self::size_key(item)]
     }
 
     /// An item's size as a number that orders like its area and spreads like its
@@ -429,7 +444,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         item.aabb.area().max(f32::MIN_POSITIVE).to_bits() as f32
     }
 
-    /// The cheapest boundary between bins of `key` (from `origin`, over `extent`), and its
+    /// The cheapest boundary between bins of the items' keys in `lane` (from `origin`, over
+    /// `extent`), and its
     /// cost: infinite when the keys do not spread or every boundary leaves a side empty.
     /// Writes each item's bin to `bins` (unless the keys do not spread).
     ///
@@ -437,9 +453,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// neighbouring items often fall into the same bin, and with one set each would wait
     /// for the previous one's write to that bin.
     fn best_boundary(
-        items: &[BuildItem<V>],
-        key: impl Fn(&BuildItem<V>) -> f32,
-        (origin, extent): (f32, f32),
+        (items, keys): (&[BuildItem<V>], &[[f32; 4]]),
+        (lane, origin, extent): (usize, f32, f32),
         count_bins: usize,
         bins: &mut [u8],
     ) -> (f32, usize) {
@@ -448,19 +463,22 @@ impl<V: Vector, T> DynamicTree<V, T> {
             return (f32::INFINITY, 0);
         }
         let scale = count_bins as f32 / extent;
-        let empty = BoundingBox::from_min_max(V::INFINITY, V::NEG_INFINITY);
+        // Each bin's box as two SIMD vectors (the corners, a zero lane beyond the
+        // dimension): merging a box costs two instructions.
+        let empty = (Vec4::INFINITY, Vec4::NEG_INFINITY);
         let mut bin_box = [[empty; BINS]; 2];
         let mut bin_count = [[0u32; BINS]; 2];
-        for (k, (item, slot)) in items.iter().zip(bins.iter_mut()).enumerate() {
-            let b = bin(key(item), origin, scale, count_bins);
+        for (k, ((item, key), slot)) in items.iter().zip(keys).zip(bins.iter_mut()).enumerate() {
+            let b = bin(key[lane], origin, scale, count_bins);
             *slot = b as u8;
             bin_count[k & 1][b] += 1;
-            bin_box[k & 1][b].merge(&item.aabb);
+            let bin = &mut bin_box[k & 1][b];
+            *bin = merged(*bin, corners(&item.aabb));
         }
         let [mut bin_box, odd_boxes] = bin_box;
         let [mut bin_count, odd_counts] = bin_count;
         for b in 0..count_bins {
-            bin_box[b].merge(&odd_boxes[b]);
+            bin_box[b] = merged(bin_box[b], odd_boxes[b]);
             bin_count[b] += odd_counts[b];
         }
         // Right-to-left sweep: cost of the right side for each boundary.
@@ -468,10 +486,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut acc = empty;
         let mut count = 0;
         for b in (1..count_bins).rev() {
-            acc.merge(&bin_box[b]);
+            acc = merged(acc, bin_box[b]);
             count += bin_count[b];
             right_cost[b] = if count > 0 {
-                acc.area() * count as f32
+                area::<V>(acc) * count as f32
             } else {
                 0.0
             };
@@ -480,18 +498,40 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut acc = empty;
         let mut count = 0;
         for b in 0..count_bins - 1 {
-            acc.merge(&bin_box[b]);
+            acc = merged(acc, bin_box[b]);
             count += bin_count[b];
             if count == 0 || count as usize == n {
                 continue;
             }
-            let cost = acc.area() * count as f32 + right_cost[b + 1];
+            let cost = area::<V>(acc) * count as f32 + right_cost[b + 1];
             if cost < best.0 {
                 best = (cost, b);
             }
         }
         best
     }
+}
+
+/// A box's corners as SIMD vectors, with a zero lane beyond the dimension.
+#[inline(always)]
+fn corners<V: Vector>(aabb: &BoundingBox<V>) -> (Vec4, Vec4) {
+    (
+        aabb.min.extend_to_3d().extend(0.0),
+        aabb.max.extend_to_3d().extend(0.0),
+    )
+}
+
+/// The box enclosing two boxes given by their corners: [`BoundingBox::merged`] on all
+/// lanes at once (the same `min` and `max`, so the same outcome, NaN included).
+#[inline(always)]
+fn merged(a: (Vec4, Vec4), b: (Vec4, Vec4)) -> (Vec4, Vec4) {
+    (a.0.min(b.0), a.1.max(b.1))
+}
+
+/// [`BoundingBox::area`] of a box given by its corners.
+#[inline(always)]
+fn area<V: Vector>((min, max): (Vec4, Vec4)) -> f32 {
+    V::area_of_size(V::truncate_from_3d((max - min).truncate()))
 }
 
 /// The bin of `key` among `count_bins` bins of width `1 / scale` from `origin` (the last
