@@ -400,38 +400,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 );
                 let (ex1, ex2) = ((&nx.boxes[0], nx.stamps[0]), (&nx.boxes[1], nx.stamps[1]));
                 let (ey1, ey2) = ((&ny.boxes[0], ny.stamps[0]), (&ny.boxes[1], ny.stamps[1]));
-                self.node_pair(
-                    x2,
-                    y2,
-                    (ex2, ey2),
-                    epoch,
-                    (room, &mut pushed),
-                    (leaf_tasks.0, leaf_tasks.1),
-                );
-                self.node_pair(
-                    x2,
-                    y1,
-                    (ex2, ey1),
-                    epoch,
-                    (room, &mut pushed),
-                    (leaf_tasks.0, leaf_tasks.1),
-                );
-                self.node_pair(
-                    x1,
-                    y2,
-                    (ex1, ey2),
-                    epoch,
-                    (room, &mut pushed),
-                    (leaf_tasks.0, leaf_tasks.1),
-                );
-                self.node_pair(
-                    x1,
-                    y1,
-                    (ex1, ey1),
-                    epoch,
-                    (room, &mut pushed),
-                    (leaf_tasks.0, leaf_tasks.1),
-                );
+                let pairs = [
+                    (x2, y2, (ex2, ey2)),
+                    (x2, y1, (ex2, ey1)),
+                    (x1, y2, (ex1, ey2)),
+                    (x1, y1, (ex1, ey1)),
+                ];
+                for (a, b, entries) in pairs {
+                    let leaf_tasks = (&mut *leaf_tasks.0, &mut *leaf_tasks.1);
+                    self.node_pair(a, b, entries, epoch, (room, &mut pushed), leaf_tasks);
+                }
                 *fill += pushed;
             }
         }
