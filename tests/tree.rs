@@ -1097,8 +1097,10 @@ fn parallel_pairs_3d() {
 /// The layout a build leaves: the root in slot 0, every node's two internal children side
 /// by side, the first child's side of the tree before the second's, and no free slot (the
 /// arena holds exactly the internal nodes; leaves are named by their proxies). After many
-/// moves and updates (incremental rebuilds re-lay out the subtrees they rebuild) most
-/// nodes still have their internal children side by side.
+/// moves and updates (incremental rebuilds re-lay out the subtrees they rebuild, pairs
+/// side by side even over scattered slots) at least 95% of the nodes still have their
+/// internal children side by side: only the top rebuild, which keeps subtrees whole where
+/// they are, leaves some apart.
 fn build_layout<V: Vector>() {
     let mut r = lcg(5);
     let n = 3000;
@@ -1174,7 +1176,7 @@ fn build_layout<V: Vector>() {
         true
     });
     assert!(
-        siblings.1 * 10 >= siblings.0 * 9,
+        siblings.1 * 20 >= siblings.0 * 19,
         "{} of {} internal nodes have their internal children side by side",
         siblings.1,
         siblings.0

@@ -255,8 +255,21 @@ impl<V: Vector, T> DynamicTree<V, T> {
         scratch.items.clear();
         self.collect_items(top, keep_height, &mut scratch);
         let new_top = self.build_items(&mut scratch, parent, link.slot());
+        // The subtrees kept whole stay where they are; the new nodes are laid out over the
+        // slots the old ones held, the new top where the old top was.
+        let kept_tops = &mut self.scratch.layout.kept_tops;
+        kept_tops.clear();
+        kept_tops.reserve(scratch.items.len());
+        kept_tops.extend(
+            scratch
+                .items
+                .iter()
+                .map(|item| item.node)
+                .filter(|id| !id.is_leaf()),
+        );
+        kept_tops.sort_unstable();
         self.scratch.build = scratch;
-        self.relayout(new_top, Some(keep_height));
+        self.relayout(new_top, top);
         // Boxes above are exact already (the same leaves below); heights may differ.
         let mut index = parent;
         while !index.is_null() {

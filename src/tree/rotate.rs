@@ -1,7 +1,7 @@
 //! Tree rotations: local swaps that lower the surface-area cost.
 
 use crate::Vector;
-use crate::tree::{DynamicTree, NodeId};
+use crate::tree::{DynamicTree, Link, NodeId};
 
 #[derive(Clone, Copy, PartialEq)]
 enum Rotation {
@@ -133,14 +133,35 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Exchanges two subtrees that have different parents (neither is an ancestor of the
     /// other), each with the box and mark its parent holds for it. The parents' own boxes
     /// are not refitted here.
-    fn swap_subtrees(&mut self, x: NodeId, y: NodeId) {
+    ///
+    /// Two internal nodes exchange their records instead of their places: each arena slot
+    /// stays its parent's child, so a pair of children laid out side by side (see
+    /// [`layout`](super::layout)) stays side by side. The ids `x` and `y` then name the
+    /// other subtree's top; callers name only the parents and nodes above them afterwards.
+    pub(super) fn swap_subtrees(&mut self, x: NodeId, y: NodeId) {
         let (lx, ly) = (self.link_of(x), self.link_of(y));
         debug_assert!(lx.parent() != ly.parent());
         let (px, py) = (lx.parent().index(), ly.parent().index());
         let (sx, sy) = (lx.slot(), ly.slot());
         let (box_x, stamp_x) = (self.nodes[px].boxes[sx], self.nodes[px].stamps[sx]);
         let (box_y, stamp_y) = (self.nodes[py].boxes[sy], self.nodes[py].stamps[sy]);
-        self.attach(ly.parent(), sy, x, box_x, stamp_x);
-        self.attach(lx.parent(), sx, y, box_y, stamp_y);
+        if x.is_leaf() || y.is_leaf() {
+            self.attach(ly.parent(), sy, x, box_x, stamp_x);
+            self.attach(lx.parent(), sx, y, box_y, stamp_y);
+            return;
+        }
+        self.nodes.swap(x.index(), y.index());
+        self.nodes[x.index()].parent = lx;
+        self.nodes[y.index()].parent = ly;
+        for id in [x, y] {
+            let children = self.nodes[id.index()].children;
+            for (k, child) in children.into_iter().enumerate() {
+                self.set_link(child, Link::new(id, k));
+            }
+        }
+        let parent_x = &mut self.nodes[px];
+        (parent_x.boxes[sx], parent_x.stamps[sx]) = (box_y, stamp_y);
+        let parent_y = &mut self.nodes[py];
+        (parent_y.boxes[sy], parent_y.stamps[sy]) = (box_x, stamp_x);
     }
 }
