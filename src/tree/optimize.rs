@@ -30,10 +30,10 @@ fn ceil_log2(x: f32) -> u16 {
 }
 
 impl Optimizer {
-    /// Height of the subtrees rebuilt from their leaves: about `16 * sqrt(n)` leaves, and
-    /// at least 2.
+    /// Height of the subtrees rebuilt from their leaves: about `4 * sqrt(n)` leaves, and at
+    /// least 2.
     pub(crate) fn subtree_height(&self, proxies: usize) -> u16 {
-        ceil_log2(16.0 * (proxies as f32).sqrt()).max(2)
+        ceil_log2(4.0 * (proxies as f32).sqrt()).max(2)
     }
 
     /// Height of the subtrees kept whole when the top of the tree is rebuilt: about
@@ -51,7 +51,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// and count for nothing) earns the right to place 1/[`LEAVES_PER_MOVES`] of a leaf
     /// anew (a fat box changes each time its proxy
     /// has gone about a margin, fast or slow, so this is about the damage done). Once the
-    /// credit covers a subtree of the rebuild size (about `16 * sqrt(n)` leaves), a run:
+    /// credit covers a subtree of the rebuild size (about `4 * sqrt(n)` leaves), a run:
     /// - rebuilds, from their leaves, candidate subtrees (changed subtrees of that size
     ///   noted by the refit, so the work goes where boxes moved), starting at a different
     ///   candidate each run, while credit is left (at most `n / 10` leaves a run);
