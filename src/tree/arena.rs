@@ -8,6 +8,9 @@ use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::tree::{DynamicTree, Link, Node, NodeId, Stamp, UNCONDITIONAL_LEVELS};
 
+/// How far the marks and the epoch go back when the epochs run out.
+const EPOCH_SHIFT: Stamp = 128;
+
 impl<V: Vector, T> DynamicTree<V, T> {
     /// Where a node or leaf hangs.
     #[inline(always)]
@@ -193,14 +196,20 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Forgets every mark: the next epoch starts with nothing changed.
+    ///
+    /// When the epochs run out, every mark and the epoch go back by [`EPOCH_SHIFT`]
+    /// (marks older than that become 0), so that how long ago a subtree last changed stays
+    /// known across the wrap (see `rebuild_subtree`) up to that many updates.
     pub(crate) fn clear_marks(&mut self) {
         self.moved_count = 0;
         if self.epoch == Stamp::MAX {
             for node in &mut self.nodes {
-                node.stamps = [0; 2];
+                for stamp in &mut node.stamps {
+                    *stamp = stamp.saturating_sub(EPOCH_SHIFT);
+                }
             }
-            self.root_stamp = 0;
-            self.epoch = 1;
+            self.root_stamp = self.root_stamp.saturating_sub(EPOCH_SHIFT);
+            self.epoch -= EPOCH_SHIFT - 1;
         } else {
             self.epoch += 1;
         }

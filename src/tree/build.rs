@@ -175,7 +175,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut scratch = core::mem::take(&mut self.scratch.build);
         scratch.items.clear();
         if !self.root.is_null() {
-            self.collect_items(self.root, 0, &mut scratch);
+            self.collect_items(self.root, 0, 0, &mut scratch);
         }
         let mut removed = 0;
         for &id in ids {
@@ -201,7 +201,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         scratch.items.sort_unstable_by_key(|item| item.node);
         self.root = NodeId::NULL;
         if !scratch.items.is_empty() {
-            self.build_items(&mut scratch, NodeId::NULL, 0);
+            self.build_items(&mut scratch, NodeId::NULL, 0, None);
         }
         scratch.drop_sort_buffers();
         self.scratch.build = scratch;
@@ -216,7 +216,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut scratch = core::mem::take(&mut self.scratch.build);
         scratch.items.clear();
         if !self.root.is_null() {
-            self.collect_items(self.root, 0, &mut scratch);
+            self.collect_items(self.root, 0, 0, &mut scratch);
         }
         scratch
             .items
@@ -229,7 +229,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         scratch.items.sort_unstable_by_key(|item| item.node);
         self.root = NodeId::NULL;
         if !scratch.items.is_empty() {
-            self.build_items(&mut scratch, NodeId::NULL, 0);
+            self.build_items(&mut scratch, NodeId::NULL, 0, None);
         }
         scratch.drop_sort_buffers();
         self.scratch.build = scratch;
@@ -240,12 +240,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// `keep_height` or less (kept whole and placed like leaves; 0 rebuilds down to the
     /// leaves), lays the new subtree out over the slots the old one held (see
     /// `tree::layout`), then refits `top`'s ancestors, whose heights may change. Marks are
-    /// kept: each new node is changed when a node below it is.
+    /// kept: each new node is changed when a node below it is, and otherwise carries the
+    /// latest mark below it.
+    ///
+    /// With `still_for > 0`, subtrees whose mark is `still_for` updates old or more (no
+    /// leaf below them moved since) are kept whole too, and the new top's first split is
+    /// not the SAH's: the still items (those subtrees and still leaves) go to one side,
+    /// the others to the other, when there are both.
     ///
     /// The new subtree has exactly as many internal nodes as the old one, and takes back
     /// the slots the old one freed (the free list hands out the last freed first), so no
     /// node outside the subtree moves, and the optimizer's other candidates stay valid.
-    pub(crate) fn rebuild_subtree(&mut self, top: NodeId, keep_height: u16) {
+    pub(crate) fn rebuild_subtree(&mut self, top: NodeId, keep_height: u16, still_for: Stamp) {
         if top.is_leaf() || self.nodes[top.index()].height <= keep_height {
             return;
         }
@@ -253,8 +259,23 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let parent = link.parent_or_null();
         let mut scratch = core::mem::take(&mut self.scratch.build);
         scratch.items.clear();
-        self.collect_items(top, keep_height, &mut scratch);
-        let new_top = self.build_items(&mut scratch, parent, link.slot());
+        self.collect_items(top, keep_height, still_for, &mut scratch);
+        let first_split = if still_for > 0 {
+            // Still items first.
+            let epoch = self.epoch;
+            let items = &mut scratch.items;
+            let mut still = 0;
+            for i in 0..items.len() {
+                if epoch.saturating_sub(items[i].stamp) >= still_for {
+                    items.swap(i, still);
+                    still += 1;
+                }
+            }
+            (still > 0 && still < items.len()).then_some(still)
+        } else {
+            None
+        };
+        let new_top = self.build_items(&mut scratch, parent, link.slot(), first_split);
         // The subtrees kept whole stay where they are; the new nodes are laid out over the
         // slots the old ones held, the new top where the old top was.
         let kept_tops = &mut self.scratch.layout.kept_tops;
@@ -282,10 +303,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Appends to `scratch.items` the nodes under `top` (itself included) that are leaves or
-    /// have height `keep_height` or less, without descending into them, each with the box
-    /// and mark its parent held for it, and frees every internal node above them.
-    fn collect_items(&mut self, top: NodeId, keep_height: u16, scratch: &mut BuildScratch<V>) {
+    /// Appends to `scratch.items` the nodes under `top` (itself included) that are leaves,
+    /// have height `keep_height` or less, or (with `still_for > 0`) a mark `still_for`
+    /// updates old or more, without descending into them, each with the box and mark its
+    /// parent held for it, and frees every internal node above them.
+    fn collect_items(
+        &mut self,
+        top: NodeId,
+        keep_height: u16,
+        still_for: Stamp,
+        scratch: &mut BuildScratch<V>,
+    ) {
+        let epoch = self.epoch;
         scratch.stack.clear();
         let link = self.link_of(top);
         scratch.stack.push(BuildItem {
@@ -295,7 +324,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
         });
         while let Some(item) = scratch.stack.pop() {
             let id = item.node;
-            if id.is_leaf() || self.nodes[id.index()].height <= keep_height {
+            if id.is_leaf()
+                || self.nodes[id.index()].height <= keep_height
+                || (still_for > 0 && epoch.saturating_sub(item.stamp) >= still_for)
+            {
                 scratch.items.push(item);
                 continue;
             }
@@ -312,7 +344,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Builds a tree over `scratch.items` (at least one), hangs it in slot `slot` of
-    /// `parent` (at the root when `parent` is null) and returns its top.
+    /// `parent` (at the root when `parent` is null) and returns its top. With
+    /// `first_split` `Some(m)` (`0 < m < ` the count of items), the top's two sides are
+    /// the first `m` items and the rest.
     ///
     /// Top-down: each range of items is split in two by [`Self::split`] and gets a new
     /// internal node, a range of one item is that item's node. Boxes, heights and marks
@@ -322,6 +356,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         scratch: &mut BuildScratch<V>,
         parent: NodeId,
         slot: usize,
+        first_split: Option<usize>,
     ) -> NodeId {
         let count = scratch.items.len();
         debug_assert!(count > 0);
@@ -340,8 +375,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 self.attach(parent, slot, item.node, item.aabb, item.stamp);
                 item.node
             } else {
-                let range = (&mut scratch.items[lo..hi], &mut scratch.keys[lo..hi]);
-                let mid = lo + Self::split(range, &mut scratch.bins);
+                let mid = match first_split {
+                    Some(mid) if top.is_null() => mid,
+                    _ => {
+                        let range = (&mut scratch.items[lo..hi], &mut scratch.keys[lo..hi]);
+                        lo + Self::split(range, &mut scratch.bins)
+                    }
+                };
                 let id = self.allocate_node();
                 scratch.internal.push(id);
                 // Its box and mark are set by its refit, below.
@@ -357,6 +397,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         for &id in scratch.internal.iter().rev() {
             self.refit_node(id);
+            // Unchanged, a new node takes its children's latest mark, so that how long
+            // its subtree has been still is known at the next rebuild.
+            let node = &self.nodes[id.index()];
+            let stamp = node.stamps[0].max(node.stamps[1]);
+            let link = node.parent;
+            if link.is_root() {
+                self.root_stamp = stamp;
+            } else {
+                self.nodes[link.parent().index()].stamps[link.slot()] = stamp;
+            }
         }
         top
     }

@@ -6,12 +6,23 @@
 //! of boxes that all move degrades steadily (the summed area of its internal nodes grows
 //! step after step). Rebuilding parts of it with the binned SAH split of
 //! [`DynamicTree::build`] (`DynamicTree::rebuild_subtree`) repairs that at a bounded cost per step.
+//!
+//! Where only some boxes move (a crowd in a level, a swarm around still targets), still and
+//! moving boxes are set apart by the rebuilds: mixed in one subtree, a moving box widens
+//! every node above its still neighbours as it goes, and the pair walk then tests the
+//! still boxes under those wide nodes again and again.
 
 use crate::Vector;
-use crate::tree::{DynamicTree, NodeId};
+use crate::tree::{DynamicTree, NodeId, Stamp};
 
 /// Moves (fat box changes) that pay for one leaf placed anew by a rebuild.
 const LEAVES_PER_MOVES: usize = 5;
+
+/// Updates without a moved leaf after which a subtree counts as still: the candidate
+/// rebuilds keep it whole and set it apart from the moving leaves. About a second of
+/// updates at 60 per second; a leaf whose fat box changes less often than that moves
+/// little enough to count as still.
+const STILL_AFTER: Stamp = 64;
 
 /// Where the incremental optimization stands.
 #[derive(Clone, Debug, Default)]
@@ -52,9 +63,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// anew (a fat box changes each time its proxy
     /// has gone about a margin, fast or slow, so this is about the damage done). Once the
     /// credit covers a subtree of the rebuild size (about `4 * sqrt(n)` leaves), a run:
-    /// - rebuilds, from their leaves, candidate subtrees (changed subtrees of that size
-    ///   noted by the refit, so the work goes where boxes moved), starting at a different
-    ///   candidate each run, while credit is left (at most `n / 10` leaves a run);
+    /// - rebuilds candidate subtrees (changed subtrees of that size noted by the refit, so
+    ///   the work goes where boxes moved), starting at a different candidate each run,
+    ///   while credit is left (at most `n / 10` leaves a run): the parts of a candidate
+    ///   where nothing moved for [`STILL_AFTER`] updates are kept whole, everything else
+    ///   is rebuilt from its leaves, and the two go to the two sides of the candidate's
+    ///   top. Boxes that stand still then sit in subtrees that stay tight and are never
+    ///   rebuilt again while they stay still, and the moving boxes, whose subtrees grow as
+    ///   they move, are rebuilt among themselves;
     /// - every other run, rebuilds the top of the tree over its subtrees of about
     ///   `sqrt(n)` leaves, kept whole, which regroups them; together with the subtree
     ///   rebuilds this lets a leaf migrate to the part of the tree it has moved into.
@@ -90,7 +106,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 if !valid {
                     continue;
                 }
-                self.rebuild_subtree(id, 0);
+                self.rebuild_subtree(id, 0, STILL_AFTER);
                 rebuilt += self.scratch.build.items.len();
                 if rebuilt >= credit {
                     break;
@@ -106,7 +122,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             .saturating_sub(rebuilt.max(credit) * LEAVES_PER_MOVES);
 
         if runs % 2 == 1 {
-            self.rebuild_subtree(self.root, Optimizer::top_keep_height(n));
+            self.rebuild_subtree(self.root, Optimizer::top_keep_height(n), 0);
         }
     }
 }

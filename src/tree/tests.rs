@@ -611,3 +611,104 @@ fn rotation_exchange_2d() {
 fn rotation_exchange_3d() {
     rotation_exchange::<Vec3>();
 }
+
+/// Moves every proxy of `moving` by a random step (fat boxes change: the steps exceed the
+/// margin) and runs an update; returns the update's pairs.
+fn step_some<V: Vector>(
+    tree: &mut DynamicTree<V, u32>,
+    centers: &mut [V],
+    ids: &[ProxyId],
+    moving: impl Fn(usize) -> bool,
+    r: &mut impl FnMut() -> f32,
+) -> Vec<(ProxyId, ProxyId)> {
+    for (k, &id) in ids.iter().enumerate() {
+        if moving(k) {
+            centers[k] += v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.6;
+            let tight = BoundingBox::from_center_half_extents(centers[k], V::splat(0.5));
+            tree.move_proxy(id, tight, V::ZERO).unwrap();
+        }
+    }
+    let mut pairs = Vec::new();
+    tree.update_pairs(&mut pairs);
+    pairs
+}
+
+/// A candidate rebuild with `still_for` sets the still leaves apart: after every third
+/// proxy moved at each of 70 updates (the others never), a rebuild of the whole tree from
+/// its leaves puts exactly the moving ones on one side of the root and the still ones on
+/// the other. The updates' pairs (their own rebuilds split the same way) equal a brute
+/// force scan, and the tree validates throughout.
+fn still_split<V: Vector>() {
+    let mut r = lcg(77);
+    let n = 900;
+    let (mut centers, mut tree, ids) = uniform_tree::<V>(&mut r, n);
+    let moving = |k: usize| k.is_multiple_of(3);
+    let fat_boxes = |tree: &DynamicTree<V, u32>| -> BTreeMap<ProxyId, BoundingBox<V>> {
+        ids.iter()
+            .map(|&id| (id, tree.fat_box(id).unwrap()))
+            .collect()
+    };
+    // The build's proxies are all new to the first update.
+    tree.update_pairs(&mut Vec::new());
+    for _ in 0..70 {
+        let before = fat_boxes(&tree);
+        let got = step_some(&mut tree, &mut centers, &ids, moving, &mut r);
+        let got: BTreeSet<_> = got.into_iter().map(|(a, b)| (a.min(b), a.max(b))).collect();
+        let boxes = fat_boxes(&tree);
+        let moved = boxes
+            .iter()
+            .filter(|&(id, fat)| before[id] != *fat)
+            .map(|(&id, _)| id)
+            .collect();
+        assert_eq!(got, brute_pairs::<V>(&boxes, &moved));
+        tree.validate().unwrap();
+    }
+    let moved: Vec<ProxyId> = ids
+        .iter()
+        .enumerate()
+        .filter(|&(k, _)| moving(k))
+        .map(|(_, &id)| id)
+        .collect();
+    let root = tree.root;
+    tree.rebuild_subtree(root, 0, 64);
+    tree.validate().unwrap();
+    let [a, b] = tree.nodes[tree.root.index()].children;
+    let mut sides = [proxies_under(&tree, a), proxies_under(&tree, b)];
+    sides.sort_by_key(|side| side.len());
+    assert_eq!(sides[0], moved);
+    assert_eq!(sides[1].len(), n - moved.len());
+}
+
+#[test]
+fn still_split_2d() {
+    still_split::<Vec2>();
+}
+
+#[test]
+fn still_split_3d() {
+    still_split::<Vec3>();
+}
+
+/// How many updates ago a proxy's mark was set survives the epochs' wrap: a proxy moved
+/// once, then 400 updates in which only others move; its mark's age (the epoch less the
+/// mark) is exact while under the shift at the wrap (128) and stays at least that after.
+#[test]
+fn mark_age_across_the_wrap() {
+    let mut r = lcg(5);
+    let (mut centers, mut tree, ids) = uniform_tree::<Vec2>(&mut r, 300);
+    // Some updates first, so that the wrap falls at a different place in the count.
+    for _ in 0..37 {
+        step_some(&mut tree, &mut centers, &ids, |k| k % 2 == 1, &mut r);
+    }
+    step_some(&mut tree, &mut centers, &ids, |k| k == 0, &mut r);
+    for since in 1..=400u32 {
+        let link = tree.link_of(NodeId::leaf(ids[0]));
+        let age = u32::from(tree.epoch - tree.slot_stamp(link));
+        if since < 128 {
+            assert_eq!(age, since, "{since} updates since the move");
+        } else {
+            assert!(age >= 128, "{since} updates since the move: age {age}");
+        }
+        step_some(&mut tree, &mut centers, &ids, |k| k % 2 == 1, &mut r);
+    }
+}
