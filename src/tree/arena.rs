@@ -239,28 +239,24 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Recomputes an internal node's box (in its parent's slot), height and change mark
-    /// from its children.
+    /// from its children. The mark is the later of its children's: changed when one of
+    /// them is, and otherwise the epoch at which a leaf below it last moved.
     #[inline(always)]
     pub(crate) fn refit_node(&mut self, id: NodeId) {
-        let epoch = self.epoch;
         let n = &self.nodes[id.index()];
         let (c1, c2) = (n.children[0], n.children[1]);
         let aabb = n.own_box();
-        let changed = (n.stamps[0] == epoch) | (n.stamps[1] == epoch);
+        let stamp = n.stamps[0].max(n.stamps[1]);
         let link = n.parent;
         let height = 1 + self.height_of(c1).max(self.height_of(c2));
         self.nodes[id.index()].height = height;
         if link.is_root() {
             self.root_box = aabb;
-            if changed {
-                self.root_stamp = epoch;
-            }
+            self.root_stamp = stamp;
         } else {
             let parent = &mut self.nodes[link.parent().index()];
             parent.boxes[link.slot()] = aabb;
-            if changed {
-                parent.stamps[link.slot()] = epoch;
-            }
+            parent.stamps[link.slot()] = stamp;
         }
     }
 

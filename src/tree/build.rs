@@ -240,8 +240,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// `keep_height` or less (kept whole and placed like leaves; 0 rebuilds down to the
     /// leaves), lays the new subtree out over the slots the old one held (see
     /// `tree::layout`), then refits `top`'s ancestors, whose heights may change. Marks are
-    /// kept: each new node is changed when a node below it is, and otherwise carries the
-    /// latest mark below it.
+    /// kept: each new node carries the latest mark below it (see `refit_node`).
     ///
     /// With `still_for > 0`, subtrees whose mark is `still_for` updates old or more (no
     /// leaf below them moved since) are kept whole too, and the new top's first split is
@@ -397,16 +396,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         for &id in scratch.internal.iter().rev() {
             self.refit_node(id);
-            // Unchanged, a new node takes its children's latest mark, so that how long
-            // its subtree has been still is known at the next rebuild.
-            let node = &self.nodes[id.index()];
-            let stamp = node.stamps[0].max(node.stamps[1]);
-            let link = node.parent;
-            if link.is_root() {
-                self.root_stamp = stamp;
-            } else {
-                self.nodes[link.parent().index()].stamps[link.slot()] = stamp;
-            }
         }
         top
     }

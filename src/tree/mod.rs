@@ -56,6 +56,13 @@
 //! - [`DynamicTree::update_pairs_parallel`] (or [`DynamicTree::parallel_pairs`], to use
 //!   another thread pool) finds the same pairs with the walk split over threads.
 //! - [`DynamicTree::build`] builds a whole tree at once with a binned SAH split.
+//! - After every update a bounded part of the tree is rebuilt with the same split, paid for
+//!   by the moves (one leaf placed anew per five fat-box changes): changed subtrees of
+//!   about `4 * sqrt(n)` leaves, and every other time the top of the tree over subtrees of
+//!   about `sqrt(n)` leaves, so that a box that travels ends up among its new neighbours.
+//!   Where only some boxes move, the parts of a rebuilt subtree in which nothing moved for
+//!   64 updates are kept whole and set apart from the moving boxes: still boxes stay in
+//!   tight subtrees that the moving ones do not widen as they go.
 //! - [`DynamicTree::validate`] checks every invariant; the tests call it after every
 //!   operation.
 //!
