@@ -195,7 +195,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Forgets every mark: the next epoch starts with nothing changed.
+    /// Starts a new epoch, in which nothing is changed yet.
     ///
     /// When the epochs run out, every mark and the epoch go back by [`EPOCH_SHIFT`]
     /// (marks older than that become 0), so that how long ago a subtree last changed stays

@@ -17,12 +17,14 @@
 //! it, and of the top of the tree, leave them scattered. So the slots are handed out by
 //! pairs: two children go to two free slots that are side by side, whatever gaps lie
 //! between pairs. A rebuilt subtree's top goes back to the slot the old top held, beside
-//! its sibling. Rotations exchange two internal nodes' records rather than their places
-//! (`rotate`), so they leave every pair where it was.
+//! its sibling. A rotation that exchanges two internal nodes exchanges their records
+//! rather than their places (`rotate`), so it leaves every pair where it was; one that
+//! exchanges a leaf with an internal node moves the internal node under another parent,
+//! away from its new sibling.
 //!
 //! Leaves are not in the arena (they sit in the table of leaves, by proxy id) and never
 //! move; only their links are rewritten. Subtrees that a rebuild keeps whole (the top
-//! rebuild's) stay where they are too.
+//! rebuild's, and the still parts a candidate rebuild keeps) stay where they are too.
 
 use crate::Vector;
 use crate::tree::{DynamicTree, Link, Node, NodeId};

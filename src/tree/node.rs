@@ -80,7 +80,8 @@ impl ProxyId {
 pub(crate) const FREE_HEIGHT: u16 = u16::MAX;
 
 /// A change mark: the tree's epoch when the mark was made. 8 bits keep a 2D node at 48
-/// bytes; the tree clears every mark when the epoch wraps (every 255 updates).
+/// bytes; when the epochs run out, every mark and the epoch go back by 128 (marks older
+/// than that become 0), so a mark's age is exact up to 127 updates.
 pub(crate) type Stamp = u8;
 
 /// Where a node or leaf hangs: its parent's arena index, with [`SECOND`] set when it is

@@ -68,16 +68,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///   while credit is left (at most `n / 10` leaves a run): the parts of a candidate
     ///   where nothing moved for [`STILL_AFTER`] updates are kept whole, everything else
     ///   is rebuilt from its leaves, and the two go to the two sides of the candidate's
-    ///   top. Boxes that stand still then sit in subtrees that stay tight and are never
-    ///   rebuilt again while they stay still, and the moving boxes, whose subtrees grow as
-    ///   they move, are rebuilt among themselves;
+    ///   top. Boxes that stand still then sit in subtrees that stay tight and are not
+    ///   rebuilt from their leaves again while they stay still (only the top rebuild
+    ///   below regroups the parts of them above its kept subtrees), and the moving boxes,
+    ///   whose subtrees grow as they move, are rebuilt among themselves;
     /// - every other run, rebuilds the top of the tree over its subtrees of about
     ///   `sqrt(n)` leaves, kept whole, which regroups them; together with the subtree
     ///   rebuilds this lets a leaf migrate to the part of the tree it has moved into.
     ///
     /// A static tree is never touched. A candidate is checked again before it is rebuilt
     /// (an earlier rebuild may have freed and reused its node): it must be an internal
-    /// node of at most the subtree height whose parent is above that height.
+    /// node of at most the subtree height whose parent is above that height, and not still
+    /// itself (a reused node may be: nothing to rebuild there).
     pub(crate) fn optimize(&mut self) {
         let n = self.proxy_count;
         let subtree_height = self.optimizer.subtree_height(n);
@@ -102,7 +104,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 let valid = node.is_allocated()
                     && node.height <= subtree_height
                     && (node.parent.is_root()
-                        || self.nodes[node.parent.parent().index()].height > subtree_height);
+                        || self.nodes[node.parent.parent().index()].height > subtree_height)
+                    && self.epoch.saturating_sub(self.slot_stamp(node.parent)) < STILL_AFTER;
                 if !valid {
                     continue;
                 }
