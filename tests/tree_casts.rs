@@ -271,3 +271,35 @@ fn tree_casts_3d() {
         tree_casts::<Vec3>(seed);
     }
 }
+
+/// A ray with an axis parallel to the box (direction 0 there) whose origin and box sit
+/// near `-f32::MAX` and `f32::MAX` on that axis, and a direction so large on another axis
+/// that its reciprocal is subnormal: the tree's casts give the entry parameter of
+/// `Ray::box_hit_at` bit for bit (a subnormal here), not the 0 that a NaN from
+/// `inf * 0` on the parallel axis would make of it. Found by the fuzz target.
+#[test]
+fn ray_parallel_axis_at_the_edge_of_f32() {
+    let ray = Ray::new(
+        Vec3::new(-2.75, -2.5, -f32::MAX),
+        Vec3::new(-f32::MAX, -16.140116, 0.0),
+    );
+    let aabb = BoundingBox {
+        min: Vec3::new(-34.083374, -1e30, -f32::MAX),
+        max: Vec3::new(-5.583372, 1e30, f32::MAX),
+    };
+    let want = ray.box_hit_at(&aabb, 1.5).unwrap();
+    assert!(want > 0.0 && want < f32::MIN_POSITIVE, "{want}");
+    let mut tree = DynamicTree::<Vec3, u32>::with_margin(0.0);
+    let id = tree.build([(aabb, 0)]).unwrap()[0];
+    assert_eq!(tree.fat_box(id), Some(aabb));
+    let mut hits = Vec::new();
+    tree.ray_hits(&ray, 1.5, |proxy, _, t| {
+        hits.push((proxy, t.to_bits()));
+        true
+    });
+    assert_eq!(hits, [(id, want.to_bits())]);
+    let hit = tree
+        .cast_ray(&ray, 1.5, |_, _| ray.box_hit_at(&aabb, 1.5))
+        .unwrap();
+    assert_eq!((hit.proxy, hit.t.to_bits()), (id, want.to_bits()));
+}

@@ -133,6 +133,10 @@ impl<V: Vector> Ray<V> {
 /// Precomputed ray data for testing many boxes (the tree's traversals).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RaySlabs<V: Vector> {
+    /// The origin, with 0 on parallel axes. Their differences are multiplied by 0: a box
+    /// coordinate less 0 is finite and the product 0, where the origin's own coordinate
+    /// could overflow the difference to infinity (a box and an origin near `±f32::MAX`)
+    /// and the product to NaN, which the lanes' `min` and `max` pass on.
     origin: V,
     /// `1 / direction` on ordinary axes, 0 on parallel ones (so that their entry and exit
     /// parameters are 0, finite, never NaN).
@@ -161,6 +165,7 @@ impl<V: Vector> RaySlabs<V> {
         let mut parallel_lo = V::NEG_INFINITY;
         let mut parallel_hi = V::INFINITY;
         let mut any_parallel = false;
+        let mut origin = ray.origin;
         for axis in 0..V::DIM {
             let d = ray.direction.axis(axis);
             let inv = 1.0 / d;
@@ -170,13 +175,14 @@ impl<V: Vector> RaySlabs<V> {
                 parallel_lo.set_axis(axis, ray.origin.axis(axis));
                 parallel_hi.set_axis(axis, ray.origin.axis(axis));
                 far_pad.set_axis(axis, f32::INFINITY);
+                origin.set_axis(axis, 0.0);
                 any_parallel = true;
             } else {
                 inv_dir.set_axis(axis, inv);
             }
         }
         Self {
-            origin: ray.origin,
+            origin,
             inv_dir,
             far_pad,
             parallel_lo,
