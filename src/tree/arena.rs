@@ -58,6 +58,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
+    /// How many updates ago a mark was made: 0 in this epoch (changed), 1 in the last
+    /// update, and so on (exact up to 127, see `clear_marks`).
+    #[inline(always)]
+    pub(crate) fn mark_age(&self, stamp: Stamp) -> Stamp {
+        self.epoch.saturating_sub(stamp)
+    }
+
     /// The height of a node or leaf (0).
     #[inline(always)]
     pub(crate) fn height_of(&self, id: NodeId) -> u16 {

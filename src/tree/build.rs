@@ -261,11 +261,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.collect_items(top, keep_height, still_for, &mut scratch);
         let first_split = if still_for > 0 {
             // Still items first.
-            let epoch = self.epoch;
             let items = &mut scratch.items;
             let mut still = 0;
             for i in 0..items.len() {
-                if epoch.saturating_sub(items[i].stamp) >= still_for {
+                if self.mark_age(items[i].stamp) >= still_for {
                     items.swap(i, still);
                     still += 1;
                 }
@@ -313,7 +312,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
         still_for: Stamp,
         scratch: &mut BuildScratch<V>,
     ) {
-        let epoch = self.epoch;
         scratch.stack.clear();
         let link = self.link_of(top);
         scratch.stack.push(BuildItem {
@@ -325,7 +323,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let id = item.node;
             if id.is_leaf()
                 || self.nodes[id.index()].height <= keep_height
-                || (still_for > 0 && epoch.saturating_sub(item.stamp) >= still_for)
+                || (still_for > 0 && self.mark_age(item.stamp) >= still_for)
             {
                 scratch.items.push(item);
                 continue;

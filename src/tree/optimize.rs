@@ -105,7 +105,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     && node.height <= subtree_height
                     && (node.parent.is_root()
                         || self.nodes[node.parent.parent().index()].height > subtree_height)
-                    && self.epoch.saturating_sub(self.slot_stamp(node.parent)) < STILL_AFTER;
+                    && self.mark_age(self.slot_stamp(node.parent)) < STILL_AFTER;
                 if !valid {
                     continue;
                 }
