@@ -55,7 +55,7 @@ enum Op {
 #[path = "common/tree_scene.rs"]
 mod tree_scene;
 
-use tree_scene::{jump_moves, lcg, uniform_tree, unknown_id, v};
+use tree_scene::{jump_moves, lcg, side_by_side, uniform_tree, unknown_id, v};
 
 /// Updates the pairs of a tree moved in batches and of a copy moved one call at a time,
 /// validates both, and checks that the batched one reported each pair once and the same
@@ -1164,17 +1164,7 @@ fn build_layout<V: Vector>() {
         tree.update_pairs(&mut pairs);
     }
     tree.validate().unwrap();
-    let mut siblings = (0, 0);
-    tree.visit_nodes(|_, node, _| {
-        if let Some((c1, c2)) = node.children
-            && !c1.is_leaf()
-            && !c2.is_leaf()
-        {
-            siblings.0 += 1;
-            siblings.1 += (c2.index() == c1.index() + 1) as usize;
-        }
-        true
-    });
+    let siblings = side_by_side(&tree);
     assert!(
         siblings.1 * 20 >= siblings.0 * 19,
         "{} of {} internal nodes have their internal children side by side",

@@ -19,7 +19,7 @@ use crate::tree::{DynamicTree, NodeId, ProxyId, TreeError};
 #[path = "../../tests/common/tree_scene.rs"]
 pub(crate) mod tree_scene;
 
-use tree_scene::{jump_moves, lcg, uniform_tree, unknown_id, v};
+use tree_scene::{jump_moves, lcg, side_by_side, uniform_tree, unknown_id, v};
 
 /// Every overlapping pair of fat boxes with at least one proxy in `moved`, as `(a, b)`
 /// with `a < b`, by brute force.
@@ -537,23 +537,6 @@ fn proxies_under<V: Vector>(tree: &DynamicTree<V, u32>, top: NodeId) -> Vec<Prox
     }
     found.sort_unstable();
     found
-}
-
-/// The internal nodes whose two children are internal, and how many of them have the two
-/// side by side in the arena.
-fn side_by_side<V: Vector>(tree: &DynamicTree<V, u32>) -> (usize, usize) {
-    let mut count = (0, 0);
-    tree.visit_nodes(|_, node, _| {
-        if let Some((c1, c2)) = node.children
-            && !c1.is_leaf()
-            && !c2.is_leaf()
-        {
-            count.0 += 1;
-            count.1 += (c2.index() == c1.index() + 1) as usize;
-        }
-        true
-    });
-    count
 }
 
 /// A rotation's exchange of two internal subtrees (B of A with F of A's other child C):

@@ -88,3 +88,20 @@ pub fn jump_moves<V: Vector>(
     }
     moves
 }
+
+/// The internal nodes whose two children are internal, and how many of them have the two
+/// side by side in the arena.
+pub fn side_by_side<V: Vector>(tree: &DynamicTree<V, u32>) -> (usize, usize) {
+    let mut count = (0, 0);
+    tree.visit_nodes(|_, node, _| {
+        if let Some((c1, c2)) = node.children
+            && !c1.is_leaf()
+            && !c2.is_leaf()
+        {
+            count.0 += 1;
+            count.1 += (c2.index() == c1.index() + 1) as usize;
+        }
+        true
+    });
+    count
+}
