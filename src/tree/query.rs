@@ -12,6 +12,7 @@ use smallvec::SmallVec;
 
 use crate::Vector;
 use crate::geometry::{Ball, BoundingBox, Ray, RaySlabs};
+use crate::tree::prefetch::prefetch_children;
 use crate::tree::{DynamicTree, NodeId, ProxyId};
 
 /// The closest hit of a ray or cast.
@@ -71,6 +72,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 }
                 let node = &self.nodes[id.index()];
                 let [c1, c2] = node.children;
+                prefetch_children(&self.nodes, id, [c1, c2]);
                 let hit1 = test(&node.boxes[0]);
                 let hit2 = test(&node.boxes[1]);
                 (id, p) = match (hit1, hit2) {
@@ -216,6 +218,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 }
                 let node = &self.nodes[id.index()];
                 let [c1, c2] = node.children;
+                prefetch_children(&self.nodes, id, [c1, c2]);
                 let t1 = slabs.hit_at(&grow(&node.boxes[0]), best_t);
                 let t2 = slabs.hit_at(&grow(&node.boxes[1]), best_t);
                 id = match (t1, t2) {
