@@ -12,10 +12,10 @@ const SORT_FROM: usize = 256;
 /// [`SORT_FROM`]) refit the whole tree instead of growing each leaf's ancestors. The
 /// refit costs one visit per internal node, in depth-first order (which the re-layouts
 /// make close to memory order); growing costs two or more scattered ancestors per leaf.
-/// When most leaves change, the refit wins, and the pair walk gains too (exact boxes
-/// prune better, and its own refit has nothing left to do); when one leaf in 16 or fewer
-/// changes, growing the ancestors costs less.
-const BULK_FROM: usize = 4;
+/// From about one leaf in eight changed, the refit wins, and the pair walk gains too
+/// (exact boxes prune better, and its own refit has nothing left to do); when fewer
+/// change, growing the ancestors costs less.
+const BULK_FROM: usize = 8;
 
 /// The tallest tree whose whole-tree refit recurses (see `DynamicTree::refit_below`);
 /// taller ones, which rotations make rare, take the walk with a stack of its own.
@@ -85,7 +85,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///
     /// The results, the fat boxes and the pairs of the next update are exactly those of
     /// the single calls. The internal boxes may be tighter: a batch that changes at least
-    /// a quarter as many leaves as the tree has proxies refits every internal node at once
+    /// an eighth as many leaves as the tree has proxies refits every internal node at once
     /// (a walk over the whole tree costs less than growing the ancestors of that many
     /// leaves one by one), where single calls only grow ancestors until the next update.
     pub fn move_proxies(
