@@ -47,3 +47,30 @@ pub(crate) fn prefetch_children<V: Vector>(nodes: &[Node<V>], at: NodeId, childr
         prefetch_node(nodes, index);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec2;
+
+    use super::*;
+
+    /// A prefetch is harmless whatever the index: in range, just past the end, far out of
+    /// range, on an empty arena, and for a leaf child (which names the node in hand).
+    #[test]
+    fn any_index_is_harmless() {
+        let empty: Vec<Node<Vec2>> = Vec::new();
+        let nodes = vec![Node::<Vec2>::free(NodeId::NULL); 3];
+        for index in [0, 2, 3, usize::MAX / 2, usize::MAX] {
+            prefetch_node(&empty, index);
+            prefetch_node(&nodes, index);
+        }
+        prefetch_children(
+            &nodes,
+            NodeId(1),
+            [NodeId(2), NodeId::leaf(crate::ProxyId(7))],
+        );
+        prefetch_children(&nodes, NodeId(1), [NodeId::NULL, NodeId(u32::MAX - 1)]);
+        // The arena is untouched.
+        assert!(nodes.iter().all(|node| !node.is_allocated()));
+    }
+}
