@@ -17,6 +17,20 @@ const SORT_FROM: usize = 256;
 /// change, growing the ancestors costs less.
 const BULK_FROM: usize = 8;
 
+/// A subtree whose mark is younger than this many updates is *recent*: the refit after a
+/// batch that changes fewer than one leaf in [`RECENT_BELOW`] visits only the recent
+/// subtrees, after making recent every ancestor of a changed leaf (see
+/// `DynamicTree::refit_recent`). Where some boxes stand still (a level, the still parts
+/// that the incremental rebuilds set apart), their subtrees are skipped whole; a subtree
+/// with a moving box is most often recent already, so that its leaves' walks up stop at
+/// once.
+const RECENT: Stamp = 4;
+
+/// Batches that change at least one leaf in this many refit the whole tree: with that
+/// many changes nearly every subtree holds one, and checking each leaf's ancestors would
+/// cost more than the subtrees it lets the refit skip.
+const RECENT_BELOW: usize = 2;
+
 /// The tallest tree whose whole-tree refit recurses (see `DynamicTree::refit_below`);
 /// taller ones, which rotations make rare, take the walk with a stack of its own.
 const MAX_RECURSIVE_REFIT: u16 = 256;
@@ -139,7 +153,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let count = pending.moves.len();
         if count >= SORT_FROM && count * BULK_FROM >= self.proxy_count {
             self.write_slots(&pending.moves);
-            self.refit_all();
+            if count * RECENT_BELOW < self.proxy_count {
+                self.mark_stale_paths(&pending.moves);
+                self.refit_recent();
+            } else {
+                self.refit_all();
+            }
         } else if count < SORT_FROM {
             for &(link, fat) in &pending.moves {
                 self.set_leaf_box(link, fat);
@@ -277,9 +296,28 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Gives every internal node its exact box, children first, and marks it changed when
     /// a child is; the pair walk then finds the boxes exact and leaves them alone.
     fn refit_all(&mut self) {
+        self.refit_younger_than(u16::MAX);
+    }
+
+    /// [`Self::refit_all`] over the recent subtrees only (a mark younger than [`RECENT`]
+    /// updates), after [`Self::mark_stale_paths`] for the batch's leaves: every changed
+    /// leaf then lies under recent nodes only, so an older subtree holds no change and
+    /// keeps its exact boxes.
+    fn refit_recent(&mut self) {
+        self.refit_younger_than(RECENT.into());
+    }
+
+    /// The refit of every internal node that hangs under recent nodes only, counting as
+    /// recent a mark younger than `age` updates (every node with `u16::MAX`). A tree too
+    /// tall for the recursion, which rotations make rare, is refit whole with a stack.
+    fn refit_younger_than(&mut self, age: u16) {
         if !self.root.is_null() && !self.root.is_leaf() {
             if self.nodes[self.root.index()].height <= MAX_RECURSIVE_REFIT {
-                self.refit_all_recursive();
+                let (aabb, changed) = self.refit_below(self.root, self.epoch, age);
+                self.root_box = aabb;
+                if changed {
+                    self.root_stamp = self.epoch;
+                }
             } else {
                 self.refit_all_stacked();
             }
@@ -287,12 +325,27 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.exact = true;
     }
 
-    /// [`Self::refit_all`] by [`Self::refit_below`] from the root (a non-leaf root).
-    fn refit_all_recursive(&mut self) {
-        let (aabb, changed) = self.refit_below(self.root, self.epoch);
-        self.root_box = aabb;
-        if changed {
-            self.root_stamp = self.epoch;
+    /// Makes every ancestor of the leaves at `items` recent (see [`RECENT`]) for
+    /// [`Self::refit_recent`]: walks up from each leaf's parent, marking each ancestor
+    /// changed, until one that is recent already. No mark is more recent than its
+    /// holder's ([`Self::validate`] checks it), so every ancestor above that one is recent
+    /// too.
+    fn mark_stale_paths(&mut self, items: &[(Link, BoundingBox<V>)]) {
+        let epoch = self.epoch;
+        for &(link, _) in items {
+            if link.is_root() {
+                continue;
+            }
+            let mut up = self.nodes[link.parent().index()].parent;
+            while !up.is_root() {
+                let node = &mut self.nodes[up.parent().index()];
+                let stamp = &mut node.stamps[up.slot()];
+                if epoch.saturating_sub(*stamp) < RECENT {
+                    break;
+                }
+                *stamp = epoch;
+                up = node.parent;
+            }
         }
     }
 
@@ -302,18 +355,20 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// The refit of the subtree under internal node `id`, depth first: each internal
-    /// child gets its exact box in `id`'s slot, and its mark when it holds a changed
-    /// child; returns `id`'s exact box and whether it holds a changed child (for the
-    /// caller to store in its own slot). Heights are left alone: moves change no shape.
+    /// child whose mark is younger than `age` updates gets its exact box in `id`'s slot,
+    /// and its mark when it holds a changed child (an older child holds no change, see
+    /// [`Self::refit_recent`], and keeps both); returns `id`'s exact box and whether it
+    /// holds a changed child (for the caller to store in its own slot). Heights are left
+    /// alone: moves change no shape.
     ///
     /// A child's box comes back as the return value rather than through the parent's
     /// slot, so each node is read once and written once. Recursion depth is the height.
-    fn refit_below(&mut self, id: NodeId, epoch: Stamp) -> (BoundingBox<V>, bool) {
+    fn refit_below(&mut self, id: NodeId, epoch: Stamp, age: u16) -> (BoundingBox<V>, bool) {
         let node = &self.nodes[id.index()];
         let (mut boxes, mut stamps, children) = (node.boxes, node.stamps, node.children);
         for k in 0..2 {
-            if !children[k].is_leaf() {
-                let (aabb, changed) = self.refit_below(children[k], epoch);
+            if !children[k].is_leaf() && u16::from(epoch.saturating_sub(stamps[k])) < age {
+                let (aabb, changed) = self.refit_below(children[k], epoch, age);
                 boxes[k] = aabb;
                 if changed {
                     stamps[k] = epoch;
@@ -337,9 +392,12 @@ mod tests {
 
     use super::*;
 
-    /// The two whole-tree refits (recursive, and with a stack for tall trees) give the
-    /// same boxes and marks after the same batch of leaf writes (and neither changes a
-    /// height: the recursive one never writes them, the other recomputes them).
+    /// The three refits after a batch of leaf writes give the same boxes and marks: the
+    /// whole-tree refit (recursive), the same with a stack (for tall trees), and the refit
+    /// of the recent subtrees only after their ancestors are marked (neither changes a
+    /// height: the recursive ones never write them, the stacked one recomputes them).
+    /// The tree first stands still for longer than [`RECENT`] updates, and the batch then
+    /// moves the leaves of one region only, so that the recent refit skips most of it.
     #[test]
     fn refits_agree() {
         let mut tree = DynamicTree::<Vec2, u32>::with_margin(0.05);
@@ -355,27 +413,57 @@ mod tests {
             ids.push(tree.create_proxy(b, k).unwrap());
         }
         let mut pairs = Vec::new();
-        tree.update_pairs(&mut pairs);
-        for &id in ids.iter().step_by(3) {
-            let c = Vec2::new(r() * 100.0, r() * 100.0);
-            let b = BoundingBox::from_center_half_extents(c, Vec2::splat(0.5));
-            if let Some((link, fat)) = tree.new_fat_box(id, b, Vec2::ZERO).unwrap() {
-                tree.write_slot(link, fat);
+        for _ in 0..=RECENT {
+            tree.update_pairs(&mut pairs);
+        }
+        assert!(
+            tree.mark_age(tree.root_stamp) >= RECENT,
+            "the tree stood still"
+        );
+        let mut items = Vec::new();
+        for &id in &ids {
+            let center = tree.fat_box(id).unwrap().center();
+            if center.x < 30.0 && center.y < 50.0 {
+                let c = center + Vec2::new(r() - 0.5, r() - 0.5) * 4.0;
+                let b = BoundingBox::from_center_half_extents(c, Vec2::splat(0.5));
+                if let Some((link, fat)) = tree.new_fat_box(id, b, Vec2::ZERO).unwrap() {
+                    tree.write_slot(link, fat);
+                    items.push((link, fat));
+                }
             }
         }
+        assert!(
+            items.len() > 100 && items.len() < 500,
+            "{} moved",
+            items.len()
+        );
         let mut stacked = tree.clone();
-        tree.refit_all_recursive();
+        let mut recent = tree.clone();
+        tree.refit_all();
         stacked.refit_all_stacked();
-        tree.validate().unwrap();
-        stacked.validate().unwrap();
-        assert_eq!(tree.root_box, stacked.root_box);
-        assert_eq!(tree.root_stamp, stacked.root_stamp);
-        assert_eq!(tree.nodes.len(), stacked.nodes.len());
-        for (a, b) in tree.nodes.iter().zip(&stacked.nodes) {
-            assert_eq!(
-                (a.boxes, a.stamps, a.children, a.height),
-                (b.boxes, b.stamps, b.children, b.height)
-            );
+        recent.mark_stale_paths(&items);
+        recent.refit_recent();
+        for other in [&stacked, &recent] {
+            tree.validate().unwrap();
+            other.validate().unwrap();
+            assert_eq!(tree.root_box, other.root_box);
+            assert_eq!(tree.root_stamp, other.root_stamp);
+            assert_eq!(tree.nodes.len(), other.nodes.len());
+            for (a, b) in tree.nodes.iter().zip(&other.nodes) {
+                assert_eq!(
+                    (a.boxes, a.stamps, a.children, a.height),
+                    (b.boxes, b.stamps, b.children, b.height)
+                );
+            }
         }
+        // Most of the tree stayed old: the recent refit had most of it to skip.
+        let old = recent
+            .nodes
+            .iter()
+            .filter(|node| node.is_allocated())
+            .flat_map(|node| node.stamps)
+            .filter(|&stamp| recent.mark_age(stamp) >= RECENT)
+            .count();
+        assert!(old > 2000, "{old} old marks");
     }
 }

@@ -672,6 +672,69 @@ fn still_split_3d() {
     still_split::<Vec3>();
 }
 
+/// Batches of moves that change between an eighth and a half of the leaves refit only
+/// the recent subtrees: two sets of proxies take turns, each still for 25 updates (longer
+/// than a subtree stays recent) while the other moves, then both move. At every update
+/// the batch's changes are in that range, the pairs equal a brute force scan, and the
+/// tree validates (every box encloses its children's, every mark is no more recent than
+/// its holder's).
+fn batches_wake_still_subtrees<V: Vector>() {
+    let mut r = lcg(91);
+    let n = 2000;
+    let (mut centers, mut tree, ids) = uniform_tree::<V>(&mut r, n);
+    tree.update_pairs(&mut Vec::new());
+    let phases: [&dyn Fn(usize) -> bool; 3] = [&|k| k % 5 == 0, &|k| k % 5 == 1, &|k| k % 5 < 2];
+    for moving in phases {
+        for _ in 0..25 {
+            let before: BTreeMap<ProxyId, BoundingBox<V>> = ids
+                .iter()
+                .map(|&id| (id, tree.fat_box(id).unwrap()))
+                .collect();
+            let mut moves = Vec::new();
+            for (k, &id) in ids.iter().enumerate() {
+                if moving(k) {
+                    centers[k] += v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.6;
+                    let tight = BoundingBox::from_center_half_extents(centers[k], V::splat(0.5));
+                    moves.push((id, tight, V::ZERO));
+                }
+            }
+            tree.move_proxies(moves, |_, result| {
+                result.unwrap();
+            });
+            tree.validate().unwrap();
+            let mut got = Vec::new();
+            tree.update_pairs(&mut got);
+            let got: BTreeSet<_> = got.into_iter().map(|(a, b)| (a.min(b), a.max(b))).collect();
+            let boxes: BTreeMap<ProxyId, BoundingBox<V>> = ids
+                .iter()
+                .map(|&id| (id, tree.fat_box(id).unwrap()))
+                .collect();
+            let moved: BTreeSet<ProxyId> = boxes
+                .iter()
+                .filter(|&(id, fat)| before[id] != *fat)
+                .map(|(&id, _)| id)
+                .collect();
+            assert!(
+                moved.len() >= 256 && moved.len() * 8 >= n && moved.len() * 2 < n,
+                "{} changed",
+                moved.len()
+            );
+            assert_eq!(got, brute_pairs::<V>(&boxes, &moved));
+            tree.validate().unwrap();
+        }
+    }
+}
+
+#[test]
+fn batches_wake_still_subtrees_2d() {
+    batches_wake_still_subtrees::<Vec2>();
+}
+
+#[test]
+fn batches_wake_still_subtrees_3d() {
+    batches_wake_still_subtrees::<Vec3>();
+}
+
 /// How many updates ago a proxy's mark was set survives the epochs' wrap: a proxy moved
 /// once, then 400 updates in which only others move; its mark's age (the epoch less the
 /// mark) is exact while under the shift at the wrap (128) and stays at least that after.

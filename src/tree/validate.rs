@@ -44,8 +44,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// - heights: 1 + the larger child height for internal nodes (leaves count 0);
     /// - every box is valid, and the box a slot holds for an internal child (or the
     ///   root's box) encloses that child's two boxes;
-    /// - a changed child makes its holder changed (the marks form paths to the root), and
-    ///   the moved count equals the number of marked leaves;
+    /// - a changed child makes its holder changed (the marks form paths to the root), no
+    ///   mark is more recent than its holder's (a subtree's mark is its latest change),
+    ///   and the moved count equals the number of marked leaves;
     /// - the free list holds only free nodes, has no cycle, and free + allocated nodes
     ///   make up the arena; the proxy and node counts match.
     ///
@@ -165,6 +166,15 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     }
                     max_height = max_height.max(self.height_of(child));
                     any_changed |= node.stamps[k] == self.epoch;
+                    if self.mark_age(node.stamps[k]) < self.mark_age(stamp) {
+                        return fail(
+                            Some(child),
+                            format!(
+                                "mark {} more recent than its holder's {stamp}",
+                                node.stamps[k]
+                            ),
+                        );
+                    }
                     stack.push((child, node.boxes[k], node.stamps[k]));
                 }
                 if node.height != max_height + 1 {
