@@ -52,7 +52,9 @@
 //! - [`DynamicTree::move_proxies`] applies a batch of moves: the same result as one
 //!   [`DynamicTree::move_proxy`] call each, but the leaves' ancestors are updated in the
 //!   order they sit in memory; when a batch changes a large share of the leaves, one
-//!   refit of the whole tree replaces the growing of their ancestors.
+//!   refit replaces the growing of their ancestors: of the whole tree, or, when fewer
+//!   than half of the leaves changed, of the subtrees changed in the last few updates
+//!   only, so that the still parts of a level cost nothing.
 //! - The pair walk and the queries ask the processor to start loading a node's children
 //!   as soon as they reach it, before their tests decide which are read: in a tree larger
 //!   than the caches, the loads then overlap instead of waiting for memory one by one (on

@@ -9,9 +9,10 @@ use crate::tree::{DynamicTree, Link, NodeId, ProxyId, Stamp, TreeError, UNCONDIT
 const SORT_FROM: usize = 256;
 
 /// Batches that change at least one leaf per this many proxies (and at least
-/// [`SORT_FROM`]) refit the whole tree instead of growing each leaf's ancestors. The
-/// refit costs one visit per internal node, in depth-first order (which the re-layouts
-/// make close to memory order); growing costs two or more scattered ancestors per leaf.
+/// [`SORT_FROM`]) refit the tree in one pass (whole, or its recent subtrees, see
+/// [`RECENT`]) instead of growing each leaf's ancestors. The refit costs one visit per
+/// internal node it refits, in depth-first order (which the re-layouts make close to
+/// memory order); growing costs two or more scattered ancestors per leaf.
 /// From about one leaf in eight changed, the refit wins, and the pair walk gains too
 /// (exact boxes prune better, and its own refit has nothing left to do); when fewer
 /// change, growing the ancestors costs less.
@@ -99,9 +100,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///
     /// The results, the fat boxes and the pairs of the next update are exactly those of
     /// the single calls. The internal boxes may be tighter: a batch that changes at least
-    /// an eighth as many leaves as the tree has proxies refits every internal node at once
-    /// (a walk over the whole tree costs less than growing the ancestors of that many
-    /// leaves one by one), where single calls only grow ancestors until the next update.
+    /// an eighth as many leaves as the tree has proxies gives every internal node its
+    /// exact box at once (one refit costs less than growing the ancestors of that many
+    /// leaves one by one; it skips the subtrees where nothing changed for a few updates
+    /// when fewer than half of the leaves changed), where single calls only grow
+    /// ancestors until the next update.
     pub fn move_proxies(
         &mut self,
         moves: impl IntoIterator<Item = (ProxyId, BoundingBox<V>, V)>,
@@ -148,7 +151,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Stores the pending leaves' new boxes in their parents' slots (unless the move cache
     /// is off: they are there already, see [`Self::store_fat_box`]) and updates their
     /// ancestors: grown leaf by leaf, in memory order when there are enough leaves, or by
-    /// one refit of the whole tree when many changed.
+    /// one refit when many changed (of the recent subtrees, see [`RECENT`], or of the
+    /// whole tree when at least half of the leaves changed).
     pub(crate) fn apply_pending(&mut self, pending: &mut PendingMoves<V>) {
         let count = pending.moves.len();
         if count >= SORT_FROM && count * BULK_FROM >= self.proxy_count {
