@@ -185,8 +185,9 @@ pub struct DynamicTree<V: Vector, T = ()> {
     pub(crate) epoch: Stamp,
     /// Leaves marked moved in this epoch.
     pub(crate) moved_count: usize,
-    /// Whether every internal node's box is exactly its children's: set by a whole-tree
-    /// refit, cleared when a move grows ancestors instead.
+    /// Whether every internal node's box is exactly its children's: set by the one-pass
+    /// refit of a large batch of moves (whole or of the recent subtrees), cleared when a
+    /// move grows ancestors instead.
     pub(crate) exact: bool,
     /// How far fat boxes grow beyond the tight box.
     margin: f32,

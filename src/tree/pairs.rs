@@ -199,9 +199,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// left refers to it: rotating there is safe, and the refits run children first. The
     /// pair tests therefore see boxes that are not yet tight (the exact boxes of the last
     /// update grown by this step's moves): they may look further, never miss a pair, and
-    /// leaves' boxes are always exact. When a large batch of moves has refit the whole
-    /// tree already (every box exact) and nothing rotates, no refit task is pushed: self(N)
-    /// notes the candidate itself.
+    /// leaves' boxes are always exact. When a large batch of moves has refit the tree in
+    /// one pass already (every box exact) and nothing rotates, no refit task is pushed:
+    /// self(N) notes the candidate itself.
     pub(crate) fn refit_and_pairs(
         &mut self,
         stacks: &mut PairStacks,

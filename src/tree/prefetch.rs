@@ -18,7 +18,8 @@ use crate::tree::{Node, NodeId};
 /// Hints the processor to start loading `nodes[index]` into its caches; a hint only, with
 /// no effect on what the program reads, and none at all when `index` is out of range.
 #[inline(always)]
-#[allow(unsafe_code)]
+// `unused_unsafe`: for a toolchain on which the intrinsic is a safe function.
+#[allow(unsafe_code, unused_unsafe)]
 pub(crate) fn prefetch_node<V: Vector>(nodes: &[Node<V>], index: usize) {
     #[cfg(target_arch = "x86_64")]
     {

@@ -674,15 +674,20 @@ fn still_split_3d() {
 
 /// Batches of moves that change between an eighth and a half of the leaves refit only
 /// the recent subtrees: two sets of proxies take turns, each still for 25 updates (longer
-/// than a subtree stays recent) while the other moves, then both move. At every update
-/// the batch's changes are in that range, the pairs equal a brute force scan, and the
-/// tree validates (every box encloses its children's, every mark is no more recent than
-/// its holder's).
+/// than a subtree stays recent) while the other moves, then both move; the epochs wrap
+/// on the way. At every update the batch's changes are in that range, the pairs equal a
+/// brute force scan, and the tree validates (every box encloses its children's and is
+/// exact after the batch, every mark is no more recent than its holder's).
 fn batches_wake_still_subtrees<V: Vector>() {
     let mut r = lcg(91);
     let n = 2000;
     let (mut centers, mut tree, ids) = uniform_tree::<V>(&mut r, n);
-    tree.update_pairs(&mut Vec::new());
+    // Updates without moves bring the epochs near their wrap, which then falls among
+    // the updates below.
+    for _ in 0..200 {
+        tree.update_pairs(&mut Vec::new());
+    }
+    let mut wrapped = false;
     let phases: [&dyn Fn(usize) -> bool; 3] = [&|k| k % 5 == 0, &|k| k % 5 == 1, &|k| k % 5 < 2];
     for moving in phases {
         for _ in 0..25 {
@@ -702,8 +707,11 @@ fn batches_wake_still_subtrees<V: Vector>() {
                 result.unwrap();
             });
             tree.validate().unwrap();
+            assert!(tree.exact, "a one-pass refit");
+            let epoch = tree.epoch;
             let mut got = Vec::new();
             tree.update_pairs(&mut got);
+            wrapped |= tree.epoch < epoch;
             let got: BTreeSet<_> = got.into_iter().map(|(a, b)| (a.min(b), a.max(b))).collect();
             let boxes: BTreeMap<ProxyId, BoundingBox<V>> = ids
                 .iter()
@@ -723,6 +731,7 @@ fn batches_wake_still_subtrees<V: Vector>() {
             tree.validate().unwrap();
         }
     }
+    assert!(wrapped, "the epochs wrapped");
 }
 
 #[test]

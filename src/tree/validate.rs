@@ -43,7 +43,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///   the box its parent's slot holds) and nothing when it is off;
     /// - heights: 1 + the larger child height for internal nodes (leaves count 0);
     /// - every box is valid, and the box a slot holds for an internal child (or the
-    ///   root's box) encloses that child's two boxes;
+    ///   root's box) encloses that child's two boxes, and equals their union when the tree
+    ///   holds its boxes to be exact (after the one-pass refit of a large batch of moves);
     /// - a changed child makes its holder changed (the marks form paths to the root), no
     ///   mark is more recent than its holder's (a subtree's mark is its latest change),
     ///   and the moved count equals the number of marked leaves;
@@ -140,6 +141,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
                         Some(id),
                         format!(
                             "held box {held:?} does not enclose the children's {:?}",
+                            node.own_box()
+                        ),
+                    );
+                }
+                if self.exact && held != node.own_box() {
+                    return fail(
+                        Some(id),
+                        format!(
+                            "the boxes are said to be exact, but the held box {held:?} is not \
+                             the children's {:?}",
                             node.own_box()
                         ),
                     );
