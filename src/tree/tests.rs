@@ -673,24 +673,26 @@ fn still_split_3d() {
 }
 
 /// Batches of moves that change between an eighth and a half of the leaves refit only
-/// the recent subtrees: two sets of proxies take turns, each still for 25 updates (longer
+/// the recent subtrees: two sets of proxies take turns, each still for 10 updates (longer
 /// than a subtree stays recent) while the other moves, then both move; the epochs wrap
 /// on the way. At every update the batch's changes are in that range, the pairs equal a
 /// brute force scan, and the tree validates (every box encloses its children's and is
 /// exact after the batch, every mark is no more recent than its holder's).
 fn batches_wake_still_subtrees<V: Vector>() {
     let mut r = lcg(91);
-    let n = 2000;
+    let n = 1300;
     let (mut centers, mut tree, ids) = uniform_tree::<V>(&mut r, n);
     // Updates without moves bring the epochs near their wrap, which then falls among
     // the updates below.
-    for _ in 0..200 {
+    for _ in 0..230 {
         tree.update_pairs(&mut Vec::new());
     }
     let mut wrapped = false;
-    let phases: [&dyn Fn(usize) -> bool; 3] = [&|k| k % 5 == 0, &|k| k % 5 == 1, &|k| k % 5 < 2];
+    let phases: [&dyn Fn(usize) -> bool; 3] = [&|k| k % 4 == 0, &|k| k % 4 == 1, &|k| {
+        k % 4 == 0 || k % 8 == 1
+    }];
     for moving in phases {
-        for _ in 0..25 {
+        for _ in 0..10 {
             let before: BTreeMap<ProxyId, BoundingBox<V>> = ids
                 .iter()
                 .map(|&id| (id, tree.fat_box(id).unwrap()))
