@@ -11,6 +11,12 @@ use crate::tree::{DynamicTree, Link, Node, NodeId, Stamp, UNCONDITIONAL_LEVELS};
 /// How far the marks and the epoch go back when the epochs run out.
 const EPOCH_SHIFT: Stamp = 128;
 
+/// [`DynamicTree::mark_age`] at `epoch`, for loops that hold a node mutably.
+#[inline(always)]
+pub(crate) fn age_at(epoch: Stamp, stamp: Stamp) -> Stamp {
+    epoch.saturating_sub(stamp)
+}
+
 impl<V: Vector, T> DynamicTree<V, T> {
     /// Where a node or leaf hangs.
     #[inline(always)]
@@ -62,7 +68,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// update, and so on (exact up to 127, see `clear_marks`).
     #[inline(always)]
     pub(crate) fn mark_age(&self, stamp: Stamp) -> Stamp {
-        self.epoch.saturating_sub(stamp)
+        age_at(self.epoch, stamp)
     }
 
     /// The height of a node or leaf (0).

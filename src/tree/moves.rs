@@ -2,6 +2,7 @@
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
+use crate::tree::arena::age_at;
 use crate::tree::{DynamicTree, Link, NodeId, ProxyId, Stamp, TreeError, UNCONDITIONAL_LEVELS};
 
 /// Batches smaller than this are applied in the order given: sorting would cost more than
@@ -344,7 +345,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             while !up.is_root() {
                 let node = &mut self.nodes[up.parent().index()];
                 let stamp = &mut node.stamps[up.slot()];
-                if epoch.saturating_sub(*stamp) < RECENT {
+                if age_at(epoch, *stamp) < RECENT {
                     break;
                 }
                 *stamp = epoch;
@@ -371,7 +372,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let node = &self.nodes[id.index()];
         let (mut boxes, mut stamps, children) = (node.boxes, node.stamps, node.children);
         for k in 0..2 {
-            if !children[k].is_leaf() && u16::from(epoch.saturating_sub(stamps[k])) < age {
+            if !children[k].is_leaf() && u16::from(age_at(epoch, stamps[k])) < age {
                 let (aabb, changed) = self.refit_below(children[k], epoch, age);
                 boxes[k] = aabb;
                 if changed {

@@ -2,7 +2,7 @@
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
-use crate::tree::prefetch::{prefetch_children, prefetch_node};
+use crate::tree::prefetch::prefetch_children;
 use crate::tree::{DynamicTree, LEAF, NodeId, ProxyId, Stamp};
 
 /// What the walk reads of a node or leaf: its box and its change mark.
@@ -18,17 +18,6 @@ pub(crate) fn child_ref(parent: NodeId, slot: usize, child: NodeId) -> NodeId {
         NodeId(LEAF | (parent.0 << 1) | slot as u32)
     } else {
         child
-    }
-}
-
-/// The arena index of the node a task reads for the [`child_ref`] `r`: an internal node's
-/// own, or, for a leaf, its parent's (whose slot holds the leaf's box and mark).
-#[inline(always)]
-fn ref_node_index(r: NodeId) -> usize {
-    if r.is_leaf() {
-        ((r.0 & !LEAF) >> 1) as usize
-    } else {
-        r.index()
     }
 }
 
@@ -315,7 +304,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// The proxy, box and mark of a leaf named by a [`child_ref`].
     #[inline(always)]
     pub(crate) fn leaf_ref(&self, r: NodeId) -> (ProxyId, Entry<'_, V>) {
-        let node = &self.nodes[ref_node_index(r)];
+        let node = &self.nodes[((r.0 & !LEAF) >> 1) as usize];
         let k = (r.0 & 1) as usize;
         (node.children[k].proxy(), (&node.boxes[k], node.stamps[k]))
     }
@@ -370,10 +359,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 child_ref(x, 0, nx.children[0]),
                 child_ref(x, 1, nx.children[1]),
             );
-            // The children's nodes are read by the tasks pushed here, if they pass: their
-            // loads start now, before the tests (see `prefetch`).
-            prefetch_node(nodes, ref_node_index(c1));
-            prefetch_node(nodes, ref_node_index(c2));
+            // The children's nodes are read by the tasks pushed here, if they pass.
+            prefetch_children(nodes, x, nx.children);
             let (e1, e2) = ((&nx.boxes[0], nx.stamps[0]), (&nx.boxes[1], nx.stamps[1]));
             room[pushed & (TASK_ROOM - 1)] = (c2, c2);
             pushed += ((e2.1 == epoch) & !c2.is_leaf()) as usize;
@@ -414,9 +401,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     child_ref(y, 0, ny.children[0]),
                     child_ref(y, 1, ny.children[1]),
                 );
-                for r in [x1, x2, y1, y2] {
-                    prefetch_node(nodes, ref_node_index(r));
-                }
+                prefetch_children(nodes, x, nx.children);
+                prefetch_children(nodes, y, ny.children);
                 let (ex1, ex2) = ((&nx.boxes[0], nx.stamps[0]), (&nx.boxes[1], nx.stamps[1]));
                 let (ey1, ey2) = ((&ny.boxes[0], ny.stamps[0]), (&ny.boxes[1], ny.stamps[1]));
                 let pairs = [

@@ -597,6 +597,34 @@ fn rotation_exchange_3d() {
 
 /// Moves every proxy of `moving` by a random step (fat boxes change: the steps exceed the
 /// margin) and runs an update; returns the update's pairs.
+/// Every proxy's fat box, by id.
+fn fat_boxes<V: Vector>(
+    tree: &DynamicTree<V, u32>,
+    ids: &[ProxyId],
+) -> BTreeMap<ProxyId, BoundingBox<V>> {
+    ids.iter()
+        .map(|&id| (id, tree.fat_box(id).unwrap()))
+        .collect()
+}
+
+/// The proxies whose fat box differs between `before` and `after`.
+fn changed<V: Vector>(
+    before: &BTreeMap<ProxyId, BoundingBox<V>>,
+    after: &BTreeMap<ProxyId, BoundingBox<V>>,
+) -> BTreeSet<ProxyId> {
+    after
+        .iter()
+        .filter(|&(id, fat)| before[id] != *fat)
+        .map(|(&id, _)| id)
+        .collect()
+}
+
+/// Moves `center` by up to 0.3 on each axis and gives the unit box around it.
+fn jiggle<V: Vector>(center: &mut V, r: &mut impl FnMut() -> f32) -> BoundingBox<V> {
+    *center += v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.6;
+    BoundingBox::from_center_half_extents(*center, V::splat(0.5))
+}
+
 fn step_some<V: Vector>(
     tree: &mut DynamicTree<V, u32>,
     centers: &mut [V],
@@ -606,8 +634,7 @@ fn step_some<V: Vector>(
 ) -> Vec<(ProxyId, ProxyId)> {
     for (k, &id) in ids.iter().enumerate() {
         if moving(k) {
-            centers[k] += v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.6;
-            let tight = BoundingBox::from_center_half_extents(centers[k], V::splat(0.5));
+            let tight = jiggle(&mut centers[k], r);
             tree.move_proxy(id, tight, V::ZERO).unwrap();
         }
     }
@@ -626,24 +653,14 @@ fn still_split<V: Vector>() {
     let n = 900;
     let (mut centers, mut tree, ids) = uniform_tree::<V>(&mut r, n);
     let moving = |k: usize| k.is_multiple_of(3);
-    let fat_boxes = |tree: &DynamicTree<V, u32>| -> BTreeMap<ProxyId, BoundingBox<V>> {
-        ids.iter()
-            .map(|&id| (id, tree.fat_box(id).unwrap()))
-            .collect()
-    };
     // The build's proxies are all new to the first update.
     tree.update_pairs(&mut Vec::new());
     for _ in 0..70 {
-        let before = fat_boxes(&tree);
+        let before = fat_boxes(&tree, &ids);
         let got = step_some(&mut tree, &mut centers, &ids, moving, &mut r);
         let got: BTreeSet<_> = got.into_iter().map(|(a, b)| (a.min(b), a.max(b))).collect();
-        let boxes = fat_boxes(&tree);
-        let moved = boxes
-            .iter()
-            .filter(|&(id, fat)| before[id] != *fat)
-            .map(|(&id, _)| id)
-            .collect();
-        assert_eq!(got, brute_pairs::<V>(&boxes, &moved));
+        let boxes = fat_boxes(&tree, &ids);
+        assert_eq!(got, brute_pairs::<V>(&boxes, &changed(&before, &boxes)));
         tree.validate().unwrap();
     }
     let moved: Vec<ProxyId> = ids
@@ -693,16 +710,11 @@ fn batches_wake_still_subtrees<V: Vector>() {
     }];
     for moving in phases {
         for _ in 0..10 {
-            let before: BTreeMap<ProxyId, BoundingBox<V>> = ids
-                .iter()
-                .map(|&id| (id, tree.fat_box(id).unwrap()))
-                .collect();
+            let before = fat_boxes(&tree, &ids);
             let mut moves = Vec::new();
             for (k, &id) in ids.iter().enumerate() {
                 if moving(k) {
-                    centers[k] += v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.6;
-                    let tight = BoundingBox::from_center_half_extents(centers[k], V::splat(0.5));
-                    moves.push((id, tight, V::ZERO));
+                    moves.push((id, jiggle(&mut centers[k], &mut r), V::ZERO));
                 }
             }
             tree.move_proxies(moves, |_, result| {
@@ -715,15 +727,8 @@ fn batches_wake_still_subtrees<V: Vector>() {
             tree.update_pairs(&mut got);
             wrapped |= tree.epoch < epoch;
             let got: BTreeSet<_> = got.into_iter().map(|(a, b)| (a.min(b), a.max(b))).collect();
-            let boxes: BTreeMap<ProxyId, BoundingBox<V>> = ids
-                .iter()
-                .map(|&id| (id, tree.fat_box(id).unwrap()))
-                .collect();
-            let moved: BTreeSet<ProxyId> = boxes
-                .iter()
-                .filter(|&(id, fat)| before[id] != *fat)
-                .map(|(&id, _)| id)
-                .collect();
+            let boxes = fat_boxes(&tree, &ids);
+            let moved = changed(&before, &boxes);
             assert!(
                 moved.len() >= 256 && moved.len() * 8 >= n && moved.len() * 2 < n,
                 "{} changed",

@@ -136,22 +136,19 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 if !node.is_allocated() {
                     return fail(Some(id), "reachable but free");
                 }
-                if !held.contains(&node.own_box()) {
+                let own = node.own_box();
+                if !held.contains(&own) {
                     return fail(
                         Some(id),
-                        format!(
-                            "held box {held:?} does not enclose the children's {:?}",
-                            node.own_box()
-                        ),
+                        format!("held box {held:?} does not enclose the children's {own:?}"),
                     );
                 }
-                if self.exact && held != node.own_box() {
+                if self.exact && held != own {
                     return fail(
                         Some(id),
                         format!(
                             "the boxes are said to be exact, but the held box {held:?} is not \
-                             the children's {:?}",
-                            node.own_box()
+                             the children's {own:?}"
                         ),
                     );
                 }
