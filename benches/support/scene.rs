@@ -387,6 +387,52 @@ impl<const D: usize> Scene<D> {
         scene.walls = walls;
         scene
     }
+
+    /// Seed of the grid scenes' generator (distinct from the other scenes').
+    pub const GRID_SEED: u32 = 60_607;
+    /// Share of the grid scenes' boxes that move.
+    pub const GRID_MOVING_SHARE: f32 = 0.25;
+
+    /// The "touching grid" scene: `n` equal boxes of side 1 filling a square (cube) lattice
+    /// of pitch 1 row by row, so that every box touches its neighbours (a packed crowd, a
+    /// wall of crates, a tile layer of units): each fat box overlaps those of its 8 (2D) or
+    /// 26 (3D) neighbours. A quarter of them jiggle inside their cell, a quarter of a side
+    /// either way, so they push into their neighbours and their fat boxes change every few
+    /// steps.
+    ///
+    /// Random numbers come from `Lcg(GRID_SEED)`, per box: the motion draw: with
+    /// probability [`Self::GRID_MOVING_SHARE`] the box moves (a direction from one normal
+    /// draw per axis, then a speed uniform in `[0.5, 2]`), else it stays still. The region's
+    /// side is `ceil(n^(1/D))`; box `i`'s cell is `i`'s digits in that base, first axis
+    /// first.
+    pub fn grid(n: usize) -> Self {
+        let per_row = ((n as f64).powf(1.0 / D as f64).ceil() as usize).max(1);
+        let mut lcg = Lcg(Self::GRID_SEED);
+        let mut centers = Vec::with_capacity(n);
+        let mut velocities = Vec::with_capacity(n);
+        let mut walls = Vec::with_capacity(n);
+        for i in 0..n {
+            let mut rest = i;
+            let cell: [f32; D] = std::array::from_fn(|_| {
+                let c = (rest % per_row) as f32 + 0.5;
+                rest /= per_row;
+                c
+            });
+            centers.push(cell);
+            walls.push((cell.map(|c| c - 0.25), cell.map(|c| c + 0.25)));
+            if lcg.next_f32() < Self::GRID_MOVING_SHARE {
+                let dir = [(); D].map(|_| lcg.normal());
+                let len = dir.iter().map(|d| d * d).sum::<f32>().sqrt().max(1e-6);
+                let speed = lcg.range(0.5, 2.0);
+                velocities.push(dir.map(|d| d / len * speed));
+            } else {
+                velocities.push([0.0; D]);
+            }
+        }
+        let mut scene = Self::with_boxes(per_row as f32, centers, velocities);
+        scene.walls = walls;
+        scene
+    }
 }
 
 impl Scene<2> {

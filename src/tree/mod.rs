@@ -193,6 +193,8 @@ pub struct DynamicTree<V: Vector, T = ()> {
     margin: f32,
     /// State of the incremental optimization.
     pub(crate) optimizer: optimize::Optimizer,
+    /// How serial pair updates search, and what each search cost when last run.
+    pub(crate) search: pairs::Search,
     /// Buffers the operations reuse from one call to the next.
     pub(crate) scratch: Scratch<V>,
     /// Nodes visited by queries and pair walks since the tree was made (see
@@ -265,6 +267,7 @@ impl<V: Vector, T: Clone> Clone for DynamicTree<V, T> {
             exact: self.exact,
             margin: self.margin,
             optimizer: self.optimizer.clone(),
+            search: self.search,
             scratch: Default::default(),
             nodes_visited: AtomicU64::new(self.nodes_visited.load(Ordering::Relaxed)),
             leaves_visited: AtomicU64::new(self.leaves_visited.load(Ordering::Relaxed)),
@@ -293,6 +296,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             exact: false,
             margin: DEFAULT_MARGIN,
             optimizer: Default::default(),
+            search: Default::default(),
             scratch: Default::default(),
             nodes_visited: AtomicU64::new(0),
             leaves_visited: AtomicU64::new(0),

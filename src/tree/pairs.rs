@@ -32,6 +32,101 @@ const ROTATE_MAX_HEIGHT: u16 = 6;
 /// saves the walk. A mostly static world, where few proxies move, relies on rotations.
 const ROTATE_BELOW: usize = 64;
 
+/// Updates where fewer than one proxy in this many moved may find their pairs leaf by
+/// leaf ([`DynamicTree::query_changed_leaves`]); see [`Search`].
+const LEAVES_BELOW: usize = 8;
+
+/// What a node visited by the leaf-by-leaf search costs against one visited by the walk:
+/// the search also refits and collects the changed leaves in passes of their own, which
+/// the walk does on its way.
+const LEAF_VISIT_COST: f32 = 1.5;
+
+/// Updates that may search leaf by leaf between two runs of the search not preferred, so
+/// that its cost is known again when the scene has changed.
+const PROBE_EVERY: u32 = 32;
+
+/// How a serial pair update finds its pairs.
+///
+/// The walk of [`DynamicTree::refit_and_pairs`] goes down two changed subtrees side by
+/// side, testing the boxes of both at every level: where many leaves moved it shares the
+/// work of their paths. Where the moved leaves are few and scattered, a changed subtree
+/// is mostly still leaves, and where boxes touch (a packed crowd, a wall of crates, a
+/// lattice of cells) its box overlaps its neighbours' along whole faces: the walk follows
+/// those faces far down on both sides before it narrows to the moved leaves, and a walk
+/// from each moved leaf ([`DynamicTree::query_changed_leaves`]) narrows at once. Which
+/// wins depends on the shapes as much as on the count, so the tree measures: each search
+/// notes the nodes it visited per moved proxy, an update with fewer than one proxy in
+/// [`LEAVES_BELOW`] moved takes the one that cost less when last run (the leaf-by-leaf
+/// visits weighted by [`LEAF_VISIT_COST`]), and every [`PROBE_EVERY`] such updates it
+/// runs the other once. Updates with more moves always walk.
+///
+/// Cases: a search never run yet is run (the walk first); counts alone decide, so the
+/// same operations give the same searches and the same order of pairs.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Search {
+    /// Nodes visited and proxies moved by the recent walks, as running averages (zero
+    /// before the first).
+    walk: (f32, f32),
+    /// The same for the recent leaf-by-leaf searches.
+    leaves: (f32, f32),
+    /// Updates that could search leaf by leaf since the search not preferred last ran.
+    since_probe: u32,
+}
+
+impl Search {
+    /// Whether an update with `moved` of `proxies` moved searches leaf by leaf; counts the
+    /// update.
+    fn by_leaves(&mut self, moved: usize, proxies: usize) -> bool {
+        if moved.saturating_mul(LEAVES_BELOW) >= proxies {
+            return false;
+        }
+        if self.walk.1 == 0.0 {
+            return false;
+        }
+        if self.leaves.1 == 0.0 {
+            return true;
+        }
+        // Both are known: visits per moved proxy, weighted.
+        let preferred = self.leaves.0 * LEAF_VISIT_COST * self.walk.1 < self.walk.0 * self.leaves.1;
+        self.since_probe += 1;
+        if self.since_probe >= PROBE_EVERY {
+            self.since_probe = 0;
+            return !preferred;
+        }
+        preferred
+    }
+
+    /// Whether both searches have run.
+    #[cfg(test)]
+    pub(crate) fn ran_both(&self) -> bool {
+        self.walk.1 > 0.0 && self.leaves.1 > 0.0
+    }
+
+    /// Notes the cost of an update's search: `visited` nodes for `moved` of `proxies`.
+    /// Only updates that could search leaf by leaf are noted, so that the two costs come
+    /// from like updates; one with nothing moved searched nothing and teaches nothing.
+    ///
+    /// Visits and moves are averaged apart, over the last few runs, and compared as a
+    /// ratio: the updates with many moves weigh most, as they do in time (a walk for a
+    /// handful of moves visits many nodes per move, and costs next to nothing).
+    fn note(&mut self, by_leaves: bool, visited: u64, (moved, proxies): (usize, usize)) {
+        if moved == 0 || visited == 0 || moved.saturating_mul(LEAVES_BELOW) >= proxies {
+            return;
+        }
+        let noted = if by_leaves {
+            &mut self.leaves
+        } else {
+            &mut self.walk
+        };
+        let run = (visited as f32, moved as f32);
+        *noted = if noted.1 == 0.0 {
+            run
+        } else {
+            (0.75 * noted.0 + 0.25 * run.0, 0.75 * noted.1 + 0.25 * run.1)
+        };
+    }
+}
+
 /// The stacks and buffers of the pair walks, serial and parallel, kept by the tree
 /// between updates.
 #[derive(Debug, Default)]
@@ -53,6 +148,9 @@ pub(crate) struct PairStacks {
     pub task_pairs: Vec<crate::tree::parallel::TaskPairs>,
     /// The leaf tasks waiting to run.
     pub leaf_tasks: LeafTasks,
+    /// The changed leaves of a sparse update ([`DynamicTree::query_changed_leaves`]), as
+    /// [`child_ref`]s.
+    pub changed_leaves: Vec<NodeId>,
 }
 
 /// The room of [`LeafTasks`] (a power of two): its tasks run once fewer than four slots
@@ -138,10 +236,21 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// the sequence of operations applied to the tree (the same operations give the same
     /// order). `pairs` is not cleared first.
     pub fn update_pairs(&mut self, pairs: &mut Vec<(ProxyId, ProxyId)>) {
+        let push = |a: ProxyId, b: ProxyId| pairs.push(if a < b { (a, b) } else { (b, a) });
+        let moved = self.moved_count;
+        let by_leaves = self.search.by_leaves(moved, self.proxy_count);
+        if by_leaves {
+            // Before the stacks are taken: the refit uses them.
+            self.refit_changed();
+        }
         let mut stacks = core::mem::take(&mut self.scratch.pairs);
-        self.refit_and_pairs(&mut stacks, |a, b| {
-            pairs.push(if a < b { (a, b) } else { (b, a) })
-        });
+        let visited = if by_leaves {
+            self.query_changed_leaves(&mut stacks, push)
+        } else {
+            self.refit_and_pairs(&mut stacks, push)
+        };
+        self.search
+            .note(by_leaves, visited, (moved, self.proxy_count));
         self.scratch.pairs = stacks;
         self.finish_update();
     }
@@ -195,10 +304,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
         &mut self,
         stacks: &mut PairStacks,
         mut f: impl FnMut(ProxyId, ProxyId),
-    ) {
+    ) -> u64 {
         self.optimizer.candidates.clear();
         if !self.has_walk() {
-            return;
+            return 0;
         }
         let (rotate, subtree_height) = self.refit_settings();
         // With every box exact and no rotation, a refit would only note candidates: that
@@ -249,6 +358,60 @@ impl<V: Vector, T> DynamicTree<V, T> {
             &mut f,
         );
         self.count_visits(visited, reported);
+        visited
+    }
+
+    /// The pairs of an update searched leaf by leaf (see [`Search`]), the changed part of
+    /// the tree refitted already: each changed leaf is walked against the whole tree
+    /// ([`Self::leaf_against_subtree`]), and a pair of two changed leaves is reported by
+    /// the one of lower proxy id. Returns the nodes visited.
+    pub(crate) fn query_changed_leaves(
+        &self,
+        stacks: &mut PairStacks,
+        mut f: impl FnMut(ProxyId, ProxyId),
+    ) -> u64 {
+        if !self.has_walk() {
+            return 0;
+        }
+        let epoch = self.epoch;
+        // The changed leaves, found from the root down the changed nodes.
+        let mut leaves = core::mem::take(&mut stacks.changed_leaves);
+        leaves.clear();
+        // Room for as many as a sparse update can have, so that it grows only with the
+        // tree.
+        leaves.reserve(self.proxy_count / LEAVES_BELOW + 1);
+        let walk = &mut stacks.walk;
+        walk.clear();
+        walk.push(self.root);
+        while let Some(id) = walk.pop() {
+            let node = &self.nodes[id.index()];
+            for k in [1, 0] {
+                let child = node.children[k];
+                if node.stamps[k] == epoch {
+                    if child.is_leaf() {
+                        leaves.push(child_ref(id, k, child));
+                    } else {
+                        walk.push(child);
+                    }
+                }
+            }
+        }
+        let (mut visited, mut reported) = (leaves.len() as u64, 0u64);
+        for &leaf in &leaves {
+            let (proxy, held) = self.leaf_ref(leaf);
+            self.leaf_against_subtree::<true>(
+                proxy,
+                held,
+                self.root,
+                walk,
+                &mut visited,
+                &mut reported,
+                &mut f,
+            );
+        }
+        stacks.changed_leaves = leaves;
+        self.count_visits(visited, reported);
+        visited
     }
 
     /// Whether an update has a walk to do: the root is an internal node and changed.
@@ -384,11 +547,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
             }
             (true, false) => {
                 let (proxy, held) = self.leaf_ref(x);
-                self.leaf_against_subtree(proxy, held, y, walk, visited, reported, f)
+                self.leaf_against_subtree::<false>(proxy, held, y, walk, visited, reported, f)
             }
             (false, true) => {
                 let (proxy, held) = self.leaf_ref(y);
-                self.leaf_against_subtree(proxy, held, x, walk, visited, reported, f)
+                self.leaf_against_subtree::<false>(proxy, held, x, walk, visited, reported, f)
             }
             (false, false) => {
                 // cross(x, y): the four pairs of a child of each.
@@ -469,7 +632,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 *reported += 1;
                 f(proxy, self.leaf_ref(other).0);
             } else {
-                self.leaf_against_subtree(proxy, held, other, walk, visited, reported, f);
+                self.leaf_against_subtree::<false>(proxy, held, other, walk, visited, reported, f);
             }
         }
         // Each leaf task counts as a task popped, as the walk's other tasks do.
@@ -495,9 +658,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// pair to report, rarer) and the end of the walk take a branch. `walk` is used as a
     /// fixed array (its length is its capacity); when the tail reaches its end, the part
     /// read moves out (once half of it is read) or the array grows.
+    ///
+    /// With `ONCE`, the leaf changed and `top` may hold it and other changed leaves: the
+    /// leaf itself is skipped, and another changed leaf is reported only when its proxy id
+    /// is higher, so that each pair of changed leaves is reported once by a walk from
+    /// every changed leaf.
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn leaf_against_subtree(
+    fn leaf_against_subtree<const ONCE: bool>(
         &self,
         proxy: ProxyId,
         held: Entry<'_, V>,
@@ -540,11 +708,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let hit2 = (leaf_changed | (node.stamps[1] == epoch)) & node.boxes[1].overlaps(&aabb);
             let (leaf1, leaf2) = (c1.is_leaf(), c2.is_leaf());
             if (hit1 & leaf1) | (hit2 & leaf2) {
-                if hit1 & leaf1 {
+                // With `ONCE`, a changed leaf met is reported by the walk of the lower id.
+                let once =
+                    |k: usize, c: NodeId| !ONCE || node.stamps[k] != epoch || c.proxy() > proxy;
+                if hit1 & leaf1 && once(0, c1) {
                     found += 1;
                     f(proxy, c1.proxy());
                 }
-                if hit2 & leaf2 {
+                if hit2 & leaf2 && once(1, c2) {
                     found += 1;
                     f(proxy, c2.proxy());
                 }

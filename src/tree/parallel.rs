@@ -238,7 +238,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// refit(N) of the walk for every changed internal node, children first; or, when
     /// every box is exact already and nothing rotates, only the optimizer's candidates
     /// noted ([`Self::note_changed_candidates`]).
-    fn refit_changed(&mut self) {
+    pub(crate) fn refit_changed(&mut self) {
         self.optimizer.candidates.clear();
         if !self.has_walk() {
             return;

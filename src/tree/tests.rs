@@ -27,12 +27,12 @@ fn brute_pairs<V: Vector>(
     boxes: &BTreeMap<ProxyId, BoundingBox<V>>,
     moved: &BTreeSet<ProxyId>,
 ) -> BTreeSet<(ProxyId, ProxyId)> {
-    let entries: Vec<_> = boxes.iter().collect();
     let mut want = BTreeSet::new();
-    for (i, (a, fa)) in entries.iter().enumerate() {
-        for (b, fb) in &entries[i + 1..] {
-            if (moved.contains(a) || moved.contains(b)) && fa.overlaps(fb) {
-                want.insert((**a, **b));
+    for a in moved {
+        let Some(fa) = boxes.get(a) else { continue };
+        for (b, fb) in boxes {
+            if a != b && fa.overlaps(fb) {
+                want.insert((*a.min(b), *a.max(b)));
             }
         }
     }
@@ -749,6 +749,76 @@ fn batches_wake_still_subtrees_2d() {
 #[test]
 fn batches_wake_still_subtrees_3d() {
     batches_wake_still_subtrees::<Vec3>();
+}
+
+/// Both searches of a pair update against brute force on a lattice of touching unit
+/// boxes (every box touches its neighbours, the case the leaf-by-leaf search is for):
+/// at each of 150 updates a few proxies (about one in 16, so that both searches may
+/// run) jiggle in their cell, and every 10th update two are destroyed and two created
+/// (new proxies count as moved). Every update's pairs equal a brute-force scan, none is
+/// reported twice (a pair of two moved leaves is found from both), the tree validates,
+/// and both searches ran.
+fn lattice_searches<V: Vector>() {
+    let mut r = lcg(17);
+    let per_row: usize = if V::DIM == 2 { 40 } else { 12 };
+    let n = per_row.pow(V::DIM as u32);
+    let cell = |i: usize| {
+        let at = [
+            i % per_row,
+            (i / per_row) % per_row,
+            i / (per_row * per_row),
+        ];
+        v::<V>(at.map(|a| a as f32 + 0.5))
+    };
+    let unit = |c: V| BoundingBox::from_center_half_extents(c, V::splat(0.5));
+    let mut tree = DynamicTree::<V, u32>::with_margin(0.05);
+    let mut ids: Vec<ProxyId> = tree
+        .build((0..n).map(|i| (unit(cell(i)), i as u32)))
+        .unwrap();
+    tree.update_pairs(&mut Vec::new());
+    let mut created = BTreeSet::new();
+    for step in 0..150 {
+        let before = fat_boxes(&tree, &ids);
+        if step % 10 == 9 {
+            for _ in 0..2 {
+                let k = (r() * n as f32) as usize % n;
+                tree.destroy_proxy(ids[k]).unwrap();
+                ids[k] = tree.create_proxy(unit(cell(k)), k as u32).unwrap();
+                created.insert(ids[k]);
+            }
+        }
+        for k in 0..n {
+            if r() < 1.0 / 16.0 {
+                let c = cell(k) + v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.5;
+                tree.move_proxy(ids[k], unit(c), V::ZERO).unwrap();
+            }
+        }
+        let mut got = Vec::new();
+        tree.update_pairs(&mut got);
+        let reported = got.len();
+        let got: BTreeSet<_> = got.into_iter().map(|(a, b)| (a.min(b), a.max(b))).collect();
+        assert_eq!(got.len(), reported, "step {step}: a pair reported twice");
+        let boxes = fat_boxes(&tree, &ids);
+        let mut moved: BTreeSet<ProxyId> = boxes
+            .iter()
+            .filter(|&(id, fat)| before.get(id) != Some(fat))
+            .map(|(&id, _)| id)
+            .collect();
+        moved.append(&mut created);
+        assert_eq!(got, brute_pairs::<V>(&boxes, &moved), "step {step}");
+        tree.validate().unwrap();
+    }
+    assert!(tree.search.ran_both(), "{:?}", tree.search);
+}
+
+#[test]
+fn lattice_searches_2d() {
+    lattice_searches::<Vec2>();
+}
+
+#[test]
+fn lattice_searches_3d() {
+    lattice_searches::<Vec3>();
 }
 
 /// How many updates ago a proxy's mark was set survives the epochs' wrap: a proxy moved

@@ -17,9 +17,11 @@
 //!   `[0.1, 3]` plus a few of 10 to 40, 30 % of the boxes moving within their cluster, the
 //!   rest still), then "streams, mixed sizes", 2D and 3D × 20k and 100k boxes
 //!   (`Scene::streams`: long thin bands along one axis each, crossing one another, the
-//!   same sizes, a third of the boxes running up and down their stream), scenes where
-//!   the pairs reported dominate the step; each line also gives both sides' time per
-//!   reported pair and per moving box;
+//!   same sizes, a third of the boxes running up and down their stream), then "touching
+//!   grid", 2D and 3D × 20k and 100k boxes (`Scene::grid`: equal boxes packed edge to
+//!   edge on a lattice, a quarter jiggling in their cell), scenes where the pairs
+//!   reported dominate the step; each line also gives both sides' time per reported pair
+//!   and per moving box;
 //! - `parallel`: our pair update on several threads (`AABB_THREADS`, else every core)
 //!   against our serial one, "uniform boxes, fast", 10k and 100k;
 //! - `all` (the default): all of the above.
@@ -379,8 +381,8 @@ fn uniform(filter: Option<&str>) {
     }
 }
 
-/// The scenes where the pairs reported dominate the step: "clustered, mixed sizes" and
-/// "streams, mixed sizes", 2D and 3D, 20k and 100k boxes.
+/// The scenes where the pairs reported dominate the step: "clustered, mixed sizes",
+/// "streams, mixed sizes" and "touching grid", 2D and 3D, 20k and 100k boxes.
 fn clustered(filter: Option<&str>) {
     for n in [20_000, 100_000] {
         clustered_case::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(
@@ -403,6 +405,18 @@ fn clustered(filter: Option<&str>) {
         clustered_case::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>(
             &format!("streams 3d n={n}"),
             Scene::<3>::streams(n),
+            filter,
+        );
+    }
+    for n in [20_000, 100_000] {
+        clustered_case::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(
+            &format!("grid 2d n={n}"),
+            Scene::<2>::grid(n),
+            filter,
+        );
+        clustered_case::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>(
+            &format!("grid 3d n={n}"),
+            Scene::<3>::grid(n),
             filter,
         );
     }
