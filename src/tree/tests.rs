@@ -787,10 +787,10 @@ fn lattice_searches<V: Vector>() {
                 created.insert(ids[k]);
             }
         }
-        for k in 0..n {
+        for (k, &id) in ids.iter().enumerate() {
             if r() < 1.0 / 16.0 {
                 let c = cell(k) + v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.5;
-                tree.move_proxy(ids[k], unit(c), V::ZERO).unwrap();
+                tree.move_proxy(id, unit(c), V::ZERO).unwrap();
             }
         }
         let mut got = Vec::new();
