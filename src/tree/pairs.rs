@@ -45,7 +45,7 @@ const LEAF_VISIT_COST: f32 = 1.5;
 /// that its cost is known again when the scene has changed.
 const PROBE_EVERY: u32 = 32;
 
-/// How a serial pair update finds its pairs.
+/// How a pair update finds its pairs, serial or parallel.
 ///
 /// The walk of [`DynamicTree::refit_and_pairs`] goes down two changed subtrees side by
 /// side, testing the boxes of both at every level: where many leaves moved it shares the
@@ -76,7 +76,7 @@ pub(crate) struct Search {
 impl Search {
     /// Whether an update with `moved` of `proxies` moved searches leaf by leaf; counts the
     /// update.
-    fn by_leaves(&mut self, moved: usize, proxies: usize) -> bool {
+    pub(crate) fn by_leaves(&mut self, moved: usize, proxies: usize) -> bool {
         if moved.saturating_mul(LEAVES_BELOW) >= proxies {
             return false;
         }
@@ -109,7 +109,7 @@ impl Search {
     /// Visits and moves are averaged apart, over the last few runs, and compared as a
     /// ratio: the updates with many moves weigh most, as they do in time (a walk for a
     /// handful of moves visits many nodes per move, and costs next to nothing).
-    fn note(&mut self, by_leaves: bool, visited: u64, (moved, proxies): (usize, usize)) {
+    pub(crate) fn note(&mut self, by_leaves: bool, visited: u64, (moved, proxies): (usize, usize)) {
         if moved == 0 || visited == 0 || moved.saturating_mul(LEAVES_BELOW) >= proxies {
             return;
         }
@@ -368,19 +368,31 @@ impl<V: Vector, T> DynamicTree<V, T> {
     pub(crate) fn query_changed_leaves(
         &self,
         stacks: &mut PairStacks,
-        mut f: impl FnMut(ProxyId, ProxyId),
+        f: impl FnMut(ProxyId, ProxyId),
     ) -> u64 {
+        let mut leaves = core::mem::take(&mut stacks.changed_leaves);
+        let mut visited = self.collect_changed_leaves(&mut leaves, &mut stacks.walk);
+        visited += self.search_leaves(&leaves, &mut stacks.walk, f);
+        stacks.changed_leaves = leaves;
+        visited
+    }
+
+    /// Puts the changed leaves in `leaves` (as [`child_ref`]s, cleared first), found from
+    /// the root down the changed nodes with `walk` as the stack; returns how many (the
+    /// nodes this counts as visited, also added to the tree's count).
+    pub(crate) fn collect_changed_leaves(
+        &self,
+        leaves: &mut Vec<NodeId>,
+        walk: &mut Vec<NodeId>,
+    ) -> u64 {
+        leaves.clear();
         if !self.has_walk() {
             return 0;
         }
-        let epoch = self.epoch;
-        // The changed leaves, found from the root down the changed nodes.
-        let mut leaves = core::mem::take(&mut stacks.changed_leaves);
-        leaves.clear();
-        // Room for as many as a sparse update can have, so that it grows only with the
-        // tree.
+        // Room for as many as an update searched leaf by leaf can have, so that it grows
+        // only with the tree.
         leaves.reserve(self.proxy_count / LEAVES_BELOW + 1);
-        let walk = &mut stacks.walk;
+        let epoch = self.epoch;
         walk.clear();
         walk.push(self.root);
         while let Some(id) = walk.pop() {
@@ -396,8 +408,22 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 }
             }
         }
-        let (mut visited, mut reported) = (leaves.len() as u64, 0u64);
-        for &leaf in &leaves {
+        let visited = leaves.len() as u64;
+        self.count_visits(visited, 0);
+        visited
+    }
+
+    /// Walks each of the changed `leaves` (from [`Self::collect_changed_leaves`]) against
+    /// the whole tree, a pair of two changed leaves reported by the lower proxy id; returns
+    /// the nodes visited (also added to the tree's count).
+    pub(crate) fn search_leaves(
+        &self,
+        leaves: &[NodeId],
+        walk: &mut Vec<NodeId>,
+        mut f: impl FnMut(ProxyId, ProxyId),
+    ) -> u64 {
+        let (mut visited, mut reported) = (0u64, 0u64);
+        for &leaf in leaves {
             let (proxy, held) = self.leaf_ref(leaf);
             self.leaf_against_subtree::<true>(
                 proxy,
@@ -409,7 +435,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 &mut f,
             );
         }
-        stacks.changed_leaves = leaves;
         self.count_visits(visited, reported);
         visited
     }

@@ -78,6 +78,13 @@ pub struct ParallelPairs<'a, V: Vector, T> {
     /// [`Self::run_buffered`], taken from the tree and given back to it on drop, so that a
     /// list grows only when its task reports more pairs than it ever has.
     buffers: Vec<TaskPairs>,
+    /// The update searches leaf by leaf ([`Search`](crate::tree::pairs::Search)): its
+    /// tasks are this many even slices of the changed leaves instead of `tasks`.
+    leaf_slices: Option<usize>,
+    /// Proxies moved in this update, and the tree's count of nodes visited at its start:
+    /// what the search cost is noted on drop.
+    moved: usize,
+    visits_from: u64,
 }
 
 impl<V: Vector, T> ParallelPairs<'_, V, T> {
@@ -85,16 +92,24 @@ impl<V: Vector, T> ParallelPairs<'_, V, T> {
     /// order and on any threads. Joining their pairs in index order gives a deterministic
     /// result.
     pub fn task_count(&self) -> usize {
-        self.tasks.len()
+        self.leaf_slices.unwrap_or(self.tasks.len())
     }
 
     /// Runs task `index`, calling `f` for each of its pairs (`(a, b)` with `a < b`); an
     /// index past the last task does nothing. Only reads the tree, so tasks may run at
     /// the same time on different threads.
     pub fn run(&self, index: usize, mut f: impl FnMut(ProxyId, ProxyId)) {
-        if let Some(&task) = self.tasks.get(index) {
-            self.tree
-                .run_pair_task(task, |a, b| if a < b { f(a, b) } else { f(b, a) });
+        let f = |a, b| if a < b { f(a, b) } else { f(b, a) };
+        if let Some(slices) = self.leaf_slices {
+            if index < slices {
+                let leaves = &self.tree.scratch.pairs.changed_leaves;
+                // Slice `index` of `slices` even ones.
+                let at = |i: usize| i * leaves.len() / slices;
+                self.tree
+                    .run_leaf_slice(&leaves[at(index)..at(index + 1)], f);
+            }
+        } else if let Some(&task) = self.tasks.get(index) {
+            self.tree.run_pair_task(task, f);
         }
     }
 
@@ -107,7 +122,7 @@ impl<V: Vector, T> ParallelPairs<'_, V, T> {
     /// one update to the next, so a warm tree may still allocate now and then here; with
     /// [`Self::run`] into one list of the caller's, it does not.
     pub fn run_buffered(&self, index: usize) {
-        if index < self.tasks.len() {
+        if index < self.task_count() {
             // Never contended (one task per list) and never poisoned: a panic in the
             // walk (it has no path that panics) goes on in the caller's thread or pool
             // before any list is read.
@@ -123,7 +138,8 @@ impl<V: Vector, T> ParallelPairs<'_, V, T> {
     /// `pairs`, in task order, whatever threads ran them: the same pairs in the same order
     /// as running every task in turn with [`Self::run`].
     pub fn append_buffered(&mut self, pairs: &mut Vec<(ProxyId, ProxyId)>) {
-        for list in &mut self.buffers[..self.tasks.len()] {
+        let count = self.task_count();
+        for list in &mut self.buffers[..count] {
             // `append` leaves the list empty with its room kept for the next update.
             pairs.append(list.get_mut().unwrap_or_else(PoisonError::into_inner));
         }
@@ -135,7 +151,12 @@ impl<V: Vector, T> Drop for ParallelPairs<'_, V, T> {
         // Kept for the next split.
         self.tree.scratch.pairs.split_tasks = core::mem::take(&mut self.tasks);
         self.tree.scratch.pairs.task_pairs = core::mem::take(&mut self.buffers);
-        self.tree.finish_update();
+        let tree = &mut *self.tree;
+        let visited = tree.nodes_visited.load(Ordering::Relaxed) - self.visits_from;
+        let update = (self.moved, tree.proxy_count);
+        tree.search
+            .note(self.leaf_slices.is_some(), visited, update);
+        tree.finish_update();
     }
 }
 
@@ -149,19 +170,33 @@ impl<V: Vector, T> DynamicTree<V, T> {
     #[must_use = "dropping the job without running its tasks loses this update's pairs"]
     pub fn parallel_pairs(&mut self, min_tasks: usize) -> ParallelPairs<'_, V, T> {
         let min_tasks = min_tasks.max(1);
+        let moved = self.moved_count;
+        let by_leaves = self.search.by_leaves(moved, self.proxy_count);
+        let visits_from = self.nodes_visited.load(Ordering::Relaxed);
         self.refit_changed();
         let mut tasks = core::mem::take(&mut self.scratch.pairs.split_tasks);
-        self.split_pair_walk(min_tasks, &mut tasks);
+        let leaf_slices = if by_leaves {
+            tasks.clear();
+            let mut stacks = core::mem::take(&mut self.scratch.pairs);
+            self.collect_changed_leaves(&mut stacks.changed_leaves, &mut stacks.walk);
+            let slices = min_tasks.min(stacks.changed_leaves.len());
+            self.scratch.pairs = stacks;
+            Some(slices)
+        } else {
+            self.split_pair_walk(min_tasks, &mut tasks);
+            None
+        };
+        let count = leaf_slices.unwrap_or(tasks.len());
         // At least one list per task, grown at most once for this `min_tasks` (see
         // `split_pair_walk`; lists past the task count are kept for later updates, so a
         // split into very many tasks keeps its lists until the tree is dropped), and
         // emptied: a job dropped without `append_buffered` may have left pairs.
         let mut buffers = core::mem::take(&mut self.scratch.pairs.task_pairs);
-        if buffers.len() < tasks.len() {
+        if buffers.len() < count {
             buffers.reserve(task_room(min_tasks).saturating_sub(buffers.len()));
-            buffers.resize_with(tasks.len(), Default::default);
+            buffers.resize_with(count, Default::default);
         }
-        for list in &mut buffers[..tasks.len()] {
+        for list in &mut buffers[..count] {
             list.get_mut()
                 .unwrap_or_else(PoisonError::into_inner)
                 .clear();
@@ -170,6 +205,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
             tree: self,
             tasks,
             buffers,
+            leaf_slices,
+            moved,
+            visits_from,
         }
     }
 
@@ -359,6 +397,15 @@ impl<V: Vector, T> DynamicTree<V, T> {
         TASK_STACKS.with(|cell| match cell.try_borrow_mut() {
             Ok(mut stacks) => self.run_pair_task_with(task, &mut stacks, f),
             Err(_) => self.run_pair_task_with(task, &mut PairStacks::default(), f),
+        });
+    }
+
+    /// Runs one slice of the changed leaves of a parallel update searched leaf by leaf
+    /// ([`Self::search_leaves`]), with this thread's stacks (as [`Self::run_pair_task`]).
+    fn run_leaf_slice(&self, leaves: &[NodeId], f: impl FnMut(ProxyId, ProxyId)) {
+        TASK_STACKS.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut stacks) => self.search_leaves(leaves, &mut stacks.walk, f),
+            Err(_) => self.search_leaves(leaves, &mut Vec::new(), f),
         });
     }
 

@@ -751,14 +751,15 @@ fn batches_wake_still_subtrees_3d() {
     batches_wake_still_subtrees::<Vec3>();
 }
 
-/// Both searches of a pair update against brute force on a lattice of touching unit
-/// boxes (every box touches its neighbours, the case the leaf-by-leaf search is for):
-/// at each of 150 updates a few proxies (about one in 16, so that both searches may
-/// run) jiggle in their cell, and every 10th update two are destroyed and two created
-/// (new proxies count as moved). Every update's pairs equal a brute-force scan, none is
-/// reported twice (a pair of two moved leaves is found from both), the tree validates,
-/// and both searches ran.
-fn lattice_searches<V: Vector>() {
+/// Both searches of a pair update, serial and parallel, against brute force on a lattice
+/// of touching unit boxes (every box touches its neighbours, the case the leaf-by-leaf
+/// search is for): at each of 150 updates a few proxies (about one in 16, so that both
+/// searches may run) jiggle in their cell, and every 10th update two are destroyed and
+/// two created (new proxies count as moved). A copy of the tree takes the same operations
+/// and updates on 3 threads. Every update's pairs, on both, equal a brute-force scan,
+/// none is reported twice (a pair of two moved leaves is found from both), both trees
+/// validate, and both ran both searches.
+fn lattice_searches<V: Vector + Sync>() {
     let mut r = lcg(17);
     let per_row: usize = if V::DIM == 2 { 40 } else { 12 };
     let n = per_row.pow(V::DIM as u32);
@@ -776,28 +777,30 @@ fn lattice_searches<V: Vector>() {
         .build((0..n).map(|i| (unit(cell(i)), i as u32)))
         .unwrap();
     tree.update_pairs(&mut Vec::new());
+    let mut par = tree.clone();
     let mut created = BTreeSet::new();
     for step in 0..150 {
         let before = fat_boxes(&tree, &ids);
         if step % 10 == 9 {
             for _ in 0..2 {
                 let k = (r() * n as f32) as usize % n;
-                tree.destroy_proxy(ids[k]).unwrap();
-                ids[k] = tree.create_proxy(unit(cell(k)), k as u32).unwrap();
-                created.insert(ids[k]);
+                for t in [&mut tree, &mut par] {
+                    t.destroy_proxy(ids[k]).unwrap();
+                }
+                let id = tree.create_proxy(unit(cell(k)), k as u32).unwrap();
+                assert_eq!(par.create_proxy(unit(cell(k)), k as u32), Ok(id));
+                ids[k] = id;
+                created.insert(id);
             }
         }
         for (k, &id) in ids.iter().enumerate() {
             if r() < 1.0 / 16.0 {
                 let c = cell(k) + v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.5;
-                tree.move_proxy(id, unit(c), V::ZERO).unwrap();
+                for t in [&mut tree, &mut par] {
+                    t.move_proxy(id, unit(c), V::ZERO).unwrap();
+                }
             }
         }
-        let mut got = Vec::new();
-        tree.update_pairs(&mut got);
-        let reported = got.len();
-        let got: BTreeSet<_> = got.into_iter().map(|(a, b)| (a.min(b), a.max(b))).collect();
-        assert_eq!(got.len(), reported, "step {step}: a pair reported twice");
         let boxes = fat_boxes(&tree, &ids);
         let mut moved: BTreeSet<ProxyId> = boxes
             .iter()
@@ -805,10 +808,25 @@ fn lattice_searches<V: Vector>() {
             .map(|(&id, _)| id)
             .collect();
         moved.append(&mut created);
-        assert_eq!(got, brute_pairs::<V>(&boxes, &moved), "step {step}");
+        let want = brute_pairs::<V>(&boxes, &moved);
+        let (mut serial, mut parallel) = (Vec::new(), Vec::new());
+        tree.update_pairs(&mut serial);
+        par.update_pairs_parallel(&mut parallel, 3);
+        for (label, got) in [("serial", serial), ("parallel", parallel)] {
+            let reported = got.len();
+            let got: BTreeSet<_> = got.into_iter().map(|(a, b)| (a.min(b), a.max(b))).collect();
+            assert_eq!(
+                got.len(),
+                reported,
+                "step {step}, {label}: a pair reported twice"
+            );
+            assert_eq!(got, want, "step {step}, {label}");
+        }
         tree.validate().unwrap();
+        par.validate().unwrap();
     }
     assert!(tree.search.ran_both(), "{:?}", tree.search);
+    assert!(par.search.ran_both(), "{:?}", par.search);
 }
 
 #[test]
