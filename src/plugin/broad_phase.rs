@@ -10,12 +10,12 @@ use crate::plugin::state::Key;
 use crate::plugin::{AabbTree, CollisionConfig};
 use crate::tree::parallel::TASKS_PER_THREAD;
 
-/// The tree's pair update, its walk spread over the compute task pool when the config
+/// The tree's pair update, its search spread over the compute task pool when the config
 /// asks for it, enough colliders moved and the pool has more than one thread. The pairs
 /// are the same either way; the parallel ones are joined in task order. Returns the
 /// number of tasks run on the pool (0: serial).
 ///
-/// Each walk task writes into its own list, kept by the tree between ticks: a list grows
+/// Each task writes into its own list, kept by the tree between ticks: a list grows
 /// only when its task reports more pairs than it ever has (and the pool's spawning of a
 /// task is the pool's).
 fn update_pairs<V: Vector>(

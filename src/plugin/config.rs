@@ -32,11 +32,11 @@ pub struct CollisionConfig {
     pub swept: bool,
     /// Whether the pipeline runs at all. Default `true`.
     pub enabled: bool,
-    /// Spread the pair walk over Bevy's `ComputeTaskPool` in ticks where at least this
+    /// Spread the pair search over Bevy's `ComputeTaskPool` in ticks where at least this
     /// many colliders moved (see [`DynamicTree::parallel_pairs`](crate::DynamicTree::parallel_pairs)),
     /// when the pool has more than one thread (Bevy's `multi_threaded` feature, which
     /// `DefaultPlugins` apps have, on a machine with about four cores or more). The pairs,
-    /// and so the events, are exactly those of the serial walk. `None`: always serial.
+    /// and so the events, are exactly those of the serial update. `None`: always serial.
     ///
     /// Default `Some(2_000)`: below a few thousand moved colliders, handing the walk to
     /// the pool costs more than it saves. The moves, the refit and the tree's upkeep stay

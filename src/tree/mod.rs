@@ -49,6 +49,13 @@
 //! - Insertion picks the sibling with the lowest surface-area cost (branch and bound) and
 //!   rotates nodes on the way up; [`DynamicTree::update_pairs`] refits and rotates the
 //!   changed part of the tree, then walks it against itself to find the new pairs.
+//! - When few proxies moved (under one in eight), an update may instead walk each moved
+//!   leaf against the whole tree. Where the moved leaves are scattered among touching
+//!   boxes (a packed crowd, a wall of crates), the walk of two changed subtrees side by
+//!   side follows their shared faces far down before it reaches the moved leaves, and a
+//!   walk from each leaf narrows at once. The tree notes the nodes each search visits per
+//!   moved proxy and takes the cheaper, trying the other now and then; the pairs are the
+//!   same either way.
 //! - [`DynamicTree::move_proxies`] applies a batch of moves: the same result as one
 //!   [`DynamicTree::move_proxy`] call each, but the leaves' ancestors are updated in the
 //!   order they sit in memory; when a batch changes a large share of the leaves, one
@@ -60,7 +67,8 @@
 //!   than the caches, the loads then overlap instead of waiting for memory one by one (on
 //!   x86_64; the crate's one `unsafe` block, a prefetch hint).
 //! - [`DynamicTree::update_pairs_parallel`] (or [`DynamicTree::parallel_pairs`], to use
-//!   another thread pool) finds the same pairs with the walk split over threads.
+//!   another thread pool) finds the same pairs with the walk split over threads (or the
+//!   moved leaves, when the update searches leaf by leaf).
 //! - [`DynamicTree::build`] builds a whole tree at once with a binned SAH split.
 //! - After every update a bounded part of the tree is rebuilt with the same split, paid for
 //!   by the moves (one leaf placed anew per five fat-box changes): changed subtrees of
@@ -193,7 +201,7 @@ pub struct DynamicTree<V: Vector, T = ()> {
     margin: f32,
     /// State of the incremental optimization.
     pub(crate) optimizer: optimize::Optimizer,
-    /// How serial pair updates search, and what each search cost when last run.
+    /// How pair updates search, and what each search has cost recently.
     pub(crate) search: pairs::Search,
     /// Buffers the operations reuse from one call to the next.
     pub(crate) scratch: Scratch<V>,
@@ -512,6 +520,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.node_count = 0;
         self.moved_count = 0;
         self.optimizer = Default::default();
+        self.search = Default::default();
     }
 
     /// The leaf of a live proxy. A live proxy always has a payload and a leaf linked into

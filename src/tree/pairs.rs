@@ -33,12 +33,13 @@ const ROTATE_MAX_HEIGHT: u16 = 6;
 const ROTATE_BELOW: usize = 64;
 
 /// Updates where fewer than one proxy in this many moved may find their pairs leaf by
-/// leaf ([`DynamicTree::query_changed_leaves`]); see [`Search`].
+/// leaf ([`DynamicTree::pairs_by_leaves`]); see [`Search`].
 const LEAVES_BELOW: usize = 8;
 
-/// What a node visited by the leaf-by-leaf search costs against one visited by the walk:
-/// the search also refits and collects the changed leaves in passes of their own, which
-/// the walk does on its way.
+/// What a node visited by the leaf-by-leaf search costs against one visited by the walk.
+/// Every leaf's walk starts at the root and ends at the leaves it meets, a branch on
+/// each; the walk reads each node once for many pairs. Set on touching lattices, where
+/// the two searches visit about as many nodes in 2D and the walk is the faster there.
 const LEAF_VISIT_COST: f32 = 1.5;
 
 /// Updates that may search leaf by leaf between two runs of the search not preferred, so
@@ -53,24 +54,41 @@ const PROBE_EVERY: u32 = 32;
 /// is mostly still leaves, and where boxes touch (a packed crowd, a wall of crates, a
 /// lattice of cells) its box overlaps its neighbours' along whole faces: the walk follows
 /// those faces far down on both sides before it narrows to the moved leaves, and a walk
-/// from each moved leaf ([`DynamicTree::query_changed_leaves`]) narrows at once. Which
-/// wins depends on the shapes as much as on the count, so the tree measures: each search
-/// notes the nodes it visited per moved proxy, an update with fewer than one proxy in
-/// [`LEAVES_BELOW`] moved takes the one that cost less when last run (the leaf-by-leaf
-/// visits weighted by [`LEAF_VISIT_COST`]), and every [`PROBE_EVERY`] such updates it
-/// runs the other once. Updates with more moves always walk.
+/// from each moved leaf ([`DynamicTree::pairs_by_leaves`]) narrows at once. Which wins
+/// depends on the shapes as much as on the count, so the tree measures: each search
+/// notes the nodes it visited and the proxies moved, as running averages; an update with
+/// fewer than one proxy in [`LEAVES_BELOW`] moved takes the one that has cost less per
+/// moved proxy recently (the leaf-by-leaf visits weighted by [`LEAF_VISIT_COST`]), and
+/// every [`PROBE_EVERY`] such updates it runs the other once. Updates with more moves
+/// always walk.
 ///
 /// Cases: a search never run yet is run (the walk first); counts alone decide, so the
-/// same operations give the same searches and the same order of pairs.
+/// same operations give the same searches and the same order of pairs. A parallel
+/// walk's count includes the levels its split unrolled, so it does not depend on the
+/// number of tasks; it differs from a serial walk's (which also counts its refits), so a
+/// tree updated both ways chooses from both.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Search {
-    /// Nodes visited and proxies moved by the recent walks, as running averages (zero
-    /// before the first).
-    walk: (f32, f32),
-    /// The same for the recent leaf-by-leaf searches.
-    leaves: (f32, f32),
+    /// The recent walks.
+    walk: SearchCost,
+    /// The recent leaf-by-leaf searches.
+    leaves: SearchCost,
     /// Updates that could search leaf by leaf since the search not preferred last ran.
     since_probe: u32,
+}
+
+/// Running averages of one search's nodes visited and proxies moved per update (zero
+/// before its first run).
+#[derive(Clone, Copy, Debug, Default)]
+struct SearchCost {
+    visits: f32,
+    moves: f32,
+}
+
+impl SearchCost {
+    fn known(self) -> bool {
+        self.moves > 0.0
+    }
 }
 
 impl Search {
@@ -80,14 +98,15 @@ impl Search {
         if moved.saturating_mul(LEAVES_BELOW) >= proxies {
             return false;
         }
-        if self.walk.1 == 0.0 {
+        if !self.walk.known() {
             return false;
         }
-        if self.leaves.1 == 0.0 {
+        if !self.leaves.known() {
             return true;
         }
         // Both are known: visits per moved proxy, weighted.
-        let preferred = self.leaves.0 * LEAF_VISIT_COST * self.walk.1 < self.walk.0 * self.leaves.1;
+        let (walk, leaves) = (self.walk, self.leaves);
+        let preferred = leaves.visits * LEAF_VISIT_COST * walk.moves < walk.visits * leaves.moves;
         self.since_probe += 1;
         if self.since_probe >= PROBE_EVERY {
             self.since_probe = 0;
@@ -99,7 +118,7 @@ impl Search {
     /// Whether both searches have run.
     #[cfg(test)]
     pub(crate) fn ran_both(&self) -> bool {
-        self.walk.1 > 0.0 && self.leaves.1 > 0.0
+        self.walk.known() && self.leaves.known()
     }
 
     /// Notes the cost of an update's search: `visited` nodes for `moved` of `proxies`.
@@ -118,11 +137,14 @@ impl Search {
         } else {
             &mut self.walk
         };
-        let run = (visited as f32, moved as f32);
-        *noted = if noted.1 == 0.0 {
-            run
+        let (visits, moves) = (visited as f32, moved as f32);
+        *noted = if noted.known() {
+            SearchCost {
+                visits: 0.75 * noted.visits + 0.25 * visits,
+                moves: 0.75 * noted.moves + 0.25 * moves,
+            }
         } else {
-            (0.75 * noted.0 + 0.25 * run.0, 0.75 * noted.1 + 0.25 * run.1)
+            SearchCost { visits, moves }
         };
     }
 }
@@ -134,10 +156,11 @@ pub(crate) struct PairStacks {
     /// Pending tasks: `(x, x)` is self(x), `(x, null)` refit(x), `(x, y)` cross(x, y) (or,
     /// as the first task of a parallel walk, any pair of nodes).
     pub tasks: Vec<(NodeId, NodeId)>,
-    /// Pending nodes of a leaf-against-subtree walk.
+    /// Pending nodes of a leaf-against-subtree walk; also the stack that collects the
+    /// changed leaves and notes the optimizer's candidates.
     pub walk: Vec<NodeId>,
     /// Pending nodes of a refit (of the whole tree after a large batch of moves, or of the
-    /// changed part before a parallel update): (node, children done).
+    /// changed part before a parallel or leaf-by-leaf update): (node, children done).
     pub refits: Vec<(NodeId, bool)>,
     /// The tasks of the last parallel split, kept for the next one.
     pub split_tasks: Vec<crate::tree::parallel::PairTask>,
@@ -148,8 +171,8 @@ pub(crate) struct PairStacks {
     pub task_pairs: Vec<crate::tree::parallel::TaskPairs>,
     /// The leaf tasks waiting to run.
     pub leaf_tasks: LeafTasks,
-    /// The changed leaves of a sparse update ([`DynamicTree::query_changed_leaves`]), as
-    /// [`child_ref`]s.
+    /// The changed leaves of an update searched leaf by leaf
+    /// ([`DynamicTree::pairs_by_leaves`]), as [`child_ref`]s.
     pub changed_leaves: Vec<NodeId>,
 }
 
@@ -232,6 +255,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// appends to `pairs` every pair of proxies whose fat boxes overlap and of which at
     /// least one moved (or was created) since the last call, and forgets the moves.
     ///
+    /// The pairs are found by a walk of the changed part of the tree against itself or,
+    /// when fewer than one proxy in eight moved, by a walk from each moved leaf if that
+    /// has cost less recently (see the [module guide](crate::tree)): the tree counts the
+    /// nodes each visits.
+    ///
     /// Each pair appears once, as `(a, b)` with `a < b`, in an order that depends only on
     /// the sequence of operations applied to the tree (the same operations give the same
     /// order). `pairs` is not cleared first.
@@ -245,7 +273,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         let mut stacks = core::mem::take(&mut self.scratch.pairs);
         let visited = if by_leaves {
-            self.query_changed_leaves(&mut stacks, push)
+            self.pairs_by_leaves(&mut stacks, push)
         } else {
             self.refit_and_pairs(&mut stacks, push)
         };
@@ -365,7 +393,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// the tree refitted already: each changed leaf is walked against the whole tree
     /// ([`Self::leaf_against_subtree`]), and a pair of two changed leaves is reported by
     /// the one of lower proxy id. Returns the nodes visited.
-    pub(crate) fn query_changed_leaves(
+    pub(crate) fn pairs_by_leaves(
         &self,
         stacks: &mut PairStacks,
         f: impl FnMut(ProxyId, ProxyId),
@@ -378,8 +406,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Puts the changed leaves in `leaves` (as [`child_ref`]s, cleared first), found from
-    /// the root down the changed nodes with `walk` as the stack; returns how many (the
-    /// nodes this counts as visited, also added to the tree's count).
+    /// the root down the changed nodes with `walk` as the stack; returns the nodes
+    /// visited (also added to the tree's count).
     pub(crate) fn collect_changed_leaves(
         &self,
         leaves: &mut Vec<NodeId>,
@@ -394,8 +422,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
         leaves.reserve(self.proxy_count / LEAVES_BELOW + 1);
         let epoch = self.epoch;
         walk.clear();
+        // Room for two nodes a level of any tree short of the tallest, which then grows it.
+        walk.reserve(2 * 128);
         walk.push(self.root);
+        let mut visited = 0u64;
         while let Some(id) = walk.pop() {
+            visited += 1;
             let node = &self.nodes[id.index()];
             for k in [1, 0] {
                 let child = node.children[k];
@@ -408,7 +440,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 }
             }
         }
-        let visited = leaves.len() as u64;
         self.count_visits(visited, 0);
         visited
     }
@@ -686,8 +717,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///
     /// With `ONCE`, the leaf changed and `top` may hold it and other changed leaves: the
     /// leaf itself is skipped, and another changed leaf is reported only when its proxy id
-    /// is higher, so that each pair of changed leaves is reported once by a walk from
-    /// every changed leaf.
+    /// is higher, so that over the walks from all the changed leaves each pair of them is
+    /// reported once.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     fn leaf_against_subtree<const ONCE: bool>(

@@ -7,14 +7,16 @@
 //! 1. the changed part of the tree is refitted first, alone (it writes nodes);
 //! 2. the walk's first levels are unrolled, breadth first, into a list of
 //!    tasks that share no pair, until there are enough of them to keep every
-//!    thread busy;
+//!    thread busy; or, when the update searches leaf by leaf (few moved leaves, see
+//!    [`DynamicTree::update_pairs`]), the moved leaves are listed and cut into as many
+//!    even slices, each leaf walked against the whole tree;
 //! 3. the tasks run on any threads, reading the tree only, each into its own list
 //!    ([`ParallelPairs::run_buffered`]; the lists are kept by the tree between updates);
 //! 4. the lists are joined in task order ([`ParallelPairs::append_buffered`]), and the
 //!    moves are forgotten.
 //!
-//! The pairs found are exactly those of the serial walk. Their order differs from it
-//! but, as with the serial walk, depends only on the operations applied to the tree (and
+//! The pairs found are exactly those of the serial update. Their order may differ from
+//! it but, as with the serial update, depends only on the operations applied to the tree (and
 //! the number of tasks asked for), never on the threads.
 //!
 //! [`DynamicTree::update_pairs_parallel`] does all of it on scoped standard threads. To
@@ -26,7 +28,7 @@ use crate::tree::pairs::{LeafTasks, PairStacks, child_ref, pop_task};
 
 use crate::tree::{DynamicTree, NodeId, ProxyId};
 use core::cell::RefCell;
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::collections::VecDeque;
 use std::sync::{Mutex, PoisonError};
 
@@ -81,10 +83,11 @@ pub struct ParallelPairs<'a, V: Vector, T> {
     /// The update searches leaf by leaf ([`Search`](crate::tree::pairs::Search)): its
     /// tasks are this many even slices of the changed leaves instead of `tasks`.
     leaf_slices: Option<usize>,
-    /// Proxies moved in this update, and the tree's count of nodes visited at its start:
-    /// what the search cost is noted on drop.
+    /// Proxies moved in this update, the tree's count of nodes visited at its start, and
+    /// whether any task ran: what the search cost is noted on drop, when tasks ran.
     moved: usize,
     visits_from: u64,
+    ran: AtomicBool,
 }
 
 impl<V: Vector, T> ParallelPairs<'_, V, T> {
@@ -102,13 +105,16 @@ impl<V: Vector, T> ParallelPairs<'_, V, T> {
         let f = |a, b| if a < b { f(a, b) } else { f(b, a) };
         if let Some(slices) = self.leaf_slices {
             if index < slices {
+                self.ran.store(true, Ordering::Relaxed);
                 let leaves = &self.tree.scratch.pairs.changed_leaves;
-                // Slice `index` of `slices` even ones.
-                let at = |i: usize| i * leaves.len() / slices;
+                // Slice `index` of `slices` even ones (in 64 bits: the product may not fit
+                // a 32-bit `usize`, and the quotient is at most the length).
+                let at = |i: usize| (i as u64 * leaves.len() as u64 / slices as u64) as usize;
                 self.tree
                     .run_leaf_slice(&leaves[at(index)..at(index + 1)], f);
             }
         } else if let Some(&task) = self.tasks.get(index) {
+            self.ran.store(true, Ordering::Relaxed);
             self.tree.run_pair_task(task, f);
         }
     }
@@ -152,10 +158,12 @@ impl<V: Vector, T> Drop for ParallelPairs<'_, V, T> {
         self.tree.scratch.pairs.split_tasks = core::mem::take(&mut self.tasks);
         self.tree.scratch.pairs.task_pairs = core::mem::take(&mut self.buffers);
         let tree = &mut *self.tree;
-        let visited = tree.nodes_visited.load(Ordering::Relaxed) - self.visits_from;
-        let update = (self.moved, tree.proxy_count);
-        tree.search
-            .note(self.leaf_slices.is_some(), visited, update);
+        if *self.ran.get_mut() {
+            let visited = tree.nodes_visited.load(Ordering::Relaxed) - self.visits_from;
+            let update = (self.moved, tree.proxy_count);
+            tree.search
+                .note(self.leaf_slices.is_some(), visited, update);
+        }
         tree.finish_update();
     }
 }
@@ -163,8 +171,10 @@ impl<V: Vector, T> Drop for ParallelPairs<'_, V, T> {
 impl<V: Vector, T> DynamicTree<V, T> {
     /// Starts a pair update whose walk runs as independent tasks: refits the changed part
     /// of the tree, then unrolls the walk's first levels, breadth first, into at least
-    /// `min_tasks` tasks that share no pair, where the tree allows. The tasks only read
-    /// the tree, so they may run on any threads at once.
+    /// `min_tasks` tasks that share no pair, where the tree allows (or, when the update
+    /// searches leaf by leaf, cuts the moved leaves into `min_tasks` slices, fewer when
+    /// fewer leaves moved). The tasks only read the tree, so they may run on any threads
+    /// at once.
     /// The update ends when the returned value is dropped; the pairs of all its tasks are
     /// exactly those [`Self::update_pairs`] would have reported.
     #[must_use = "dropping the job without running its tasks loses this update's pairs"]
@@ -208,6 +218,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             leaf_slices,
             moved,
             visits_from,
+            ran: AtomicBool::new(false),
         }
     }
 
@@ -215,9 +226,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// calling one included; at most 256). The pairs are the same; their order, joined
     /// task by task, depends on `threads` but not on how the threads ran.
     ///
-    /// The walk is split into about sixteen tasks per thread; each thread
-    /// takes the next task not yet taken until none is left, so a thread that drew small
-    /// tasks goes on with more.
+    /// The walk (or, when the update searches leaf by leaf, the list of moved leaves) is
+    /// split into about sixteen tasks per thread; each thread takes the next task not yet
+    /// taken until none is left, so a thread that drew small tasks goes on with more.
     ///
     /// With one thread (or a walk that does not split), the tasks run in order on the
     /// calling thread, straight into `pairs`, and a warm tree allocates nothing. With
@@ -272,7 +283,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         job.append_buffered(pairs);
     }
 
-    /// The first step of a parallel update, which leaves the pair tasks only reading:
+    /// The first step of a parallel update or of one searched leaf by leaf, which leaves
+    /// the pair search only reading:
     /// refit(N) of the walk for every changed internal node, children first; or, when
     /// every box is exact already and nothing rotates, only the optimizer's candidates
     /// noted ([`Self::note_changed_candidates`]).
@@ -346,6 +358,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
             a: self.root,
             b: self.root,
         });
+        // The tasks split here count as visited, as they would in a task: the update's
+        // count does not depend on where the split stops.
+        let mut visited = 0u64;
         // Tasks that cannot be split (a leaf against something) are final.
         while let Some(task) = queue.pop_front() {
             if queue.len() + tasks.len() + 1 >= min_tasks {
@@ -357,6 +372,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             };
             if task.a == task.b {
                 // self(N): self of each changed internal child, and child against child.
+                visited += 1;
                 let na = &self.nodes[task.a.index()];
                 for k in 0..2 {
                     let child = na.children[k];
@@ -369,6 +385,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     child_ref(task.a, 1, na.children[1]),
                 ));
             } else if !task.a.is_leaf() && !task.b.is_leaf() {
+                visited += 1;
                 let (na, nb) = (&self.nodes[task.a.index()], &self.nodes[task.b.index()]);
                 let refs = |t: NodeId, n: &crate::tree::Node<V>| {
                     [
@@ -386,6 +403,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             }
         }
         tasks.extend(queue.drain(..));
+        self.count_visits(visited, 0);
     }
 
     /// Runs one task of a parallel walk (no refits: [`Self::refit_changed`] did them).

@@ -829,6 +829,68 @@ fn lattice_searches<V: Vector + Sync>() {
     assert!(par.search.ran_both(), "{:?}", par.search);
 }
 
+/// A parallel update counts the same nodes visited however many tasks it is split into
+/// (the searches are chosen from those counts, so the choice, and with it the tree, does
+/// not depend on the pool): three copies of a lattice of touching boxes take the same
+/// moves and update as jobs of 1, 7 and 64 tasks, at 120 updates with about one box in
+/// 12 moving. Each update's count and pairs (as sets) are the same on the three.
+fn parallel_visits_ignore_the_split<V: Vector + Sync>() {
+    let mut r = lcg(29);
+    let per_row: usize = if V::DIM == 2 { 30 } else { 10 };
+    let n = per_row.pow(V::DIM as u32);
+    let cell = |i: usize| {
+        let at = [
+            i % per_row,
+            (i / per_row) % per_row,
+            i / (per_row * per_row),
+        ];
+        v::<V>(at.map(|a| a as f32 + 0.5))
+    };
+    let unit = |c: V| BoundingBox::from_center_half_extents(c, V::splat(0.5));
+    let mut first = DynamicTree::<V, u32>::with_margin(0.05);
+    let ids = first
+        .build((0..n).map(|i| (unit(cell(i)), i as u32)))
+        .unwrap();
+    let mut trees = [first.clone(), first.clone(), first];
+    for step in 0..120 {
+        for (k, &id) in ids.iter().enumerate() {
+            if r() < 1.0 / 12.0 {
+                let c = cell(k) + v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.5;
+                for tree in &mut trees {
+                    tree.move_proxy(id, unit(c), V::ZERO).unwrap();
+                }
+            }
+        }
+        let mut outcomes = Vec::new();
+        for (tree, min_tasks) in trees.iter_mut().zip([1, 7, 64]) {
+            let before = tree.stats().nodes_visited;
+            let mut pairs = BTreeSet::new();
+            let job = tree.parallel_pairs(min_tasks);
+            for task in 0..job.task_count() {
+                job.run(task, |a, b| {
+                    pairs.insert((a, b));
+                });
+            }
+            drop(job);
+            outcomes.push((tree.stats().nodes_visited - before, pairs));
+            tree.validate().unwrap();
+        }
+        assert_eq!(outcomes[0], outcomes[1], "step {step}: 1 and 7 tasks");
+        assert_eq!(outcomes[0], outcomes[2], "step {step}: 1 and 64 tasks");
+    }
+    assert!(trees.iter().all(|tree| tree.search.ran_both()));
+}
+
+#[test]
+fn parallel_visits_ignore_the_split_2d() {
+    parallel_visits_ignore_the_split::<Vec2>();
+}
+
+#[test]
+fn parallel_visits_ignore_the_split_3d() {
+    parallel_visits_ignore_the_split::<Vec3>();
+}
+
 #[test]
 fn lattice_searches_2d() {
     lattice_searches::<Vec2>();
