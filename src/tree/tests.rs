@@ -751,6 +751,52 @@ fn batches_wake_still_subtrees_3d() {
     batches_wake_still_subtrees::<Vec3>();
 }
 
+/// A square (cubic) lattice of unit boxes packed edge to edge, `per_row` a side, box `k`
+/// in the cell given by `k`'s digits in base `per_row`, first axis first.
+struct Lattice<V> {
+    per_row: usize,
+    n: usize,
+    dim: core::marker::PhantomData<V>,
+}
+
+impl<V: Vector> Lattice<V> {
+    /// `per_row_2d` boxes a side in 2D, `per_row_3d` in 3D.
+    fn new(per_row_2d: usize, per_row_3d: usize) -> Self {
+        let per_row = if V::DIM == 2 { per_row_2d } else { per_row_3d };
+        Self {
+            per_row,
+            n: per_row.pow(V::DIM as u32),
+            dim: core::marker::PhantomData,
+        }
+    }
+
+    /// The center of box `k`'s cell.
+    fn cell(&self, k: usize) -> V {
+        let p = self.per_row;
+        v::<V>([k % p, (k / p) % p, k / (p * p)].map(|a| a as f32 + 0.5))
+    }
+
+    /// The unit box around `center`.
+    fn unit(center: V) -> BoundingBox<V> {
+        BoundingBox::from_center_half_extents(center, V::splat(0.5))
+    }
+
+    /// Box `k` moved by up to a quarter on each axis from its cell's center.
+    fn jiggled(&self, k: usize, r: &mut impl FnMut() -> f32) -> BoundingBox<V> {
+        Self::unit(self.cell(k) + v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.5)
+    }
+
+    /// Every box built into a tree with margin 0.05 (proxy `k`'s payload is `k`), with
+    /// the first update run: the tree and the ids.
+    fn tree(&self) -> (DynamicTree<V, u32>, Vec<ProxyId>) {
+        let mut tree = DynamicTree::<V, u32>::with_margin(0.05);
+        let boxes = (0..self.n).map(|k| (Self::unit(self.cell(k)), k as u32));
+        let ids = tree.build(boxes).unwrap();
+        tree.update_pairs(&mut Vec::new());
+        (tree, ids)
+    }
+}
+
 /// Both searches of a pair update, serial and parallel, against brute force on a lattice
 /// of touching unit boxes (every box touches its neighbours, the case the leaf-by-leaf
 /// search is for): at each of 150 updates a few proxies (about one in 16, so that both
@@ -761,22 +807,9 @@ fn batches_wake_still_subtrees_3d() {
 /// validate, and both ran both searches.
 fn lattice_searches<V: Vector + Sync>() {
     let mut r = lcg(17);
-    let per_row: usize = if V::DIM == 2 { 40 } else { 12 };
-    let n = per_row.pow(V::DIM as u32);
-    let cell = |i: usize| {
-        let at = [
-            i % per_row,
-            (i / per_row) % per_row,
-            i / (per_row * per_row),
-        ];
-        v::<V>(at.map(|a| a as f32 + 0.5))
-    };
-    let unit = |c: V| BoundingBox::from_center_half_extents(c, V::splat(0.5));
-    let mut tree = DynamicTree::<V, u32>::with_margin(0.05);
-    let mut ids: Vec<ProxyId> = tree
-        .build((0..n).map(|i| (unit(cell(i)), i as u32)))
-        .unwrap();
-    tree.update_pairs(&mut Vec::new());
+    let lattice = Lattice::<V>::new(40, 12);
+    let (n, cell, unit) = (lattice.n, |k| lattice.cell(k), Lattice::<V>::unit);
+    let (mut tree, mut ids) = lattice.tree();
     let mut par = tree.clone();
     let mut created = BTreeSet::new();
     for step in 0..150 {
@@ -795,9 +828,9 @@ fn lattice_searches<V: Vector + Sync>() {
         }
         for (k, &id) in ids.iter().enumerate() {
             if r() < 1.0 / 16.0 {
-                let c = cell(k) + v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.5;
+                let moved = lattice.jiggled(k, &mut r);
                 for t in [&mut tree, &mut par] {
-                    t.move_proxy(id, unit(c), V::ZERO).unwrap();
+                    t.move_proxy(id, moved, V::ZERO).unwrap();
                 }
             }
         }
@@ -836,28 +869,15 @@ fn lattice_searches<V: Vector + Sync>() {
 /// 12 moving. Each update's count and pairs (as sets) are the same on the three.
 fn parallel_visits_ignore_the_split<V: Vector + Sync>() {
     let mut r = lcg(29);
-    let per_row: usize = if V::DIM == 2 { 30 } else { 10 };
-    let n = per_row.pow(V::DIM as u32);
-    let cell = |i: usize| {
-        let at = [
-            i % per_row,
-            (i / per_row) % per_row,
-            i / (per_row * per_row),
-        ];
-        v::<V>(at.map(|a| a as f32 + 0.5))
-    };
-    let unit = |c: V| BoundingBox::from_center_half_extents(c, V::splat(0.5));
-    let mut first = DynamicTree::<V, u32>::with_margin(0.05);
-    let ids = first
-        .build((0..n).map(|i| (unit(cell(i)), i as u32)))
-        .unwrap();
+    let lattice = Lattice::<V>::new(30, 10);
+    let (first, ids) = lattice.tree();
     let mut trees = [first.clone(), first.clone(), first];
     for step in 0..120 {
         for (k, &id) in ids.iter().enumerate() {
             if r() < 1.0 / 12.0 {
-                let c = cell(k) + v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * 0.5;
+                let moved = lattice.jiggled(k, &mut r);
                 for tree in &mut trees {
-                    tree.move_proxy(id, unit(c), V::ZERO).unwrap();
+                    tree.move_proxy(id, moved, V::ZERO).unwrap();
                 }
             }
         }
