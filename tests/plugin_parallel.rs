@@ -1,6 +1,7 @@
-//! The plugin's parallel pair walk (`CollisionConfig::parallel_pairs_from`) against the
+//! The plugin's parallel pair search (`CollisionConfig::parallel_pairs_from`) against the
 //! serial one: the same scene, run both ways, gives byte-identical message sequences, and
-//! the parallel run did run its walk as tasks on the compute task pool.
+//! the parallel run did run its search as tasks on the compute task pool: the walk of the
+//! changed tree in a scattered scene, the moved leaves' own walks in a packed crowd.
 //!
 //! Its own test binary, so that it can set up the (process-wide) compute task pool with
 //! several threads before any app does, whatever the machine's core count.
@@ -32,6 +33,8 @@ struct Log {
     ticks: Vec<(usize, usize)>,
     /// Each tick's `touching_pairs()`, in their order.
     touching: Vec<Vec<(Entity, Entity)>>,
+    /// Pair updates of the moving tree that searched leaf by leaf, over the run.
+    leaf_searches: u64,
 }
 
 impl Log {
@@ -72,7 +75,19 @@ fn collect<V: Dim>(
 
 /// 600 boxes and spheres bouncing in a box, some fast, with the pair walk parallel from
 /// `parallel_from` moved colliders on; returns the log.
-fn run<V: Dim>(parallel_from: Option<usize>) -> Log {
+/// The scene a run spawns.
+#[derive(Clone, Copy)]
+enum Scene {
+    /// 600 colliders scattered in a box, boxes and spheres of mixed sizes, all moving (one
+    /// in ten fast).
+    Scattered,
+    /// A packed crowd: unit boxes edge to edge on a lattice (24 a side in 2D, 8 in 3D),
+    /// one in 16 walking slowly through the others, the rest still: few moves a tick,
+    /// scattered among touching boxes, where the tree searches leaf by leaf.
+    Crowd,
+}
+
+fn run<V: Dim>(parallel_from: Option<usize>, scene: Scene) -> Log {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
         .add_plugins((
@@ -93,6 +108,24 @@ fn run<V: Dim>(parallel_from: Option<usize>) -> Log {
             collect::<V>.after(CollisionSystems::Events),
         );
     let mut rng = Rng::new(2024);
+    match scene {
+        Scene::Scattered => spawn_scattered::<V>(&mut app, &mut rng),
+        Scene::Crowd => spawn_crowd::<V>(&mut app, &mut rng),
+    }
+    for _ in 0..90 {
+        app.update();
+    }
+    let leaf_searches = app
+        .world()
+        .resource::<AabbTree<V>>()
+        .tree_stats()
+        .leaf_searches;
+    let mut log = app.world_mut().remove_resource::<Log>().unwrap_or_default();
+    log.leaf_searches = leaf_searches;
+    log
+}
+
+fn spawn_scattered<V: Dim>(app: &mut App, rng: &mut Rng) {
     let side = 40.0;
     let point = |rng: &mut Rng| {
         Vec3::new(
@@ -106,9 +139,9 @@ fn run<V: Dim>(parallel_from: Option<usize>) -> Log {
         )
     };
     for k in 0..600 {
-        let at = point(&mut rng);
+        let at = point(rng);
         let speed = if k % 10 == 0 { 300.0 } else { 8.0 };
-        let dir = point(&mut rng).normalize_or(Vec3::X) * speed;
+        let dir = point(rng).normalize_or(Vec3::X) * speed;
         let velocity = Velocity(V::truncate_from_3d(dir));
         let t = Transform::from_translation(at);
         if k % 3 == 0 {
@@ -123,10 +156,27 @@ fn run<V: Dim>(parallel_from: Option<usize>) -> Log {
             app.world_mut().spawn((t, Aabb::new(half), velocity));
         }
     }
-    for _ in 0..90 {
-        app.update();
+}
+
+fn spawn_crowd<V: Dim>(app: &mut App, rng: &mut Rng) {
+    let per_row = if V::DIM == 2 { 24 } else { 8 };
+    let n = per_row * per_row * if V::DIM == 2 { 1 } else { per_row };
+    for k in 0..n {
+        let cell = [
+            k % per_row,
+            (k / per_row) % per_row,
+            k / (per_row * per_row),
+        ];
+        let t = Transform::from_translation(Vec3::from_array(cell.map(|c| c as f32)));
+        let collider = Aabb::new(V::splat(0.5));
+        if k % 16 == 0 {
+            let dir = Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.3);
+            let velocity = Velocity(V::truncate_from_3d(dir.normalize_or(Vec3::X) * 1.5));
+            app.world_mut().spawn((t, collider, velocity));
+        } else {
+            app.world_mut().spawn((t, collider));
+        }
     }
-    app.world_mut().remove_resource::<Log>().unwrap_or_default()
 }
 
 fn parallel_matches_serial<V: Dim>() {
@@ -136,8 +186,8 @@ fn parallel_matches_serial<V: Dim>() {
     // pool has one thread, and the plugin must fall back to the serial walk.
     ComputeTaskPool::get_or_init(|| TaskPoolBuilder::new().num_threads(4).build());
     let threads = ComputeTaskPool::get().thread_num();
-    let serial = run::<V>(None);
-    let parallel = run::<V>(Some(0));
+    let serial = run::<V>(None, Scene::Scattered);
+    let parallel = run::<V>(Some(0), Scene::Scattered);
     assert!(
         serial.lines.len() > 100,
         "too few events to compare: {}",
@@ -155,7 +205,7 @@ fn parallel_matches_serial<V: Dim>() {
     assert!(serial.touching.iter().any(|t| t.len() > 1));
     assert_eq!(serial.touching, parallel.touching);
     // A threshold above the moves of every tick keeps the walk serial.
-    let high = run::<V>(Some(1_000_000));
+    let high = run::<V>(Some(1_000_000), Scene::Scattered);
     assert_eq!(high.parallel_tasks(), 0);
     assert_eq!(serial.lines, high.lines);
     // Thresholds at the most moves of a tick and one above: the walk is parallel exactly
@@ -164,7 +214,7 @@ fn parallel_matches_serial<V: Dim>() {
     let most = serial.ticks.iter().map(|&(m, _)| m).max().unwrap_or(0);
     assert!(most > 0);
     for from in [most, most + 1] {
-        let log = run::<V>(Some(from));
+        let log = run::<V>(Some(from), Scene::Scattered);
         assert_eq!(serial.lines, log.lines);
         assert_eq!(log.ticks.len(), serial.ticks.len());
         for (tick, (&(m, tasks), &(serial_moved, _))) in
@@ -188,4 +238,45 @@ fn parallel_matches_serial_2d() {
 #[test]
 fn parallel_matches_serial_3d() {
     parallel_matches_serial::<Vec3>();
+}
+
+/// In a packed crowd with few moves a tick the tree searches leaf by leaf, serially and
+/// in the pool's tasks (slices of the moved leaves): the same messages and touching pairs
+/// both ways.
+fn crowd_parallel_matches_serial<V: Dim>() {
+    ComputeTaskPool::get_or_init(|| TaskPoolBuilder::new().num_threads(4).build());
+    let threads = ComputeTaskPool::get().thread_num();
+    let serial = run::<V>(None, Scene::Crowd);
+    let parallel = run::<V>(Some(0), Scene::Crowd);
+    assert!(
+        serial.lines.len() > 50,
+        "too few events to compare: {}",
+        serial.lines.len()
+    );
+    assert!(
+        serial.leaf_searches > 0,
+        "the serial runs never searched leaf by leaf"
+    );
+    assert!(
+        parallel.leaf_searches > 0,
+        "the parallel runs never searched leaf by leaf"
+    );
+    if threads > 1 {
+        assert!(
+            parallel.parallel_tasks() > 0,
+            "the parallel search never ran"
+        );
+    }
+    assert_eq!(serial.lines, parallel.lines);
+    assert_eq!(serial.touching, parallel.touching);
+}
+
+#[test]
+fn crowd_parallel_matches_serial_2d() {
+    crowd_parallel_matches_serial::<Vec2>();
+}
+
+#[test]
+fn crowd_parallel_matches_serial_3d() {
+    crowd_parallel_matches_serial::<Vec3>();
 }

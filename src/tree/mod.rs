@@ -203,6 +203,8 @@ pub struct DynamicTree<V: Vector, T = ()> {
     pub(crate) optimizer: optimize::Optimizer,
     /// How pair updates search, and what each search has cost recently.
     pub(crate) search: pairs::Search,
+    /// Pair updates that searched leaf by leaf since the tree was made.
+    pub(crate) leaf_searches: u64,
     /// Buffers the operations reuse from one call to the next.
     pub(crate) scratch: Scratch<V>,
     /// Nodes visited by queries and pair walks since the tree was made (see
@@ -276,6 +278,7 @@ impl<V: Vector, T: Clone> Clone for DynamicTree<V, T> {
             margin: self.margin,
             optimizer: self.optimizer.clone(),
             search: self.search,
+            leaf_searches: self.leaf_searches,
             scratch: Default::default(),
             nodes_visited: AtomicU64::new(self.nodes_visited.load(Ordering::Relaxed)),
             leaves_visited: AtomicU64::new(self.leaves_visited.load(Ordering::Relaxed)),
@@ -305,6 +308,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             margin: DEFAULT_MARGIN,
             optimizer: Default::default(),
             search: Default::default(),
+            leaf_searches: 0,
             scratch: Default::default(),
             nodes_visited: AtomicU64::new(0),
             leaves_visited: AtomicU64::new(0),

@@ -270,6 +270,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if by_leaves {
             // Before the stacks are taken: the refit uses them.
             self.refit_changed();
+            self.leaf_searches += 1;
         }
         let mut stacks = core::mem::take(&mut self.scratch.pairs);
         let visited = if by_leaves {

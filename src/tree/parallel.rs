@@ -186,6 +186,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.refit_changed();
         let mut tasks = core::mem::take(&mut self.scratch.pairs.split_tasks);
         let leaf_slices = if by_leaves {
+            self.leaf_searches += 1;
             tasks.clear();
             let mut stacks = core::mem::take(&mut self.scratch.pairs);
             self.collect_changed_leaves(&mut stacks.changed_leaves, &mut stacks.walk);

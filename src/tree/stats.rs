@@ -33,6 +33,11 @@ pub struct TreeStats {
     /// Leaves reached (queries) or pairs reported (pair finding) since the tree was made,
     /// counted like [`Self::nodes_visited`].
     pub leaves_visited: u64,
+    /// Pair updates, serial or parallel, that found their pairs by a walk from each moved
+    /// leaf rather than by the walk of the changed part of the tree against itself (see
+    /// [`DynamicTree::update_pairs`]), since the tree was made, counted like
+    /// [`Self::nodes_visited`].
+    pub leaf_searches: u64,
 }
 
 impl<V: Vector, T> DynamicTree<V, T> {
@@ -65,6 +70,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             bytes: self.bytes(),
             nodes_visited: self.nodes_visited.load(Ordering::Relaxed),
             leaves_visited: self.leaves_visited.load(Ordering::Relaxed),
+            leaf_searches: self.leaf_searches,
         }
     }
 

@@ -860,6 +860,7 @@ fn lattice_searches<V: Vector + Sync>() {
     }
     assert!(tree.search.ran_both(), "{:?}", tree.search);
     assert!(par.search.ran_both(), "{:?}", par.search);
+    assert!(tree.stats().leaf_searches > 0 && par.stats().leaf_searches > 0);
 }
 
 /// A parallel update counts the same nodes visited however many tasks it is split into
