@@ -179,20 +179,28 @@ fn spawn_crowd<V: Dim>(app: &mut App, rng: &mut Rng) {
     }
 }
 
-fn parallel_matches_serial<V: Dim>() {
+/// `scene` run serially and with the pair search on the pool from the first moved
+/// collider: the pool's threads and the two logs. The serial run must have more than
+/// `min_events` events to compare.
+fn both_ways<V: Dim>(scene: Scene, min_events: usize) -> (usize, Log, Log) {
     // Several compute threads even on a one-core machine (the pool is process-wide; this
     // binary's tests set it up the same way, whichever runs first). Without Bevy's
     // `multi_threaded` feature (it comes with `--all-features`, through `examples`) the
     // pool has one thread, and the plugin must fall back to the serial walk.
     ComputeTaskPool::get_or_init(|| TaskPoolBuilder::new().num_threads(4).build());
     let threads = ComputeTaskPool::get().thread_num();
-    let serial = run::<V>(None, Scene::Scattered);
-    let parallel = run::<V>(Some(0), Scene::Scattered);
+    let serial = run::<V>(None, scene);
+    let parallel = run::<V>(Some(0), scene);
     assert!(
-        serial.lines.len() > 100,
+        serial.lines.len() > min_events,
         "too few events to compare: {}",
         serial.lines.len()
     );
+    (threads, serial, parallel)
+}
+
+fn parallel_matches_serial<V: Dim>() {
+    let (threads, serial, parallel) = both_ways::<V>(Scene::Scattered, 100);
     assert_eq!(serial.parallel_tasks(), 0);
     if threads > 1 {
         assert!(parallel.parallel_tasks() > 0, "the parallel walk never ran");
@@ -244,15 +252,7 @@ fn parallel_matches_serial_3d() {
 /// in the pool's tasks (slices of the moved leaves): the same messages and touching pairs
 /// both ways.
 fn crowd_parallel_matches_serial<V: Dim>() {
-    ComputeTaskPool::get_or_init(|| TaskPoolBuilder::new().num_threads(4).build());
-    let threads = ComputeTaskPool::get().thread_num();
-    let serial = run::<V>(None, Scene::Crowd);
-    let parallel = run::<V>(Some(0), Scene::Crowd);
-    assert!(
-        serial.lines.len() > 50,
-        "too few events to compare: {}",
-        serial.lines.len()
-    );
+    let (threads, serial, parallel) = both_ways::<V>(Scene::Crowd, 50);
     assert!(
         serial.leaf_searches > 0,
         "the serial runs never searched leaf by leaf"

@@ -241,6 +241,19 @@ impl<const D: usize> Scene<D> {
         }
     }
 
+    /// The motion draw of the clustered and grid scenes: with probability `share` a
+    /// velocity (a direction from one normal draw per axis, then a speed uniform in
+    /// `speeds`), else zero (no further draw).
+    fn maybe_moving(lcg: &mut Lcg, share: f32, (lo, hi): (f32, f32)) -> [f32; D] {
+        if lcg.next_f32() >= share {
+            return [0.0; D];
+        }
+        let dir = [(); D].map(|_| lcg.normal());
+        let len = dir.iter().map(|d| d * d).sum::<f32>().sqrt().max(1e-6);
+        let speed = lcg.range(lo, hi);
+        dir.map(|d| d / len * speed)
+    }
+
     /// One side of the output-bound scenes' size mix: with a draw `u <`
     /// [`Self::LARGE_SHARE`] a large box, side uniform in 10 – 40 (a second draw);
     /// otherwise a side log-uniform in 0.1 – 3.
@@ -291,14 +304,7 @@ impl<const D: usize> Scene<D> {
             centers.push(at);
             walls.push((lo, hi));
             halves.push(0.5 * Self::mixed_size(&mut lcg));
-            if lcg.next_f32() < Self::MOVING_SHARE {
-                let dir = [(); D].map(|_| lcg.normal());
-                let len = dir.iter().map(|d| d * d).sum::<f32>().sqrt().max(1e-6);
-                let speed = lcg.range(1.0, 5.0);
-                velocities.push(dir.map(|d| d / len * speed));
-            } else {
-                velocities.push([0.0; D]);
-            }
+            velocities.push(Self::maybe_moving(&mut lcg, Self::MOVING_SHARE, (1.0, 5.0)));
         }
         let mut scene = Self::with_boxes(side, centers, velocities);
         scene.halves = halves;
@@ -420,14 +426,11 @@ impl<const D: usize> Scene<D> {
             });
             centers.push(cell);
             walls.push((cell.map(|c| c - 0.25), cell.map(|c| c + 0.25)));
-            if lcg.next_f32() < Self::GRID_MOVING_SHARE {
-                let dir = [(); D].map(|_| lcg.normal());
-                let len = dir.iter().map(|d| d * d).sum::<f32>().sqrt().max(1e-6);
-                let speed = lcg.range(0.5, 2.0);
-                velocities.push(dir.map(|d| d / len * speed));
-            } else {
-                velocities.push([0.0; D]);
-            }
+            velocities.push(Self::maybe_moving(
+                &mut lcg,
+                Self::GRID_MOVING_SHARE,
+                (0.5, 2.0),
+            ));
         }
         let mut scene = Self::with_boxes(per_row as f32, centers, velocities);
         scene.walls = walls;

@@ -266,11 +266,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
     pub fn update_pairs(&mut self, pairs: &mut Vec<(ProxyId, ProxyId)>) {
         let push = |a: ProxyId, b: ProxyId| pairs.push(if a < b { (a, b) } else { (b, a) });
         let moved = self.moved_count;
-        let by_leaves = self.search.by_leaves(moved, self.proxy_count);
+        let by_leaves = self.choose_search();
         if by_leaves {
             // Before the stacks are taken: the refit uses them.
             self.refit_changed();
-            self.leaf_searches += 1;
         }
         let mut stacks = core::mem::take(&mut self.scratch.pairs);
         let visited = if by_leaves {
@@ -388,6 +387,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
         );
         self.count_visits(visited, reported);
         visited
+    }
+
+    /// Whether this update searches leaf by leaf (see [`Search`]), counted in
+    /// [`TreeStats::leaf_searches`](crate::TreeStats::leaf_searches) when it does.
+    pub(crate) fn choose_search(&mut self) -> bool {
+        let by_leaves = self.search.by_leaves(self.moved_count, self.proxy_count);
+        self.leaf_searches += u64::from(by_leaves);
+        by_leaves
     }
 
     /// The pairs of an update searched leaf by leaf (see [`Search`]), the changed part of

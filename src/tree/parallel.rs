@@ -181,12 +181,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     pub fn parallel_pairs(&mut self, min_tasks: usize) -> ParallelPairs<'_, V, T> {
         let min_tasks = min_tasks.max(1);
         let moved = self.moved_count;
-        let by_leaves = self.search.by_leaves(moved, self.proxy_count);
+        let by_leaves = self.choose_search();
         let visits_from = self.nodes_visited.load(Ordering::Relaxed);
         self.refit_changed();
         let mut tasks = core::mem::take(&mut self.scratch.pairs.split_tasks);
         let leaf_slices = if by_leaves {
-            self.leaf_searches += 1;
             tasks.clear();
             let mut stacks = core::mem::take(&mut self.scratch.pairs);
             self.collect_changed_leaves(&mut stacks.changed_leaves, &mut stacks.walk);

@@ -384,52 +384,38 @@ fn uniform(filter: Option<&str>) {
 /// The scenes where the pairs reported dominate the step: "clustered, mixed sizes",
 /// "streams, mixed sizes" and "touching grid", 2D and 3D, 20k and 100k boxes.
 fn clustered(filter: Option<&str>) {
-    for n in [20_000, 100_000] {
-        clustered_case::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(
-            &format!("clustered 2d n={n}"),
-            Scene::<2>::clustered(n),
-            filter,
-        );
-        clustered_case::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>(
-            &format!("clustered 3d n={n}"),
-            Scene::<3>::clustered(n),
-            filter,
-        );
-    }
-    for n in [20_000, 100_000] {
-        clustered_case::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(
-            &format!("streams 2d n={n}"),
-            Scene::<2>::streams(n),
-            filter,
-        );
-        clustered_case::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>(
-            &format!("streams 3d n={n}"),
-            Scene::<3>::streams(n),
-            filter,
-        );
-    }
-    for n in [20_000, 100_000] {
-        clustered_case::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(
-            &format!("grid 2d n={n}"),
-            Scene::<2>::grid(n),
-            filter,
-        );
-        clustered_case::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>(
-            &format!("grid 3d n={n}"),
-            Scene::<3>::grid(n),
-            filter,
-        );
+    /// A scene's name and its makers in 2D and 3D, from the box count.
+    type Named = (&'static str, fn(usize) -> Scene<2>, fn(usize) -> Scene<3>);
+    let scenes: [Named; 3] = [
+        ("clustered", Scene::<2>::clustered, Scene::<3>::clustered),
+        ("streams", Scene::<2>::streams, Scene::<3>::streams),
+        ("grid", Scene::<2>::grid, Scene::<3>::grid),
+    ];
+    for (name, scene_2d, scene_3d) in scenes {
+        for n in [20_000, 100_000] {
+            clustered_case::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(
+                &format!("{name} 2d n={n}"),
+                || scene_2d(n),
+                filter,
+            );
+            clustered_case::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>(
+                &format!("{name} 3d n={n}"),
+                || scene_3d(n),
+                filter,
+            );
+        }
     }
 }
 
 fn clustered_case<const D: usize, O: Driver<D>, P: Driver<D>>(
     label: &str,
-    scene: Scene<D>,
+    scene: impl FnOnce() -> Scene<D>,
     filter: Option<&str>,
 ) {
     if filter.is_some_and(|f| !label.contains(f)) {
         return;
     }
+    let scene = scene();
     let moving = scene.moving_count();
     let s = step_both::<D, O, P>(scene);
     report(label, &s);
