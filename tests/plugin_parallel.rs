@@ -1,7 +1,8 @@
 //! The plugin's parallel pair search (`CollisionConfig::parallel_pairs_from`) against the
 //! serial one: the same scene, run both ways, gives byte-identical message sequences, and
 //! the parallel run did run its search as tasks on the compute task pool: the walk of the
-//! changed tree in a scattered scene, the moved leaves' own walks in a packed crowd.
+//! changed tree in a scattered scene, the moved leaves' own walks in a packed crowd, and
+//! the refit after a large batch of moves in a swarm.
 //!
 //! Its own test binary, so that it can set up the (process-wide) compute task pool with
 //! several threads before any app does, whatever the machine's core count.
@@ -35,6 +36,8 @@ struct Log {
     touching: Vec<Vec<(Entity, Entity)>>,
     /// Pair updates of the moving tree that searched leaf by leaf, over the run.
     leaf_searches: u64,
+    /// Refits of the moving tree run as tasks, over the run.
+    parallel_refits: u64,
 }
 
 impl Log {
@@ -73,8 +76,6 @@ fn collect<V: Dim>(
     log.touching.push(tree.touching_pairs().collect());
 }
 
-/// 600 boxes and spheres bouncing in a box, some fast, with the pair walk parallel from
-/// `parallel_from` moved colliders on; returns the log.
 /// The scene a run spawns.
 #[derive(Clone, Copy)]
 enum Scene {
@@ -85,8 +86,14 @@ enum Scene {
     /// one in 16 walking slowly through the others, the rest still: few moves a tick,
     /// scattered among touching boxes, where the tree searches leaf by leaf.
     Crowd,
+    /// 3000 colliders scattered as above in a smaller box, all moving: most ticks change
+    /// more than an eighth of the fat boxes, and the tree refits itself as tasks on the
+    /// pool.
+    Swarm,
 }
 
+/// `scene` run for 90 ticks (40 for the swarm), with the parallel stages on from
+/// `parallel_from` moved colliders; returns the log.
 fn run<V: Dim>(parallel_from: Option<usize>, scene: Scene) -> Log {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
@@ -109,24 +116,27 @@ fn run<V: Dim>(parallel_from: Option<usize>, scene: Scene) -> Log {
         );
     let mut rng = Rng::new(2024);
     match scene {
-        Scene::Scattered => spawn_scattered::<V>(&mut app, &mut rng),
+        Scene::Scattered => spawn_scattered::<V>(&mut app, &mut rng, 600, 40.0),
         Scene::Crowd => spawn_crowd::<V>(&mut app, &mut rng),
+        Scene::Swarm => spawn_scattered::<V>(&mut app, &mut rng, 3000, 30.0),
     }
-    for _ in 0..90 {
+    let ticks = if matches!(scene, Scene::Swarm) {
+        40
+    } else {
+        90
+    };
+    for _ in 0..ticks {
         app.update();
     }
-    let leaf_searches = app
-        .world()
-        .resource::<AabbTree<V>>()
-        .tree_stats()
-        .leaf_searches;
+    let stats = app.world().resource::<AabbTree<V>>().tree_stats();
     let mut log = app.world_mut().remove_resource::<Log>().unwrap_or_default();
-    log.leaf_searches = leaf_searches;
+    log.leaf_searches = stats.leaf_searches;
+    log.parallel_refits = stats.parallel_refits;
     log
 }
 
-fn spawn_scattered<V: Dim>(app: &mut App, rng: &mut Rng) {
-    let side = 40.0;
+/// `count` colliders at random in a box of half side `side`, one in ten fast.
+fn spawn_scattered<V: Dim>(app: &mut App, rng: &mut Rng, count: usize, side: f32) {
     let point = |rng: &mut Rng| {
         Vec3::new(
             rng.range(-side, side),
@@ -138,7 +148,7 @@ fn spawn_scattered<V: Dim>(app: &mut App, rng: &mut Rng) {
             },
         )
     };
-    for k in 0..600 {
+    for k in 0..count {
         let at = point(rng);
         let speed = if k % 10 == 0 { 300.0 } else { 8.0 };
         let dir = point(rng).normalize_or(Vec3::X) * speed;
@@ -279,4 +289,30 @@ fn crowd_parallel_matches_serial_2d() {
 #[test]
 fn crowd_parallel_matches_serial_3d() {
     crowd_parallel_matches_serial::<Vec3>();
+}
+
+/// In a swarm where most ticks change more than an eighth of the fat boxes, the pool
+/// refits the tree as tasks (as well as walking it): the same messages and touching
+/// pairs as the serial run.
+fn swarm_parallel_matches_serial<V: Dim>() {
+    let (threads, serial, parallel) = both_ways::<V>(Scene::Swarm, 100);
+    assert_eq!(serial.parallel_refits, 0);
+    if threads > 1 {
+        assert!(parallel.parallel_refits > 0, "the parallel refit never ran");
+        assert!(parallel.parallel_tasks() > 0, "the parallel walk never ran");
+    } else {
+        assert_eq!(parallel.parallel_refits, 0, "a one-thread pool ran tasks");
+    }
+    assert_eq!(serial.lines, parallel.lines);
+    assert_eq!(serial.touching, parallel.touching);
+}
+
+#[test]
+fn swarm_parallel_matches_serial_2d() {
+    swarm_parallel_matches_serial::<Vec2>();
+}
+
+#[test]
+fn swarm_parallel_matches_serial_3d() {
+    swarm_parallel_matches_serial::<Vec3>();
 }

@@ -173,22 +173,32 @@ impl<V: FromArray<D>, const D: usize> OursBroadPhase<V, D> {
         self.pairs.len()
     }
 
-    /// Moves every moving box, in one [`DynamicTree::move_proxies`] batch.
+    /// Moves every moving box, in one batch: [`DynamicTree::move_proxies`], or
+    /// [`DynamicTree::move_proxies_parallel`] on the driver's threads.
     fn move_all(&mut self, scene: &Scene<D>) {
-        let mut updated = 0;
         let displacement = self.displacement;
-        let ids = &self.ids;
-        let moves = self.moving.iter().map(|&i| {
-            let i = i as usize;
+        let (ids, moving) = (&self.ids, &self.moving);
+        let one = |k: usize| {
+            let i = moving[k] as usize;
             let d = match displacement {
                 Displacement::Zero => V::ZERO,
                 Displacement::Velocity => V::from_array(scene.velocities[i]) * scene.dt,
             };
             (ids[i], Self::tight(scene, i), d)
-        });
-        self.tree.move_proxies(moves, |_, changed| {
-            updated += changed.expect("a live proxy and a valid box") as usize;
-        });
+        };
+        if self.threads > 1 {
+            self.updated =
+                self.tree
+                    .move_proxies_parallel(moving.len(), one, self.threads, |_, changed| {
+                        changed.expect("a live proxy and a valid box");
+                    });
+            return;
+        }
+        let mut updated = 0;
+        self.tree
+            .move_proxies((0..moving.len()).map(one), |_, changed| {
+                updated += changed.expect("a live proxy and a valid box") as usize;
+            });
         self.updated = updated;
     }
 

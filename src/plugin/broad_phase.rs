@@ -6,9 +6,10 @@ use bevy::prelude::*;
 use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::plugin::pairs::Pair;
+use crate::plugin::pool::pool_for;
 use crate::plugin::state::Key;
 use crate::plugin::{AabbTree, CollisionConfig};
-use crate::tree::parallel::TASKS_PER_THREAD;
+use crate::tree::parallel::{TASKS_PER_THREAD, TaskRunner};
 
 /// The tree's pair update, its search spread over the compute task pool when the config
 /// asks for it, enough colliders moved and the pool has more than one thread. The pairs
@@ -23,27 +24,14 @@ fn update_pairs<V: Vector>(
     config: &CollisionConfig,
     pairs: &mut Vec<(crate::ProxyId, crate::ProxyId)>,
 ) -> usize {
-    use bevy::tasks::ComputeTaskPool;
-    let pool = ComputeTaskPool::try_get().filter(|pool| pool.thread_num() > 1);
-    let Some(pool) = pool.filter(|_| {
-        config
-            .parallel_pairs_from
-            .is_some_and(|from| tree.moved_count() >= from)
-    }) else {
+    let Some(pool) = pool_for(config, tree.moved_count()) else {
         tree.update_pairs(pairs);
         return 0;
     };
-    let threads = pool.thread_num();
-    let mut job = tree.parallel_pairs(threads.saturating_mul(TASKS_PER_THREAD));
+    let mut job = tree.parallel_pairs(pool.thread_num().saturating_mul(TASKS_PER_THREAD));
     let count = job.task_count();
     let job_ref = &job;
-    // One pool task per walk task: the pool hands them to whichever thread is free, which
-    // evens out tasks of very different sizes.
-    pool.scope(|scope| {
-        for task in 0..count {
-            scope.spawn(async move { job_ref.run_buffered(task) });
-        }
-    });
+    pool.run(count, &|task| job_ref.run_buffered(task));
     job.append_buffered(pairs);
     count
 }

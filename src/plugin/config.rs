@@ -32,15 +32,19 @@ pub struct CollisionConfig {
     pub swept: bool,
     /// Whether the pipeline runs at all. Default `true`.
     pub enabled: bool,
-    /// Spread the pair search over Bevy's `ComputeTaskPool` in ticks where at least this
-    /// many colliders moved (see [`DynamicTree::parallel_pairs`](crate::DynamicTree::parallel_pairs)),
-    /// when the pool has more than one thread (Bevy's `multi_threaded` feature, which
-    /// `DefaultPlugins` apps have, on a machine with about four cores or more). The pairs,
-    /// and so the events, are exactly those of the serial update. `None`: always serial.
+    /// Spread the tree's work over Bevy's `ComputeTaskPool` in ticks where at least this
+    /// many colliders moved, when the pool has more than one thread (Bevy's
+    /// `multi_threaded` feature, which `DefaultPlugins` apps have, on a machine with
+    /// about four cores or more): the pair search (see
+    /// [`DynamicTree::parallel_pairs`](crate::DynamicTree::parallel_pairs)) and, when at
+    /// least an eighth of the colliders changed their fat box, the refit that follows
+    /// (see [`DynamicTree::move_proxies_parallel`](crate::DynamicTree::move_proxies_parallel)).
+    /// The pairs, and so the events, are exactly those of the serial update. `None`:
+    /// always serial.
     ///
-    /// Default `Some(2_000)`: below a few thousand moved colliders, handing the walk to
-    /// the pool costs more than it saves. The moves, the refit and the tree's upkeep stay
-    /// serial.
+    /// Default `Some(2_000)`: below a few thousand moved colliders, handing the work to
+    /// the pool costs more than it saves. The decisions of the moves (in the prepare
+    /// stage) and the tree's upkeep (its incremental rebuilds) stay serial.
     pub parallel_pairs_from: Option<usize>,
     /// Whether the tree keeps its move cache: a copy of every collider's fat box by proxy
     /// id, 16 bytes a collider in 2D and 24 in 3D, which lets the prepare stage read a

@@ -243,6 +243,7 @@ mod motion;
 mod narrow_phase;
 mod neighbourhoods;
 mod pairs;
+mod pool;
 mod prepare;
 mod shape;
 mod spatial;

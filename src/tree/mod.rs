@@ -101,6 +101,7 @@ mod node;
 mod optimize;
 mod pairs;
 pub(crate) mod parallel;
+mod parallel_refit;
 mod prefetch;
 mod proxy;
 mod query;
@@ -205,6 +206,8 @@ pub struct DynamicTree<V: Vector, T = ()> {
     pub(crate) search: pairs::Search,
     /// Pair updates that searched leaf by leaf since the tree was made.
     pub(crate) leaf_searches: u64,
+    /// Refits run as tasks, for [`TreeStats::parallel_refits`].
+    pub(crate) parallel_refits: u64,
     /// Buffers the operations reuse from one call to the next.
     pub(crate) scratch: Scratch<V>,
     /// Nodes visited by queries and pair walks since the tree was made (see
@@ -279,6 +282,7 @@ impl<V: Vector, T: Clone> Clone for DynamicTree<V, T> {
             optimizer: self.optimizer.clone(),
             search: self.search,
             leaf_searches: self.leaf_searches,
+            parallel_refits: self.parallel_refits,
             scratch: Default::default(),
             nodes_visited: AtomicU64::new(self.nodes_visited.load(Ordering::Relaxed)),
             leaves_visited: AtomicU64::new(self.leaves_visited.load(Ordering::Relaxed)),
@@ -309,6 +313,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             optimizer: Default::default(),
             search: Default::default(),
             leaf_searches: 0,
+            parallel_refits: 0,
             scratch: Default::default(),
             nodes_visited: AtomicU64::new(0),
             leaves_visited: AtomicU64::new(0),

@@ -3,7 +3,9 @@
 use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::tree::arena::age_at;
+use crate::tree::parallel::{MAX_THREADS, ScopedThreads, TaskRunner};
 use crate::tree::{DynamicTree, Link, NodeId, ProxyId, Stamp, TreeError, UNCONDITIONAL_LEVELS};
+use std::sync::{Mutex, PoisonError};
 
 /// Batches smaller than this are applied in the order given: sorting would cost more than
 /// it saves.
@@ -37,6 +39,19 @@ const RECENT_BELOW: usize = 2;
 /// taller ones, which rotations make rare, take the walk with a stack of its own.
 const MAX_RECURSIVE_REFIT: u16 = 256;
 
+/// The fewest moves a task of [`DynamicTree::move_proxies_parallel`] decides (a smaller
+/// batch makes fewer tasks): a decision takes nanoseconds, and each task costs a
+/// hand-over to a thread. The unit tests use small tasks, so that small trees make many.
+#[cfg(not(test))]
+const MIN_MOVES_PER_TASK: usize = 4096;
+#[cfg(test)]
+const MIN_MOVES_PER_TASK: usize = 64;
+
+/// Tasks per thread that [`DynamicTree::move_proxies_parallel`] cuts a batch into: the
+/// moves cost about the same each, so a few are enough to even out a thread that the
+/// system delays.
+const MOVE_TASKS_PER_THREAD: usize = 4;
+
 /// Walks up the tree that a large batch keeps in flight at once (see
 /// `DynamicTree::grow_ancestors_interleaved`).
 const LANES: usize = 8;
@@ -52,6 +67,42 @@ pub(crate) struct PendingMoves<V: Vector> {
     sorted: Vec<(Link, BoundingBox<V>)>,
     /// Start of each group in `sorted`.
     starts: Vec<u32>,
+    /// The proxies of `moves`, in the same order.
+    ids: Vec<ProxyId>,
+    /// One bit per proxy, set for those in `ids` while a parallel refit stores their
+    /// boxes itself (see [`DynamicTree::apply_pending`]); all clear otherwise.
+    changed: Vec<u64>,
+    /// What each task of [`DynamicTree::move_proxies_parallel`] decided.
+    decided: Vec<Mutex<Decided<V>>>,
+}
+
+/// The moves one task of [`DynamicTree::move_proxies_parallel`] decided, in batch order.
+#[derive(Debug)]
+pub(crate) struct Decided<V: Vector> {
+    /// The changes: where each leaf hangs and its new fat box.
+    moves: Vec<(Link, BoundingBox<V>)>,
+    /// Their proxies.
+    ids: Vec<ProxyId>,
+    /// The moves left to the calling thread (their index in the batch).
+    deferred: Vec<usize>,
+}
+
+impl<V: Vector> Default for Decided<V> {
+    fn default() -> Self {
+        Self {
+            moves: Vec::new(),
+            ids: Vec::new(),
+            deferred: Vec::new(),
+        }
+    }
+}
+
+impl<V: Vector> Decided<V> {
+    fn clear(&mut self) {
+        self.moves.clear();
+        self.ids.clear();
+        self.deferred.clear();
+    }
 }
 
 impl<V: Vector> Default for PendingMoves<V> {
@@ -60,6 +111,9 @@ impl<V: Vector> Default for PendingMoves<V> {
             moves: Vec::new(),
             sorted: Vec::new(),
             starts: Vec::new(),
+            ids: Vec::new(),
+            changed: Vec::new(),
+            decided: Vec::new(),
         }
     }
 }
@@ -70,20 +124,34 @@ impl<V: Vector> Default for PendingMoves<V> {
 struct Batch<'a, V: Vector, T> {
     tree: &'a mut DynamicTree<V, T>,
     pending: PendingMoves<V>,
+    /// Where the refit's tasks run.
+    runner: &'a dyn TaskRunner,
+    /// The tree's move cache while the tasks of a parallel batch hold it (empty
+    /// otherwise): given back first if the batch ends in a panic.
+    cache: Vec<BoundingBox<V>>,
 }
 
 impl<'a, V: Vector, T> Batch<'a, V, T> {
-    fn new(tree: &'a mut DynamicTree<V, T>) -> Self {
+    fn new(tree: &'a mut DynamicTree<V, T>, runner: &'a dyn TaskRunner) -> Self {
         let mut pending = core::mem::take(&mut tree.scratch.moves);
         pending.moves.clear();
-        Self { tree, pending }
+        pending.ids.clear();
+        Self {
+            tree,
+            pending,
+            runner,
+            cache: Vec::new(),
+        }
     }
 }
 
 impl<V: Vector, T> Drop for Batch<'_, V, T> {
     fn drop(&mut self) {
+        if !self.cache.is_empty() {
+            self.tree.fat_boxes = core::mem::take(&mut self.cache);
+        }
         let mut pending = core::mem::take(&mut self.pending);
-        self.tree.apply_pending(&mut pending);
+        self.tree.apply_pending(&mut pending, self.runner);
         self.tree.scratch.moves = pending;
     }
 }
@@ -111,11 +179,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
         moves: impl IntoIterator<Item = (ProxyId, BoundingBox<V>, V)>,
         mut result: impl FnMut(ProxyId, Result<bool, TreeError>),
     ) {
-        let mut batch = Batch::new(self);
+        let mut batch = Batch::new(self, &ScopedThreads(1));
         for (id, tight, displacement) in moves {
             match batch.tree.new_fat_box(id, tight, displacement) {
                 Ok(Some(change)) => {
                     batch.pending.moves.push(change);
+                    batch.pending.ids.push(id);
                     result(id, Ok(true));
                 }
                 Ok(None) => result(id, Ok(false)),
@@ -124,24 +193,188 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
+    /// [`Self::move_proxies`] on up to `threads` scoped threads (the calling one
+    /// included; at most 256): move `i`, for `i` in `0..count`, is `moves(i)`, a
+    /// `(id, tight, displacement)`. Returns how many moves changed their proxy's fat box;
+    /// `result` is told each move's outcome, from the thread that decided it.
+    ///
+    /// The moves are decided independently, each against its proxy's fat box from before
+    /// the batch, so give each proxy at most once: a proxy given twice is decided twice
+    /// against the same box, and keeps the box of its last move that changes it. Short of
+    /// that, the fat boxes, the tree and the next update's pairs are exactly those of
+    /// `move_proxies` on the same moves, whatever the threads.
+    ///
+    /// Each thread decides runs of consecutive moves; the changes are then stored on the
+    /// calling thread, in batch order. When at least one leaf in eight changed (see
+    /// [`Self::move_proxies`]), each thread refits whole subtrees, storing the changed
+    /// leaves' boxes in their parents as it passes them. Small batches (a few thousand
+    /// moves a thread), small trees and a tree without its move cache
+    /// ([`Self::set_move_cache`]) use fewer threads, or the calling thread alone. The
+    /// threads are started on every call that uses them.
+    pub fn move_proxies_parallel(
+        &mut self,
+        count: usize,
+        moves: impl Fn(usize) -> (ProxyId, BoundingBox<V>, V) + Sync,
+        threads: usize,
+        result: impl Fn(ProxyId, Result<bool, TreeError>) + Sync,
+    ) -> usize
+    where
+        T: Sync,
+    {
+        let threads = threads.clamp(1, MAX_THREADS);
+        let tasks = threads
+            .saturating_mul(MOVE_TASKS_PER_THREAD)
+            .min(count / MIN_MOVES_PER_TASK)
+            .max(1);
+        // Task `t` decides moves `at(t)..at(t + 1)` (in 64 bits: the product may not fit
+        // a 32-bit `usize`, and the quotient is at most `count`).
+        let at = |t: usize| (t as u64 * count as u64 / tasks as u64) as usize;
+        let runner = ScopedThreads(threads);
+        let mut batch = Batch::new(self, &runner);
+        let mut lists = core::mem::take(&mut batch.pending.decided);
+        if lists.len() < tasks {
+            lists.resize_with(tasks, Default::default);
+        }
+        // Where the ids of each task after the first start: its first move's. When they
+        // increase from task to task (a batch in id order, the usual one), the tasks own
+        // disjoint runs of the move cache, each from its start to the next, and store
+        // their changes there themselves.
+        let starts: Vec<usize> = (1..tasks).map(|t| moves(at(t)).0.index()).collect();
+        let owned = tasks > 1
+            && batch.tree.move_cache
+            && starts.windows(2).all(|w| w[0] < w[1])
+            && starts
+                .last()
+                .is_none_or(|&s| s <= batch.tree.fat_boxes.len());
+        let mut runs = Vec::new();
+        if owned {
+            batch.cache = core::mem::take(&mut batch.tree.fat_boxes);
+            let mut rest = batch.cache.as_mut_slice();
+            let mut base = 0;
+            for &start in &starts {
+                let (run, after) = rest.split_at_mut(start - base);
+                runs.push(Mutex::new((run, base)));
+                (rest, base) = (after, start);
+            }
+            runs.push(Mutex::new((rest, base)));
+        }
+        let tree = &*batch.tree;
+        runner.run(tasks, &|task| {
+            // Never contended (one task per list and run) and never poisoned: a panic
+            // in a task goes on in the calling thread before any of them is read again.
+            let mut list = lists[task].lock().unwrap_or_else(PoisonError::into_inner);
+            let list = &mut *list;
+            list.clear();
+            let mut run = runs
+                .get(task)
+                .map(|run| run.lock().unwrap_or_else(PoisonError::into_inner));
+            for i in at(task)..at(task + 1) {
+                let (id, tight, displacement) = moves(i);
+                let decided = match run.as_deref_mut() {
+                    // The box is in this task's run of the move cache: decided and stored
+                    // there; outside it, left for the calling thread.
+                    Some((boxes, base)) => match tree.live_leaf(id) {
+                        Some(leaf) => {
+                            match id.index().checked_sub(*base).and_then(|j| boxes.get_mut(j)) {
+                                Some(old) => {
+                                    tree.decide_from(old, tight, displacement).map(|fat| {
+                                        fat.map(|fat| {
+                                            *old = fat;
+                                            (leaf.parent, fat)
+                                        })
+                                    })
+                                }
+                                None => {
+                                    list.deferred.push(i);
+                                    continue;
+                                }
+                            }
+                        }
+                        None => Err(TreeError::UnknownProxy(id)),
+                    },
+                    None => tree.decide_fat_box(id, tight, displacement),
+                };
+                match decided {
+                    Ok(Some(change)) => {
+                        list.moves.push(change);
+                        list.ids.push(id);
+                        result(id, Ok(true));
+                    }
+                    Ok(None) => result(id, Ok(false)),
+                    Err(e) => result(id, Err(e)),
+                }
+            }
+        });
+        drop(runs);
+        if owned {
+            batch.tree.fat_boxes = core::mem::take(&mut batch.cache);
+        }
+        let mut changed = 0;
+        for list in &mut lists[..tasks] {
+            let list = list.get_mut().unwrap_or_else(PoisonError::into_inner);
+            if owned {
+                batch.tree.optimizer.changes += list.ids.len();
+            } else {
+                for (&id, &(link, fat)) in list.ids.iter().zip(&list.moves) {
+                    batch.tree.store_fat_box(id, link, fat);
+                }
+            }
+            batch.pending.moves.extend_from_slice(&list.moves);
+            batch.pending.ids.extend_from_slice(&list.ids);
+            changed += list.ids.len();
+        }
+        // The moves whose proxy lay outside their task's run, in batch order.
+        for list in &mut lists[..tasks] {
+            let list = list.get_mut().unwrap_or_else(PoisonError::into_inner);
+            for &i in &list.deferred {
+                let (id, tight, displacement) = moves(i);
+                match batch.tree.new_fat_box(id, tight, displacement) {
+                    Ok(Some(change)) => {
+                        batch.pending.moves.push(change);
+                        batch.pending.ids.push(id);
+                        changed += 1;
+                        result(id, Ok(true));
+                    }
+                    Ok(None) => result(id, Ok(false)),
+                    Err(e) => result(id, Err(e)),
+                }
+            }
+        }
+        batch.pending.decided = lists;
+        changed
+    }
+
+    /// [`Self::set_fat_boxes_on`] on the calling thread alone.
+    #[cfg(test)]
+    pub(crate) fn set_fat_boxes(
+        &mut self,
+        boxes: impl IntoIterator<Item = (ProxyId, BoundingBox<V>)>,
+        result: impl FnMut(ProxyId, Result<(), TreeError>),
+    ) {
+        self.set_fat_boxes_on(boxes, &ScopedThreads(1), result);
+    }
+
     /// [`Self::set_fat_box`] for many proxies: the same as one call per `(id, fat)`, in
     /// order, with `result` told each call's outcome, but the leaves' ancestors are
-    /// updated in memory order (see [`Self::move_proxies`]).
+    /// updated in memory order (see [`Self::move_proxies`]), and the refit after a large
+    /// batch runs its tasks on `runner` (see [`Self::apply_pending`]).
     ///
     /// For the plugin, which keeps each proxy's fat box and decides itself, with
     /// [`Self::keeps_fat_box`] and [`Self::fatten`], which moves change it.
     #[cfg(any(feature = "plugin", test))]
-    pub(crate) fn set_fat_boxes(
+    pub(crate) fn set_fat_boxes_on(
         &mut self,
         boxes: impl IntoIterator<Item = (ProxyId, BoundingBox<V>)>,
+        runner: &dyn TaskRunner,
         mut result: impl FnMut(ProxyId, Result<(), TreeError>),
     ) {
-        let mut batch = Batch::new(self);
+        let mut batch = Batch::new(self, runner);
         for (id, fat) in boxes {
             match batch.tree.checked_link(id, &fat) {
                 Ok(link) => {
                     batch.tree.store_fat_box(id, link, fat);
                     batch.pending.moves.push((link, fat));
+                    batch.pending.ids.push(id);
                     result(id, Ok(()));
                 }
                 Err(e) => result(id, Err(e)),
@@ -154,12 +387,34 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// ancestors: grown leaf by leaf, in memory order when there are enough leaves, or by
     /// one refit when many changed (of the recent subtrees, see [`RECENT`], or of the
     /// whole tree when at least half of the leaves changed).
-    pub(crate) fn apply_pending(&mut self, pending: &mut PendingMoves<V>) {
+    ///
+    /// A batch given more than one thread, with the move cache on, refits them in
+    /// parallel ([`Self::refit_root_parallel`]), and that refit stores the leaves' boxes
+    /// itself as it passes their parents: each changed proxy's bit is set, and a leaf
+    /// whose bit is set takes its box from the move cache and its mark, as
+    /// [`Self::write_slot`] would give them. The scattered writes of the slots are then
+    /// spread over the threads too.
+    pub(crate) fn apply_pending(&mut self, pending: &mut PendingMoves<V>, runner: &dyn TaskRunner) {
         let count = pending.moves.len();
         if count >= SORT_FROM && count * BULK_FROM >= self.proxy_count {
-            self.write_slots(&pending.moves);
-            if count * RECENT_BELOW < self.proxy_count {
+            let parallel = runner.threads() > 1 && self.move_cache && self.refits_recursively();
+            if parallel {
+                pending.changed.resize(self.leaves.len().div_ceil(64), 0);
+                for id in &pending.ids {
+                    pending.changed[id.index() / 64] |= 1 << (id.index() % 64);
+                }
+            } else {
+                self.write_slots(&pending.moves);
+            }
+            let recent = count * RECENT_BELOW < self.proxy_count;
+            if recent {
                 self.mark_stale_paths(&pending.moves);
+            }
+            if parallel {
+                let age = if recent { RECENT.into() } else { u16::MAX };
+                self.refit_root_parallel(age, &pending.changed, runner);
+                pending.changed.fill(0);
+            } else if recent {
                 self.refit_recent();
             } else {
                 self.refit_all();
@@ -260,6 +515,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             moves,
             sorted,
             starts,
+            ..
         } = pending;
         starts.clear();
         starts.resize(regions + 1, 0);
@@ -316,18 +572,24 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// recent a mark younger than `age` updates (every node with `u16::MAX`). A tree too
     /// tall for the recursion, which rotations make rare, is refit whole with a stack.
     fn refit_younger_than(&mut self, age: u16) {
-        if !self.root.is_null() && !self.root.is_leaf() {
-            if self.nodes[self.root.index()].height <= MAX_RECURSIVE_REFIT {
-                let (aabb, changed) = self.refit_below(self.root, self.epoch, age);
-                self.root_box = aabb;
-                if changed {
-                    self.root_stamp = self.epoch;
-                }
-            } else {
-                self.refit_all_stacked();
+        if self.refits_recursively() {
+            let (aabb, changed) = self.refit_below(self.root, self.epoch, age);
+            self.root_box = aabb;
+            if changed {
+                self.root_stamp = self.epoch;
             }
+        } else if !self.root.is_null() && !self.root.is_leaf() {
+            self.refit_all_stacked();
         }
         self.exact = true;
+    }
+
+    /// Whether the root is an internal node low enough for [`Self::refit_below`]'s
+    /// recursion (and [`Self::refit_root_parallel`]'s).
+    fn refits_recursively(&self) -> bool {
+        !self.root.is_null()
+            && !self.root.is_leaf()
+            && self.nodes[self.root.index()].height <= MAX_RECURSIVE_REFIT
     }
 
     /// Makes every ancestor of the leaves at `items` recent (see [`RECENT`]) for

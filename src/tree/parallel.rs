@@ -42,7 +42,66 @@ std::thread_local! {
 
 /// Most threads [`DynamicTree::update_pairs_parallel`] starts; more are not useful before
 /// the walk runs out of tasks.
-const MAX_THREADS: usize = 256;
+pub(crate) const MAX_THREADS: usize = 256;
+
+/// Runs the independent tasks of a parallel stage: tasks `0..count`, each once, on any
+/// threads, returning when all have run.
+pub(crate) trait TaskRunner: Sync {
+    /// How many threads the tasks may run on (1: the calling thread alone).
+    fn threads(&self) -> usize;
+    /// Runs tasks `0..count` with `task`.
+    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync));
+}
+
+/// Scoped standard threads, started for each stage ([`run_scoped`]).
+pub(crate) struct ScopedThreads(pub usize);
+
+impl TaskRunner for ScopedThreads {
+    fn threads(&self) -> usize {
+        self.0
+    }
+
+    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
+        run_scoped(self.0, count, task);
+    }
+}
+
+/// Runs tasks `0..count`, each once, on up to `threads` scoped threads (the calling one
+/// included), each thread taking the next task not yet taken until none is left. Threads
+/// the system refuses are simply not there: the others, this one included, take their
+/// tasks. A task that panics (none in the crate has a path that does) is not swallowed:
+/// its panic goes on in the calling thread.
+pub(crate) fn run_scoped(threads: usize, count: usize, task: impl Fn(usize) + Sync) {
+    let next = AtomicUsize::new(0);
+    let take_tasks = || {
+        loop {
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            if index >= count {
+                return;
+            }
+            task(index);
+        }
+    };
+    if threads.min(count) <= 1 {
+        take_tasks();
+        return;
+    }
+    std::thread::scope(|scope| {
+        let spawned: Vec<_> = (1..threads.min(count))
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, take_tasks)
+                    .ok()
+            })
+            .collect();
+        take_tasks();
+        for handle in spawned {
+            handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        }
+    });
+}
 
 /// Tasks per thread that [`DynamicTree::update_pairs_parallel`] (and the plugin) ask the
 /// split for. The tasks of a split can differ in size by orders of magnitude, so there
@@ -249,37 +308,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             }
             return;
         }
-        let next = AtomicUsize::new(0);
-        let (job_ref, next) = (&job, &next);
-        // Runs tasks until none is left, each into its own list.
-        let take_tasks = move || {
-            loop {
-                let task = next.fetch_add(1, Ordering::Relaxed);
-                if task >= count {
-                    return;
-                }
-                job_ref.run_buffered(task);
-            }
-        };
-        std::thread::scope(|scope| {
-            // Threads the system refuses are simply not there: the others, this one
-            // included, take their tasks.
-            let spawned: Vec<_> = (1..threads.min(count))
-                .filter_map(|_| {
-                    std::thread::Builder::new()
-                        .spawn_scoped(scope, take_tasks)
-                        .ok()
-                })
-                .collect();
-            take_tasks();
-            for handle in spawned {
-                // A task that panicked (the walk has no path that does) is not
-                // swallowed: its panic goes on in this thread.
-                handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            }
-        });
+        let job_ref = &job;
+        run_scoped(threads, count, |task| job_ref.run_buffered(task));
         job.append_buffered(pairs);
     }
 

@@ -87,13 +87,38 @@ impl<V: Vector, T> DynamicTree<V, T> {
         tight: BoundingBox<V>,
         displacement: V,
     ) -> Result<Option<(Link, BoundingBox<V>)>, TreeError> {
-        let Some(&leaf) = self.leaves.get(id.index()) else {
-            return Err(TreeError::UnknownProxy(id));
-        };
-        if !leaf.is_live() {
-            return Err(TreeError::UnknownProxy(id));
+        let change = self.decide_fat_box(id, tight, displacement)?;
+        if let Some((link, fat)) = change {
+            self.store_fat_box(id, link, fat);
         }
+        Ok(change)
+    }
+
+    /// The checks and decision of [`Self::new_fat_box`], without storing anything: the
+    /// leaf's link and the new fat box when the move changes it, `None` when it does not.
+    #[inline(always)]
+    pub(crate) fn decide_fat_box(
+        &self,
+        id: ProxyId,
+        tight: BoundingBox<V>,
+        displacement: V,
+    ) -> Result<Option<(Link, BoundingBox<V>)>, TreeError> {
+        let leaf = *self.live_leaf(id).ok_or(TreeError::UnknownProxy(id))?;
         let old = self.stored_fat_box(id, leaf);
+        Ok(self
+            .decide_from(&old, tight, displacement)?
+            .map(|fat| (leaf.parent, fat)))
+    }
+
+    /// The decision of a move of a live proxy whose fat box is `old`: the new fat box
+    /// when the move changes it, `None` when it does not.
+    #[inline(always)]
+    pub(crate) fn decide_from(
+        &self,
+        old: &BoundingBox<V>,
+        tight: BoundingBox<V>,
+        displacement: V,
+    ) -> Result<Option<BoundingBox<V>>, TreeError> {
         // Most calls change nothing, so the checks of the common path make every
         // comparison and combine them with `&`: no branch on the data until the verdict.
         if !(tight.is_valid() & displacement.abs().all_lt(V::INFINITY)) {
@@ -105,18 +130,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         // The first half of `keeps_fat_box`, which needs no fat box: the common case keeps
         // its fat box without computing the new one.
-        if old.contains(&tight) && Self::small_enough(&old, &tight) {
+        if old.contains(&tight) && Self::small_enough(old, &tight) {
             return Ok(None);
         }
         let fat = self.fatten(&tight, displacement);
-        if Self::keeps_fat_box(&old, &tight, &fat) {
+        if Self::keeps_fat_box(old, &tight, &fat) {
             return Ok(None);
         }
         if !fat.is_valid() {
             return Err(TreeError::InvalidBox);
         }
-        self.store_fat_box(id, leaf.parent, fat);
-        Ok(Some((leaf.parent, fat)))
+        Ok(Some(fat))
     }
 
     /// Whether a move keeps the proxy's fat box `old` (the tree is not touched): the new

@@ -38,6 +38,10 @@ pub struct TreeStats {
     /// [`DynamicTree::update_pairs`]), since the tree was made, counted like
     /// [`Self::nodes_visited`].
     pub leaf_searches: u64,
+    /// Refits after a large batch of moves that ran as tasks on several threads (see
+    /// [`DynamicTree::move_proxies_parallel`]), since the tree was made, counted like
+    /// [`Self::nodes_visited`].
+    pub parallel_refits: u64,
 }
 
 impl<V: Vector, T> DynamicTree<V, T> {
@@ -71,6 +75,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             nodes_visited: self.nodes_visited.load(Ordering::Relaxed),
             leaves_visited: self.leaves_visited.load(Ordering::Relaxed),
             leaf_searches: self.leaf_searches,
+            parallel_refits: self.parallel_refits,
         }
     }
 

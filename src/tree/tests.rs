@@ -945,3 +945,226 @@ fn mark_age_across_the_wrap() {
         step_some(&mut tree, &mut centers, &ids, |k| k % 2 == 1, &mut r);
     }
 }
+
+/// Whether two trees hold the same nodes (boxes, marks, links, heights), leaves, move
+/// cache, root and moved count: the same state, bit for bit, but for the scratch space.
+fn assert_same_tree<V: Vector, T>(a: &DynamicTree<V, T>, b: &DynamicTree<V, T>, what: &str) {
+    assert_eq!(
+        (a.root, a.root_box, a.root_stamp),
+        (b.root, b.root_box, b.root_stamp),
+        "{what}"
+    );
+    assert_eq!(a.moved_count, b.moved_count, "{what}");
+    assert_eq!(a.leaves, b.leaves, "{what}");
+    assert_eq!(a.fat_boxes, b.fat_boxes, "{what}");
+    assert_eq!(a.nodes.len(), b.nodes.len(), "{what}");
+    for (i, (x, y)) in a.nodes.iter().zip(&b.nodes).enumerate() {
+        assert_eq!(
+            (x.boxes, x.stamps, x.children, x.parent, x.height),
+            (y.boxes, y.stamps, y.children, y.parent, y.height),
+            "{what}: node {i}"
+        );
+    }
+}
+
+/// Batches of distinct moves for [`parallel_moves`]: the share `share` of the proxies,
+/// in id order, in reverse, in id order but for a few put at the end, or strided; each box jumps by up to `jump` (most leave their
+/// fat box), with an invalid box and an unknown id among them.
+fn distinct_moves<V: Vector>(
+    r: &mut impl FnMut() -> f32,
+    step: usize,
+    share: f32,
+    centers: &mut [V],
+    ids: &[ProxyId],
+    unknown: ProxyId,
+) -> Vec<(ProxyId, BoundingBox<V>, V)> {
+    let n = centers.len();
+    let count = ((n as f32 * share) as usize).max(1);
+    let mut chosen: Vec<usize> = match step / 4 % 4 {
+        0 => (0..count).map(|k| k * n / count).collect(),
+        1 => (0..count).rev().map(|k| k * n / count).collect(),
+        2 => {
+            // In id order but for a few moves taken out and put at the end.
+            let (late, mut set): (Vec<_>, Vec<_>) = (0..count)
+                .map(|k| k * n / count)
+                .partition(|&i| i % 41 == 20);
+            set.extend(late);
+            set
+        }
+        _ => {
+            let mut set: Vec<_> = (0..count).map(|k| (k * 389 + step) % n).collect();
+            set.dedup();
+            let mut seen = BTreeSet::new();
+            set.retain(|&i| seen.insert(i));
+            set
+        }
+    };
+    chosen.dedup();
+    let mut moves = Vec::new();
+    for (k, &i) in chosen.iter().enumerate() {
+        let jump = v::<V>([r() - 0.5, r() - 0.5, r() - 0.5]) * (2.0 * r());
+        centers[i] += jump;
+        let mut tight = BoundingBox::from_center_half_extents(centers[i], V::splat(0.5));
+        let mut id = ids[i];
+        match k % 211 {
+            7 => tight = BoundingBox::from_min_max(V::splat(f32::NAN), V::ONE),
+            8 if k < 300 => id = unknown,
+            _ => {}
+        }
+        moves.push((id, tight, jump * (r() * 2.0)));
+    }
+    moves
+}
+
+/// `move_proxies_parallel` on 1 to 4 threads against `move_proxies` on copies of a tree,
+/// batch after batch: the same outcomes (the unknown id and invalid boxes refused), the
+/// same count of changes, and the same tree bit for bit (nodes, marks, leaves, move
+/// cache); then the same pairs in the same order. The batches change all, a third, a
+/// tenth and a fiftieth of the proxies (the whole-tree refit, the refit of the recent
+/// subtrees, the ancestors grown in memory order, one by one), in id order (each task
+/// owns a run of the move cache), in id order with a few out of place (the calling
+/// thread decides those last), reversed and strided (the calling thread stores).
+fn parallel_moves<V: Vector + Sync>(move_cache: bool) {
+    let mut r = lcg(4242);
+    let n = 3000;
+    let (mut centers, mut serial, ids) = uniform_tree::<V>(&mut r, n);
+    serial.set_move_cache(move_cache);
+    let mut trees: Vec<_> = (1..=4).map(|_| serial.clone()).collect();
+    let unknown = unknown_id::<V>(n, 5);
+    let (mut want_pairs, mut got_pairs) = (Vec::new(), Vec::new());
+    for step in 0..24 {
+        let share = [1.0, 0.3, 0.1, 0.02][step % 4];
+        let moves = distinct_moves(&mut r, step, share, &mut centers, &ids, unknown);
+        let mut want = Vec::new();
+        serial.move_proxies(moves.iter().copied(), |id, res| want.push((id, res)));
+        serial.validate().unwrap();
+        want.sort_by_key(|&(id, _)| id);
+        let changes = want.iter().filter(|(_, res)| *res == Ok(true)).count();
+        assert!(want.iter().any(|(_, res)| res.is_err()), "step {step}");
+        want_pairs.clear();
+        let mut stepped = serial.clone();
+        stepped.update_pairs(&mut want_pairs);
+        for (t, tree) in trees.iter_mut().enumerate() {
+            let what = format!("step {step}, {} threads", t + 1);
+            let got = std::sync::Mutex::new(Vec::new());
+            let changed = tree.move_proxies_parallel(
+                moves.len(),
+                |i| moves[i],
+                t + 1,
+                |id, res| got.lock().unwrap().push((id, res)),
+            );
+            let mut got = got.into_inner().unwrap();
+            got.sort_by_key(|&(id, _)| id);
+            assert_eq!(got, want, "{what}");
+            assert_eq!(changed, changes, "{what}");
+            tree.validate().unwrap();
+            assert_same_tree(tree, &serial, &what);
+            got_pairs.clear();
+            tree.update_pairs(&mut got_pairs);
+            assert_eq!(got_pairs, want_pairs, "{what}");
+            assert_same_tree(tree, &stepped, &what);
+        }
+        serial = stepped;
+    }
+}
+
+#[test]
+fn parallel_moves_2d() {
+    parallel_moves::<Vec2>(true);
+}
+
+#[test]
+fn parallel_moves_3d() {
+    parallel_moves::<Vec3>(true);
+}
+
+#[test]
+fn parallel_moves_without_move_cache() {
+    parallel_moves::<Vec2>(false);
+}
+
+/// A proxy given twice in one parallel batch (the one case where it differs from
+/// `move_proxies`) keeps the box of one of its moves, and the tree stays valid: the next
+/// update reports exactly the brute-force pairs of the moved proxies. A panic in the
+/// caller's `moves` on one thread leaves a valid tree with its move cache.
+fn parallel_moves_repeats_and_panics<V: Vector + Sync>() {
+    let mut r = lcg(515);
+    let n = 2000;
+    let (mut centers, mut tree, ids) = uniform_tree::<V>(&mut r, n);
+    let mut pairs = Vec::new();
+    tree.update_pairs(&mut pairs);
+    let unknown = unknown_id::<V>(n, 1);
+    for step in 0..6 {
+        let once = distinct_moves(&mut r, step, 0.6, &mut centers, &ids, unknown);
+        // Each move twice: next to itself, and again at the end of the batch, further.
+        let mut moves = Vec::new();
+        for &(id, tight, d) in &once {
+            moves.push((id, tight, d));
+            moves.push((id, tight, d * 2.0));
+        }
+        for &(id, tight, d) in once.iter().step_by(3) {
+            moves.push((id, tight.translated(d), d));
+        }
+        let given: BTreeMap<ProxyId, Vec<BoundingBox<V>>> =
+            moves.iter().fold(BTreeMap::new(), |mut m, &(id, t, d)| {
+                m.entry(id).or_default().push(tree.fatten(&t, d));
+                m
+            });
+        let old: BTreeMap<_, _> = ids
+            .iter()
+            .map(|&id| (id, tree.fat_box(id).unwrap()))
+            .collect();
+        tree.move_proxies_parallel(moves.len(), |i| moves[i], 3, |_, _| {});
+        tree.validate().unwrap();
+        let mut moved = BTreeSet::new();
+        let mut boxes = BTreeMap::new();
+        for &id in &ids {
+            let fat = tree.fat_box(id).unwrap();
+            if fat != old[&id] {
+                assert!(
+                    given[&id].contains(&fat),
+                    "step {step}: {id:?} got a box it was not given"
+                );
+                moved.insert(id);
+            }
+            boxes.insert(id, fat);
+        }
+        pairs.clear();
+        tree.update_pairs(&mut pairs);
+        tree.validate().unwrap();
+        let got: BTreeSet<_> = pairs.iter().copied().collect();
+        assert_eq!(got.len(), pairs.len(), "step {step}: a pair reported twice");
+        assert_eq!(got, brute_pairs(&boxes, &moved), "step {step}");
+    }
+    let moves = distinct_moves(&mut r, 0, 1.0, &mut centers, &ids, unknown);
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        tree.move_proxies_parallel(
+            moves.len(),
+            |i| {
+                assert!(i != moves.len() * 3 / 4, "the caller's moves panic");
+                moves[i]
+            },
+            4,
+            |_, _| {},
+        );
+    }));
+    assert!(caught.is_err());
+    tree.validate().unwrap();
+    assert!(tree.move_cache());
+    pairs.clear();
+    tree.update_pairs(&mut pairs);
+    tree.validate().unwrap();
+    for &(a, b) in &pairs {
+        assert!(tree.fat_box(a).unwrap().overlaps(&tree.fat_box(b).unwrap()));
+    }
+}
+
+#[test]
+fn parallel_moves_repeats_and_panics_2d() {
+    parallel_moves_repeats_and_panics::<Vec2>();
+}
+
+#[test]
+fn parallel_moves_repeats_and_panics_3d() {
+    parallel_moves_repeats_and_panics::<Vec3>();
+}

@@ -10,12 +10,14 @@ use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::plugin::lifecycle::forget_foreign_proxy;
 use crate::plugin::pairs::Pair;
+use crate::plugin::pool::pool_for;
 use crate::plugin::shape::{Hierarchy, Problem, ancestor_teleported, invalid_reason, world_shape};
 use crate::plugin::state::{Body, Key, next_run};
 use crate::plugin::{
     Aabb, AabbTree, BoundingSphere, CollisionConfig, CollisionLayers, EndReason, Static,
     StaticChanges, Teleported, TrackedCollider, Velocity,
 };
+use crate::tree::parallel::{ScopedThreads, TaskRunner};
 use crate::tree::{DynamicTree, ProxyId};
 
 /// What `prepare` reads of a collider.
@@ -492,11 +494,19 @@ pub(crate) fn prepare<V: Vector>(
     let mut pending = core::mem::take(&mut state.tick.pending_fat);
     // Every id is a live proxy and every box valid (checked above), so the tree refuses
     // none; should it, the collider would keep a stale fat box, which is logged.
-    state.tree.set_fat_boxes(pending.drain(..), |id, result| {
-        if let Err(e) = result {
-            error!("bevy_aabb_tree: proxy {id:?} kept its old fat box: {e}");
-        }
-    });
+    // A large batch refits the tree on the compute task pool, like the pair search.
+    let pool = pool_for(&config, pending.len());
+    let runner: &dyn TaskRunner = match &pool {
+        Some(pool) => pool,
+        None => &ScopedThreads(1),
+    };
+    state
+        .tree
+        .set_fat_boxes_on(pending.drain(..), runner, |id, result| {
+            if let Err(e) = result {
+                error!("bevy_aabb_tree: proxy {id:?} kept its old fat box: {e}");
+            }
+        });
     state.tick.pending_fat = pending;
     state.stats.processed = processed;
     state.stats.moved = state.tick.moved.len();
