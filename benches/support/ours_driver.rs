@@ -177,29 +177,34 @@ impl<V: FromArray<D>, const D: usize> OursBroadPhase<V, D> {
     /// [`DynamicTree::move_proxies_parallel`] on the driver's threads.
     fn move_all(&mut self, scene: &Scene<D>) {
         let displacement = self.displacement;
-        let (ids, moving) = (&self.ids, &self.moving);
-        let one = |k: usize| {
-            let i = moving[k] as usize;
+        let ids = &self.ids;
+        let one = |i: u32| {
+            let i = i as usize;
             let d = match displacement {
                 Displacement::Zero => V::ZERO,
                 Displacement::Velocity => V::from_array(scene.velocities[i]) * scene.dt,
             };
             (ids[i], Self::tight(scene, i), d)
         };
+        let moving = &self.moving;
         if self.threads > 1 {
-            self.updated =
-                self.tree
-                    .move_proxies_parallel(moving.len(), one, self.threads, |_, changed| {
-                        changed.expect("a live proxy and a valid box");
-                    });
-            return;
+            self.updated = self.tree.move_proxies_parallel(
+                moving.len(),
+                |k| one(moving[k]),
+                self.threads,
+                |_, changed| {
+                    changed.expect("a live proxy and a valid box");
+                },
+            );
+        } else {
+            // An iterator over the list (no index checked per move).
+            let mut updated = 0;
+            self.tree
+                .move_proxies(moving.iter().map(|&i| one(i)), |_, changed| {
+                    updated += changed.expect("a live proxy and a valid box") as usize;
+                });
+            self.updated = updated;
         }
-        let mut updated = 0;
-        self.tree
-            .move_proxies((0..moving.len()).map(one), |_, changed| {
-                updated += changed.expect("a live proxy and a valid box") as usize;
-            });
-        self.updated = updated;
     }
 
     /// [`Self::step`], also returning the time spent moving the boxes and the time spent in

@@ -47,6 +47,14 @@ const MIN_MOVES_PER_TASK: usize = 4096;
 #[cfg(test)]
 const MIN_MOVES_PER_TASK: usize = 64;
 
+/// The smallest batch that [`DynamicTree::move_proxies_parallel`] spreads over threads:
+/// a smaller one is decided and refitted in less time than starting the threads takes.
+/// The unit tests use small batches.
+#[cfg(not(test))]
+const PARALLEL_MOVES_FROM: usize = 16_384;
+#[cfg(test)]
+const PARALLEL_MOVES_FROM: usize = 256;
+
 /// Tasks per thread that [`DynamicTree::move_proxies_parallel`] cuts a batch into: the
 /// moves cost about the same each, so a few are enough to even out a thread that the
 /// system delays.
@@ -207,10 +215,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Each thread decides runs of consecutive moves; the changes are then stored on the
     /// calling thread, in batch order. When at least one leaf in eight changed (see
     /// [`Self::move_proxies`]), each thread refits whole subtrees, storing the changed
-    /// leaves' boxes in their parents as it passes them. Small batches (a few thousand
-    /// moves a thread), small trees and a tree without its move cache
-    /// ([`Self::set_move_cache`]) use fewer threads, or the calling thread alone. The
-    /// threads are started on every call that uses them.
+    /// leaves' boxes in their parents as it passes them. A batch of fewer than 16,384
+    /// moves runs on the calling thread alone (starting the threads would cost more than
+    /// they save); small trees and a tree without its move cache
+    /// ([`Self::set_move_cache`]) refit on the calling thread. The threads are started on
+    /// every call that uses them.
     pub fn move_proxies_parallel(
         &mut self,
         count: usize,
@@ -221,7 +230,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     where
         T: Sync,
     {
-        let threads = threads.clamp(1, MAX_THREADS);
+        let threads = if count < PARALLEL_MOVES_FROM {
+            1
+        } else {
+            threads.clamp(1, MAX_THREADS)
+        };
         let tasks = threads
             .saturating_mul(MOVE_TASKS_PER_THREAD)
             .min(count / MIN_MOVES_PER_TASK)
