@@ -247,58 +247,22 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// not the SAH's: the still items (those subtrees and still leaves) go to one side,
     /// the others to the other, when there are both.
     ///
-    /// The new subtree has exactly as many internal nodes as the old one, and takes back
-    /// the slots the old one freed (the free list hands out the last freed first), so no
-    /// node outside the subtree moves, and the optimizer's other candidates stay valid.
-    pub(crate) fn rebuild_subtree(&mut self, top: NodeId, keep_height: u16, still_for: Stamp) {
-        if top.is_leaf() || self.nodes[top.index()].height <= keep_height {
-            return;
-        }
-        let link = self.nodes[top.index()].parent;
-        let parent = link.parent_or_null();
-        let mut scratch = core::mem::take(&mut self.scratch.build);
-        scratch.items.clear();
-        self.collect_items(top, keep_height, still_for, &mut scratch);
-        let first_split = if still_for > 0 {
-            // Still items first.
-            let items = &mut scratch.items;
-            let mut still = 0;
-            for i in 0..items.len() {
-                if self.mark_age(items[i].stamp) >= still_for {
-                    items.swap(i, still);
-                    still += 1;
-                }
-            }
-            (still > 0 && still < items.len()).then_some(still)
-        } else {
-            None
-        };
-        let new_top = self.build_items(&mut scratch, parent, link.slot(), first_split);
-        // The subtrees kept whole stay where they are; the new nodes are laid out over the
-        // slots the old ones held, the new top where the old top was.
-        let kept_tops = &mut self.scratch.layout.kept_tops;
-        kept_tops.clear();
-        kept_tops.reserve(scratch.items.len());
-        kept_tops.extend(
-            scratch
-                .items
-                .iter()
-                .map(|item| item.node)
-                .filter(|id| !id.is_leaf()),
-        );
-        kept_tops.sort_unstable();
-        self.scratch.build = scratch;
-        self.relayout(new_top, top);
-        // Boxes above are exact already (the same leaves below); heights may differ.
-        let mut index = parent;
-        while !index.is_null() {
-            let before = self.nodes[index.index()].height;
-            self.refit_node(index);
-            if self.nodes[index.index()].height == before {
-                break;
-            }
-            index = self.parent_of(index);
-        }
+    /// The new subtree has exactly as many internal nodes as the old one and takes back
+    /// its slots, so no node outside the subtree moves, and the optimizer's other
+    /// candidates stay valid. Planned, then written (see `tree::rebuild`); returns the
+    /// number of items placed.
+    pub(crate) fn rebuild_subtree(
+        &mut self,
+        top: NodeId,
+        keep_height: u16,
+        still_for: Stamp,
+    ) -> usize {
+        let mut plan = core::mem::take(&mut self.scratch.plan);
+        self.plan_rebuild(top, keep_height, still_for, &mut plan);
+        self.apply_rebuild(&plan);
+        let items = plan.items.len();
+        self.scratch.plan = plan;
+        items
     }
 
     /// Appends to `scratch.items` the nodes under `top` (itself included) that are leaves,
@@ -418,7 +382,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///   factor of eight or too few items), or every boundary of both leaves one side
     ///   empty: cut in half;
     /// - a tie between the two orders goes to the centers.
-    fn split(
+    pub(crate) fn split(
         (items, keys): (&mut [BuildItem<V>], &mut [[f32; 4]]),
         bins: &mut [Vec<u8>; 2],
     ) -> usize {
@@ -493,7 +457,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// What [`Self::split`] sorts an item by: its center doubled on each axis (zero on a
     /// missing third), and its size key.
-    fn sort_keys(item: &BuildItem<V>) -> [f32; 4] {
+    pub(crate) fn sort_keys(item: &BuildItem<V>) -> [f32; 4] {
         let c = (item.aabb.min + item.aabb.max).extend_to_3d();
         [c.x, c.y, c.z, Self::size_key(item)]
     }

@@ -30,9 +30,9 @@ use crate::Vector;
 use crate::tree::{DynamicTree, Link, Node, NodeId};
 
 /// Marks a node as its parent's second child in [`LayoutScratch::parent`].
-const SECOND: u32 = 1 << 31;
+pub(crate) const SECOND: u32 = 1 << 31;
 /// No parent among the moved nodes (the top).
-const NO_PARENT: u32 = u32::MAX;
+pub(crate) const NO_PARENT: u32 = u32::MAX;
 
 /// Buffers reused by re-layouts.
 #[derive(Debug)]
@@ -47,17 +47,10 @@ pub(crate) struct LayoutScratch<V: Vector> {
     kept: Vec<(NodeId, u32)>,
     /// The slots the moved nodes go to.
     slots: Vec<NodeId>,
-    /// The slots to hand out, sorted.
-    pool: Vec<NodeId>,
-    /// Slots passed over while looking for two side by side.
-    spare: Vec<NodeId>,
     /// Copies of the moved nodes, links rewritten.
     copies: Vec<Node<V>>,
     /// Nodes waiting to have their children placed, with their position in `order`.
     stack: Vec<(NodeId, u32)>,
-    /// Tops of the subtrees a rebuild kept whole, sorted: they stay where they are, with
-    /// everything below them.
-    pub kept_tops: Vec<NodeId>,
 }
 
 impl<V: Vector> Default for LayoutScratch<V> {
@@ -67,92 +60,65 @@ impl<V: Vector> Default for LayoutScratch<V> {
             parent: Vec::new(),
             kept: Vec::new(),
             slots: Vec::new(),
-            pool: Vec::new(),
-            spare: Vec::new(),
             copies: Vec::new(),
             stack: Vec::new(),
-            kept_tops: Vec::new(),
         }
     }
 }
 
-impl<V: Vector> LayoutScratch<V> {
-    /// Chooses `slots` for `order` among the slots `order` occupies now: `top_slot` for the
-    /// top when it is one of them, and two side-by-side slots for each pair of siblings.
-    ///
-    /// A subtree rebuilt after others were rebuilt around it may hold a scattered set of
-    /// slots, so handing them out in sorted order would split pairs. Cases, in `order`:
-    /// - a pair of siblings (consecutive in `order`, same parent): the next two free slots
-    ///   that are side by side, in increasing order; slots passed over are kept aside;
-    /// - a node without an internal sibling, or a pair when no two side-by-side slots are
-    ///   left: a slot kept aside if there is one, else the next free slot.
-    ///
-    /// Every position gets exactly one slot: the slots kept aside and those not reached yet
-    /// always number the positions left.
-    fn assign_slots(&mut self, top_slot: NodeId) {
-        let Self {
-            order,
-            parent,
-            slots,
-            pool,
-            spare,
-            ..
-        } = self;
-        pool.clear();
-        pool.extend_from_slice(order);
-        pool.sort_unstable();
-        let top = pool.binary_search(&top_slot).unwrap_or(0);
-        slots.clear();
-        slots.push(pool.remove(top));
-        spare.clear();
-        // As large as the pool at once: it grows only when the pool does.
-        spare.reserve(pool.len());
-        let mut next = 0;
-        let mut i = 1;
-        while i < order.len() {
-            let siblings = i + 1 < order.len() && parent[i] & !SECOND == parent[i + 1] & !SECOND;
-            if siblings {
-                while next + 1 < pool.len() && pool[next + 1].0 != pool[next].0 + 1 {
-                    spare.push(pool[next]);
-                    next += 1;
-                }
-                if next + 1 < pool.len() {
-                    slots.extend_from_slice(&pool[next..next + 2]);
-                    next += 2;
-                    i += 2;
-                    continue;
-                }
-            }
-            let slot = spare.pop().unwrap_or_else(|| {
+/// Chooses `slots` for the nodes of a layout order whose parents' positions are `parent`
+/// (see [`LayoutScratch::parent`]), among the slots in `pool` (as many as the nodes, in
+/// any order; sorted here): `top_slot` for the top when it is one of them, and two
+/// side-by-side slots for each pair of siblings. `spare` is scratch space.
+///
+/// A subtree rebuilt after others were rebuilt around it may hold a scattered set of
+/// slots, so handing them out in sorted order would split pairs. Cases, in order:
+/// - a pair of siblings (consecutive in the order, same parent): the next two free slots
+///   that are side by side, in increasing order; slots passed over are kept aside;
+/// - a node without an internal sibling, or a pair when no two side-by-side slots are
+///   left: a slot kept aside if there is one, else the next free slot.
+///
+/// Every position gets exactly one slot: the slots kept aside and those not reached yet
+/// always number the positions left.
+pub(crate) fn assign_slots(
+    parent: &[u32],
+    top_slot: NodeId,
+    (pool, spare): (&mut Vec<NodeId>, &mut Vec<NodeId>),
+    slots: &mut Vec<NodeId>,
+) {
+    pool.sort_unstable();
+    let top = pool.binary_search(&top_slot).unwrap_or(0);
+    slots.clear();
+    slots.push(pool.remove(top));
+    spare.clear();
+    // As large as the pool at once: it grows only when the pool does.
+    spare.reserve(pool.len());
+    let mut next = 0;
+    let mut i = 1;
+    while i < parent.len() {
+        let siblings = i + 1 < parent.len() && parent[i] & !SECOND == parent[i + 1] & !SECOND;
+        if siblings {
+            while next + 1 < pool.len() && pool[next + 1].0 != pool[next].0 + 1 {
+                spare.push(pool[next]);
                 next += 1;
-                pool[next - 1]
-            });
-            slots.push(slot);
-            i += 1;
+            }
+            if next + 1 < pool.len() {
+                slots.extend_from_slice(&pool[next..next + 2]);
+                next += 2;
+                i += 2;
+                continue;
+            }
         }
+        let slot = spare.pop().unwrap_or_else(|| {
+            next += 1;
+            pool[next - 1]
+        });
+        slots.push(slot);
+        i += 1;
     }
 }
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// Moves the nodes of the subtree under `top` into the [module's order](self), over the
-    /// slots they occupy now, with the top in slot `top_slot` when that is one of them
-    /// (where the subtree's top was before a rebuild: beside its sibling), else in the
-    /// first. The nodes named in `scratch.layout.kept_tops` (sorted) stay where they are,
-    /// with their subtrees: only their parent links change. Boxes, heights, marks,
-    /// payloads and proxy ids are kept.
-    pub(crate) fn relayout(&mut self, top: NodeId, top_slot: NodeId) {
-        if top.is_leaf() {
-            return;
-        }
-        let mut scratch = core::mem::take(&mut self.scratch.layout);
-        self.collect_layout(top, &mut scratch);
-        scratch.assign_slots(top_slot);
-        if scratch.slots != scratch.order {
-            self.move_nodes(&mut scratch);
-        }
-        self.scratch.layout = scratch;
-    }
-
     /// Lays the whole tree out in the [module's order](self) from slot 0 and drops the
     /// free slots: the arena ends up exactly as large as the tree.
     pub(crate) fn compact(&mut self) {
@@ -163,7 +129,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
             return;
         }
         let mut scratch = core::mem::take(&mut self.scratch.layout);
-        scratch.kept_tops.clear();
         self.collect_layout(self.root, &mut scratch);
         let count = scratch.order.len();
         scratch.slots.clear();
@@ -175,8 +140,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Puts in `scratch.order` the nodes under `top` to move, in their new order, with
-    /// their parents' positions, and in `scratch.kept` the nodes kept in place under them:
-    /// leaves and `scratch.kept_tops`.
+    /// their parents' positions, and in `scratch.kept` the leaves under them.
     fn collect_layout(&self, top: NodeId, scratch: &mut LayoutScratch<V>) {
         scratch.order.clear();
         scratch.parent.clear();
@@ -190,7 +154,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let mut pending = [None, None];
             for (k, child) in node.children.into_iter().enumerate() {
                 let link = position | if k == 1 { SECOND } else { 0 };
-                if child.is_leaf() || scratch.kept_tops.binary_search(&child).is_ok() {
+                if child.is_leaf() {
                     scratch.kept.push((child, link));
                 } else {
                     let at = scratch.order.len() as u32;
@@ -252,7 +216,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use glam::Vec2;
 
     /// Pairs of siblings get side-by-side slots from a scattered set, the top gets its
     /// old slot, and every slot is used once (worked by hand).
@@ -260,24 +223,27 @@ mod tests {
     fn assign_slots_keeps_pairs_together() {
         // The top; a pair under it; the first of the pair has one internal child (its
         // other is a leaf); the second has a pair.
-        let mut scratch = LayoutScratch::<Vec2> {
-            order: [10, 12, 13, 20, 30, 31].map(NodeId).to_vec(),
-            parent: vec![NO_PARENT, 0, SECOND, 1, 2, 2 | SECOND],
-            ..Default::default()
+        let (mut pool, mut spare, mut slots) = (Vec::new(), Vec::new(), Vec::new());
+        let mut assign = |order: &[u32], parent: &[u32], top: u32| {
+            pool.clear();
+            pool.extend(order.iter().map(|&i| NodeId(i)));
+            assign_slots(parent, NodeId(top), (&mut pool, &mut spare), &mut slots);
+            slots.clone()
         };
-        scratch.assign_slots(NodeId(20));
+        let order = [10, 12, 13, 20, 30, 31];
+        let parent = [NO_PARENT, 0, SECOND, 1, 2, 2 | SECOND];
         // Sorted without the top: 10 12 13 30 31. The pair skips 10 (kept aside) for
         // 12, 13; the single takes 10; the last pair 30, 31.
-        assert_eq!(scratch.slots, [20, 12, 13, 10, 30, 31].map(NodeId).to_vec());
+        assert_eq!(
+            assign(&order, &parent, 20),
+            [20, 12, 13, 10, 30, 31].map(NodeId).to_vec()
+        );
 
         // No two side-by-side slots left: the pair is split, nothing lost.
-        scratch.order = [1, 3, 5].map(NodeId).to_vec();
-        scratch.parent = vec![NO_PARENT, 0, SECOND];
-        scratch.assign_slots(NodeId(1));
-        assert_eq!(scratch.slots, [1, 3, 5].map(NodeId).to_vec());
+        let (order, parent) = ([1, 3, 5], [NO_PARENT, 0, SECOND]);
+        assert_eq!(assign(&order, &parent, 1), [1, 3, 5].map(NodeId).to_vec());
 
         // A top slot outside the set: the top takes the first.
-        scratch.assign_slots(NodeId(7));
-        assert_eq!(scratch.slots, [1, 3, 5].map(NodeId).to_vec());
+        assert_eq!(assign(&order, &parent, 7), [1, 3, 5].map(NodeId).to_vec());
     }
 }

@@ -105,6 +105,7 @@ mod parallel_refit;
 mod prefetch;
 mod proxy;
 mod query;
+mod rebuild;
 mod remove;
 mod rotate;
 mod stats;
@@ -230,6 +231,8 @@ pub(crate) struct Scratch<V: Vector> {
     pub moves: moves::PendingMoves<V>,
     /// The pair walks, serial and parallel, and the refits.
     pub pairs: pairs::PairStacks,
+    /// Subtree rebuilds on the calling thread.
+    pub plan: rebuild::RebuildPlan<V>,
 }
 
 impl<V: Vector> Default for Scratch<V> {
@@ -239,6 +242,7 @@ impl<V: Vector> Default for Scratch<V> {
             layout: Default::default(),
             moves: Default::default(),
             pairs: Default::default(),
+            plan: Default::default(),
         }
     }
 }

@@ -109,8 +109,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 if !valid {
                     continue;
                 }
-                self.rebuild_subtree(id, 0, STILL_AFTER);
-                rebuilt += self.scratch.build.items.len();
+                rebuilt += self.rebuild_subtree(id, 0, STILL_AFTER);
                 if rebuilt >= credit {
                     break;
                 }

@@ -955,8 +955,14 @@ fn assert_same_tree<V: Vector, T>(a: &DynamicTree<V, T>, b: &DynamicTree<V, T>, 
         "{what}"
     );
     assert_eq!(a.moved_count, b.moved_count, "{what}");
-    assert_eq!(a.leaves, b.leaves, "{what}");
-    assert_eq!(a.fat_boxes, b.fat_boxes, "{what}");
+    assert_eq!(a.leaves.len(), b.leaves.len(), "{what}");
+    for (i, (x, y)) in a.leaves.iter().zip(&b.leaves).enumerate() {
+        assert_eq!(x, y, "{what}: leaf {i}");
+    }
+    assert_eq!(a.fat_boxes.len(), b.fat_boxes.len(), "{what}");
+    for (i, (x, y)) in a.fat_boxes.iter().zip(&b.fat_boxes).enumerate() {
+        assert_eq!(x, y, "{what}: fat box {i}");
+    }
     assert_eq!(a.nodes.len(), b.nodes.len(), "{what}");
     for (i, (x, y)) in a.nodes.iter().zip(&b.nodes).enumerate() {
         assert_eq!(
