@@ -12,9 +12,10 @@ use crate::plugin::{AabbTree, CollisionConfig};
 use crate::tree::parallel::{TASKS_PER_THREAD, TaskRunner};
 
 /// The tree's pair update, its search spread over the compute task pool when the config
-/// asks for it, enough colliders moved and the pool has more than one thread. The pairs
-/// are the same either way; the parallel ones are joined in task order. Returns the
-/// number of tasks run on the pool (0: serial).
+/// asks for it, enough colliders moved and the pool has more than one thread, and the
+/// rebuilds that end it planned there too. The pairs are the same either way; the
+/// parallel ones are joined in task order. Returns the number of search tasks run on the
+/// pool (0: serial).
 ///
 /// Each task writes into its own list, kept by the tree between ticks: a list grows
 /// only when its task reports more pairs than it ever has (and the pool's spawning of a
@@ -33,6 +34,8 @@ fn update_pairs<V: Vector>(
     let job_ref = &job;
     pool.run(count, &|task| job_ref.run_buffered(task));
     job.append_buffered(pairs);
+    // The tree's rebuilds that end the update are planned on the pool too.
+    job.finish_on(&pool);
     count
 }
 

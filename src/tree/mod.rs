@@ -233,6 +233,10 @@ pub(crate) struct Scratch<V: Vector> {
     pub pairs: pairs::PairStacks,
     /// Subtree rebuilds on the calling thread.
     pub plan: rebuild::RebuildPlan<V>,
+    /// Subtree rebuilds planned ahead on several threads, and which candidates they are
+    /// (see `DynamicTree::optimize_on`).
+    pub plans: Vec<std::sync::Mutex<rebuild::RebuildPlan<V>>>,
+    pub ahead: Vec<usize>,
 }
 
 impl<V: Vector> Default for Scratch<V> {
@@ -243,6 +247,8 @@ impl<V: Vector> Default for Scratch<V> {
             moves: Default::default(),
             pairs: Default::default(),
             plan: Default::default(),
+            plans: Vec::new(),
+            ahead: Vec::new(),
         }
     }
 }

@@ -13,6 +13,9 @@
 //! still boxes under those wide nodes again and again.
 
 use crate::Vector;
+use std::sync::PoisonError;
+
+use crate::tree::parallel::TaskRunner;
 use crate::tree::{DynamicTree, NodeId, Stamp};
 
 /// Moves (fat box changes) that pay for one leaf placed anew by a rebuild.
@@ -24,6 +27,18 @@ const LEAVES_PER_MOVES: usize = 5;
 /// little enough to count as still.
 const STILL_AFTER: Stamp = 64;
 
+/// Most candidates an optimization run plans ahead at once (see
+/// `DynamicTree::optimize_on`). A run takes at most about `sqrt(n) / 20` of them.
+const MAX_PLANS: usize = 64;
+
+/// One optimization run: the height of the subtrees it rebuilds, the leaves it may
+/// place anew, and the candidate it starts at.
+struct Run {
+    subtree_height: u16,
+    credit: usize,
+    start: usize,
+}
+
 /// Where the incremental optimization stands.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Optimizer {
@@ -32,7 +47,7 @@ pub(crate) struct Optimizer {
     /// Moves not yet paid for by rebuilds.
     pub changes: usize,
     /// Optimizations run so far.
-    runs: u32,
+    pub runs: u32,
 }
 
 /// `ceil(log2(x))` for `x >= 1`, as a height.
@@ -81,6 +96,126 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// node of at most the subtree height whose parent is above that height, and not still
     /// itself (a reused node may be: nothing to rebuild there).
     pub(crate) fn optimize(&mut self) {
+        let Some(run) = self.start_optimizing() else {
+            return;
+        };
+        let candidates = core::mem::take(&mut self.optimizer.candidates);
+        let count = candidates.len();
+        let mut rebuilt = 0;
+        for k in 0..count {
+            let id = candidates[(run.start + k) % count];
+            if self.is_candidate(id, run.subtree_height) {
+                rebuilt += self.rebuild_subtree(id, 0, STILL_AFTER);
+                if rebuilt >= run.credit {
+                    break;
+                }
+            }
+        }
+        self.optimizer.candidates = candidates;
+        self.finish_optimizing(&run, rebuilt);
+    }
+
+    /// [`Self::optimize`] with the candidates' rebuilds planned ahead on `runner`'s
+    /// threads (see `tree::rebuild`): the same rebuilds in the same order, so the same
+    /// tree.
+    ///
+    /// The candidates valid now are planned a batch at a time, about as many as the
+    /// credit left will take, each plan on any thread (a plan only reads the tree); the
+    /// plans are then carried out in the candidates' order, each candidate checked again
+    /// first, as the serial run does. The valid candidates' subtrees share no node (each
+    /// hangs from a node above the rebuild height, and holds none), so carrying out one
+    /// plan leaves the others exact. A candidate that became valid only after an earlier
+    /// rebuild (its parent grew taller) is planned and carried out there and then.
+    pub(crate) fn optimize_on(&mut self, runner: &dyn TaskRunner)
+    where
+        T: Sync,
+    {
+        if runner.threads() <= 1 {
+            self.optimize();
+            return;
+        }
+        let Some(run) = self.start_optimizing() else {
+            return;
+        };
+        let candidates = core::mem::take(&mut self.optimizer.candidates);
+        let mut plans = core::mem::take(&mut self.scratch.plans);
+        let mut ahead = core::mem::take(&mut self.scratch.ahead);
+        let count = candidates.len();
+        let at = |k: usize| candidates[(run.start + k) % count];
+        // Leaves of a typical candidate: the credit left over this, plus one, is about how
+        // many more candidates the run takes.
+        let per_candidate = (1usize << (run.subtree_height - 1)) / 2;
+        let mut rebuilt = 0;
+        let mut k = 0;
+        while k < count && rebuilt < run.credit {
+            let wanted = ((run.credit - rebuilt) / per_candidate.max(1) + 1).min(MAX_PLANS);
+            ahead.clear();
+            let mut next = k;
+            while next < count && ahead.len() < wanted {
+                let id = at(next);
+                // A candidate listed twice is rebuilt again in turn, from the tree as
+                // the first rebuild left it: planned then, not now.
+                if self.is_candidate(id, run.subtree_height)
+                    && !ahead.iter().any(|&planned| at(planned) == id)
+                {
+                    ahead.push(next);
+                }
+                next += 1;
+            }
+            if plans.len() < ahead.len() {
+                plans.resize_with(ahead.len(), Default::default);
+            }
+            let tree = &*self;
+            let (plans_ref, ahead_ref) = (&plans, &ahead);
+            runner.run(ahead.len(), &|task| {
+                // Never contended (one task per plan) and never poisoned: a panic in a
+                // task goes on in the calling thread before any plan is read.
+                let mut plan = plans_ref[task]
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                tree.plan_rebuild(at(ahead_ref[task]), 0, STILL_AFTER, &mut plan);
+            });
+            let mut planned = ahead.iter().enumerate().peekable();
+            while k < next && rebuilt < run.credit {
+                let plan = planned.next_if(|&(_, &position)| position == k);
+                let id = at(k);
+                k += 1;
+                if !self.is_candidate(id, run.subtree_height) {
+                    continue;
+                }
+                rebuilt += match plan {
+                    Some((task, _)) => {
+                        let plan = plans[task]
+                            .get_mut()
+                            .unwrap_or_else(PoisonError::into_inner);
+                        self.apply_rebuild(plan);
+                        plan.items.len()
+                    }
+                    None => self.rebuild_subtree(id, 0, STILL_AFTER),
+                };
+            }
+        }
+        self.scratch.plans = plans;
+        self.scratch.ahead = ahead;
+        self.optimizer.candidates = candidates;
+        self.finish_optimizing(&run, rebuilt);
+    }
+
+    /// Whether `id` is still a candidate to rebuild: an internal node of at most
+    /// `subtree_height` whose parent is above that height, and not still itself (an
+    /// earlier rebuild may have reused the node, or changed the heights around it).
+    fn is_candidate(&self, id: NodeId, subtree_height: u16) -> bool {
+        let node = &self.nodes[id.index()];
+        node.is_allocated()
+            && node.height <= subtree_height
+            && (node.parent.is_root()
+                || self.nodes[node.parent.parent().index()].height > subtree_height)
+            && self.mark_age(self.slot_stamp(node.parent)) < STILL_AFTER
+    }
+
+    /// The start of an optimization run: `None` (and the candidates dropped) when the
+    /// credit does not cover a subtree of the rebuild size yet.
+    fn start_optimizing(&mut self) -> Option<Run> {
         let n = self.proxy_count;
         let subtree_height = self.optimizer.subtree_height(n);
         // Leaves of a typical subtree of that height.
@@ -88,43 +223,28 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let credit = (self.optimizer.changes / LEAVES_PER_MOVES).min(n / 10);
         if self.root.is_null() || n < 16 || credit < subtree_leaves.min(n / 10) {
             self.optimizer.candidates.clear();
-            return;
+            return None;
         }
         self.optimizer.runs = self.optimizer.runs.wrapping_add(1);
-        let runs = self.optimizer.runs;
+        let count = self.optimizer.candidates.len().max(1);
+        Some(Run {
+            subtree_height,
+            credit,
+            start: (self.optimizer.runs as usize).wrapping_mul(0x9E37_79B9) % count,
+        })
+    }
 
-        let candidates = core::mem::take(&mut self.optimizer.candidates);
-        let count = candidates.len();
-        let mut rebuilt = 0;
-        if count > 0 {
-            let start = (runs as usize).wrapping_mul(0x9E37_79B9) % count;
-            for k in 0..count {
-                let id = candidates[(start + k) % count];
-                let node = &self.nodes[id.index()];
-                let valid = node.is_allocated()
-                    && node.height <= subtree_height
-                    && (node.parent.is_root()
-                        || self.nodes[node.parent.parent().index()].height > subtree_height)
-                    && self.mark_age(self.slot_stamp(node.parent)) < STILL_AFTER;
-                if !valid {
-                    continue;
-                }
-                rebuilt += self.rebuild_subtree(id, 0, STILL_AFTER);
-                if rebuilt >= credit {
-                    break;
-                }
-            }
-        }
-        self.optimizer.candidates = candidates;
+    /// The end of an optimization run that placed `rebuilt` items: the credit spent, the
+    /// candidates dropped, and every other run the top of the tree rebuilt.
+    fn finish_optimizing(&mut self, run: &Run, rebuilt: usize) {
         self.optimizer.candidates.clear();
         // Spend what was used (and drop what could not be: no candidates).
         self.optimizer.changes = self
             .optimizer
             .changes
-            .saturating_sub(rebuilt.max(credit) * LEAVES_PER_MOVES);
-
-        if runs % 2 == 1 {
-            self.rebuild_subtree(self.root, Optimizer::top_keep_height(n), 0);
+            .saturating_sub(rebuilt.max(run.credit) * LEAVES_PER_MOVES);
+        if self.optimizer.runs % 2 == 1 {
+            self.rebuild_subtree(self.root, Optimizer::top_keep_height(self.proxy_count), 0);
         }
     }
 }

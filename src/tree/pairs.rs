@@ -2,6 +2,7 @@
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
+use crate::tree::parallel::TaskRunner;
 use crate::tree::prefetch::prefetch_children;
 use crate::tree::{DynamicTree, LEAF, NodeId, ProxyId, Stamp};
 
@@ -287,6 +288,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
     pub(crate) fn finish_update(&mut self) {
         self.clear_marks();
         self.optimize();
+    }
+
+    /// [`Self::finish_update`] with the improvements planned on `runner`'s threads (see
+    /// [`Self::optimize_on`]).
+    pub(crate) fn finish_update_on(&mut self, runner: &dyn TaskRunner)
+    where
+        T: Sync,
+    {
+        self.clear_marks();
+        self.optimize_on(runner);
     }
 
     /// One walk over the changed part of the tree that calls `f` for each overlapping pair

@@ -147,6 +147,8 @@ pub struct ParallelPairs<'a, V: Vector, T> {
     moved: usize,
     visits_from: u64,
     ran: AtomicBool,
+    /// Whether [`Self::finish_on`] ended the update already.
+    finished: bool,
 }
 
 impl<V: Vector, T> ParallelPairs<'_, V, T> {
@@ -211,8 +213,19 @@ impl<V: Vector, T> ParallelPairs<'_, V, T> {
     }
 }
 
-impl<V: Vector, T> Drop for ParallelPairs<'_, V, T> {
-    fn drop(&mut self) {
+impl<V: Vector, T: Sync> ParallelPairs<'_, V, T> {
+    /// Ends the update as dropping the job does, with the tree's improvements that follow
+    /// (see [`DynamicTree::optimize`]) planned on `runner`'s threads: the same tree.
+    pub(crate) fn finish_on(mut self, runner: &dyn TaskRunner) {
+        self.end();
+        self.tree.finish_update_on(runner);
+        self.finished = true;
+    }
+}
+
+impl<V: Vector, T> ParallelPairs<'_, V, T> {
+    /// Gives the tree back its lists and notes what the search cost.
+    fn end(&mut self) {
         // Kept for the next split.
         self.tree.scratch.pairs.split_tasks = core::mem::take(&mut self.tasks);
         self.tree.scratch.pairs.task_pairs = core::mem::take(&mut self.buffers);
@@ -223,7 +236,15 @@ impl<V: Vector, T> Drop for ParallelPairs<'_, V, T> {
             tree.search
                 .note(self.leaf_slices.is_some(), visited, update);
         }
-        tree.finish_update();
+    }
+}
+
+impl<V: Vector, T> Drop for ParallelPairs<'_, V, T> {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.end();
+            self.tree.finish_update();
+        }
     }
 }
 
@@ -278,6 +299,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             moved,
             visits_from,
             ran: AtomicBool::new(false),
+            finished: false,
         }
     }
 
@@ -308,9 +330,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
             }
             return;
         }
+        let runner = ScopedThreads(threads);
         let job_ref = &job;
-        run_scoped(threads, count, |task| job_ref.run_buffered(task));
+        runner.run(count, &|task| job_ref.run_buffered(task));
         job.append_buffered(pairs);
+        job.finish_on(&runner);
     }
 
     /// The first step of a parallel update or of one searched leaf by leaf, which leaves
