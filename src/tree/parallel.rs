@@ -67,10 +67,14 @@ impl TaskRunner for ScopedThreads {
 }
 
 /// Runs tasks `0..count`, each once, on up to `threads` scoped threads (the calling one
-/// included), each thread taking the next task not yet taken until none is left. Threads
+/// included), each thread taking the next task not yet taken until none is left.
+///
+/// The threads start one another, each up to two more, so that all of them run after
+/// about `log2(threads)` thread starts rather than `threads - 1` starts in a row on the
+/// calling thread (a start costs tens of microseconds, as long as a small task). Threads
 /// the system refuses are simply not there: the others, this one included, take their
 /// tasks. A task that panics (none in the crate has a path that does) is not swallowed:
-/// its panic goes on in the calling thread.
+/// its panic goes on in the calling thread once every thread has stopped.
 pub(crate) fn run_scoped(threads: usize, count: usize, task: impl Fn(usize) + Sync) {
     let next = AtomicUsize::new(0);
     let take_tasks = || {
@@ -82,25 +86,50 @@ pub(crate) fn run_scoped(threads: usize, count: usize, task: impl Fn(usize) + Sy
             task(index);
         }
     };
-    if threads.min(count) <= 1 {
+    let helpers = threads.min(count).saturating_sub(1);
+    if helpers == 0 {
         take_tasks();
         return;
     }
-    std::thread::scope(|scope| {
-        let spawned: Vec<_> = (1..threads.min(count))
-            .filter_map(|_| {
-                std::thread::Builder::new()
-                    .spawn_scoped(scope, take_tasks)
-                    .ok()
-            })
-            .collect();
-        take_tasks();
-        for handle in spawned {
-            handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    let panicked = Mutex::new(None);
+    let work = || {
+        if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(take_tasks)) {
+            panicked
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get_or_insert(panic);
         }
+    };
+    std::thread::scope(|scope| {
+        start_helpers(scope, 0, helpers, &work);
+        work();
     });
+    if let Some(panic) = panicked
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+    {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// Starts helpers `2 * index + 1` and `2 * index + 2` (those up to `helpers`), each of
+/// which starts its own two and then runs `work`: thread `index` (0, the calling one)
+/// starts at most two.
+fn start_helpers<'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    index: usize,
+    helpers: usize,
+    work: &'scope (impl Fn() + Sync),
+) {
+    for helper in [2 * index + 1, 2 * index + 2] {
+        if helper <= helpers {
+            // A refused start leaves that helper's subtree of helpers out.
+            let _ = std::thread::Builder::new().spawn_scoped(scope, move || {
+                start_helpers(scope, helper, helpers, work);
+                work();
+            });
+        }
+    }
 }
 
 /// Tasks per thread that [`DynamicTree::update_pairs_parallel`] (and the plugin) ask the
