@@ -273,10 +273,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         let tree = &*batch.tree;
         runner.run(tasks, &|task| {
-            // Never contended (one task per list and run) and never poisoned: a panic
-            // in a task goes on in the calling thread before any of them is read again.
-            let mut list = lists[task].lock().unwrap_or_else(PoisonError::into_inner);
-            let list = &mut *list;
+            // The list is filled out of the array and put back, so that its lengths live
+            // in this thread's own memory meanwhile, not on a cache line that the
+            // neighbouring tasks' lists share. Locks are never contended (one task per
+            // list and run) nor poisoned (a panic in a task goes on in the calling thread
+            // before any of them is read again).
+            let lock = || lists[task].lock().unwrap_or_else(PoisonError::into_inner);
+            let mut taken = core::mem::take(&mut *lock());
+            let list = &mut taken;
             list.clear();
             let mut run = runs
                 .get(task)
@@ -317,6 +321,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     Err(e) => result(id, Err(e)),
                 }
             }
+            *lock() = taken;
         });
         drop(runs);
         if owned {

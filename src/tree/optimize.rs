@@ -168,12 +168,19 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let tree = &*self;
             let (plans_ref, ahead_ref) = (&plans, &ahead);
             runner.run(ahead.len(), &|task| {
-                // Never contended (one task per plan) and never poisoned: a panic in a
-                // task goes on in the calling thread before any plan is read.
-                let mut plan = plans_ref[task]
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner);
+                // The plan is made out of the array and put back, so that its buffers'
+                // lengths live in this thread's own memory meanwhile, not on cache lines
+                // that the neighbouring plans share. The lock is never contended (one
+                // task per plan) nor poisoned (a panic in a task goes on in the calling
+                // thread before any plan is read).
+                let lock = || {
+                    plans_ref[task]
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                };
+                let mut plan = core::mem::take(&mut *lock());
                 tree.plan_rebuild(at(ahead_ref[task]), 0, STILL_AFTER, &mut plan);
+                *lock() = plan;
             });
             let mut planned = ahead.iter().enumerate().peekable();
             while k < next && rebuilt < run.credit {

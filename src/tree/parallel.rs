@@ -219,14 +219,19 @@ impl<V: Vector, T> ParallelPairs<'_, V, T> {
     /// [`Self::run`] into one list of the caller's, it does not.
     pub fn run_buffered(&self, index: usize) {
         if index < self.task_count() {
-            // Never contended (one task per list) and never poisoned: a panic in the
-            // walk (it has no path that panics) goes on in the caller's thread or pool
-            // before any list is read.
-            let mut out = self.buffers[index]
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
+            // The list is filled out of the job's array and put back: its length lives
+            // in this thread's own memory meanwhile, not on a cache line that the
+            // neighbouring tasks' lists share. The lock is never contended (one task per
+            // list) nor poisoned (the walk has no path that panics).
+            let lock = || {
+                self.buffers[index]
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+            };
+            let mut out = core::mem::take(&mut *lock());
             out.clear();
             self.run(index, |a, b| out.push((a, b)));
+            *lock() = out;
         }
     }
 
