@@ -2,9 +2,10 @@
 //!
 //! The first input byte picks the dimension (2D or 3D); the rest decodes into operations:
 //! insert, remove (also of ids already removed), bulk remove, move (small steps and
-//! teleports), batches of moves (large enough to sort and to refit the whole tree), set
-//! margin, bulk build, rebuild (a build of no items), move cache on and off, clear, pair
-//! updates (serial and parallel) and every query. Some
+//! teleports), batches of moves (large enough to sort and to refit the whole tree, serial
+//! and parallel), set margin, bulk build, rebuild (a build of no items), move cache on
+//! and off, clear, pair updates (serial, and parallel with the rebuilds that follow
+//! planned on the update's threads) and every query. Some
 //! operations get hostile values (NaN, infinities, negative extents, huge coordinates):
 //! the tree must refuse them with an error and stay unchanged, never panic.
 //!
@@ -528,15 +529,23 @@ impl<V: Vector> Harness<V> {
         assert_eq!(stats.nodes, nodes);
     }
 
-    /// One pair update (serial, or parallel on `threads` threads) against the oracle.
     /// Moves every live proxy in one `move_proxies` batch, in rounds until the batch holds
     /// at least 256 moves (so that it sorts its leaves, and refits the whole tree when
     /// enough leaves change), plus one move of an id that may be dead. The oracle applies
     /// the single-move rule to each entry in order.
+    ///
+    /// Or, half the time, one `move_proxies_parallel` batch on 2 to 4 threads: every live
+    /// proxy once (a parallel batch decides each proxy against its box from before the
+    /// batch), in id order or reversed, plus one move of an id that is dead. The fuzz
+    /// build's small batches and tasks make even a small tree take the parallel paths
+    /// (decisions in runs of the move cache, the refit as subtree tasks).
     fn batch_move(&mut self, u: &mut Unstructured) -> Result<()> {
         let live: Vec<ProxyId> = self.oracle.keys().copied().collect();
         if live.is_empty() {
             return Ok(());
+        }
+        if u.arbitrary::<bool>()? {
+            return self.parallel_batch_move(u, live);
         }
         let mut s: u32 = u.arbitrary()?;
         let spread = f32::from(u.int_in_range(0u8..=8)?) * 0.05;
@@ -605,6 +614,87 @@ impl<V: Vector> Harness<V> {
         Ok(())
     }
 
+    /// The parallel batch of [`Self::batch_move`].
+    fn parallel_batch_move(&mut self, u: &mut Unstructured, mut live: Vec<ProxyId>) -> Result<()> {
+        let threads = usize::from(u.int_in_range(2u8..=4)?);
+        let spread = f32::from(u.int_in_range(0u8..=8)?) * 0.05;
+        if u.arbitrary::<bool>()? {
+            live.reverse();
+        }
+        let mut moves = Vec::new();
+        for &id in &live {
+            let hostile = u.ratio(1u8, 32)?;
+            let step = vector::<V>(u, hostile)? * spread;
+            let tight = BoundingBox::from_center_half_extents(
+                self.oracle[&id].tight.center() + step,
+                self.oracle[&id].tight.half_extents(),
+            );
+            moves.push((id, tight, step));
+        }
+        if let Some(id) = self.pick(u)?.filter(|id| !self.oracle.contains_key(id)) {
+            moves.push((
+                id,
+                BoundingBox::from_center_half_extents(V::ZERO, V::ONE),
+                V::ZERO,
+            ));
+        }
+        let got = std::sync::Mutex::new(BTreeMap::new());
+        let changed = self.tree.move_proxies_parallel(
+            moves.len(),
+            |i| moves[i],
+            threads,
+            |id, res| {
+                let earlier = got.lock().unwrap().insert(id, res);
+                assert!(earlier.is_none(), "{id:?} told twice");
+            },
+        );
+        let got = got.into_inner().unwrap();
+        assert_eq!(got.len(), moves.len());
+        assert_eq!(
+            changed,
+            got.values().filter(|res| **res == Ok(true)).count()
+        );
+        for &(id, tight, d) in &moves {
+            let res = got[&id];
+            let Some(entry) = self.oracle.get(&id).copied() else {
+                assert_eq!(res, Err(TreeError::UnknownProxy(id)));
+                continue;
+            };
+            let fat = self.fat_of(&tight, d);
+            if !(valid(&tight) && coords(d).iter().all(|x| x.is_finite())) {
+                assert!(res.is_err(), "accepted {tight:?} {d:?}");
+                continue;
+            }
+            let rule = keep_rule(&entry.fat, &tight, &fat);
+            match res {
+                Ok(false) => {
+                    assert_ne!(
+                        rule,
+                        Keep::No,
+                        "parallel move of {id:?} kept {:?}",
+                        entry.fat
+                    );
+                    self.record_move(id, entry, tight, None);
+                }
+                Ok(true) => {
+                    assert_ne!(
+                        rule,
+                        Keep::Yes,
+                        "parallel move of {id:?} replaced {:?}",
+                        entry.fat
+                    );
+                    assert!(valid(&fat), "parallel move of {id:?} to {fat:?}");
+                    self.record_move(id, entry, tight, Some(fat));
+                }
+                Err(e) => {
+                    assert_eq!(e, TreeError::InvalidBox, "parallel move of {id:?}");
+                    assert!(rule != Keep::Yes && !valid(&fat), "{tight:?} {d:?}");
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Records an accepted move of a live proxy: its new tight box, and its new fat box
     /// (marking it moved) when the move changed it.
     fn record_move(
@@ -627,6 +717,7 @@ impl<V: Vector> Harness<V> {
         );
     }
 
+    /// One pair update (serial, or parallel on `threads` threads) against the oracle.
     fn check_pairs(&mut self, threads: usize) {
         let mut expected = BTreeSet::new();
         let entries: Vec<_> = self.oracle.iter().collect();

@@ -8,8 +8,12 @@ use crate::tree::{DynamicTree, Link, NodeId, ProxyId, Stamp, TreeError, UNCONDIT
 use std::sync::{Mutex, PoisonError};
 
 /// Batches smaller than this are applied in the order given: sorting would cost more than
-/// it saves.
+/// it saves. The fuzz target's small trees use small batches, so that they reach every
+/// path of a batch.
+#[cfg(not(fuzzing))]
 const SORT_FROM: usize = 256;
+#[cfg(fuzzing)]
+const SORT_FROM: usize = 16;
 
 /// Batches that change at least one leaf per this many proxies (and at least
 /// [`SORT_FROM`]) refit the tree in one pass (whole, or its recent subtrees, see
@@ -41,19 +45,20 @@ const MAX_RECURSIVE_REFIT: u16 = 256;
 
 /// The fewest moves a task of [`DynamicTree::move_proxies_parallel`] decides (a smaller
 /// batch makes fewer tasks): a decision takes nanoseconds, and each task costs a
-/// hand-over to a thread. The unit tests use small tasks, so that small trees make many.
-#[cfg(not(test))]
+/// hand-over to a thread. The unit tests and the fuzz target use small tasks, so that
+/// small trees make many.
+#[cfg(not(any(test, fuzzing)))]
 const MIN_MOVES_PER_TASK: usize = 4096;
-#[cfg(test)]
-const MIN_MOVES_PER_TASK: usize = 64;
+#[cfg(any(test, fuzzing))]
+const MIN_MOVES_PER_TASK: usize = 8;
 
 /// The smallest batch that [`DynamicTree::move_proxies_parallel`] spreads over threads:
 /// a smaller one is decided and refitted in less time than starting the threads takes.
-/// The unit tests use small batches.
-#[cfg(not(test))]
+/// The unit tests and the fuzz target use small batches.
+#[cfg(not(any(test, fuzzing)))]
 const PARALLEL_MOVES_FROM: usize = 16_384;
-#[cfg(test)]
-const PARALLEL_MOVES_FROM: usize = 256;
+#[cfg(any(test, fuzzing))]
+const PARALLEL_MOVES_FROM: usize = 32;
 
 /// Tasks per thread that [`DynamicTree::move_proxies_parallel`] cuts a batch into: the
 /// moves cost about the same each, so a few are enough to even out a thread that the

@@ -43,11 +43,12 @@ use crate::tree::{DynamicTree, Link, Node, NodeId, Stamp};
 const TASKS_PER_THREAD: usize = 4;
 
 /// The fewest proxies per task: refitting a smaller subtree costs less than handing it
-/// to a thread. The unit tests use small tasks, so that small trees make many.
-#[cfg(not(test))]
+/// to a thread. The unit tests and the fuzz target use small tasks, so that small trees
+/// make many.
+#[cfg(not(any(test, fuzzing)))]
 const MIN_PROXIES_PER_TASK: usize = 1024;
-#[cfg(test)]
-const MIN_PROXIES_PER_TASK: usize = 32;
+#[cfg(any(test, fuzzing))]
+const MIN_PROXIES_PER_TASK: usize = 8;
 
 /// The arena's nodes, lent to the tasks of a parallel refit, each of which writes only
 /// the nodes it has accepted (see [`SharedNodes::accept`]).
