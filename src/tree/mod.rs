@@ -65,10 +65,15 @@
 //! - The pair walk and the queries ask the processor to start loading a node's children
 //!   as soon as they reach it, before their tests decide which are read: in a tree larger
 //!   than the caches, the loads then overlap instead of waiting for memory one by one (on
-//!   x86_64; the crate's one `unsafe` block, a prefetch hint).
-//! - [`DynamicTree::update_pairs_parallel`] (or [`DynamicTree::parallel_pairs`], to use
-//!   another thread pool) finds the same pairs with the walk split over threads (or the
-//!   moved leaves, when the update searches leaf by leaf).
+//!   x86_64; one of the crate's two `unsafe` uses, a prefetch hint).
+//! - The whole step runs on several threads, with the same result as on one:
+//!   [`DynamicTree::move_proxies_parallel`] decides a batch's moves in runs on scoped
+//!   threads and, after a large batch, refits the tree as independent subtrees (the other
+//!   `unsafe` use: the tasks share the node arena, each writing only the nodes it reached
+//!   through their own links); [`DynamicTree::update_pairs_parallel`] (or
+//!   [`DynamicTree::parallel_pairs`], to use another thread pool) splits the walk over
+//!   threads (or the moved leaves, when the update searches leaf by leaf), then plans the
+//!   incremental rebuilds that follow on the same threads and writes them in order.
 //! - [`DynamicTree::build`] builds a whole tree at once with a binned SAH split.
 //! - After every update a bounded part of the tree is rebuilt with the same split, paid for
 //!   by the moves (one leaf placed anew per five fat-box changes): changed subtrees of
@@ -85,7 +90,7 @@
 //! | task | methods |
 //! |---|---|
 //! | create and destroy | [`new`](DynamicTree::new), [`with_margin`](DynamicTree::with_margin), [`create_proxy`](DynamicTree::create_proxy), [`build`](DynamicTree::build), [`destroy_proxy`](DynamicTree::destroy_proxy), [`destroy_proxies`](DynamicTree::destroy_proxies), [`clear`](DynamicTree::clear) |
-//! | moves | [`move_proxy`](DynamicTree::move_proxy), [`move_proxies`](DynamicTree::move_proxies) |
+//! | moves | [`move_proxy`](DynamicTree::move_proxy), [`move_proxies`](DynamicTree::move_proxies), [`move_proxies_parallel`](DynamicTree::move_proxies_parallel) |
 //! | pairs | [`update_pairs`](DynamicTree::update_pairs), [`update_pairs_parallel`](DynamicTree::update_pairs_parallel), [`parallel_pairs`](DynamicTree::parallel_pairs) |
 //! | queries | [`query_box`](DynamicTree::query_box), [`query_point`](DynamicTree::query_point), [`query_ball`](DynamicTree::query_ball), [`cast_ray`](DynamicTree::cast_ray), [`cast_box`](DynamicTree::cast_box), [`ray_hits`](DynamicTree::ray_hits) |
 //! | proxies | [`data`](DynamicTree::data), [`data_mut`](DynamicTree::data_mut), [`fat_box`](DynamicTree::fat_box), [`contains`](DynamicTree::contains), [`proxies`](DynamicTree::proxies), [`len`](DynamicTree::len), [`is_empty`](DynamicTree::is_empty) |
