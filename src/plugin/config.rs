@@ -43,8 +43,10 @@ pub struct CollisionConfig {
     /// always serial.
     ///
     /// Default `Some(2_000)`: below a few thousand moved colliders, handing the work to
-    /// the pool costs more than it saves. The decisions of the moves (in the prepare
-    /// stage) and the tree's upkeep (its incremental rebuilds) stay serial.
+    /// the pool costs more than it saves. The pool also plans the tree's incremental
+    /// rebuilds after a parallel pair search; the refit runs there only with the move
+    /// cache on ([`Self::move_cache`]) and at least 256 changed fat boxes. The decisions
+    /// of the moves (in the prepare stage) stay on one thread.
     pub parallel_pairs_from: Option<usize>,
     /// Whether the tree keeps its move cache: a copy of every collider's fat box by proxy
     /// id, 16 bytes a collider in 2D and 24 in 3D, which lets the prepare stage read a

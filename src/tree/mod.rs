@@ -242,6 +242,8 @@ pub(crate) struct Scratch<V: Vector> {
     /// (see `DynamicTree::optimize_on`).
     pub plans: Vec<std::sync::Mutex<rebuild::RebuildPlan<V>>>,
     pub ahead: Vec<usize>,
+    /// Parallel refits.
+    pub refit: parallel_refit::RefitScratch<V>,
 }
 
 impl<V: Vector> Default for Scratch<V> {
@@ -254,6 +256,7 @@ impl<V: Vector> Default for Scratch<V> {
             plan: Default::default(),
             plans: Vec::new(),
             ahead: Vec::new(),
+            refit: Default::default(),
         }
     }
 }

@@ -85,8 +85,10 @@ pub(crate) struct PendingMoves<V: Vector> {
     /// One bit per proxy, set for those in `ids` while a parallel refit stores their
     /// boxes itself (see [`DynamicTree::apply_pending`]); all clear otherwise.
     changed: Vec<u64>,
-    /// What each task of [`DynamicTree::move_proxies_parallel`] decided.
+    /// What each task of [`DynamicTree::move_proxies_parallel`] decided, and the first
+    /// proxy id of each task after the first.
     decided: Vec<Mutex<Decided<V>>>,
+    task_starts: Vec<usize>,
 }
 
 /// The moves one task of [`DynamicTree::move_proxies_parallel`] decided, in batch order.
@@ -110,6 +112,26 @@ impl<V: Vector> Default for Decided<V> {
     }
 }
 
+/// A task's list of [`Decided`] moves, taken out of the job's array and put back when
+/// dropped, whether the task ends or unwinds.
+struct PutBack<'a, V: Vector> {
+    slot: &'a Mutex<Decided<V>>,
+    list: Decided<V>,
+}
+
+impl<'a, V: Vector> PutBack<'a, V> {
+    fn new(slot: &'a Mutex<Decided<V>>) -> Self {
+        let list = core::mem::take(&mut *slot.lock().unwrap_or_else(PoisonError::into_inner));
+        Self { slot, list }
+    }
+}
+
+impl<V: Vector> Drop for PutBack<'_, V> {
+    fn drop(&mut self) {
+        *self.slot.lock().unwrap_or_else(PoisonError::into_inner) = core::mem::take(&mut self.list);
+    }
+}
+
 impl<V: Vector> Decided<V> {
     fn clear(&mut self) {
         self.moves.clear();
@@ -127,6 +149,7 @@ impl<V: Vector> Default for PendingMoves<V> {
             ids: Vec::new(),
             changed: Vec::new(),
             decided: Vec::new(),
+            task_starts: Vec::new(),
         }
     }
 }
@@ -211,20 +234,27 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// `(id, tight, displacement)`. Returns how many moves changed their proxy's fat box;
     /// `result` is told each move's outcome, from the thread that decided it.
     ///
-    /// The moves are decided independently, each against its proxy's fat box from before
-    /// the batch, so give each proxy at most once: a proxy given twice is decided twice
-    /// against the same box, and keeps the box of its last move that changes it. Short of
-    /// that, the fat boxes, the tree and the next update's pairs are exactly those of
-    /// `move_proxies` on the same moves, whatever the threads.
+    /// Give each proxy at most once: the fat boxes, the tree and the next update's pairs
+    /// are then exactly those of `move_proxies` on the same moves, whatever the threads.
+    /// A proxy given twice may be decided against its box from before the batch both
+    /// times, and keeps the box of one of its moves. `moves` must give the same move for
+    /// the same index each time it is called (the first move of each run is read twice).
     ///
-    /// Each thread decides runs of consecutive moves; the changes are then stored on the
-    /// calling thread, in batch order. When at least one leaf in eight changed (see
+    /// Each thread decides runs of consecutive moves. When the runs' first ids increase
+    /// (a batch in id order), each thread also stores its changes, in its own stretch of
+    /// the move cache, and the few moves whose id lies outside it are decided on the
+    /// calling thread at the end; otherwise the calling thread stores every change, in
+    /// batch order. When at least one leaf in eight changed (see
     /// [`Self::move_proxies`]), each thread refits whole subtrees, storing the changed
     /// leaves' boxes in their parents as it passes them. A batch of fewer than 16,384
     /// moves runs on the calling thread alone (starting the threads would cost more than
     /// they save); small trees and a tree without its move cache
     /// ([`Self::set_move_cache`]) refit on the calling thread. The threads are started on
     /// every call that uses them.
+    ///
+    /// A panic in `moves` or `result` goes on in the calling thread once every thread has
+    /// stopped, and leaves the tree valid, with the changes decided until then applied;
+    /// the other threads' runs are decided to their end.
     pub fn move_proxies_parallel(
         &mut self,
         count: usize,
@@ -240,10 +270,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
         } else {
             threads.clamp(1, MAX_THREADS)
         };
-        let tasks = threads
-            .saturating_mul(MOVE_TASKS_PER_THREAD)
-            .min(count / MIN_MOVES_PER_TASK)
-            .max(1);
+        let tasks = if threads == 1 {
+            1
+        } else {
+            threads
+                .saturating_mul(MOVE_TASKS_PER_THREAD)
+                .min(count / MIN_MOVES_PER_TASK)
+                .max(1)
+        };
         // Task `t` decides moves `at(t)..at(t + 1)` (in 64 bits: the product may not fit
         // a 32-bit `usize`, and the quotient is at most `count`).
         let at = |t: usize| (t as u64 * count as u64 / tasks as u64) as usize;
@@ -257,7 +291,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         // increase from task to task (a batch in id order, the usual one), the tasks own
         // disjoint runs of the move cache, each from its start to the next, and store
         // their changes there themselves.
-        let starts: Vec<usize> = (1..tasks).map(|t| moves(at(t)).0.index()).collect();
+        let mut starts = core::mem::take(&mut batch.pending.task_starts);
+        starts.clear();
+        starts.extend((1..tasks).map(|t| moves(at(t)).0.index()));
         let owned = tasks > 1
             && batch.tree.move_cache
             && starts.windows(2).all(|w| w[0] < w[1])
@@ -277,15 +313,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
             runs.push(Mutex::new((rest, base)));
         }
         let tree = &*batch.tree;
-        runner.run(tasks, &|task| {
-            // The list is filled out of the array and put back, so that its lengths live
-            // in this thread's own memory meanwhile, not on a cache line that the
-            // neighbouring tasks' lists share. Locks are never contended (one task per
-            // list and run) nor poisoned (a panic in a task goes on in the calling thread
-            // before any of them is read again).
-            let lock = || lists[task].lock().unwrap_or_else(PoisonError::into_inner);
-            let mut taken = core::mem::take(&mut *lock());
-            let list = &mut taken;
+        let decide = |task: usize| {
+            // The list is filled out of the array and put back (also when the caller's
+            // closures panic), so that its lengths live in this thread's own memory
+            // meanwhile, not on a cache line that the neighbouring tasks' lists share.
+            // Locks are never contended (one task per list and run).
+            let mut taken = PutBack::new(&lists[task]);
+            let list = &mut taken.list;
             list.clear();
             let mut run = runs
                 .get(task)
@@ -326,8 +360,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     Err(e) => result(id, Err(e)),
                 }
             }
-            *lock() = taken;
-        });
+        };
+        // A panic is held until the changes decided so far are applied.
+        let outcome =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runner.run(tasks, &decide)));
         drop(runs);
         if owned {
             batch.tree.fat_boxes = core::mem::take(&mut batch.cache);
@@ -345,6 +381,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
             batch.pending.moves.extend_from_slice(&list.moves);
             batch.pending.ids.extend_from_slice(&list.ids);
             changed += list.ids.len();
+        }
+        batch.pending.task_starts = starts;
+        if let Err(panic) = outcome {
+            batch.pending.decided = lists;
+            drop(batch);
+            std::panic::resume_unwind(panic);
         }
         // The moves whose proxy lay outside their task's run, in batch order.
         for list in &mut lists[..tasks] {
@@ -594,7 +636,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// The refit of every internal node that hangs under recent nodes only, counting as
     /// recent a mark younger than `age` updates (every node with `u16::MAX`). A tree too
     /// tall for the recursion, which rotations make rare, is refit whole with a stack.
-    fn refit_younger_than(&mut self, age: u16) {
+    pub(crate) fn refit_younger_than(&mut self, age: u16) {
         if self.refits_recursively() {
             let (aabb, changed) = self.refit_below(self.root, self.epoch, age);
             self.root_box = aabb;

@@ -125,7 +125,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// first, as the serial run does. The valid candidates' subtrees share no node (each
     /// hangs from a node above the rebuild height, and holds none), so carrying out one
     /// plan leaves the others exact. A candidate that became valid only after an earlier
-    /// rebuild (its parent grew taller) is planned and carried out there and then.
+    /// rebuild (it got lower, or its parent taller) is rebuilt there and then, and the
+    /// candidates after it are planned again.
     pub(crate) fn optimize_on(&mut self, runner: &dyn TaskRunner)
     where
         T: Sync,
@@ -190,16 +191,24 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 if !self.is_candidate(id, run.subtree_height) {
                     continue;
                 }
-                rebuilt += match plan {
+                match plan {
                     Some((task, _)) => {
                         let plan = plans[task]
                             .get_mut()
                             .unwrap_or_else(PoisonError::into_inner);
                         self.apply_rebuild(plan);
-                        plan.items.len()
+                        rebuilt += plan.items.len();
                     }
-                    None => self.rebuild_subtree(id, 0, STILL_AFTER),
-                };
+                    None => {
+                        // Not planned: it was not a candidate when the batch was planned
+                        // (an earlier rebuild made it one). Its subtree may hold planned
+                        // candidates that stopped being ones, and its rebuild may make
+                        // them candidates again, with plans of nodes it has rewritten:
+                        // the rest of the batch is planned again.
+                        rebuilt += self.rebuild_subtree(id, 0, STILL_AFTER);
+                        break;
+                    }
+                }
             }
         }
         self.scratch.plans = plans;

@@ -13,7 +13,11 @@
 //! 3. the tasks run on any threads, reading the tree only, each into its own list
 //!    ([`ParallelPairs::run_buffered`]; the lists are kept by the tree between updates);
 //! 4. the lists are joined in task order ([`ParallelPairs::append_buffered`]), and the
-//!    moves are forgotten.
+//!    moves are forgotten;
+//! 5. the tree's incremental rebuilds that end every update (see
+//!    [`DynamicTree::update_pairs`]) are planned as tasks on the same threads and written
+//!    in order (`ParallelPairs::finish_on`, which [`DynamicTree::update_pairs_parallel`]
+//!    and the plugin call; a job dropped instead rebuilds on the dropping thread).
 //!
 //! The pairs found are exactly those of the serial update. Their order may differ from
 //! it but, as with the serial update, depends only on the operations applied to the tree (and
@@ -46,7 +50,15 @@ pub(crate) const MAX_THREADS: usize = 256;
 
 /// Runs the independent tasks of a parallel stage: tasks `0..count`, each once, on any
 /// threads, returning when all have run.
-pub(crate) trait TaskRunner: Sync {
+///
+/// # Safety
+///
+/// [`TaskRunner::run`] must not return before every task it started has returned, when
+/// no task panics: the parallel refit's tasks (`tree::parallel_refit`) write the tree's
+/// nodes through a shared pointer that is valid only until `run` returns. (Those tasks
+/// never unwind into the runner: they catch their own panics.)
+#[allow(unsafe_code)]
+pub(crate) unsafe trait TaskRunner: Sync {
     /// How many threads the tasks may run on (1: the calling thread alone).
     fn threads(&self) -> usize;
     /// Runs tasks `0..count` with `task`.
@@ -56,7 +68,10 @@ pub(crate) trait TaskRunner: Sync {
 /// Scoped standard threads, started for each stage ([`run_scoped`]).
 pub(crate) struct ScopedThreads(pub usize);
 
-impl TaskRunner for ScopedThreads {
+// SAFETY: `run_scoped` returns only once `std::thread::scope` has joined every thread it
+// started, and the calling thread's own share of the tasks has returned.
+#[allow(unsafe_code)]
+unsafe impl TaskRunner for ScopedThreads {
     fn threads(&self) -> usize {
         self.0
     }
@@ -252,8 +267,9 @@ impl<V: Vector, T: Sync> ParallelPairs<'_, V, T> {
     /// (see [`DynamicTree::optimize`]) planned on `runner`'s threads: the same tree.
     pub(crate) fn finish_on(mut self, runner: &dyn TaskRunner) {
         self.end();
-        self.tree.finish_update_on(runner);
+        // Set first: should the rebuilds panic, the drop does not end the update again.
         self.finished = true;
+        self.tree.finish_update_on(runner);
     }
 }
 

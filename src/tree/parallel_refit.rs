@@ -26,8 +26,10 @@
 //! over the arena. [`SharedNodes`] lends the arena to every task through a raw pointer,
 //! and the walk below keeps the tasks apart by checking the tree's links as it goes
 //! (`accept`), so that no node is ever reached by two visits, even in a tree whose links
-//! were wrong. The release benchmark `profile_step` (1 and 2 threads) measures the gain
-//! over the serial refit.
+//! were wrong. The pointer is used only while `refit_root_parallel` holds the arena
+//! borrowed, and its tasks all return before it does (the contract of
+//! [`TaskRunner`](crate::tree::parallel::TaskRunner); the tasks catch their own panics).
+//! BENCHMARKS.md ("The parallel step") measures the gain over the serial refit.
 
 use core::marker::PhantomData;
 use std::sync::{Mutex, PoisonError};
@@ -64,8 +66,6 @@ struct SharedNodes<'a, V: Vector> {
 // threads is sound because every read and write through it goes to a node the visit has
 // accepted, and no node is accepted twice (see `accept`), except the two fields that
 // `accept` reads, which nobody writes during a refit.
-#[allow(unsafe_code)]
-unsafe impl<V: Vector> Send for SharedNodes<'_, V> {}
 #[allow(unsafe_code)]
 unsafe impl<V: Vector> Sync for SharedNodes<'_, V> {}
 
@@ -144,6 +144,22 @@ struct RefitContext<'a, V: Vector> {
 
 /// A subtree refitted: its box, whether it holds a change, and the leaves marked moved.
 type Refitted<V> = (BoundingBox<V>, bool, usize);
+
+/// The task roots of a parallel refit and their results, kept between refits.
+#[derive(Debug)]
+pub(crate) struct RefitScratch<V: Vector> {
+    roots: Vec<NodeId>,
+    results: Vec<Mutex<Option<Refitted<V>>>>,
+}
+
+impl<V: Vector> Default for RefitScratch<V> {
+    fn default() -> Self {
+        Self {
+            roots: Vec::new(),
+            results: Vec::new(),
+        }
+    }
+}
 
 /// What a visit does at the internal children it accepts at a given depth.
 enum Below<'r, V: Vector> {
@@ -273,10 +289,11 @@ impl<V: Vector> RefitContext<'_, V> {
 
 impl<V: Vector, T> DynamicTree<V, T> {
     /// The refit of every internal node that hangs under nodes marked less than `age`
-    /// updates ago (`u16::MAX`: every node), children first, its tasks run by `runner`; the leaves whose proxy's bit is set in `changed` take
-    /// their boxes from the move cache (which must be on). The root must be internal and
-    /// low enough for the recursion. The same boxes, marks and count of moved leaves as
-    /// the serial refit after the leaves' boxes are written ([`Self::write_slot`]).
+    /// updates ago (`u16::MAX`: every node), children first, its tasks run by `runner`;
+    /// the leaves whose proxy's bit is set in `changed` take their boxes from the move
+    /// cache (which must be on). The root must be internal and low enough for the
+    /// recursion. The same boxes, marks and count of moved leaves as the serial refit
+    /// after the leaves' boxes are written ([`Self::write_slot`]).
     pub(crate) fn refit_root_parallel(
         &mut self,
         age: u16,
@@ -296,27 +313,58 @@ impl<V: Vector, T> DynamicTree<V, T> {
             fat_boxes: &self.fat_boxes,
         };
         let root = self.root;
+        // The root is read without `accept`: it must be an internal node of the arena.
+        if root.is_null() || root.is_leaf() || root.index() >= self.nodes.len() {
+            return;
+        }
         let nodes = SharedNodes::new(&mut self.nodes);
-        let mut roots = Vec::new();
+        let RefitScratch {
+            mut roots,
+            mut results,
+        } = core::mem::take(&mut self.scratch.refit);
+        roots.clear();
         if depth > 0 && threads > 1 {
             context.refit(&nodes, root, 0, &mut Below::List(depth, &mut roots));
         }
-        let results: Vec<Mutex<Option<Refitted<V>>>> =
-            roots.iter().map(|_| Mutex::new(None)).collect();
+        if results.len() < roots.len() {
+            results.resize_with(roots.len(), Default::default);
+        }
+        for result in &mut results {
+            *result.get_mut().unwrap_or_else(PoisonError::into_inner) = None;
+        }
         if roots.len() > 1 {
             self.parallel_refits += 1;
+            // No task unwinds into the runner (see `TaskRunner`'s safety contract): a
+            // panic (the refit has no path that panics) is held and goes on here once
+            // `run` has returned.
+            let panicked = Mutex::new(None);
             runner.run(roots.len(), &|task| {
-                let mut moved = 0;
-                let (aabb, changed) = refit_task(&context, &nodes, roots[task], &mut moved);
-                *results[task].lock().unwrap_or_else(PoisonError::into_inner) =
-                    Some((aabb, changed, moved));
+                let refit = || {
+                    let mut moved = 0;
+                    let (aabb, changed) = refit_task(&context, &nodes, roots[task], &mut moved);
+                    *results[task].lock().unwrap_or_else(PoisonError::into_inner) =
+                        Some((aabb, changed, moved));
+                };
+                if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(refit)) {
+                    panicked
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .get_or_insert(panic);
+                }
             });
+            if let Some(panic) = panicked
+                .into_inner()
+                .unwrap_or_else(PoisonError::into_inner)
+            {
+                std::panic::resume_unwind(panic);
+            }
         }
         let (aabb, changed, moved) = if roots.is_empty() {
             context.refit(&nodes, root, 0, &mut Below::All)
         } else {
             context.refit(&nodes, root, 0, &mut Below::Take(depth, &results, 0))
         };
+        self.scratch.refit = RefitScratch { roots, results };
         self.moved_count += moved;
         self.root_box = aabb;
         if changed {

@@ -320,6 +320,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if plan.is_empty() {
             return;
         }
+        debug_assert_eq!(
+            self.nodes[plan.top.index()].parent,
+            plan.link,
+            "a plan carried out on a tree that moved its top"
+        );
         for (position, &id) in plan.order.iter().enumerate() {
             let new = &plan.planned[id as usize];
             let parent = plan.parent[position];

@@ -1092,7 +1092,8 @@ fn parallel_moves_without_move_cache() {
 /// A proxy given twice in one parallel batch (the one case where it differs from
 /// `move_proxies`) keeps the box of one of its moves, and the tree stays valid: the next
 /// update reports exactly the brute-force pairs of the moved proxies. A panic in the
-/// caller's `moves` on one thread leaves a valid tree with its move cache.
+/// caller's `moves` or `result` on a task's thread leaves a valid tree with its move
+/// cache and the changes decided until then, whose pairs the next update reports.
 fn parallel_moves_repeats_and_panics<V: Vector + Sync>() {
     let mut r = lcg(515);
     let n = 2000;
@@ -1142,26 +1143,51 @@ fn parallel_moves_repeats_and_panics<V: Vector + Sync>() {
         assert_eq!(got.len(), pairs.len(), "step {step}: a pair reported twice");
         assert_eq!(got, brute_pairs(&boxes, &moved), "step {step}");
     }
-    let moves = distinct_moves(&mut r, 0, 1.0, &mut centers, &ids, unknown);
-    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        tree.move_proxies_parallel(
-            moves.len(),
-            |i| {
-                assert!(i != moves.len() * 3 / 4, "the caller's moves panic");
-                moves[i]
-            },
-            4,
-            |_, _| {},
-        );
-    }));
-    assert!(caught.is_err());
-    tree.validate().unwrap();
-    assert!(tree.move_cache());
-    pairs.clear();
-    tree.update_pairs(&mut pairs);
-    tree.validate().unwrap();
-    for &(a, b) in &pairs {
-        assert!(tree.fat_box(a).unwrap().overlaps(&tree.fat_box(b).unwrap()));
+    // A panic in the caller's `moves`, then in its `result`, on a thread of a task
+    // (not at the first move of a run, which the calling thread also reads).
+    for panic_in_result in [false, true] {
+        let moves = distinct_moves(&mut r, 0, 1.0, &mut centers, &ids, unknown);
+        let old: BTreeMap<_, _> = ids
+            .iter()
+            .map(|&id| (id, tree.fat_box(id).unwrap()))
+            .collect();
+        let last = moves.len() * 3 / 4 + 1;
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            tree.move_proxies_parallel(
+                moves.len(),
+                |i| {
+                    assert!(panic_in_result || i != last, "the caller's moves panic");
+                    moves[i]
+                },
+                4,
+                |id, _| {
+                    assert!(
+                        !panic_in_result || id != moves[last].0,
+                        "the caller's result panics"
+                    )
+                },
+            );
+        }));
+        assert!(caught.is_err());
+        tree.validate().unwrap();
+        assert!(tree.move_cache());
+        // The changes decided before the panic are in the tree: the next update reports
+        // exactly the brute-force pairs of the proxies whose fat box changed.
+        let mut moved = BTreeSet::new();
+        let mut boxes = BTreeMap::new();
+        for &id in &ids {
+            let fat = tree.fat_box(id).unwrap();
+            if fat != old[&id] {
+                moved.insert(id);
+            }
+            boxes.insert(id, fat);
+        }
+        assert!(moved.len() > 100, "{} moves were kept", moved.len());
+        pairs.clear();
+        tree.update_pairs(&mut pairs);
+        tree.validate().unwrap();
+        let got: BTreeSet<_> = pairs.iter().copied().collect();
+        assert_eq!(got, brute_pairs(&boxes, &moved));
     }
 }
 
@@ -1228,4 +1254,107 @@ fn planned_rebuilds_2d() {
 #[test]
 fn planned_rebuilds_3d() {
     planned_rebuilds::<Vec3>();
+}
+
+/// A runner that runs every task but one, on the calling thread.
+struct SkipOne(usize);
+
+// SAFETY: runs its tasks on the calling thread, each returning before `run` does.
+#[allow(unsafe_code)]
+unsafe impl crate::tree::parallel::TaskRunner for SkipOne {
+    fn threads(&self) -> usize {
+        4
+    }
+
+    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
+        (0..count).filter(|&t| t != self.0).for_each(task);
+    }
+}
+
+/// A tree whose every leaf moved, its new fat boxes stored in the move cache and its
+/// changed proxies' bits set, as a parallel batch leaves it for the refit.
+fn moved_tree(
+    seed: u32,
+) -> (
+    DynamicTree<Vec2, u32>,
+    Vec<u64>,
+    Vec<(crate::tree::Link, BoundingBox<Vec2>)>,
+) {
+    let mut r = lcg(seed);
+    let (centers, mut tree, ids) = uniform_tree::<Vec2>(&mut r, 3000);
+    let mut pairs = Vec::new();
+    tree.update_pairs(&mut pairs);
+    let mut bits = vec![0u64; tree.leaves.len().div_ceil(64)];
+    let mut changes = Vec::new();
+    for (&id, &c) in ids.iter().zip(&centers) {
+        let tight =
+            BoundingBox::from_center_half_extents(c + Vec2::new(r(), r()), Vec2::splat(0.5));
+        if let Some(change) = tree.new_fat_box(id, tight, Vec2::ZERO).unwrap() {
+            bits[id.index() / 64] |= 1 << (id.index() % 64);
+            changes.push(change);
+        }
+    }
+    (tree, bits, changes)
+}
+
+/// The parallel refit's tasks against the serial refit (the leaves' slots written first):
+/// the same tree bit for bit, also when the runner leaves a task out (the calling thread
+/// then refits that subtree itself).
+#[test]
+fn parallel_refit_matches_serial() {
+    use crate::tree::parallel::ScopedThreads;
+    let (mut serial, bits, changes) = moved_tree(5);
+    assert!(changes.len() > 2000);
+    let mut parallel = serial.clone();
+    let mut skipped = serial.clone();
+    for &(link, fat) in &changes {
+        serial.write_slot(link, fat);
+    }
+    serial.refit_younger_than(u16::MAX);
+    parallel.refit_root_parallel(u16::MAX, &bits, &ScopedThreads(4));
+    skipped.refit_root_parallel(u16::MAX, &bits, &SkipOne(1));
+    assert_eq!(parallel.parallel_refits, 1);
+    for tree in [&parallel, &skipped] {
+        tree.validate().unwrap();
+        assert_same_tree(tree, &serial, "parallel refit");
+    }
+}
+
+/// A task takes a node only through the node's own link: a slot whose child names a node
+/// that hangs elsewhere (a tree with a wrong link) is left as it was, not refitted twice.
+#[test]
+fn parallel_refit_follows_links_only() {
+    use crate::tree::parallel::ScopedThreads;
+    let (mut tree, bits, _) = moved_tree(6);
+    // Two internal nodes deep in the tree (inside the tasks' subtrees), the second lower
+    // than the first and elsewhere: the first's first child is made to name the second,
+    // which keeps its own parent.
+    let of_height = |h: u16| -> Vec<NodeId> {
+        (0..tree.nodes.len() as u32)
+            .map(NodeId)
+            .filter(|id| {
+                let node = &tree.nodes[id.index()];
+                node.is_allocated() && node.height == h
+            })
+            .collect()
+    };
+    let p = of_height(3)[0];
+    let lower = of_height(2);
+    let y = lower[lower.len() / 2];
+    assert!(
+        tree.nodes[tree.nodes[y.index()].parent.parent().index()]
+            .parent
+            .parent()
+            != p
+    );
+    let sentinel = BoundingBox::from_min_max(Vec2::splat(-1e6), Vec2::splat(1e6));
+    tree.nodes[p.index()].children[0] = y;
+    tree.nodes[p.index()].boxes[0] = sentinel;
+    tree.refit_root_parallel(u16::MAX, &bits, &ScopedThreads(4));
+    assert_eq!(
+        tree.nodes[p.index()].boxes[0],
+        sentinel,
+        "the wrong link was followed"
+    );
+    assert_ne!(tree.nodes[y.index()].parent, crate::tree::Link::new(p, 0));
 }
