@@ -1271,15 +1271,16 @@ unsafe impl crate::tree::parallel::TaskRunner for SkipOne {
     }
 }
 
-/// A tree whose every leaf moved, its new fat boxes stored in the move cache and its
-/// changed proxies' bits set, as a parallel batch leaves it for the refit.
-fn moved_tree(
-    seed: u32,
-) -> (
+/// A tree, one bit per changed proxy, and the changed leaves with their new boxes.
+type Moved = (
     DynamicTree<Vec2, u32>,
     Vec<u64>,
     Vec<(crate::tree::Link, BoundingBox<Vec2>)>,
-) {
+);
+
+/// A tree whose every leaf moved, its new fat boxes stored in the move cache and its
+/// changed proxies' bits set, as a parallel batch leaves it for the refit.
+fn moved_tree(seed: u32) -> Moved {
     let mut r = lcg(seed);
     let (centers, mut tree, ids) = uniform_tree::<Vec2>(&mut r, 3000);
     let mut pairs = Vec::new();
