@@ -579,39 +579,51 @@ impl<V: Vector> Harness<V> {
         assert_eq!(got.len(), moves.len());
         for (&(id, tight, d), &(got_id, res)) in moves.iter().zip(&got) {
             assert_eq!(id, got_id);
-            let Some(entry) = self.oracle.get(&id).copied() else {
-                assert_eq!(res, Err(TreeError::UnknownProxy(id)));
-                continue;
-            };
-            // The order of `move_proxy`'s checks: the inputs, the rule, the new box.
-            let fat = self.fat_of(&tight, d);
-            if !(valid(&tight) && coords(d).iter().all(|x| x.is_finite())) {
-                assert!(res.is_err(), "accepted {tight:?} {d:?}");
-                continue;
-            }
-            let rule = keep_rule(&entry.fat, &tight, &fat);
-            match res {
-                Ok(false) => {
-                    assert_ne!(rule, Keep::No, "batch move of {id:?} kept {:?}", entry.fat);
-                    self.record_move(id, entry, tight, None);
-                }
-                Ok(true) => {
-                    assert_ne!(
-                        rule,
-                        Keep::Yes,
-                        "batch move of {id:?} replaced {:?}",
-                        entry.fat
-                    );
-                    assert!(valid(&fat), "batch move of {id:?} to {fat:?}");
-                    self.record_move(id, entry, tight, Some(fat));
-                }
-                Err(e) => {
-                    assert_eq!(e, TreeError::InvalidBox, "batch move of {id:?}");
-                    assert!(rule != Keep::Yes && !valid(&fat), "{tight:?} {d:?}");
-                }
-            }
+            self.check_batch_move(id, tight, d, res);
         }
         Ok(())
+    }
+
+    /// One outcome of a batch of moves against the oracle, which records the move: an
+    /// unknown id refused, then (the order of `move_proxy`'s checks) the inputs, the rule,
+    /// the new box.
+    fn check_batch_move(
+        &mut self,
+        id: ProxyId,
+        tight: BoundingBox<V>,
+        d: V,
+        res: std::result::Result<bool, TreeError>,
+    ) {
+        let Some(entry) = self.oracle.get(&id).copied() else {
+            assert_eq!(res, Err(TreeError::UnknownProxy(id)));
+            return;
+        };
+        let fat = self.fat_of(&tight, d);
+        if !(valid(&tight) && coords(d).iter().all(|x| x.is_finite())) {
+            assert!(res.is_err(), "accepted {tight:?} {d:?}");
+            return;
+        }
+        let rule = keep_rule(&entry.fat, &tight, &fat);
+        match res {
+            Ok(false) => {
+                assert_ne!(rule, Keep::No, "batch move of {id:?} kept {:?}", entry.fat);
+                self.record_move(id, entry, tight, None);
+            }
+            Ok(true) => {
+                assert_ne!(
+                    rule,
+                    Keep::Yes,
+                    "batch move of {id:?} replaced {:?}",
+                    entry.fat
+                );
+                assert!(valid(&fat), "batch move of {id:?} to {fat:?}");
+                self.record_move(id, entry, tight, Some(fat));
+            }
+            Err(e) => {
+                assert_eq!(e, TreeError::InvalidBox, "batch move of {id:?}");
+                assert!(rule != Keep::Yes && !valid(&fat), "{tight:?} {d:?}");
+            }
+        }
     }
 
     /// The parallel batch of [`Self::batch_move`].
@@ -655,42 +667,7 @@ impl<V: Vector> Harness<V> {
             got.values().filter(|res| **res == Ok(true)).count()
         );
         for &(id, tight, d) in &moves {
-            let res = got[&id];
-            let Some(entry) = self.oracle.get(&id).copied() else {
-                assert_eq!(res, Err(TreeError::UnknownProxy(id)));
-                continue;
-            };
-            let fat = self.fat_of(&tight, d);
-            if !(valid(&tight) && coords(d).iter().all(|x| x.is_finite())) {
-                assert!(res.is_err(), "accepted {tight:?} {d:?}");
-                continue;
-            }
-            let rule = keep_rule(&entry.fat, &tight, &fat);
-            match res {
-                Ok(false) => {
-                    assert_ne!(
-                        rule,
-                        Keep::No,
-                        "parallel move of {id:?} kept {:?}",
-                        entry.fat
-                    );
-                    self.record_move(id, entry, tight, None);
-                }
-                Ok(true) => {
-                    assert_ne!(
-                        rule,
-                        Keep::Yes,
-                        "parallel move of {id:?} replaced {:?}",
-                        entry.fat
-                    );
-                    assert!(valid(&fat), "parallel move of {id:?} to {fat:?}");
-                    self.record_move(id, entry, tight, Some(fat));
-                }
-                Err(e) => {
-                    assert_eq!(e, TreeError::InvalidBox, "parallel move of {id:?}");
-                    assert!(rule != Keep::Yes && !valid(&fat), "{tight:?} {d:?}");
-                }
-            }
+            self.check_batch_move(id, tight, d, got[&id]);
         }
         Ok(())
     }

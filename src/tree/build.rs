@@ -175,7 +175,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut scratch = core::mem::take(&mut self.scratch.build);
         scratch.items.clear();
         if !self.root.is_null() {
-            self.collect_items(self.root, 0, 0, &mut scratch);
+            self.collect_leaves(&mut scratch);
         }
         let mut removed = 0;
         for &id in ids {
@@ -216,7 +216,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut scratch = core::mem::take(&mut self.scratch.build);
         scratch.items.clear();
         if !self.root.is_null() {
-            self.collect_items(self.root, 0, 0, &mut scratch);
+            self.collect_leaves(&mut scratch);
         }
         scratch
             .items
@@ -265,34 +265,21 @@ impl<V: Vector, T> DynamicTree<V, T> {
         items
     }
 
-    /// Appends to `scratch.items` the nodes under `top` (itself included) that are leaves,
-    /// have height `keep_height` or less, or (with `still_for > 0`) a mark `still_for`
-    /// updates old or more, without descending into them, each with the box and mark its
-    /// parent held for it, and frees every internal node above them.
-    fn collect_items(
-        &mut self,
-        top: NodeId,
-        keep_height: u16,
-        still_for: Stamp,
-        scratch: &mut BuildScratch<V>,
-    ) {
+    /// Appends to `scratch.items` every leaf of the tree, with the box and mark its parent
+    /// holds for it, and frees every internal node (for a build of the whole tree).
+    fn collect_leaves(&mut self, scratch: &mut BuildScratch<V>) {
         scratch.stack.clear();
-        let link = self.link_of(top);
         scratch.stack.push(BuildItem {
-            aabb: *self.slot_box(link),
-            node: top,
-            stamp: self.slot_stamp(link),
+            aabb: self.root_box,
+            node: self.root,
+            stamp: self.root_stamp,
         });
         while let Some(item) = scratch.stack.pop() {
-            let id = item.node;
-            if id.is_leaf()
-                || self.nodes[id.index()].height <= keep_height
-                || (still_for > 0 && self.mark_age(item.stamp) >= still_for)
-            {
+            if item.node.is_leaf() {
                 scratch.items.push(item);
                 continue;
             }
-            let node = &self.nodes[id.index()];
+            let node = &self.nodes[item.node.index()];
             for k in [1, 0] {
                 scratch.stack.push(BuildItem {
                     aabb: node.boxes[k],
@@ -300,7 +287,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     stamp: node.stamps[k],
                 });
             }
-            self.free_node(id);
+            self.free_node(item.node);
         }
     }
 

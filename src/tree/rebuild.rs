@@ -90,13 +90,14 @@ impl<V: Vector> Default for RebuildPlan<V> {
 }
 
 impl<V: Vector> RebuildPlan<V> {
-    /// Gives every buffer room for as many entries as the items have room for: they then
-    /// grow only when the items did (a plan has at most that many of each), so that a
-    /// tree whose rebuilds have all been made once allocates nothing for them again.
-    fn reserve(&mut self) {
+    /// Gives every buffer room for `items` entries, or for as many as the items have room
+    /// for if that is more (a plan has at most that many of each): the buffers then grow
+    /// together, and only when a rebuild has more items than any before it.
+    fn reserve(&mut self, items: usize) {
         fn room_for<T>(buffer: &mut Vec<T>, room: usize) {
             buffer.reserve(room.saturating_sub(buffer.len()));
         }
+        room_for(&mut self.items, items);
         let room = self.items.capacity();
         room_for(&mut self.old, room);
         room_for(&mut self.keys, room);
@@ -153,11 +154,15 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if top.is_leaf() || self.nodes[top.index()].height <= keep_height {
             return;
         }
+        // Room at once for the largest candidate of the optimizer (a subtree of its
+        // rebuild height has at most this many leaves), so that the buffers do not grow
+        // each time a larger one comes along.
+        plan.reserve(1 << self.optimizer.subtree_height(self.proxy_count));
         self.collect_plan_items(keep_height, still_for, plan);
         if plan.items.len() < 2 {
             return;
         }
-        plan.reserve();
+        plan.reserve(plan.items.len());
         let first_split = if still_for > 0 {
             // Still items first.
             let items = &mut plan.items;
