@@ -181,6 +181,38 @@ impl<'a, V: Vector, T> Batch<'a, V, T> {
     }
 }
 
+impl<V: Vector, T> Batch<'_, V, T> {
+    /// [`DynamicTree::new_fat_box`] for one move, its change (if any) noted for the end
+    /// of the batch and its outcome told to `result`: whether the move changed the fat
+    /// box. (Each outcome is told where it is known, so that a caller's count of the
+    /// changes compiles to an increment.)
+    #[inline(always)]
+    fn decide(
+        &mut self,
+        id: ProxyId,
+        tight: BoundingBox<V>,
+        displacement: V,
+        result: &mut impl FnMut(ProxyId, Result<bool, TreeError>),
+    ) -> bool {
+        match self.tree.new_fat_box(id, tight, displacement) {
+            Ok(Some(change)) => {
+                self.pending.moves.push(change);
+                self.pending.ids.push(id);
+                result(id, Ok(true));
+                true
+            }
+            Ok(None) => {
+                result(id, Ok(false));
+                false
+            }
+            Err(e) => {
+                result(id, Err(e));
+                false
+            }
+        }
+    }
+}
+
 impl<V: Vector, T> Drop for Batch<'_, V, T> {
     fn drop(&mut self) {
         if !self.cache.is_empty() {
@@ -217,15 +249,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ) {
         let mut batch = Batch::new(self, &ScopedThreads(1));
         for (id, tight, displacement) in moves {
-            match batch.tree.new_fat_box(id, tight, displacement) {
-                Ok(Some(change)) => {
-                    batch.pending.moves.push(change);
-                    batch.pending.ids.push(id);
-                    result(id, Ok(true));
-                }
-                Ok(None) => result(id, Ok(false)),
-                Err(e) => result(id, Err(e)),
-            }
+            batch.decide(id, tight, displacement, &mut result);
         }
     }
 
@@ -327,27 +351,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
             for i in at(task)..at(task + 1) {
                 let (id, tight, displacement) = moves(i);
                 let decided = match run.as_deref_mut() {
-                    // The box is in this task's run of the move cache: decided and stored
-                    // there; outside it, left for the calling thread.
-                    Some((boxes, base)) => match tree.live_leaf(id) {
-                        Some(leaf) => {
-                            match id.index().checked_sub(*base).and_then(|j| boxes.get_mut(j)) {
-                                Some(old) => {
-                                    tree.decide_from(old, tight, displacement).map(|fat| {
-                                        fat.map(|fat| {
-                                            *old = fat;
-                                            (leaf.parent, fat)
-                                        })
-                                    })
-                                }
-                                None => {
-                                    list.deferred.push(i);
-                                    continue;
-                                }
+                    // A box outside this task's run of the move cache is left for the
+                    // calling thread.
+                    Some((boxes, base)) => {
+                        match tree.decide_in_run(boxes, *base, id, tight, displacement) {
+                            Some(decided) => decided,
+                            None => {
+                                list.deferred.push(i);
+                                continue;
                             }
                         }
-                        None => Err(TreeError::UnknownProxy(id)),
-                    },
+                    }
                     None => tree.decide_fat_box(id, tight, displacement),
                 };
                 match decided {
@@ -389,20 +403,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
             std::panic::resume_unwind(panic);
         }
         // The moves whose proxy lay outside their task's run, in batch order.
+        let mut tell = |id, outcome| result(id, outcome);
         for list in &mut lists[..tasks] {
             let list = list.get_mut().unwrap_or_else(PoisonError::into_inner);
             for &i in &list.deferred {
                 let (id, tight, displacement) = moves(i);
-                match batch.tree.new_fat_box(id, tight, displacement) {
-                    Ok(Some(change)) => {
-                        batch.pending.moves.push(change);
-                        batch.pending.ids.push(id);
-                        changed += 1;
-                        result(id, Ok(true));
-                    }
-                    Ok(None) => result(id, Ok(false)),
-                    Err(e) => result(id, Err(e)),
-                }
+                changed += usize::from(batch.decide(id, tight, displacement, &mut tell));
             }
         }
         batch.pending.decided = lists;

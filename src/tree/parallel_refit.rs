@@ -161,10 +161,9 @@ impl<V: Vector> Default for RefitScratch<V> {
     }
 }
 
-/// What a visit does at the internal children it accepts at a given depth.
+/// What a visit of the first levels does at the internal children it accepts at a given
+/// depth (above it, it refits them).
 enum Below<'r, V: Vector> {
-    /// Refits them, at any depth (a task's visit).
-    All,
     /// Lists those at this depth as task roots and goes no deeper (the first pass over
     /// the first levels).
     List(usize, &'r mut Vec<NodeId>),
@@ -206,6 +205,13 @@ fn refit_task<V: Vector>(
 }
 
 impl<V: Vector> RefitContext<'_, V> {
+    /// [`refit_task`] of the accepted node `id`, with the leaves it marked moved.
+    fn refit_subtree(&self, nodes: &SharedNodes<'_, V>, id: NodeId) -> Refitted<V> {
+        let mut moved = 0;
+        let (aabb, changed) = refit_task(self, nodes, id, &mut moved);
+        (aabb, changed, moved)
+    }
+
     /// Gives the leaf `leaf` (a child whose slot holds `aabb` and `stamp`) its box from
     /// the move cache and its mark when its proxy's bit is set, counting it in `moved`
     /// when it was not marked yet; as [`DynamicTree::write_slot`] would.
@@ -232,8 +238,8 @@ impl<V: Vector> RefitContext<'_, V> {
         *stamp = if bit { self.epoch } else { *stamp };
     }
 
-    /// Refits the accepted node `id` at depth `depth` (or, while listing, only walks the
-    /// first levels); `below` says what happens at the task roots. Returns the node's
+    /// Refits the accepted node `id` of the first levels, at depth `depth` (or, while
+    /// listing, only walks them); `below` says what happens at the task roots. Returns the node's
     /// box, whether it holds a change, and the leaves marked moved below it.
     fn refit(
         &self,
@@ -267,7 +273,7 @@ impl<V: Vector> RefitContext<'_, V> {
                     });
                     *next += 1;
                     // A task that did not run is refitted here.
-                    taken.unwrap_or_else(|| self.refit(nodes, child, depth + 1, &mut Below::All))
+                    taken.unwrap_or_else(|| self.refit_subtree(nodes, child))
                 }
                 _ => self.refit(nodes, child, depth + 1, below),
             };
@@ -340,10 +346,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let panicked = Mutex::new(None);
             runner.run(roots.len(), &|task| {
                 let refit = || {
-                    let mut moved = 0;
-                    let (aabb, changed) = refit_task(&context, &nodes, roots[task], &mut moved);
-                    *results[task].lock().unwrap_or_else(PoisonError::into_inner) =
-                        Some((aabb, changed, moved));
+                    let refitted = context.refit_subtree(&nodes, roots[task]);
+                    *results[task].lock().unwrap_or_else(PoisonError::into_inner) = Some(refitted);
                 };
                 if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(refit)) {
                     panicked
@@ -360,7 +364,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             }
         }
         let (aabb, changed, moved) = if roots.is_empty() {
-            context.refit(&nodes, root, 0, &mut Below::All)
+            context.refit_subtree(&nodes, root)
         } else {
             context.refit(&nodes, root, 0, &mut Below::Take(depth, &results, 0))
         };

@@ -5,6 +5,10 @@ use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::tree::{DynamicTree, Leaf, Link, MAX_PROXIES, NodeId, ProxyId, TreeError};
 
+/// The outcome of a move's decision: the leaf's link and its new fat box when the move
+/// changes it, `None` when it does not, or why it is refused.
+pub(crate) type Decision<V> = Result<Option<(Link, BoundingBox<V>)>, TreeError>;
+
 impl<V: Vector, T> DynamicTree<V, T> {
     /// The fat box for a tight box and a predicted displacement: the tight box extended
     /// along the displacement and grown by the margin on every side.
@@ -86,7 +90,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         id: ProxyId,
         tight: BoundingBox<V>,
         displacement: V,
-    ) -> Result<Option<(Link, BoundingBox<V>)>, TreeError> {
+    ) -> Decision<V> {
         let change = self.decide_fat_box(id, tight, displacement)?;
         if let Some((link, fat)) = change {
             self.store_fat_box(id, link, fat);
@@ -102,12 +106,39 @@ impl<V: Vector, T> DynamicTree<V, T> {
         id: ProxyId,
         tight: BoundingBox<V>,
         displacement: V,
-    ) -> Result<Option<(Link, BoundingBox<V>)>, TreeError> {
+    ) -> Decision<V> {
         let leaf = *self.live_leaf(id).ok_or(TreeError::UnknownProxy(id))?;
         let old = self.stored_fat_box(id, leaf);
         Ok(self
             .decide_from(&old, tight, displacement)?
             .map(|fat| (leaf.parent, fat)))
+    }
+
+    /// The decision of a move of proxy `id` whose fat box lies in `boxes`, the move cache
+    /// from proxy `base` on, stored there when the move changes it: the leaf's link and
+    /// the new box, as [`Self::decide_fat_box`] gives them; `None`, deciding nothing, when
+    /// the proxy is live but its box lies outside `boxes`.
+    #[inline(always)]
+    pub(crate) fn decide_in_run(
+        &self,
+        boxes: &mut [BoundingBox<V>],
+        base: usize,
+        id: ProxyId,
+        tight: BoundingBox<V>,
+        displacement: V,
+    ) -> Option<Decision<V>> {
+        let Some(leaf) = self.live_leaf(id) else {
+            return Some(Err(TreeError::UnknownProxy(id)));
+        };
+        let old = boxes.get_mut(id.index().checked_sub(base)?)?;
+        Some(match self.decide_from(old, tight, displacement) {
+            Ok(Some(fat)) => {
+                *old = fat;
+                Ok(Some((leaf.parent, fat)))
+            }
+            Ok(None) => Ok(None),
+            Err(e) => Err(e),
+        })
     }
 
     /// The decision of a move of a live proxy whose fat box is `old`: the new fat box
