@@ -14,8 +14,22 @@ export CARGO_TERM_COLOR=never
 # in a /tmp that may be a small tmpfs.
 export TMPDIR="$PWD/target/tmp"
 mkdir -p "$TMPDIR"
-df -h . "$TMPDIR" | sed 's/^/disk: /'
-step() { echo "== [$(date -u +%H:%M:%S)] $*"; }
+# The checks build each feature set once: incremental caches would only take disk.
+export CARGO_INCREMENTAL=0
+disk() { df -h . | tail -n 1 | awk '{print "disk: " $4 " free, build directory " d}' d="$(du -sh target 2>/dev/null | cut -f1)"; }
+step() {
+    echo "== [$(date -u +%H:%M:%S)] $*"
+    disk
+}
+# Each test binary, example and doc test links its own copy of Bevy (a few hundred MB in
+# a debug build). Once a feature set's tests have run, its linked binaries go, so the build
+# directory holds one feature set's binaries at a time; the libraries stay for the next.
+prune_binaries() {
+    disk
+    echo "removing the linked test binaries and examples"
+    find target/debug/deps target/debug/examples -maxdepth 1 -type f -perm -u+x \
+        ! -name '*.so' -delete 2>/dev/null || true
+}
 
 # What the screenshot check needs: Xvfb, and Vulkan on the CPU (mesa's lavapipe).
 rendering_missing() {
@@ -69,12 +83,15 @@ if cargo tree --no-default-features -e normal --prefix none | tail -n +2 | grep 
     exit 1
 fi
 cargo test --no-default-features
+prune_binaries
 
 step "default features (the plugin without multi_threaded: the one-thread path)"
 cargo test
+prune_binaries
 
 step "everything (plugin, debug overlay, examples, doc tests; the short soak runs)"
 cargo test --all-features
+prune_binaries
 
 if [ -d fuzz ]; then
     step "fuzzing the tree for 60 s (no sanitizer)"
