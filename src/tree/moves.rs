@@ -3,7 +3,7 @@
 use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::tree::arena::age_at;
-use crate::tree::parallel::{MAX_THREADS, ScopedThreads, TaskRunner};
+use crate::tree::parallel::{CallingThread, MAX_THREADS, TaskRunner};
 use crate::tree::{DynamicTree, Link, NodeId, ProxyId, Stamp, TreeError, UNCONDITIONAL_LEVELS};
 use std::sync::{Mutex, PoisonError};
 
@@ -247,13 +247,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
         moves: impl IntoIterator<Item = (ProxyId, BoundingBox<V>, V)>,
         mut result: impl FnMut(ProxyId, Result<bool, TreeError>),
     ) {
-        let mut batch = Batch::new(self, &ScopedThreads(1));
+        let mut batch = Batch::new(self, &CallingThread);
         for (id, tight, displacement) in moves {
             batch.decide(id, tight, displacement, &mut result);
         }
     }
 
-    /// [`Self::move_proxies`] on up to `threads` scoped threads (the calling one
+    /// [`Self::move_proxies`] on up to `threads` threads (the calling one
     /// included; at most 256): move `i`, for `i` in `0..count`, is `moves(i)`, a
     /// `(id, tight, displacement)`. Returns how many moves changed their proxy's fat box;
     /// `result` is told each move's outcome, from the thread that decided it.
@@ -273,8 +273,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// leaves' boxes in their parents as it passes them. A batch of fewer than 16,384
     /// moves runs on the calling thread alone (starting the threads would cost more than
     /// they save); small trees and a tree without its move cache
-    /// ([`Self::set_move_cache`]) refit on the calling thread. The threads are started on
-    /// every call that uses them.
+    /// ([`Self::set_move_cache`]) refit on the calling thread. The other threads are the
+    /// tree's workers, kept between calls (see [`Self::update_pairs_parallel`]).
     ///
     /// A panic in `moves` or `result` goes on in the calling thread once every thread has
     /// stopped, and leaves the tree valid, with the changes decided until then applied;
@@ -305,8 +305,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
         // Task `t` decides moves `at(t)..at(t + 1)` (in 64 bits: the product may not fit
         // a 32-bit `usize`, and the quotient is at most `count`).
         let at = |t: usize| (t as u64 * count as u64 / tasks as u64) as usize;
-        let runner = ScopedThreads(threads);
-        let mut batch = Batch::new(self, &runner);
+        let workers = (threads > 1).then(|| self.take_workers(threads));
+        let runner: &dyn TaskRunner = match &workers {
+            Some(workers) => workers,
+            None => &CallingThread,
+        };
+        let mut batch = Batch::new(self, runner);
         let mut lists = core::mem::take(&mut batch.pending.decided);
         if lists.len() < tasks {
             lists.resize_with(tasks, Default::default);
@@ -412,6 +416,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
             }
         }
         batch.pending.decided = lists;
+        drop(batch);
+        if let Some(workers) = workers {
+            self.scratch.workers = Some(workers);
+        }
         changed
     }
 
@@ -422,7 +430,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         boxes: impl IntoIterator<Item = (ProxyId, BoundingBox<V>)>,
         result: impl FnMut(ProxyId, Result<(), TreeError>),
     ) {
-        self.set_fat_boxes_on(boxes, &ScopedThreads(1), result);
+        self.set_fat_boxes_on(boxes, &CallingThread, result);
     }
 
     /// [`Self::set_fat_box`] for many proxies: the same as one call per `(id, fat)`, in

@@ -23,16 +23,16 @@
 //! it but, as with the serial update, depends only on the operations applied to the tree (and
 //! the number of tasks asked for), never on the threads.
 //!
-//! [`DynamicTree::update_pairs_parallel`] does all of it on scoped standard threads. To
-//! run the tasks on another pool (Bevy's, in this crate's plugin), use
-//! [`DynamicTree::parallel_pairs`].
+//! [`DynamicTree::update_pairs_parallel`] does all of it on the tree's own worker threads
+//! (see `tree::pool`). To run the tasks on another pool (Bevy's, in this crate's plugin),
+//! use [`DynamicTree::parallel_pairs`].
 
 use crate::Vector;
 use crate::tree::pairs::{LeafTasks, PairStacks, child_ref, pop_task};
 
 use crate::tree::{DynamicTree, NodeId, ProxyId};
 use core::cell::RefCell;
-use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, Ordering};
 use std::collections::VecDeque;
 use std::sync::{Mutex, PoisonError};
 
@@ -65,85 +65,18 @@ pub(crate) unsafe trait TaskRunner: Sync {
     fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync));
 }
 
-/// Scoped standard threads, started for each stage ([`run_scoped`]).
-pub(crate) struct ScopedThreads(pub usize);
+/// The calling thread alone: the tasks in order, one after the other.
+pub(crate) struct CallingThread;
 
-// SAFETY: `run_scoped` returns only once `std::thread::scope` has joined every thread it
-// started, and the calling thread's own share of the tasks has returned.
+// SAFETY: the tasks run on the calling thread, within `run`.
 #[allow(unsafe_code)]
-unsafe impl TaskRunner for ScopedThreads {
+unsafe impl TaskRunner for CallingThread {
     fn threads(&self) -> usize {
-        self.0
+        1
     }
 
     fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
-        run_scoped(self.0, count, task);
-    }
-}
-
-/// Runs tasks `0..count`, each once, on up to `threads` scoped threads (the calling one
-/// included), each thread taking the next task not yet taken until none is left.
-///
-/// The threads start one another, each up to two more, so that all of them run after
-/// about `log2(threads)` thread starts rather than `threads - 1` starts in a row on the
-/// calling thread (a start costs tens of microseconds, as long as a small task). Threads
-/// the system refuses are simply not there: the others, this one included, take their
-/// tasks. A task that panics (none in the crate has a path that does) is not swallowed:
-/// its panic goes on in the calling thread once every thread has stopped.
-pub(crate) fn run_scoped(threads: usize, count: usize, task: impl Fn(usize) + Sync) {
-    let next = AtomicUsize::new(0);
-    let take_tasks = || {
-        loop {
-            let index = next.fetch_add(1, Ordering::Relaxed);
-            if index >= count {
-                return;
-            }
-            task(index);
-        }
-    };
-    let helpers = threads.min(count).saturating_sub(1);
-    if helpers == 0 {
-        take_tasks();
-        return;
-    }
-    let panicked = Mutex::new(None);
-    let work = || {
-        if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(take_tasks)) {
-            panicked
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .get_or_insert(panic);
-        }
-    };
-    std::thread::scope(|scope| {
-        start_helpers(scope, 0, helpers, &work);
-        work();
-    });
-    if let Some(panic) = panicked
-        .into_inner()
-        .unwrap_or_else(PoisonError::into_inner)
-    {
-        std::panic::resume_unwind(panic);
-    }
-}
-
-/// Starts helpers `2 * index + 1` and `2 * index + 2` (those up to `helpers`), each of
-/// which starts its own two and then runs `work`: thread `index` (0, the calling one)
-/// starts at most two.
-fn start_helpers<'scope>(
-    scope: &'scope std::thread::Scope<'scope, '_>,
-    index: usize,
-    helpers: usize,
-    work: &'scope (impl Fn() + Sync),
-) {
-    for helper in [2 * index + 1, 2 * index + 2] {
-        if helper <= helpers {
-            // A refused start leaves that helper's subtree of helpers out.
-            let _ = std::thread::Builder::new().spawn_scoped(scope, move || {
-                start_helpers(scope, helper, helpers, work);
-                work();
-            });
-        }
+        (0..count).for_each(task);
     }
 }
 
@@ -353,7 +286,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// [`Self::update_pairs`] with the walk spread over `threads` scoped threads (the
+    /// [`Self::update_pairs`] with the walk spread over `threads` threads (the
     /// calling one included; at most 256). The pairs are the same; their order, joined
     /// task by task, depends on `threads` but not on how the threads ran.
     ///
@@ -363,8 +296,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///
     /// With one thread (or a walk that does not split), the tasks run in order on the
     /// calling thread, straight into `pairs`, and a warm tree allocates nothing. With
-    /// more, the threads are started on every call, a cost that small updates feel. To
-    /// run the tasks on threads that live on, use [`Self::parallel_pairs`] with your pool.
+    /// more, the tasks run on `threads - 1` worker threads that the tree starts on its
+    /// first parallel call and keeps, asleep between calls, until it is dropped or a call
+    /// asks for another number of threads. To run the tasks on a pool of your own (as the
+    /// plugin does on Bevy's), use [`Self::parallel_pairs`].
     pub fn update_pairs_parallel(&mut self, pairs: &mut Vec<(ProxyId, ProxyId)>, threads: usize)
     where
         T: Sync,
@@ -380,11 +315,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
             }
             return;
         }
-        let runner = ScopedThreads(threads);
+        let workers = job.tree.take_workers(threads);
         let job_ref = &job;
-        runner.run(count, &|task| job_ref.run_buffered(task));
+        workers.run(count, &|task| job_ref.run_buffered(task));
         job.append_buffered(pairs);
-        job.finish_on(&runner);
+        job.finish_on(&workers);
+        self.scratch.workers = Some(workers);
     }
 
     /// The first step of a parallel update or of one searched leaf by leaf, which leaves

@@ -1207,7 +1207,7 @@ fn parallel_moves_repeats_and_panics_3d() {
 /// a third, a tenth and a fiftieth of the proxies (runs that plan many candidates, a few,
 /// or none), in 2D and 3D.
 fn planned_rebuilds<V: Vector + Sync>() {
-    use crate::tree::parallel::ScopedThreads;
+    use crate::tree::pool::WorkerPool;
     let mut r = lcg(777);
     let n = 6000;
     let (mut centers, mut serial, ids) = uniform_tree::<V>(&mut r, n);
@@ -1224,7 +1224,7 @@ fn planned_rebuilds<V: Vector + Sync>() {
                 job.run(task, |a, b| pairs.push((a, b)));
             }
             if threads > 1 {
-                job.finish_on(&ScopedThreads(threads));
+                job.finish_on(&WorkerPool::new(threads));
             } else {
                 drop(job);
             }
@@ -1303,7 +1303,7 @@ fn moved_tree(seed: u32) -> Moved {
 /// then refits that subtree itself).
 #[test]
 fn parallel_refit_matches_serial() {
-    use crate::tree::parallel::ScopedThreads;
+    use crate::tree::pool::WorkerPool;
     let (mut serial, bits, changes) = moved_tree(5);
     assert!(changes.len() > 2000);
     let mut parallel = serial.clone();
@@ -1312,7 +1312,7 @@ fn parallel_refit_matches_serial() {
         serial.write_slot(link, fat);
     }
     serial.refit_younger_than(u16::MAX);
-    parallel.refit_root_parallel(u16::MAX, &bits, &ScopedThreads(4));
+    parallel.refit_root_parallel(u16::MAX, &bits, &WorkerPool::new(4));
     skipped.refit_root_parallel(u16::MAX, &bits, &SkipOne(1));
     assert_eq!(parallel.parallel_refits, 1);
     for tree in [&parallel, &skipped] {
@@ -1325,7 +1325,7 @@ fn parallel_refit_matches_serial() {
 /// that hangs elsewhere (a tree with a wrong link) is left as it was, not refitted twice.
 #[test]
 fn parallel_refit_follows_links_only() {
-    use crate::tree::parallel::ScopedThreads;
+    use crate::tree::pool::WorkerPool;
     let (mut tree, bits, _) = moved_tree(6);
     // Two internal nodes deep in the tree (inside the tasks' subtrees), the second lower
     // than the first and elsewhere: the first's first child is made to name the second,
@@ -1351,7 +1351,7 @@ fn parallel_refit_follows_links_only() {
     let sentinel = BoundingBox::from_min_max(Vec2::splat(-1e6), Vec2::splat(1e6));
     tree.nodes[p.index()].children[0] = y;
     tree.nodes[p.index()].boxes[0] = sentinel;
-    tree.refit_root_parallel(u16::MAX, &bits, &ScopedThreads(4));
+    tree.refit_root_parallel(u16::MAX, &bits, &WorkerPool::new(4));
     assert_eq!(
         tree.nodes[p.index()].boxes[0],
         sentinel,

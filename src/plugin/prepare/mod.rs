@@ -17,7 +17,7 @@ use crate::plugin::{
     Aabb, AabbTree, BoundingSphere, CollisionConfig, CollisionLayers, EndReason, Static,
     StaticChanges, Teleported, TrackedCollider, Velocity,
 };
-use crate::tree::parallel::{ScopedThreads, TaskRunner};
+use crate::tree::parallel::{CallingThread, TaskRunner};
 use crate::tree::{DynamicTree, ProxyId};
 
 /// What `prepare` reads of a collider.
@@ -498,7 +498,7 @@ pub(crate) fn prepare<V: Vector>(
     let pool = pool_for(&config, pending.len());
     let runner: &dyn TaskRunner = match &pool {
         Some(pool) => pool,
-        None => &ScopedThreads(1),
+        None => &CallingThread,
     };
     state
         .tree
