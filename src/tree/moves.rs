@@ -53,7 +53,8 @@ const MIN_MOVES_PER_TASK: usize = 4096;
 const MIN_MOVES_PER_TASK: usize = 8;
 
 /// The smallest batch that [`DynamicTree::move_proxies_parallel`] spreads over threads:
-/// a smaller one is decided and refitted in less time than starting the threads takes.
+/// a smaller one gains too little from more threads to pay for handing the work out
+/// (waking the workers, merging the tasks' lists).
 /// The unit tests and the fuzz target use small batches.
 #[cfg(not(any(test, fuzzing)))]
 const PARALLEL_MOVES_FROM: usize = 16_384;
@@ -271,8 +272,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// batch order. When at least one leaf in eight changed (see
     /// [`Self::move_proxies`]), each thread refits whole subtrees, storing the changed
     /// leaves' boxes in their parents as it passes them. A batch of fewer than 16,384
-    /// moves runs on the calling thread alone (starting the threads would cost more than
-    /// they save); small trees and a tree without its move cache
+    /// moves runs on the calling thread alone (handing it out would cost more than it
+    /// saves); small trees and a tree without its move cache
     /// ([`Self::set_move_cache`]) refit on the calling thread. The other threads are the
     /// tree's workers, kept between calls (see [`Self::update_pairs_parallel`]).
     ///
@@ -404,6 +405,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if let Err(panic) = outcome {
             batch.pending.decided = lists;
             drop(batch);
+            // The workers are idle and sound (the stage caught the panic): kept.
+            if let Some(workers) = workers {
+                self.scratch.workers = Some(workers);
+            }
             std::panic::resume_unwind(panic);
         }
         // The moves whose proxy lay outside their task's run, in batch order.

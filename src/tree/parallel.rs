@@ -44,8 +44,9 @@ std::thread_local! {
     static TASK_STACKS: RefCell<PairStacks> = RefCell::new(PairStacks::default());
 }
 
-/// Most threads [`DynamicTree::update_pairs_parallel`] starts; more are not useful before
-/// the walk runs out of tasks.
+/// Most threads [`DynamicTree::update_pairs_parallel`] and
+/// [`DynamicTree::move_proxies_parallel`] use; more are not useful before the walk runs
+/// out of tasks.
 pub(crate) const MAX_THREADS: usize = 256;
 
 /// Runs the independent tasks of a parallel stage: tasks `0..count`, each once, on any
@@ -297,7 +298,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// With one thread (or a walk that does not split), the tasks run in order on the
     /// calling thread, straight into `pairs`, and a warm tree allocates nothing. With
     /// more, the tasks run on `threads - 1` worker threads that the tree starts on its
-    /// first parallel call and keeps, asleep between calls, until it is dropped or a call
+    /// first parallel call and keeps between calls (each watches for work for a few tens
+    /// of microseconds after a stage, then sleeps) until the tree is dropped or a call
     /// asks for another number of threads. To run the tasks on a pool of your own (as the
     /// plugin does on Bevy's), use [`Self::parallel_pairs`].
     pub fn update_pairs_parallel(&mut self, pairs: &mut Vec<(ProxyId, ProxyId)>, threads: usize)

@@ -5,7 +5,8 @@
 //! decisions, the refit, the pair walk, the rebuild plans), each a handful of tasks that
 //! last a fraction of a millisecond. Starting a thread costs tens of microseconds, about
 //! as much as a small task; so the tree keeps `threads - 1` workers instead, started on
-//! its first parallel call and ended when the tree is dropped.
+//! its first parallel call and ended when the tree is dropped, or replaced when a call
+//! asks for another number of threads.
 //!
 //! Waking a sleeping thread costs about as much as starting one on some systems (virtual
 //! machines especially), so a thread that waits (a worker for the next stage, the caller
@@ -28,7 +29,7 @@
 use crate::Vector;
 use crate::tree::DynamicTree;
 use crate::tree::parallel::TaskRunner;
-use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::any::Any;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
@@ -68,6 +69,8 @@ struct Shared {
     /// atomics so that a waiting thread can watch them without it (see [`spin_until`]).
     stage: AtomicU64,
     busy: AtomicUsize,
+    /// Whether a stage is being run ([`WorkerPool::run`] calls do not overlap).
+    running: AtomicBool,
     /// Wakes the workers: a stage was published, or the pool stops.
     wake: Condvar,
     /// Wakes the caller: the last worker finished the stage.
@@ -96,7 +99,8 @@ fn spin_until(done: impl Fn() -> bool) -> bool {
 }
 
 impl Shared {
-    /// The state; a poisoned lock is taken as is (no code path panics while holding it).
+    /// The state; a poisoned lock is taken as is (nothing that holds it can panic: the
+    /// tasks run outside it, and a task's panic payload is only moved under it).
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -104,12 +108,18 @@ impl Shared {
 
 /// `threads - 1` worker threads and the calling thread, running the tasks of one stage at
 /// a time (see the module docs).
+///
+/// A panic in a stage leaves the pool as it was (its tasks' panics are caught until the
+/// stage ends), so the pool is unwind safe.
 pub(crate) struct WorkerPool {
     shared: Arc<Shared>,
     workers: Vec<JoinHandle<()>>,
     /// The threads asked for (more than [`Self::threads`] when some did not start).
     asked: usize,
 }
+
+impl std::panic::UnwindSafe for WorkerPool {}
+impl std::panic::RefUnwindSafe for WorkerPool {}
 
 impl core::fmt::Debug for WorkerPool {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -130,11 +140,6 @@ fn take_tasks(task: &(dyn Fn(usize) + Sync), count: usize, next: &AtomicUsize) {
     }
 }
 
-/// Keeps the first panic of a stage.
-fn keep_panic(state: &mut State, panic: Panic) {
-    state.panic.get_or_insert(panic);
-}
-
 impl WorkerPool {
     /// A pool of `threads` threads: the calling one and `threads - 1` workers (fewer if
     /// the system refuses to start some: the others take their tasks).
@@ -147,6 +152,7 @@ impl WorkerPool {
             }),
             stage: AtomicU64::new(0),
             busy: AtomicUsize::new(0),
+            running: AtomicBool::new(false),
             wake: Condvar::new(),
             done: Condvar::new(),
         });
@@ -173,16 +179,22 @@ impl WorkerPool {
 
     /// Runs tasks `0..count`, each once, on the workers and the calling thread; returns
     /// when every task has returned. A task's panic goes on in the calling thread then.
+    ///
+    /// A call made while another runs (from a task, or from another thread) runs its
+    /// tasks on its own thread, in order: the workers serve one stage at a time.
     pub(crate) fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
         let next = AtomicUsize::new(0);
-        if self.workers.is_empty() || count <= 1 {
+        if self.workers.is_empty()
+            || count <= 1
+            || self.shared.running.swap(true, Ordering::Acquire)
+        {
             take_tasks(task, count, &next);
             return;
         }
         // SAFETY: only the lifetime changes (the pointee type is the same trait object).
         // The pointer is published below and taken back before this function returns or
-        // unwinds: the workers read it only while `busy` counts them, and this function
-        // waits for `busy` to reach zero, with its own tasks' panics caught until then.
+        // unwinds: the workers read it only while `busy` counts them, and `Stage`'s drop,
+        // which runs on every way out of this function, waits for `busy` to reach zero.
         #[allow(unsafe_code)]
         let erased: *const (dyn Fn(usize) + Sync + 'static) =
             unsafe { core::mem::transmute::<*const (dyn Fn(usize) + Sync + '_), _>(task) };
@@ -191,18 +203,50 @@ impl WorkerPool {
             count,
             next: &next,
         };
-        let shared = &*self.shared;
+        let stage = Stage(&self.shared);
         {
-            let mut state = shared.lock();
+            let mut state = stage.0.lock();
             state.job = Some(job);
-            state.panic = None;
-            shared.busy.store(self.workers.len(), Ordering::Relaxed);
-            shared.stage.fetch_add(1, Ordering::Release);
+            stage.0.busy.store(self.workers.len(), Ordering::Relaxed);
+            stage.0.stage.fetch_add(1, Ordering::Release);
         }
-        shared.wake.notify_all();
+        stage.0.wake.notify_all();
         let own = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             take_tasks(task, count, &next);
         }));
+        let panic = stage.finish(own.err());
+        if let Some(panic) = panic {
+            std::panic::resume_unwind(panic);
+        }
+    }
+}
+
+/// A stage published to the workers: dropping it (at the end of [`WorkerPool::run`], or
+/// while unwinding from it) waits until every worker is done with the stage, then takes
+/// the stage back.
+struct Stage<'a>(&'a Shared);
+
+impl Stage<'_> {
+    /// Waits for the workers, then gives the stage's first panic: `own` (the calling
+    /// thread's) or a worker's.
+    fn finish(self, own: Option<Panic>) -> Option<Panic> {
+        let mut state = self.wait();
+        let panic = match (state.panic.take(), own) {
+            (Some(first), Some(second)) => {
+                // Two panics: the second payload is forgotten, not dropped (its drop
+                // could panic in turn).
+                core::mem::forget(second);
+                Some(first)
+            }
+            (first, second) => first.or(second),
+        };
+        drop(state);
+        panic
+    }
+
+    /// Waits until no worker is inside the stage; returns the state, locked.
+    fn wait(&self) -> MutexGuard<'_, State> {
+        let shared = self.0;
         spin_until(|| shared.busy.load(Ordering::Acquire) == 0);
         let mut state = shared.lock();
         while shared.busy.load(Ordering::Acquire) > 0 {
@@ -211,15 +255,16 @@ impl WorkerPool {
                 .wait(state)
                 .unwrap_or_else(PoisonError::into_inner);
         }
+        state
+    }
+}
+
+impl Drop for Stage<'_> {
+    fn drop(&mut self) {
+        let mut state = self.wait();
         state.job = None;
-        if let Err(panic) = own {
-            keep_panic(&mut state, panic);
-        }
-        let panic = state.panic.take();
         drop(state);
-        if let Some(panic) = panic {
-            std::panic::resume_unwind(panic);
-        }
+        self.0.running.store(false, Ordering::Release);
     }
 }
 
@@ -253,7 +298,13 @@ fn work(shared: &Shared) {
         };
         let mut state = shared.lock();
         if let Err(panic) = result {
-            keep_panic(&mut state, panic);
+            if state.panic.is_none() {
+                state.panic = Some(panic);
+            } else {
+                // Only the first panic goes on; this one is forgotten, not dropped (its
+                // drop could panic in turn, before this worker says it is done).
+                core::mem::forget(panic);
+            }
         }
         if shared.busy.fetch_sub(1, Ordering::AcqRel) == 1 {
             shared.done.notify_one();
@@ -279,13 +330,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
     pub(crate) fn take_workers(&mut self, threads: usize) -> WorkerPool {
         match self.scratch.workers.take() {
             Some(workers) if workers.asked == threads => workers,
-            _ => WorkerPool::new(threads),
+            other => {
+                // The old threads end before the new ones start.
+                drop(other);
+                WorkerPool::new(threads)
+            }
         }
     }
 }
 
-// SAFETY: `WorkerPool::run` returns only once every worker has finished the stage
-// (`busy` is zero) and the calling thread's own tasks have returned.
+// SAFETY: `WorkerPool::run` returns only once the calling thread's own tasks have
+// returned and every worker has finished the stage (`busy` is zero), or, when another
+// stage is running, after running every task on the calling thread.
 #[allow(unsafe_code)]
 unsafe impl TaskRunner for WorkerPool {
     fn threads(&self) -> usize {
@@ -298,7 +354,7 @@ unsafe impl TaskRunner for WorkerPool {
 }
 
 #[cfg(test)]
-#[allow(clippy::expect_used)] // A failed expectation is a failed test.
+#[allow(clippy::expect_used, clippy::panic)] // Tests: failures and panicking tasks.
 mod tests {
     use super::WorkerPool;
     use core::sync::atomic::{AtomicUsize, Ordering};
@@ -374,5 +430,76 @@ mod tests {
             });
             assert_eq!(after.load(Ordering::Relaxed), 10);
         }
+    }
+
+    /// A stage run from a task of another stage (or while another runs) runs on its own
+    /// thread, each task once, instead of waiting for workers that are busy.
+    #[test]
+    fn a_stage_inside_a_stage_runs_on_its_thread() {
+        let pool = WorkerPool::new(3);
+        let inner: Vec<AtomicUsize> = (0..8 * 5).map(|_| AtomicUsize::new(0)).collect();
+        pool.run(8, &|outer| {
+            pool.run(5, &|task| {
+                inner[outer * 5 + task].fetch_add(1, Ordering::Relaxed);
+            });
+        });
+        assert!(inner.iter().all(|run| run.load(Ordering::Relaxed) == 1));
+    }
+
+    /// Two threads sharing a pool run their stages without mixing them up.
+    #[test]
+    fn stages_from_two_threads() {
+        let pool = WorkerPool::new(3);
+        std::thread::scope(|scope| {
+            for _ in 0..2 {
+                scope.spawn(|| {
+                    for count in 0..200 {
+                        let runs: Vec<AtomicUsize> =
+                            (0..count).map(|_| AtomicUsize::new(0)).collect();
+                        pool.run(count, &|task| {
+                            runs[task].fetch_add(1, Ordering::Relaxed);
+                        });
+                        assert!(runs.iter().all(|run| run.load(Ordering::Relaxed) == 1));
+                    }
+                });
+            }
+        });
+    }
+
+    /// A payload whose drop panics: several tasks panic with one, on the workers and the
+    /// caller; the stage still ends and one of them goes on.
+    #[test]
+    fn panics_whose_payload_panics_on_drop() {
+        struct Bomb;
+        impl Drop for Bomb {
+            fn drop(&mut self) {
+                std::panic::panic_any("a payload's drop panics");
+            }
+        }
+        let pool = WorkerPool::new(4);
+        for _ in 0..20 {
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                pool.run(16, &|_| {
+                    std::thread::sleep(std::time::Duration::from_micros(100));
+                    std::panic::panic_any(Bomb);
+                });
+            }));
+            let payload = outcome.expect_err("a task's panic goes on");
+            assert!(payload.is::<Bomb>());
+            core::mem::forget(payload);
+        }
+        let after = AtomicUsize::new(0);
+        pool.run(10, &|_| {
+            after.fetch_add(1, Ordering::Relaxed);
+        });
+        assert_eq!(after.load(Ordering::Relaxed), 10);
+    }
+
+    /// The tree keeps what it promised before it had workers.
+    #[test]
+    fn the_tree_stays_send_sync_and_unwind_safe() {
+        fn check<T: Send + Sync + std::panic::UnwindSafe + std::panic::RefUnwindSafe>() {}
+        check::<crate::tree::DynamicTree<glam::Vec2, u32>>();
+        check::<crate::tree::DynamicTree<glam::Vec3, u32>>();
     }
 }
