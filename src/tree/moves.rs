@@ -402,28 +402,27 @@ impl<V: Vector, T> DynamicTree<V, T> {
             changed += list.ids.len();
         }
         batch.pending.task_starts = starts;
-        if let Err(panic) = outcome {
-            batch.pending.decided = lists;
-            drop(batch);
-            // The workers are idle and sound (the stage caught the panic): kept.
-            if let Some(workers) = workers {
-                self.scratch.workers = Some(workers);
-            }
-            std::panic::resume_unwind(panic);
-        }
-        // The moves whose proxy lay outside their task's run, in batch order.
-        let mut tell = |id, outcome| result(id, outcome);
-        for list in &mut lists[..tasks] {
-            let list = list.get_mut().unwrap_or_else(PoisonError::into_inner);
-            for &i in &list.deferred {
-                let (id, tight, displacement) = moves(i);
-                changed += usize::from(batch.decide(id, tight, displacement, &mut tell));
+        let panicked = outcome.err();
+        if panicked.is_none() {
+            // The moves whose proxy lay outside their task's run, in batch order.
+            let mut tell = |id, outcome| result(id, outcome);
+            for list in &mut lists[..tasks] {
+                let list = list.get_mut().unwrap_or_else(PoisonError::into_inner);
+                for &i in &list.deferred {
+                    let (id, tight, displacement) = moves(i);
+                    changed += usize::from(batch.decide(id, tight, displacement, &mut tell));
+                }
             }
         }
         batch.pending.decided = lists;
         drop(batch);
+        // Kept for the next call, also after a panic in a task (the stage caught it, and
+        // the workers are idle).
         if let Some(workers) = workers {
             self.scratch.workers = Some(workers);
+        }
+        if let Some(panic) = panicked {
+            std::panic::resume_unwind(panic);
         }
         changed
     }

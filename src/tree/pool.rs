@@ -20,7 +20,7 @@
 //! caller; the workers are not scoped threads, so the borrow is lent to them with its
 //! lifetime erased (a raw pointer), which `run` makes sound by not returning, nor
 //! unwinding, before every worker has said it is done with the stage (`Shared::busy`),
-//! its own tasks' panics caught meanwhile. BENCHMARKS.md ("The parallel step") measures
+//! its own tasks' panics caught meanwhile. BENCHMARKS.md ("The worker pool") measures
 //! the gain over threads started for each stage.
 //!
 //! [`DynamicTree::move_proxies_parallel`]: crate::tree::DynamicTree::move_proxies_parallel
@@ -82,18 +82,15 @@ struct Shared {
 /// microseconds on some systems (virtual machines especially), as much as a small task.
 const SPIN_FOR: std::time::Duration = std::time::Duration::from_micros(50);
 
-/// Watches `done` for up to [`SPIN_FOR`]; whether it became true.
-fn spin_until(done: impl Fn() -> bool) -> bool {
+/// Watches `done` until it is true or [`SPIN_FOR`] has passed.
+fn spin_until(done: impl Fn() -> bool) {
     let start = std::time::Instant::now();
-    loop {
+    while start.elapsed() < SPIN_FOR {
         for _ in 0..64 {
             if done() {
-                return true;
+                return;
             }
             core::hint::spin_loop();
-        }
-        if start.elapsed() >= SPIN_FOR {
-            return done();
         }
     }
 }
@@ -203,18 +200,32 @@ impl WorkerPool {
             count,
             next: &next,
         };
-        let stage = Stage(&self.shared);
+        let shared = &*self.shared;
+        let mut workers_panic = None;
+        let stage = Stage {
+            shared,
+            panic: &mut workers_panic,
+        };
         {
-            let mut state = stage.0.lock();
+            let mut state = shared.lock();
             state.job = Some(job);
-            stage.0.busy.store(self.workers.len(), Ordering::Relaxed);
-            stage.0.stage.fetch_add(1, Ordering::Release);
+            shared.busy.store(self.workers.len(), Ordering::Relaxed);
+            shared.stage.fetch_add(1, Ordering::Release);
         }
-        stage.0.wake.notify_all();
+        shared.wake.notify_all();
         let own = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             take_tasks(task, count, &next);
         }));
-        let panic = stage.finish(own.err());
+        // The workers done, the stage taken back; then its first panic goes on.
+        drop(stage);
+        let panic = match (workers_panic, own.err()) {
+            (Some(first), Some(second)) => {
+                // The second payload is forgotten, not dropped (its drop could panic).
+                core::mem::forget(second);
+                Some(first)
+            }
+            (first, second) => first.or(second),
+        };
         if let Some(panic) = panic {
             std::panic::resume_unwind(panic);
         }
@@ -223,30 +234,15 @@ impl WorkerPool {
 
 /// A stage published to the workers: dropping it (at the end of [`WorkerPool::run`], or
 /// while unwinding from it) waits until every worker is done with the stage, then takes
-/// the stage back.
-struct Stage<'a>(&'a Shared);
+/// the stage back, and a worker's panic into `panic`.
+struct Stage<'a> {
+    shared: &'a Shared,
+    panic: &'a mut Option<Panic>,
+}
 
-impl Stage<'_> {
-    /// Waits for the workers, then gives the stage's first panic: `own` (the calling
-    /// thread's) or a worker's.
-    fn finish(self, own: Option<Panic>) -> Option<Panic> {
-        let mut state = self.wait();
-        let panic = match (state.panic.take(), own) {
-            (Some(first), Some(second)) => {
-                // Two panics: the second payload is forgotten, not dropped (its drop
-                // could panic in turn).
-                core::mem::forget(second);
-                Some(first)
-            }
-            (first, second) => first.or(second),
-        };
-        drop(state);
-        panic
-    }
-
-    /// Waits until no worker is inside the stage; returns the state, locked.
-    fn wait(&self) -> MutexGuard<'_, State> {
-        let shared = self.0;
+impl Drop for Stage<'_> {
+    fn drop(&mut self) {
+        let shared = self.shared;
         spin_until(|| shared.busy.load(Ordering::Acquire) == 0);
         let mut state = shared.lock();
         while shared.busy.load(Ordering::Acquire) > 0 {
@@ -255,16 +251,10 @@ impl Stage<'_> {
                 .wait(state)
                 .unwrap_or_else(PoisonError::into_inner);
         }
-        state
-    }
-}
-
-impl Drop for Stage<'_> {
-    fn drop(&mut self) {
-        let mut state = self.wait();
         state.job = None;
+        *self.panic = state.panic.take();
         drop(state);
-        self.0.running.store(false, Ordering::Release);
+        shared.running.store(false, Ordering::Release);
     }
 }
 
