@@ -36,8 +36,9 @@ pub struct CollisionConfig {
     /// many colliders moved, when the pool has more than one thread (Bevy's
     /// `multi_threaded` feature, which `DefaultPlugins` apps have, on a machine with
     /// about four cores or more): the pair search (see
-    /// [`DynamicTree::parallel_pairs`](crate::DynamicTree::parallel_pairs)) and, when at
-    /// least an eighth of the colliders changed their fat box, the refit that follows
+    /// [`DynamicTree::parallel_pairs`](crate::DynamicTree::parallel_pairs)) and, when the
+    /// batch refits the tree in one pass (from an eighth of the colliders changing their
+    /// fat box, or a sixteenth where most of the tree stands still), the refit that follows
     /// (see [`DynamicTree::move_proxies_parallel`](crate::DynamicTree::move_proxies_parallel)).
     /// The pairs, and so the events, are exactly those of the serial update. `None`:
     /// always serial.

@@ -61,7 +61,9 @@
 //!   order they sit in memory; when a batch changes a large share of the leaves, one
 //!   refit replaces the growing of their ancestors: of the whole tree, or, when fewer
 //!   than half of the leaves changed, of the subtrees changed in the last few updates
-//!   only, so that the still parts of a level cost nothing.
+//!   only, so that the still parts of a level cost nothing. From an eighth of the leaves
+//!   changed the refit always runs; from a sixteenth, only where the last such refit
+//!   visited less than half of the tree.
 //! - The pair walk and the queries ask the processor to start loading a node's children
 //!   as soon as they reach it, before their tests decide which are read: in a tree larger
 //!   than the caches, the loads then overlap instead of waiting for memory one by one (on
@@ -214,6 +216,9 @@ pub struct DynamicTree<V: Vector, T = ()> {
     pub(crate) optimizer: optimize::Optimizer,
     /// How pair updates search, and what each search has cost recently.
     pub(crate) search: pairs::Search,
+    /// How much of the tree the refits of the recent subtrees visit, for the batches of
+    /// moves that may refit that way or grow ancestors.
+    pub(crate) recent_refits: moves::RecentRefits,
     /// Pair updates that searched leaf by leaf since the tree was made.
     pub(crate) leaf_searches: u64,
     /// Refits run as tasks, for [`TreeStats::parallel_refits`].
@@ -306,6 +311,7 @@ impl<V: Vector, T: Clone> Clone for DynamicTree<V, T> {
             margin: self.margin,
             optimizer: self.optimizer.clone(),
             search: self.search,
+            recent_refits: self.recent_refits,
             leaf_searches: self.leaf_searches,
             parallel_refits: self.parallel_refits,
             scratch: Default::default(),
@@ -337,6 +343,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             margin: DEFAULT_MARGIN,
             optimizer: Default::default(),
             search: Default::default(),
+            recent_refits: Default::default(),
             leaf_searches: 0,
             parallel_refits: 0,
             scratch: Default::default(),
@@ -555,6 +562,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.moved_count = 0;
         self.optimizer = Default::default();
         self.search = Default::default();
+        self.recent_refits = Default::default();
     }
 
     /// The leaf of a live proxy. A live proxy always has a payload and a leaf linked into

@@ -25,6 +25,21 @@ const SORT_FROM: usize = 16;
 /// change, growing the ancestors costs less.
 const BULK_FROM: usize = 8;
 
+/// Batches that change at least one leaf per this many proxies (and at least
+/// [`SORT_FROM`]), fewer than [`BULK_FROM`], refit the recent subtrees in one pass too when
+/// the tree's recent part is small: when the last such refit visited less than half of the
+/// internal nodes (see [`RecentRefits`]). Where many boxes stand still (a level, a crowd
+/// of which a part jiggles), the still parts are skipped whole and the one pass costs less
+/// than growing every changed leaf's scattered ancestors and refitting them again in the
+/// pair walk; where nearly everything moves, it visits most of the tree and growing the
+/// ancestors costs less.
+const MID_BULK_FROM: usize = 16;
+
+/// Batches between [`MID_BULK_FROM`] and [`BULK_FROM`] that grow ancestors between two
+/// that refit the recent subtrees whatever the last refit visited, so that the share is
+/// measured again as the scene changes.
+const REMEASURE_EVERY: u32 = 32;
+
 /// A subtree whose mark is younger than this many updates is *recent*: the refit after a
 /// batch that changes fewer than one leaf in [`RECENT_BELOW`] visits only the recent
 /// subtrees, after making recent every ancestor of a changed leaf (see
@@ -42,6 +57,46 @@ const RECENT_BELOW: usize = 2;
 /// The tallest tree whose whole-tree refit recurses (see `DynamicTree::refit_below`);
 /// taller ones, which rotations make rare, take the walk with a stack of its own.
 const MAX_RECURSIVE_REFIT: u16 = 256;
+
+/// What the last refit of the recent subtrees visited, which decides how a batch of
+/// middling size (see [`MID_BULK_FROM`]) updates the ancestors of its leaves.
+///
+/// Cases: before the first such refit, and after [`REMEASURE_EVERY`] batches that grew
+/// ancestors instead, the batch refits (and so measures); otherwise it refits when the
+/// last refit visited less than half of the internal nodes. Counts alone decide, so the
+/// same operations take the same path, on any number of threads.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RecentRefits {
+    /// Internal nodes the last refit of the recent subtrees visited.
+    visited: usize,
+    /// Internal nodes in the tree at that refit (0 before the first).
+    nodes: usize,
+    /// Middling batches that grew ancestors since.
+    grown: u32,
+}
+
+impl RecentRefits {
+    /// Whether a middling batch refits the recent subtrees; counts the batch when it
+    /// grows ancestors instead.
+    fn refit_pays(&mut self) -> bool {
+        if self.nodes == 0 || self.grown >= REMEASURE_EVERY {
+            return true;
+        }
+        let pays = self.visited.saturating_mul(2) < self.nodes;
+        self.grown += u32::from(!pays);
+        pays
+    }
+
+    /// Notes a refit of the recent subtrees that visited `visited` of `nodes` internal
+    /// nodes.
+    fn note(&mut self, visited: usize, nodes: usize) {
+        *self = Self {
+            visited,
+            nodes,
+            grown: 0,
+        };
+    }
+}
 
 /// The fewest moves a task of [`DynamicTree::move_proxies_parallel`] decides (a smaller
 /// batch makes fewer tasks): a decision takes nanoseconds, and each task costs a
@@ -241,8 +296,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// an eighth as many leaves as the tree has proxies gives every internal node its
     /// exact box at once (one refit costs less than growing the ancestors of that many
     /// leaves one by one; it skips the subtrees where nothing changed for a few updates
-    /// when fewer than half of the leaves changed), where single calls only grow
-    /// ancestors until the next update.
+    /// when fewer than half of the leaves changed), and so does a batch that changes at
+    /// least a sixteenth where the last such refit visited less than half of the tree
+    /// (most of it standing still); single calls only grow ancestors until the next
+    /// update.
     pub fn move_proxies(
         &mut self,
         moves: impl IntoIterator<Item = (ProxyId, BoundingBox<V>, V)>,
@@ -269,11 +326,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// (a batch in id order), each thread also stores its changes, in its own stretch of
     /// the move cache, and the few moves whose id lies outside it are decided on the
     /// calling thread at the end; otherwise the calling thread stores every change, in
-    /// batch order. When at least one leaf in eight changed (see
-    /// [`Self::move_proxies`]), each thread refits whole subtrees, storing the changed
-    /// leaves' boxes in their parents as it passes them. A batch of fewer than 16,384
-    /// moves runs on the calling thread alone (handing it out would cost more than it
-    /// saves); small trees and a tree without its move cache
+    /// batch order. When the batch refits the tree in one pass (from one leaf in eight
+    /// changed, see [`Self::move_proxies`]), each thread refits whole subtrees, storing
+    /// the changed leaves' boxes in their parents as it passes them. A batch of fewer
+    /// than 16,384 moves runs on the calling thread alone (handing it out would cost more
+    /// than it saves); small trees and a tree without its move cache
     /// ([`Self::set_move_cache`]) refit on the calling thread. The other threads are the
     /// tree's workers, kept between calls (see [`Self::update_pairs_parallel`]).
     ///
@@ -479,7 +536,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// spread over the threads too.
     pub(crate) fn apply_pending(&mut self, pending: &mut PendingMoves<V>, runner: &dyn TaskRunner) {
         let count = pending.moves.len();
-        if count >= SORT_FROM && count * BULK_FROM >= self.proxy_count {
+        let proxies = self.proxy_count;
+        let bulk = count >= SORT_FROM
+            && (count * BULK_FROM >= proxies
+                || (count * MID_BULK_FROM >= proxies && self.recent_refits.refit_pays()));
+        if bulk {
             let parallel = runner.threads() > 1 && self.move_cache && self.refits_recursively();
             if parallel {
                 pending.changed.resize(self.leaves.len().div_ceil(64), 0);
@@ -493,14 +554,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
             if recent {
                 self.mark_stale_paths(&pending.moves);
             }
-            if parallel {
+            let visited = if parallel {
                 let age = if recent { RECENT.into() } else { u16::MAX };
-                self.refit_root_parallel(age, &pending.changed, runner);
+                let visited = self.refit_root_parallel(age, &pending.changed, runner);
                 pending.changed.fill(0);
+                visited
             } else if recent {
-                self.refit_recent();
+                self.refit_recent()
             } else {
-                self.refit_all();
+                self.refit_all()
+            };
+            if recent {
+                self.recent_refits.note(visited, self.node_count);
             }
         } else if count < SORT_FROM {
             for &(link, fat) in &pending.moves {
@@ -639,32 +704,36 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Gives every internal node its exact box, children first, and marks it changed when
     /// a child is; the pair walk then finds the boxes exact and leaves them alone.
-    fn refit_all(&mut self) {
-        self.refit_younger_than(u16::MAX);
+    fn refit_all(&mut self) -> usize {
+        self.refit_younger_than(u16::MAX)
     }
 
     /// [`Self::refit_all`] over the recent subtrees only (a mark younger than [`RECENT`]
     /// updates), after [`Self::mark_stale_paths`] for the batch's leaves: every changed
     /// leaf then lies under recent nodes only, so an older subtree holds no change and
     /// keeps its exact boxes.
-    fn refit_recent(&mut self) {
-        self.refit_younger_than(RECENT.into());
+    fn refit_recent(&mut self) -> usize {
+        self.refit_younger_than(RECENT.into())
     }
 
     /// The refit of every internal node that hangs under recent nodes only, counting as
     /// recent a mark younger than `age` updates (every node with `u16::MAX`). A tree too
     /// tall for the recursion, which rotations make rare, is refit whole with a stack.
-    pub(crate) fn refit_younger_than(&mut self, age: u16) {
+    /// Returns the internal nodes refitted.
+    pub(crate) fn refit_younger_than(&mut self, age: u16) -> usize {
+        let mut visited = 0;
         if self.refits_recursively() {
-            let (aabb, changed) = self.refit_below(self.root, self.epoch, age);
+            let (aabb, changed) = self.refit_below(self.root, self.epoch, age, &mut visited);
             self.root_box = aabb;
             if changed {
                 self.root_stamp = self.epoch;
             }
         } else if !self.root.is_null() && !self.root.is_leaf() {
             self.refit_all_stacked();
+            visited = self.node_count;
         }
         self.exact = true;
+        visited
     }
 
     /// Whether the root is an internal node low enough for [`Self::refit_below`]'s
@@ -713,12 +782,20 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///
     /// A child's box comes back as the return value rather than through the parent's
     /// slot, so each node is read once and written once. Recursion depth is the height.
-    fn refit_below(&mut self, id: NodeId, epoch: Stamp, age: u16) -> (BoundingBox<V>, bool) {
+    /// Each node refitted counts in `visited`.
+    fn refit_below(
+        &mut self,
+        id: NodeId,
+        epoch: Stamp,
+        age: u16,
+        visited: &mut usize,
+    ) -> (BoundingBox<V>, bool) {
+        *visited += 1;
         let node = &self.nodes[id.index()];
         let (mut boxes, mut stamps, children) = (node.boxes, node.stamps, node.children);
         for k in 0..2 {
             if !children[k].is_leaf() && u16::from(age_at(epoch, stamps[k])) < age {
-                let (aabb, changed) = self.refit_below(children[k], epoch, age);
+                let (aabb, changed) = self.refit_below(children[k], epoch, age, visited);
                 boxes[k] = aabb;
                 if changed {
                     stamps[k] = epoch;
@@ -789,10 +866,14 @@ mod tests {
         );
         let mut stacked = tree.clone();
         let mut recent = tree.clone();
-        tree.refit_all();
+        assert_eq!(tree.refit_all(), tree.node_count, "every node refitted");
         stacked.refit_all_stacked();
         recent.mark_stale_paths(&items);
-        recent.refit_recent();
+        let visited = recent.refit_recent();
+        assert!(
+            visited > 0 && 2 * visited < recent.node_count,
+            "{visited} refitted"
+        );
         for other in [&stacked, &recent] {
             tree.validate().unwrap();
             other.validate().unwrap();
@@ -815,5 +896,87 @@ mod tests {
             .filter(|&stamp| recent.mark_age(stamp) >= RECENT)
             .count();
         assert!(old > 2000, "{old} old marks");
+    }
+
+    /// A batch of middling size (between one changed leaf in [`MID_BULK_FROM`] and one in
+    /// [`BULK_FROM`]) refits the recent subtrees in one pass where the moved leaves keep
+    /// to one region and the rest stands still, and grows the ancestors where the moves
+    /// are scattered over the whole tree, after the refit that measured it. Either way the
+    /// tree stays valid and reports the pairs a brute-force check finds.
+    #[test]
+    fn middling_batches_refit_where_most_stands_still() {
+        const SIDE: usize = 64;
+        let home = |i: usize| Vec2::new((i % SIDE) as f32, (i / SIDE) as f32) * 1.5;
+        for region in [true, false] {
+            let mut tree = DynamicTree::<Vec2, u32>::with_margin(0.05);
+            let ids: Vec<ProxyId> = (0..SIDE * SIDE)
+                .map(|i| {
+                    let b = BoundingBox::from_center_half_extents(home(i), Vec2::splat(0.5));
+                    tree.create_proxy(b, i as u32).unwrap()
+                })
+                .collect();
+            let mut pairs = Vec::new();
+            for _ in 0..=RECENT {
+                tree.update_pairs(&mut pairs);
+            }
+            let mut refitted = Vec::new();
+            for update in 0..40usize {
+                // A region of 16 × 24 cells, or every eleventh proxy, a different set at
+                // each update: a sixteenth to an eighth of the proxies. Every move leaves
+                // the fat box, so each changes a leaf.
+                let moving: Vec<usize> = (0..ids.len())
+                    .filter(|&i| {
+                        if region {
+                            i % SIDE < 16 && i / SIDE < 24
+                        } else {
+                            (i + update) % 11 == 0
+                        }
+                    })
+                    .collect();
+                let count = moving.len();
+                assert!(count >= SORT_FROM, "{count}");
+                assert!(count * MID_BULK_FROM >= ids.len() && count * BULK_FROM < ids.len());
+                let shift = Vec2::new(if update % 2 == 0 { 0.3 } else { -0.3 }, 0.0);
+                let moves = moving.iter().map(|&i| {
+                    let b =
+                        BoundingBox::from_center_half_extents(home(i) + shift, Vec2::splat(0.5));
+                    (ids[i], b, Vec2::ZERO)
+                });
+                tree.move_proxies(moves, |id, result| {
+                    assert_eq!(result, Ok(true), "{id:?} left its fat box");
+                });
+                refitted.push(tree.exact);
+                tree.validate().unwrap();
+                pairs.clear();
+                tree.update_pairs(&mut pairs);
+                tree.validate().unwrap();
+                let boxes: Vec<_> = ids.iter().map(|&id| tree.fat_box(id).unwrap()).collect();
+                let mut moved = vec![false; ids.len()];
+                moving.iter().for_each(|&i| moved[i] = true);
+                let mut want = Vec::new();
+                for &i in &moving {
+                    for (j, b) in boxes.iter().enumerate() {
+                        if j != i && boxes[i].overlaps(b) && !(moved[j] && j < i) {
+                            want.push((ids[i].min(ids[j]), ids[i].max(ids[j])));
+                        }
+                    }
+                }
+                want.sort();
+                pairs.sort();
+                assert_eq!(pairs, want, "update {update}, region {region}");
+            }
+            if region {
+                assert!(refitted.iter().all(|&r| r), "{refitted:?}");
+            } else {
+                // The first batches measure; once the recent part covers most of the tree,
+                // the next REMEASURE_EVERY batches grow ancestors, and the one after
+                // measures again.
+                let first = refitted.iter().position(|&r| !r).unwrap();
+                assert!((1..=4).contains(&first), "{refitted:?}");
+                let grown = first + REMEASURE_EVERY as usize;
+                assert!(refitted[first..grown].iter().all(|&r| !r), "{refitted:?}");
+                assert!(refitted[grown], "{refitted:?}");
+            }
+        }
     }
 }

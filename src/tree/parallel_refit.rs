@@ -142,8 +142,22 @@ struct RefitContext<'a, V: Vector> {
     fat_boxes: &'a [BoundingBox<V>],
 }
 
-/// A subtree refitted: its box, whether it holds a change, and the leaves marked moved.
-type Refitted<V> = (BoundingBox<V>, bool, usize);
+/// A subtree refitted: its box, whether it holds a change, and its counts.
+type Refitted<V> = (BoundingBox<V>, bool, RefitCount);
+
+/// What a refit counts: the leaves it marked moved and the internal nodes it refitted.
+#[derive(Clone, Copy, Debug, Default)]
+struct RefitCount {
+    moved: usize,
+    visited: usize,
+}
+
+impl core::ops::AddAssign for RefitCount {
+    fn add_assign(&mut self, other: Self) {
+        self.moved += other.moved;
+        self.visited += other.visited;
+    }
+}
 
 /// The task roots of a parallel refit and their results, kept between refits.
 #[derive(Debug)]
@@ -173,24 +187,26 @@ enum Below<'r, V: Vector> {
 }
 
 /// A task's refit of the accepted node `id`'s subtree, children first: its box and
-/// whether it holds a change; the leaves it marks moved are counted in `moved`.
+/// whether it holds a change; the leaves it marks moved and the nodes it refits are
+/// counted in `count`.
 fn refit_task<V: Vector>(
     context: &RefitContext<'_, V>,
     nodes: &SharedNodes<'_, V>,
     id: NodeId,
-    moved: &mut usize,
+    count: &mut RefitCount,
 ) -> (BoundingBox<V>, bool) {
     let epoch = context.epoch;
+    count.visited += 1;
     let node = nodes.read(id);
     let (mut boxes, mut stamps) = (node.boxes, node.stamps);
     for k in 0..2 {
         let child = node.children[k];
         if child.is_leaf() {
-            context.take_leaf(child, &mut boxes[k], &mut stamps[k], moved);
+            context.take_leaf(child, &mut boxes[k], &mut stamps[k], &mut count.moved);
         } else if u16::from(age_at(epoch, stamps[k])) < context.age
             && nodes.accept(id, k, node.height, child)
         {
-            let (aabb, changed) = refit_task(context, nodes, child, moved);
+            let (aabb, changed) = refit_task(context, nodes, child, count);
             boxes[k] = aabb;
             if changed {
                 stamps[k] = epoch;
@@ -205,11 +221,11 @@ fn refit_task<V: Vector>(
 }
 
 impl<V: Vector> RefitContext<'_, V> {
-    /// [`refit_task`] of the accepted node `id`, with the leaves it marked moved.
+    /// [`refit_task`] of the accepted node `id`, with its counts.
     fn refit_subtree(&self, nodes: &SharedNodes<'_, V>, id: NodeId) -> Refitted<V> {
-        let mut moved = 0;
-        let (aabb, changed) = refit_task(self, nodes, id, &mut moved);
-        (aabb, changed, moved)
+        let mut count = RefitCount::default();
+        let (aabb, changed) = refit_task(self, nodes, id, &mut count);
+        (aabb, changed, count)
     }
 
     /// Gives the leaf `leaf` (a child whose slot holds `aabb` and `stamp`) its box from
@@ -240,7 +256,8 @@ impl<V: Vector> RefitContext<'_, V> {
 
     /// Refits the accepted node `id` of the first levels, at depth `depth` (or, while
     /// listing, only walks them); `below` says what happens at the task roots. Returns the node's
-    /// box, whether it holds a change, and the leaves marked moved below it.
+    /// box, whether it holds a change, and the counts of its subtree (while listing, of
+    /// the levels walked).
     fn refit(
         &self,
         nodes: &SharedNodes<'_, V>,
@@ -250,11 +267,14 @@ impl<V: Vector> RefitContext<'_, V> {
     ) -> Refitted<V> {
         let node = nodes.read(id);
         let (mut boxes, mut stamps) = (node.boxes, node.stamps);
-        let mut moved = 0;
+        let mut count = RefitCount {
+            moved: 0,
+            visited: 1,
+        };
         for k in 0..2 {
             let child = node.children[k];
             if child.is_leaf() {
-                self.take_leaf(child, &mut boxes[k], &mut stamps[k], &mut moved);
+                self.take_leaf(child, &mut boxes[k], &mut stamps[k], &mut count.moved);
                 continue;
             }
             if u16::from(age_at(self.epoch, stamps[k])) >= self.age
@@ -277,10 +297,10 @@ impl<V: Vector> RefitContext<'_, V> {
                 }
                 _ => self.refit(nodes, child, depth + 1, below),
             };
-            let (aabb, changed, count) = result;
+            let (aabb, changed, below_count) = result;
             boxes[k] = aabb;
             stamps[k] = if changed { self.epoch } else { stamps[k] };
-            moved += count;
+            count += below_count;
         }
         if !matches!(below, Below::List(..)) {
             nodes.write(id, boxes, stamps);
@@ -288,7 +308,7 @@ impl<V: Vector> RefitContext<'_, V> {
         (
             boxes[0].merged(&boxes[1]),
             (stamps[0] == self.epoch) | (stamps[1] == self.epoch),
-            moved,
+            count,
         )
     }
 }
@@ -299,13 +319,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// the leaves whose proxy's bit is set in `changed` take their boxes from the move
     /// cache (which must be on). The root must be internal and low enough for the
     /// recursion. The same boxes, marks and count of moved leaves as the serial refit
-    /// after the leaves' boxes are written ([`Self::write_slot`]).
+    /// after the leaves' boxes are written ([`Self::write_slot`]); returns the internal
+    /// nodes refitted, as the serial refit does.
     pub(crate) fn refit_root_parallel(
         &mut self,
         age: u16,
         changed: &[u64],
         runner: &dyn TaskRunner,
-    ) {
+    ) -> usize {
         let threads = runner.threads();
         let wanted = threads
             .saturating_mul(TASKS_PER_THREAD)
@@ -321,7 +342,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let root = self.root;
         // The root is read without `accept`: it must be an internal node of the arena.
         if root.is_null() || root.is_leaf() || root.index() >= self.nodes.len() {
-            return;
+            return 0;
         }
         let nodes = SharedNodes::new(&mut self.nodes);
         let RefitScratch {
@@ -363,17 +384,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 std::panic::resume_unwind(panic);
             }
         }
-        let (aabb, changed, moved) = if roots.is_empty() {
+        let (aabb, changed, count) = if roots.is_empty() {
             context.refit_subtree(&nodes, root)
         } else {
             context.refit(&nodes, root, 0, &mut Below::Take(depth, &results, 0))
         };
         self.scratch.refit = RefitScratch { roots, results };
-        self.moved_count += moved;
+        self.moved_count += count.moved;
         self.root_box = aabb;
         if changed {
             self.root_stamp = self.epoch;
         }
         self.exact = true;
+        count.visited
     }
 }

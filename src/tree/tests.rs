@@ -1299,8 +1299,8 @@ fn moved_tree(seed: u32) -> Moved {
 }
 
 /// The parallel refit's tasks against the serial refit (the leaves' slots written first):
-/// the same tree bit for bit, also when the runner leaves a task out (the calling thread
-/// then refits that subtree itself).
+/// the same tree bit for bit and the same count of nodes refitted, also when the runner
+/// leaves a task out (the calling thread then refits that subtree itself).
 #[test]
 fn parallel_refit_matches_serial() {
     use crate::tree::pool::WorkerPool;
@@ -1311,9 +1311,15 @@ fn parallel_refit_matches_serial() {
     for &(link, fat) in &changes {
         serial.write_slot(link, fat);
     }
-    serial.refit_younger_than(u16::MAX);
-    parallel.refit_root_parallel(u16::MAX, &bits, &WorkerPool::new(4));
-    skipped.refit_root_parallel(u16::MAX, &bits, &SkipOne(1));
+    // Each refit counts every internal node once.
+    let nodes = serial.node_count;
+    assert_eq!(serial.refit_younger_than(u16::MAX), nodes);
+    let pool = WorkerPool::new(4);
+    assert_eq!(parallel.refit_root_parallel(u16::MAX, &bits, &pool), nodes);
+    assert_eq!(
+        skipped.refit_root_parallel(u16::MAX, &bits, &SkipOne(1)),
+        nodes
+    );
     assert_eq!(parallel.parallel_refits, 1);
     for tree in [&parallel, &skipped] {
         tree.validate().unwrap();
