@@ -1089,6 +1089,82 @@ fn parallel_moves_without_move_cache() {
     parallel_moves::<Vec2>(false);
 }
 
+/// Batches of middling size (a sixteenth to an eighth of the proxies) on 2 and 3 threads
+/// against the same batches on one: where the moved leaves keep to a band across the
+/// lattice (the batches refit the recent subtrees, as tasks, the band reaching into
+/// several) and where they are scattered (after the first few, they grow ancestors), the
+/// same tree bit for bit, batch after batch, and the same pairs in the same order.
+#[test]
+fn parallel_middling_batches() {
+    const SIDE: usize = 64;
+    let home = |i: usize| Vec2::new((i % SIDE) as f32, (i / SIDE) as f32) * 1.5;
+    for region in [true, false] {
+        let mut serial = DynamicTree::<Vec2, u32>::with_margin(0.05);
+        let ids: Vec<ProxyId> = (0..SIDE * SIDE)
+            .map(|i| {
+                let b = BoundingBox::from_center_half_extents(home(i), Vec2::splat(0.5));
+                serial.create_proxy(b, i as u32).unwrap()
+            })
+            .collect();
+        let mut pairs = Vec::new();
+        for _ in 0..8 {
+            serial.update_pairs(&mut pairs);
+        }
+        let mut trees: Vec<_> = [2, 3].map(|threads| (threads, serial.clone())).into();
+        let (mut refitted, mut grown) = (0, 0);
+        for update in 0..12usize {
+            let shift = Vec2::new(if update % 2 == 0 { 0.3 } else { -0.3 }, 0.0);
+            let moves: Vec<_> = (0..ids.len())
+                .filter(|&i| {
+                    if region {
+                        i / SIDE < 6
+                    } else {
+                        (i + update) % 11 == 0
+                    }
+                })
+                .map(|i| {
+                    let b =
+                        BoundingBox::from_center_half_extents(home(i) + shift, Vec2::splat(0.5));
+                    (ids[i], b, Vec2::ZERO)
+                })
+                .collect();
+            serial.move_proxies(moves.iter().copied(), |_, result| {
+                assert_eq!(result, Ok(true));
+            });
+            let refit = serial.exact;
+            refitted += usize::from(refit);
+            grown += usize::from(!refit);
+            let mut want = Vec::new();
+            serial.update_pairs(&mut want);
+            for (threads, tree) in &mut trees {
+                let what = format!("update {update}, {threads} threads, region {region}");
+                let refits = tree.parallel_refits;
+                let changed =
+                    tree.move_proxies_parallel(moves.len(), |i| moves[i], *threads, |_, _| {});
+                assert_eq!(changed, moves.len(), "{what}");
+                // The same way as on one thread; a refit ran as tasks.
+                assert_eq!(tree.exact, refit, "{what}");
+                assert_eq!(tree.parallel_refits > refits, refit, "{what}");
+                let mut got = Vec::new();
+                tree.update_pairs(&mut got);
+                tree.validate().unwrap();
+                assert_eq!(got, want, "{what}");
+                assert_same_tree(tree, &serial, &what);
+            }
+        }
+        // Both ways were taken: the band's batches all refit, the scattered ones grow
+        // once the recent part covers most of the tree.
+        if region {
+            assert_eq!((refitted, grown), (12, 0));
+        } else {
+            assert!(
+                refitted >= 1 && grown >= 8,
+                "{refitted} refitted, {grown} grown"
+            );
+        }
+    }
+}
+
 /// A proxy given twice in one parallel batch (the one case where it differs from
 /// `move_proxies`) keeps the box of one of its moves, and the tree stays valid: the next
 /// update reports exactly the brute-force pairs of the moved proxies. A panic in the
