@@ -29,7 +29,7 @@
 //! were wrong. The pointer is used only while `refit_root_parallel` holds the arena
 //! borrowed, and its tasks all return before it does (the contract of
 //! [`TaskRunner`](crate::tree::parallel::TaskRunner); the tasks catch their own panics).
-//! BENCHMARKS.md ("The parallel step") measures the gain over the serial refit.
+//! `docs/bench/README.md` ("The parallel step") measures the gain over the serial refit.
 
 use core::marker::PhantomData;
 use std::sync::{Mutex, PoisonError};

@@ -20,8 +20,8 @@
 //! caller; the workers are not scoped threads, so the borrow is lent to them with its
 //! lifetime erased (a raw pointer), which `run` makes sound by not returning, nor
 //! unwinding, before every worker has said it is done with the stage (`Shared::busy`),
-//! its own tasks' panics caught meanwhile. BENCHMARKS.md ("The worker pool") measures
-//! the gain over threads started for each stage.
+//! its own tasks' panics caught meanwhile. `docs/bench/README.md` ("The worker pool")
+//! measures the gain over threads started for each stage.
 //!
 //! [`DynamicTree::move_proxies_parallel`]: crate::tree::DynamicTree::move_proxies_parallel
 //! [`DynamicTree::update_pairs_parallel`]: crate::tree::DynamicTree::update_pairs_parallel
