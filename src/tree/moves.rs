@@ -905,29 +905,19 @@ mod tests {
     /// tree stays valid and reports the pairs a brute-force check finds.
     #[test]
     fn middling_batches_refit_where_most_stands_still() {
-        const SIDE: usize = 64;
-        let home = |i: usize| Vec2::new((i % SIDE) as f32, (i / SIDE) as f32) * 1.5;
+        use crate::tree::tests::{LATTICE_SIDE, lattice_box, lattice_tree};
         for region in [true, false] {
-            let mut tree = DynamicTree::<Vec2, u32>::with_margin(0.05);
-            let ids: Vec<ProxyId> = (0..SIDE * SIDE)
-                .map(|i| {
-                    let b = BoundingBox::from_center_half_extents(home(i), Vec2::splat(0.5));
-                    tree.create_proxy(b, i as u32).unwrap()
-                })
-                .collect();
+            let (mut tree, ids) = lattice_tree(usize::from(RECENT) + 1);
             let mut pairs = Vec::new();
-            for _ in 0..=RECENT {
-                tree.update_pairs(&mut pairs);
-            }
             let mut refitted = Vec::new();
-            for update in 0..40usize {
+            for update in 1..=40usize {
                 // A region of 16 × 24 cells, or every eleventh proxy, a different set at
                 // each update: a sixteenth to an eighth of the proxies. Every move leaves
                 // the fat box, so each changes a leaf.
                 let moving: Vec<usize> = (0..ids.len())
                     .filter(|&i| {
                         if region {
-                            i % SIDE < 16 && i / SIDE < 24
+                            i % LATTICE_SIDE < 16 && i / LATTICE_SIDE < 24
                         } else {
                             (i + update) % 11 == 0
                         }
@@ -936,12 +926,9 @@ mod tests {
                 let count = moving.len();
                 assert!(count >= SORT_FROM, "{count}");
                 assert!(count * MID_BULK_FROM >= ids.len() && count * BULK_FROM < ids.len());
-                let shift = Vec2::new(if update % 2 == 0 { 0.3 } else { -0.3 }, 0.0);
-                let moves = moving.iter().map(|&i| {
-                    let b =
-                        BoundingBox::from_center_half_extents(home(i) + shift, Vec2::splat(0.5));
-                    (ids[i], b, Vec2::ZERO)
-                });
+                let moves = moving
+                    .iter()
+                    .map(|&i| (ids[i], lattice_box(i, update), Vec2::ZERO));
                 tree.move_proxies(moves, |id, result| {
                     assert_eq!(result, Ok(true), "{id:?} left its fat box");
                 });

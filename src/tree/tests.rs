@@ -1089,6 +1089,37 @@ fn parallel_moves_without_move_cache() {
     parallel_moves::<Vec2>(false);
 }
 
+/// The side of the lattice of [`lattice_tree`].
+pub(crate) const LATTICE_SIDE: usize = 64;
+
+/// A tree of [`LATTICE_SIDE`]² unit boxes on a square lattice, 1.5 apart (none touching),
+/// and their ids in cell order (row by row), after `updates` pair updates, which make
+/// every mark that many updates old.
+pub(crate) fn lattice_tree(updates: usize) -> (DynamicTree<Vec2, u32>, Vec<ProxyId>) {
+    let mut tree = DynamicTree::<Vec2, u32>::with_margin(0.05);
+    let ids = (0..LATTICE_SIDE * LATTICE_SIDE)
+        .map(|i| tree.create_proxy(lattice_box(i, 0), i as u32).unwrap())
+        .collect();
+    let mut pairs = Vec::new();
+    for _ in 0..updates {
+        tree.update_pairs(&mut pairs);
+    }
+    (tree, ids)
+}
+
+/// The box of cell `i` of [`lattice_tree`] at update `update`: its home cell at first
+/// (`update` 0 is the build), then 0.3 to one side of it on odd updates and to the other
+/// on even ones, out of the box's fat box either way.
+pub(crate) fn lattice_box(i: usize, update: usize) -> BoundingBox<Vec2> {
+    let home = Vec2::new((i % LATTICE_SIDE) as f32, (i / LATTICE_SIDE) as f32) * 1.5;
+    let shift = match update {
+        0 => 0.0,
+        u if u % 2 == 1 => 0.3,
+        _ => -0.3,
+    };
+    BoundingBox::from_center_half_extents(home + Vec2::new(shift, 0.0), Vec2::splat(0.5))
+}
+
 /// Batches of middling size (a sixteenth to an eighth of the proxies) on 2 and 3 threads
 /// against the same batches on one: where the moved leaves keep to a band across the
 /// lattice (the batches refit the recent subtrees, as tasks, the band reaching into
@@ -1096,37 +1127,20 @@ fn parallel_moves_without_move_cache() {
 /// same tree bit for bit, batch after batch, and the same pairs in the same order.
 #[test]
 fn parallel_middling_batches() {
-    const SIDE: usize = 64;
-    let home = |i: usize| Vec2::new((i % SIDE) as f32, (i / SIDE) as f32) * 1.5;
     for region in [true, false] {
-        let mut serial = DynamicTree::<Vec2, u32>::with_margin(0.05);
-        let ids: Vec<ProxyId> = (0..SIDE * SIDE)
-            .map(|i| {
-                let b = BoundingBox::from_center_half_extents(home(i), Vec2::splat(0.5));
-                serial.create_proxy(b, i as u32).unwrap()
-            })
-            .collect();
-        let mut pairs = Vec::new();
-        for _ in 0..8 {
-            serial.update_pairs(&mut pairs);
-        }
+        let (mut serial, ids) = lattice_tree(8);
         let mut trees: Vec<_> = [2, 3].map(|threads| (threads, serial.clone())).into();
         let (mut refitted, mut grown) = (0, 0);
-        for update in 0..12usize {
-            let shift = Vec2::new(if update % 2 == 0 { 0.3 } else { -0.3 }, 0.0);
+        for update in 1..=12usize {
             let moves: Vec<_> = (0..ids.len())
                 .filter(|&i| {
                     if region {
-                        i / SIDE < 6
+                        i / LATTICE_SIDE < 6
                     } else {
                         (i + update) % 11 == 0
                     }
                 })
-                .map(|i| {
-                    let b =
-                        BoundingBox::from_center_half_extents(home(i) + shift, Vec2::splat(0.5));
-                    (ids[i], b, Vec2::ZERO)
-                })
+                .map(|i| (ids[i], lattice_box(i, update), Vec2::ZERO))
                 .collect();
             serial.move_proxies(moves.iter().copied(), |_, result| {
                 assert_eq!(result, Ok(true));
