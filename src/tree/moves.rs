@@ -26,18 +26,18 @@ const SORT_FROM: usize = 16;
 const BULK_FROM: usize = 8;
 
 /// Batches that change at least one leaf per this many proxies (and at least
-/// [`SORT_FROM`]), fewer than [`BULK_FROM`], refit the recent subtrees in one pass too when
-/// the tree's recent part is small: when the last such refit visited less than half of the
-/// internal nodes (see [`RecentRefits`]). Where many boxes stand still (a level, a crowd
+/// [`SORT_FROM`]) but fewer than one per [`BULK_FROM`] refit the recent subtrees in one
+/// pass when the tree's recent part is small: when the last such refit visited less than
+/// half of the internal nodes (see [`RecentRefits`]). Where many boxes stand still (a level, a crowd
 /// of which a part jiggles), the still parts are skipped whole and the one pass costs less
 /// than growing every changed leaf's scattered ancestors and refitting them again in the
 /// pair walk; where nearly everything moves, it visits most of the tree and growing the
 /// ancestors costs less.
 const MID_BULK_FROM: usize = 16;
 
-/// Batches between [`MID_BULK_FROM`] and [`BULK_FROM`] that grow ancestors between two
-/// that refit the recent subtrees whatever the last refit visited, so that the share is
-/// measured again as the scene changes.
+/// Middling batches (see [`MID_BULK_FROM`]) that grow ancestors in a row before one
+/// refits the recent subtrees regardless, so that the share is measured again as the
+/// scene changes.
 const REMEASURE_EVERY: u32 = 32;
 
 /// A subtree whose mark is younger than this many updates is *recent*: the refit after a
@@ -65,7 +65,7 @@ const MAX_RECURSIVE_REFIT: u16 = 256;
 /// ancestors instead, the batch refits (and so measures); otherwise it refits when the
 /// last refit visited less than half of the internal nodes. Counts alone decide, so the
 /// same operations take the same path, on any number of threads.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct RecentRefits {
     /// Internal nodes the last refit of the recent subtrees visited.
     visited: usize,
@@ -326,8 +326,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// (a batch in id order), each thread also stores its changes, in its own stretch of
     /// the move cache, and the few moves whose id lies outside it are decided on the
     /// calling thread at the end; otherwise the calling thread stores every change, in
-    /// batch order. When the batch refits the tree in one pass (from one leaf in eight
-    /// changed, see [`Self::move_proxies`]), each thread refits whole subtrees, storing
+    /// batch order. When the batch refits the tree in one pass (see
+    /// [`Self::move_proxies`]), each thread refits whole subtrees, storing
     /// the changed leaves' boxes in their parents as it passes them. A batch of fewer
     /// than 16,384 moves runs on the calling thread alone (handing it out would cost more
     /// than it saves); small trees and a tree without its move cache
@@ -526,7 +526,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// is off: they are there already, see [`Self::store_fat_box`]) and updates their
     /// ancestors: grown leaf by leaf, in memory order when there are enough leaves, or by
     /// one refit when many changed (of the recent subtrees, see [`RECENT`], or of the
-    /// whole tree when at least half of the leaves changed).
+    /// whole tree when at least half of the leaves changed) and, for a batch of middling
+    /// size, when the last refit of the recent subtrees visited little of the tree (see
+    /// [`MID_BULK_FROM`]).
     ///
     /// A batch given more than one thread, with the move cache on, refits them in
     /// parallel ([`Self::refit_root_parallel`]), and that refit stores the leaves' boxes
@@ -909,10 +911,10 @@ mod tests {
         for region in [true, false] {
             let (mut tree, ids) = lattice_tree(usize::from(RECENT) + 1);
             let mut pairs = Vec::new();
-            let mut refitted = Vec::new();
+            let (mut refitted, mut found) = (Vec::new(), 0);
             for update in 1..=40usize {
-                // A region of 16 × 24 cells, or every eleventh proxy, a different set at
-                // each update: a sixteenth to an eighth of the proxies. Every move leaves
+                // A region of 16 × 24 cells, or every eleventh proxy (a different set at
+                // each update): a sixteenth to an eighth of the proxies. Every move leaves
                 // the fat box, so each changes a leaf.
                 let moving: Vec<usize> = (0..ids.len())
                     .filter(|&i| {
@@ -951,7 +953,9 @@ mod tests {
                 want.sort();
                 pairs.sort();
                 assert_eq!(pairs, want, "update {update}, region {region}");
+                found += want.len();
             }
+            assert!(found > 0, "region {region}");
             if region {
                 assert!(refitted.iter().all(|&r| r), "{refitted:?}");
             } else {

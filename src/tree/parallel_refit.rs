@@ -148,7 +148,9 @@ type Refitted<V> = (BoundingBox<V>, bool, RefitCount);
 /// What a refit counts: the leaves it marked moved and the internal nodes it refitted.
 #[derive(Clone, Copy, Debug, Default)]
 struct RefitCount {
+    /// Leaves marked moved.
     moved: usize,
+    /// Internal nodes refitted.
     visited: usize,
 }
 

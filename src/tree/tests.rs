@@ -955,6 +955,8 @@ fn assert_same_tree<V: Vector, T>(a: &DynamicTree<V, T>, b: &DynamicTree<V, T>, 
         "{what}"
     );
     assert_eq!(a.moved_count, b.moved_count, "{what}");
+    // What the last refit of the recent subtrees counted, which steers later batches.
+    assert_eq!(a.recent_refits, b.recent_refits, "{what}");
     assert_eq!(a.leaves.len(), b.leaves.len(), "{what}");
     for (i, (x, y)) in a.leaves.iter().zip(&b.leaves).enumerate() {
         assert_eq!(x, y, "{what}: leaf {i}");
@@ -1108,16 +1110,17 @@ pub(crate) fn lattice_tree(updates: usize) -> (DynamicTree<Vec2, u32>, Vec<Proxy
 }
 
 /// The box of cell `i` of [`lattice_tree`] at update `update`: its home cell at first
-/// (`update` 0 is the build), then 0.3 to one side of it on odd updates and to the other
-/// on even ones, out of the box's fat box either way.
+/// (`update` 0 is the build), then 0.45 along both axes to one side of it on odd updates
+/// and to the other on even ones: out of its fat box either way, and into the fat boxes
+/// of the neighbours on that side that stayed home.
 pub(crate) fn lattice_box(i: usize, update: usize) -> BoundingBox<Vec2> {
     let home = Vec2::new((i % LATTICE_SIDE) as f32, (i / LATTICE_SIDE) as f32) * 1.5;
     let shift = match update {
         0 => 0.0,
-        u if u % 2 == 1 => 0.3,
-        _ => -0.3,
+        u if u % 2 == 1 => 0.45,
+        _ => -0.45,
     };
-    BoundingBox::from_center_half_extents(home + Vec2::new(shift, 0.0), Vec2::splat(0.5))
+    BoundingBox::from_center_half_extents(home + Vec2::splat(shift), Vec2::splat(0.5))
 }
 
 /// Batches of middling size (a sixteenth to an eighth of the proxies) on 2 and 3 threads
@@ -1130,7 +1133,7 @@ fn parallel_middling_batches() {
     for region in [true, false] {
         let (mut serial, ids) = lattice_tree(8);
         let mut trees: Vec<_> = [2, 3].map(|threads| (threads, serial.clone())).into();
-        let (mut refitted, mut grown) = (0, 0);
+        let (mut refitted, mut grown, mut found) = (0, 0, 0);
         for update in 1..=12usize {
             let moves: Vec<_> = (0..ids.len())
                 .filter(|&i| {
@@ -1150,6 +1153,7 @@ fn parallel_middling_batches() {
             grown += usize::from(!refit);
             let mut want = Vec::new();
             serial.update_pairs(&mut want);
+            found += want.len();
             for (threads, tree) in &mut trees {
                 let what = format!("update {update}, {threads} threads, region {region}");
                 let refits = tree.parallel_refits;
@@ -1166,8 +1170,9 @@ fn parallel_middling_batches() {
                 assert_same_tree(tree, &serial, &what);
             }
         }
-        // Both ways were taken: the band's batches all refit, the scattered ones grow
-        // once the recent part covers most of the tree.
+        // Pairs were found, and both ways were taken: the band's batches all refit, the
+        // scattered ones grow once the recent part covers most of the tree.
+        assert!(found > 0, "region {region}");
         if region {
             assert_eq!((refitted, grown), (12, 0));
         } else {
