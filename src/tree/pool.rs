@@ -414,12 +414,17 @@ mod tests {
                 "{message}"
             );
             assert!(runs.iter().all(|run| run.load(Ordering::Relaxed) == 1));
-            let after = AtomicUsize::new(0);
-            pool.run(10, &|_| {
-                after.fetch_add(1, Ordering::Relaxed);
-            });
-            assert_eq!(after.load(Ordering::Relaxed), 10);
+            assert_runs_every_task(&pool);
         }
+    }
+
+    /// The pool still runs a stage, each of its tasks once (after a panic, say).
+    fn assert_runs_every_task(pool: &WorkerPool) {
+        let after = AtomicUsize::new(0);
+        pool.run(10, &|_| {
+            after.fetch_add(1, Ordering::Relaxed);
+        });
+        assert_eq!(after.load(Ordering::Relaxed), 10);
     }
 
     /// A stage run from a task of another stage (or while another runs) runs on its own
@@ -478,11 +483,7 @@ mod tests {
             assert!(payload.is::<Bomb>());
             core::mem::forget(payload);
         }
-        let after = AtomicUsize::new(0);
-        pool.run(10, &|_| {
-            after.fetch_add(1, Ordering::Relaxed);
-        });
-        assert_eq!(after.load(Ordering::Relaxed), 10);
+        assert_runs_every_task(&pool);
     }
 
     /// The tree keeps what it promised before it had workers.
