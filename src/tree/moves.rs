@@ -138,9 +138,14 @@ pub(crate) struct PendingMoves<V: Vector> {
     starts: Vec<u32>,
     /// The proxies of `moves`, in the same order.
     ids: Vec<ProxyId>,
-    /// One bit per proxy, set for those in `ids` while a parallel refit stores their
-    /// boxes itself (see [`DynamicTree::apply_pending`]); all clear otherwise.
+    /// One bit per proxy, set for the changes that the tasks of a parallel batch decided
+    /// and stored in the move cache themselves (counted in `in_bits`, not listed in
+    /// `moves`), and for those of `ids` while a parallel refit stores their boxes itself
+    /// (see [`DynamicTree::apply_pending`]); all clear otherwise.
     changed: Vec<u64>,
+    /// The changes noted only by their bit in `changed`: the leaf's link and its box
+    /// are then read from the table of leaves and the move cache.
+    in_bits: usize,
     /// What each task of [`DynamicTree::move_proxies_parallel`] decided, and the first
     /// proxy id of each task after the first.
     decided: Vec<Mutex<Decided<V>>>,
@@ -148,12 +153,22 @@ pub(crate) struct PendingMoves<V: Vector> {
 }
 
 /// The moves one task of [`DynamicTree::move_proxies_parallel`] decided, in batch order.
+///
+/// A task that owns a run of the move cache stores its changes there and notes each by
+/// its proxy's bit (`bits`, from word `first_word` of the batch's bits); another lists
+/// them (`moves`, `ids`) for the calling thread to store.
 #[derive(Debug)]
 pub(crate) struct Decided<V: Vector> {
     /// The changes: where each leaf hangs and its new fat box.
     moves: Vec<(Link, BoundingBox<V>)>,
     /// Their proxies.
     ids: Vec<ProxyId>,
+    /// The changes stored in the task's run, one bit per proxy of the run.
+    bits: Vec<u64>,
+    /// The index of `bits[0]` among the words of the batch's bits.
+    first_word: usize,
+    /// The changes noted in `bits` (a proxy moved twice counts twice).
+    in_bits: usize,
     /// The moves left to the calling thread (their index in the batch).
     deferred: Vec<usize>,
 }
@@ -163,6 +178,9 @@ impl<V: Vector> Default for Decided<V> {
         Self {
             moves: Vec::new(),
             ids: Vec::new(),
+            bits: Vec::new(),
+            first_word: 0,
+            in_bits: 0,
             deferred: Vec::new(),
         }
     }
@@ -192,7 +210,27 @@ impl<V: Vector> Decided<V> {
     fn clear(&mut self) {
         self.moves.clear();
         self.ids.clear();
+        self.bits.clear();
+        self.in_bits = 0;
         self.deferred.clear();
+    }
+
+    /// Makes `bits` the clear bits of the proxies `base..end` (the task's run).
+    fn start_bits(&mut self, base: usize, end: usize) {
+        self.first_word = base / 64;
+        self.bits.resize(end.div_ceil(64) - self.first_word, 0);
+    }
+
+    /// Notes a change of proxy `id`, in the task's run, by its bit.
+    #[inline(always)]
+    fn note_bit(&mut self, id: ProxyId) {
+        if let Some(word) = self
+            .bits
+            .get_mut((id.index() / 64).wrapping_sub(self.first_word))
+        {
+            *word |= 1 << (id.index() % 64);
+        }
+        self.in_bits += 1;
     }
 }
 
@@ -204,6 +242,7 @@ impl<V: Vector> Default for PendingMoves<V> {
             starts: Vec::new(),
             ids: Vec::new(),
             changed: Vec::new(),
+            in_bits: 0,
             decided: Vec::new(),
             task_starts: Vec::new(),
         }
@@ -410,6 +449,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let mut run = runs
                 .get(task)
                 .map(|run| run.lock().unwrap_or_else(PoisonError::into_inner));
+            if let Some((boxes, base)) = run.as_deref() {
+                list.start_bits(*base, base + boxes.len());
+            }
             for i in at(task)..at(task + 1) {
                 let (id, tight, displacement) = moves(i);
                 let decided = match run.as_deref_mut() {
@@ -427,6 +469,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     None => tree.decide_fat_box(id, tight, displacement),
                 };
                 match decided {
+                    // Stored in the task's run already: its bit says where.
+                    Ok(Some(_)) if run.is_some() => {
+                        list.note_bit(id);
+                        result(id, Ok(true));
+                    }
                     Ok(Some(change)) => {
                         list.moves.push(change);
                         list.ids.push(id);
@@ -445,18 +492,29 @@ impl<V: Vector, T> DynamicTree<V, T> {
             batch.tree.fat_boxes = core::mem::take(&mut batch.cache);
         }
         let mut changed = 0;
+        if owned {
+            let words = batch.tree.leaves.len().div_ceil(64);
+            batch.pending.changed.resize(words, 0);
+        }
         for list in &mut lists[..tasks] {
             let list = list.get_mut().unwrap_or_else(PoisonError::into_inner);
             if owned {
-                batch.tree.optimizer.changes += list.ids.len();
+                // Stored in the move cache by the task: only the bits are gathered.
+                let bits = batch.pending.changed.iter_mut().skip(list.first_word);
+                for (word, &task_word) in bits.zip(&list.bits) {
+                    *word |= task_word;
+                }
+                batch.tree.optimizer.changes += list.in_bits;
+                batch.pending.in_bits += list.in_bits;
+                changed += list.in_bits;
             } else {
                 for (&id, &(link, fat)) in list.ids.iter().zip(&list.moves) {
                     batch.tree.store_fat_box(id, link, fat);
                 }
+                batch.pending.moves.extend_from_slice(&list.moves);
+                batch.pending.ids.extend_from_slice(&list.ids);
+                changed += list.ids.len();
             }
-            batch.pending.moves.extend_from_slice(&list.moves);
-            batch.pending.ids.extend_from_slice(&list.ids);
-            changed += list.ids.len();
         }
         batch.pending.task_starts = starts;
         let panicked = outcome.err();
@@ -536,25 +594,38 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// whose bit is set takes its box from the move cache and its mark, as
     /// [`Self::write_slot`] would give them. The scattered writes of the slots are then
     /// spread over the threads too.
+    ///
+    /// The changes that the tasks of a parallel batch stored in their own runs of the
+    /// move cache come as bits only (see [`PendingMoves::changed`]): that refit reads
+    /// them as they are, and any other update lists them first ([`Self::list_bits`]).
     pub(crate) fn apply_pending(&mut self, pending: &mut PendingMoves<V>, runner: &dyn TaskRunner) {
-        let count = pending.moves.len();
+        let count = pending.moves.len() + pending.in_bits;
         let proxies = self.proxy_count;
         let bulk = count >= SORT_FROM
             && (count * BULK_FROM >= proxies
                 || (count * MID_BULK_FROM >= proxies && self.recent_refits.refit_pays()));
+        let parallel = bulk && runner.threads() > 1 && self.move_cache && self.refits_recursively();
+        if !parallel && pending.in_bits > 0 {
+            self.list_bits(pending);
+        }
         if bulk {
-            let parallel = runner.threads() > 1 && self.move_cache && self.refits_recursively();
+            let recent = count * RECENT_BELOW < self.proxy_count;
             if parallel {
                 pending.changed.resize(self.leaves.len().div_ceil(64), 0);
                 for id in &pending.ids {
                     pending.changed[id.index() / 64] |= 1 << (id.index() % 64);
                 }
+                pending.in_bits = 0;
+                if recent {
+                    self.mark_stale_paths_of_bits(&pending.changed);
+                }
             } else {
                 self.write_slots(&pending.moves);
-            }
-            let recent = count * RECENT_BELOW < self.proxy_count;
-            if recent {
-                self.mark_stale_paths(&pending.moves);
+                if recent {
+                    for &(link, _) in &pending.moves {
+                        self.mark_stale_path(link);
+                    }
+                }
             }
             let visited = if parallel {
                 let age = if recent { RECENT.into() } else { u16::MAX };
@@ -746,28 +817,58 @@ impl<V: Vector, T> DynamicTree<V, T> {
             && self.nodes[self.root.index()].height <= MAX_RECURSIVE_REFIT
     }
 
-    /// Makes every ancestor of the leaves at `items` recent (see [`RECENT`]) for
-    /// [`Self::refit_recent`]: walks up from each leaf's parent, marking each ancestor
+    /// Makes every ancestor of the leaf at `link` recent (see [`RECENT`]) for
+    /// [`Self::refit_recent`]: walks up from the leaf's parent, marking each ancestor
     /// changed, until one that is recent already. No mark is more recent than its
     /// holder's ([`Self::validate`] checks it), so every ancestor above that one is recent
     /// too.
-    fn mark_stale_paths(&mut self, items: &[(Link, BoundingBox<V>)]) {
+    fn mark_stale_path(&mut self, link: Link) {
+        if link.is_root() {
+            return;
+        }
         let epoch = self.epoch;
-        for &(link, _) in items {
-            if link.is_root() {
-                continue;
+        let mut up = self.nodes[link.parent().index()].parent;
+        while !up.is_root() {
+            let node = &mut self.nodes[up.parent().index()];
+            let stamp = &mut node.stamps[up.slot()];
+            if age_at(epoch, *stamp) < RECENT {
+                break;
             }
-            let mut up = self.nodes[link.parent().index()].parent;
-            while !up.is_root() {
-                let node = &mut self.nodes[up.parent().index()];
-                let stamp = &mut node.stamps[up.slot()];
-                if age_at(epoch, *stamp) < RECENT {
-                    break;
+            *stamp = epoch;
+            up = node.parent;
+        }
+    }
+
+    /// [`Self::mark_stale_path`] for the leaf of each proxy whose bit is set in `bits`.
+    fn mark_stale_paths_of_bits(&mut self, bits: &[u64]) {
+        for (w, &word) in bits.iter().enumerate() {
+            let mut rest = word;
+            while rest != 0 {
+                let id = w * 64 + rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                if let Some(leaf) = self.leaves.get(id) {
+                    self.mark_stale_path(leaf.parent);
                 }
-                *stamp = epoch;
-                up = node.parent;
             }
         }
+    }
+
+    /// Lists the changes noted by their bits (see [`PendingMoves::in_bits`]) after the
+    /// others, in proxy order, with each leaf's link and its box from the move cache, and
+    /// clears their bits.
+    fn list_bits(&self, pending: &mut PendingMoves<V>) {
+        for (w, word) in pending.changed.iter_mut().enumerate() {
+            let mut rest = core::mem::take(word);
+            while rest != 0 {
+                let id = w * 64 + rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                if let (Some(leaf), Some(&fat)) = (self.leaves.get(id), self.fat_boxes.get(id)) {
+                    pending.moves.push((leaf.parent, fat));
+                    pending.ids.push(ProxyId(id as u32));
+                }
+            }
+        }
+        pending.in_bits = 0;
     }
 
     /// [`Self::refit_all`] with a stack of its own, for any height.
@@ -870,7 +971,9 @@ mod tests {
         let mut recent = tree.clone();
         assert_eq!(tree.refit_all(), tree.node_count, "every node refitted");
         stacked.refit_all_stacked();
-        recent.mark_stale_paths(&items);
+        for &(link, _) in &items {
+            recent.mark_stale_path(link);
+        }
         let visited = recent.refit_recent();
         assert!(
             visited > 0 && 2 * visited < recent.node_count,
