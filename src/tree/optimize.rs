@@ -39,6 +39,20 @@ struct Run {
     start: usize,
 }
 
+/// What an optimization run rebuilt: candidates and the items placed anew.
+#[derive(Clone, Copy, Default)]
+struct Rebuilt {
+    candidates: usize,
+    items: usize,
+}
+
+impl Rebuilt {
+    fn add(&mut self, items: usize) {
+        self.candidates += 1;
+        self.items += items;
+    }
+}
+
 /// Where the incremental optimization stands.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Optimizer {
@@ -48,6 +62,9 @@ pub(crate) struct Optimizer {
     pub changes: usize,
     /// Optimizations run so far.
     pub runs: u32,
+    /// Items placed anew per candidate rebuilt, over the last run that rebuilt one (0
+    /// before): how many candidates a parallel run plans ahead for the credit it has.
+    pub items_per_candidate: usize,
 }
 
 /// `ceil(log2(x))` for `x >= 1`, as a height.
@@ -101,12 +118,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
         };
         let candidates = core::mem::take(&mut self.optimizer.candidates);
         let count = candidates.len();
-        let mut rebuilt = 0;
+        let mut rebuilt = Rebuilt::default();
         for k in 0..count {
             let id = candidates[(run.start + k) % count];
             if self.is_candidate(id, run.subtree_height) {
-                rebuilt += self.rebuild_subtree(id, 0, STILL_AFTER);
-                if rebuilt >= run.credit {
+                rebuilt.add(self.rebuild_subtree(id, 0, STILL_AFTER));
+                if rebuilt.items >= run.credit {
                     break;
                 }
             }
@@ -143,13 +160,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut ahead = core::mem::take(&mut self.scratch.ahead);
         let count = candidates.len();
         let at = |k: usize| candidates[(run.start + k) % count];
-        // Leaves of a typical candidate: the credit left over this, plus one, is about how
-        // many more candidates the run takes.
-        let per_candidate = (1usize << (run.subtree_height - 1)) / 2;
-        let mut rebuilt = 0;
+        // Items of a typical candidate (those of the last run, else half a full subtree
+        // of the height): the credit left over this, plus one, is about how many more
+        // candidates the run takes. A batch that falls short is followed by another, a
+        // stage of its own.
+        let per_candidate = match self.optimizer.items_per_candidate {
+            0 => (1usize << (run.subtree_height - 1)) / 2,
+            items => items,
+        };
+        let mut rebuilt = Rebuilt::default();
         let mut k = 0;
-        while k < count && rebuilt < run.credit {
-            let wanted = ((run.credit - rebuilt) / per_candidate.max(1) + 1).min(MAX_PLANS);
+        while k < count && rebuilt.items < run.credit {
+            let wanted = ((run.credit - rebuilt.items) / per_candidate.max(1) + 1).min(MAX_PLANS);
             ahead.clear();
             let mut next = k;
             while next < count && ahead.len() < wanted {
@@ -184,7 +206,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 *lock() = plan;
             });
             let mut planned = ahead.iter().enumerate().peekable();
-            while k < next && rebuilt < run.credit {
+            while k < next && rebuilt.items < run.credit {
                 let plan = planned.next_if(|&(_, &position)| position == k);
                 let id = at(k);
                 k += 1;
@@ -197,7 +219,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                             .get_mut()
                             .unwrap_or_else(PoisonError::into_inner);
                         self.apply_rebuild(plan);
-                        rebuilt += plan.items.len();
+                        rebuilt.add(plan.items.len());
                     }
                     None => {
                         // Not planned: it was not a candidate when the batch was planned
@@ -205,7 +227,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                         // candidates that stopped being ones, and its rebuild may make
                         // them candidates again, with plans of nodes it has rewritten:
                         // the rest of the batch is planned again.
-                        rebuilt += self.rebuild_subtree(id, 0, STILL_AFTER);
+                        rebuilt.add(self.rebuild_subtree(id, 0, STILL_AFTER));
                         break;
                     }
                 }
@@ -250,10 +272,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
         })
     }
 
-    /// The end of an optimization run that placed `rebuilt` items: the credit spent, the
-    /// candidates dropped, and every other run the top of the tree rebuilt.
-    fn finish_optimizing(&mut self, run: &Run, rebuilt: usize) {
+    /// The end of an optimization run: the credit spent, the candidates dropped, the
+    /// items per candidate noted, and every other run the top of the tree rebuilt.
+    fn finish_optimizing(&mut self, run: &Run, rebuilt: Rebuilt) {
         self.optimizer.candidates.clear();
+        if rebuilt.candidates > 0 {
+            self.optimizer.items_per_candidate = rebuilt.items.div_ceil(rebuilt.candidates);
+        }
+        let rebuilt = rebuilt.items;
         // Spend what was used (and drop what could not be: no candidates).
         self.optimizer.changes = self
             .optimizer

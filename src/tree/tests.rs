@@ -1298,7 +1298,8 @@ fn parallel_moves_repeats_and_panics_3d() {
 
 /// The rebuilds that end a parallel update, planned on 2 to 4 threads
 /// (`ParallelPairs::finish_on`), against the serial ones (the job dropped) on a copy of
-/// the tree: the same tree bit for bit after every update, over batches that change all,
+/// the tree: the same tree bit for bit (and the same items per candidate, which sizes
+/// the batches planned ahead) after every update, over batches that change all,
 /// a third, a tenth and a fiftieth of the proxies (runs that plan many candidates, a few,
 /// or none), in 2D and 3D.
 fn planned_rebuilds<V: Vector + Sync>() {
@@ -1332,6 +1333,10 @@ fn planned_rebuilds<V: Vector + Sync>() {
             assert_eq!(run(tree, t + 2), want, "{what}");
             assert_same_tree(tree, &serial, &what);
             assert_eq!(tree.optimizer.changes, serial.optimizer.changes, "{what}");
+            assert_eq!(
+                tree.optimizer.items_per_candidate, serial.optimizer.items_per_candidate,
+                "{what}"
+            );
         }
     }
     assert!(
@@ -1339,6 +1344,7 @@ fn planned_rebuilds<V: Vector + Sync>() {
         "the optimizer ran {} times",
         serial.optimizer.runs
     );
+    assert!(serial.optimizer.items_per_candidate > 0);
 }
 
 #[test]
