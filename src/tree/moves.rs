@@ -103,9 +103,9 @@ impl RecentRefits {
 /// hand-over to a thread. The unit tests and the fuzz target use small tasks, so that
 /// small trees make many.
 #[cfg(not(any(test, fuzzing)))]
-const MIN_MOVES_PER_TASK: usize = 4096;
+pub(crate) const MIN_MOVES_PER_TASK: usize = 4096;
 #[cfg(any(test, fuzzing))]
-const MIN_MOVES_PER_TASK: usize = 8;
+pub(crate) const MIN_MOVES_PER_TASK: usize = 8;
 
 /// The smallest batch that [`DynamicTree::move_proxies_parallel`] spreads over threads:
 /// a smaller one gains too little from more threads to pay for handing the work out
@@ -119,7 +119,7 @@ const PARALLEL_MOVES_FROM: usize = 32;
 /// Tasks per thread that [`DynamicTree::move_proxies_parallel`] cuts a batch into: the
 /// moves cost about the same each, so a few are enough to even out a thread that the
 /// system delays.
-const MOVE_TASKS_PER_THREAD: usize = 4;
+pub(crate) const MOVE_TASKS_PER_THREAD: usize = 4;
 
 /// Walks up the tree that a large batch keeps in flight at once (see
 /// `DynamicTree::grow_ancestors_interleaved`).
@@ -129,8 +129,9 @@ const LANES: usize = 8;
 #[derive(Debug)]
 pub(crate) struct PendingMoves<V: Vector> {
     /// Where the leaves hang whose new fat boxes are decided (and in the move cache, when
-    /// the tree keeps one), with the boxes, in the order of the moves: their parents'
-    /// slots and their ancestors wait to be updated.
+    /// the tree keeps one), with the boxes, in the order of the moves (those listed from
+    /// `changed` after them, in proxy order): their parents' slots and their ancestors
+    /// wait to be updated.
     moves: Vec<(Link, BoundingBox<V>)>,
     /// The same, grouped by where the parents sit in the arena.
     sorted: Vec<(Link, BoundingBox<V>)>,
@@ -143,8 +144,9 @@ pub(crate) struct PendingMoves<V: Vector> {
     /// `moves`), and for those of `ids` while a parallel refit stores their boxes itself
     /// (see [`DynamicTree::apply_pending`]); all clear otherwise.
     changed: Vec<u64>,
-    /// The changes noted only by their bit in `changed`: the leaf's link and its box
-    /// are then read from the table of leaves and the move cache.
+    /// How many changes are noted only by their bit in `changed` (a proxy moved twice
+    /// counts twice): the leaf's link and its box are then read from the table of leaves
+    /// and the move cache.
     in_bits: usize,
     /// What each task of [`DynamicTree::move_proxies_parallel`] decided, and the first
     /// proxy id of each task after the first.
@@ -167,7 +169,7 @@ pub(crate) struct Decided<V: Vector> {
     bits: Vec<u64>,
     /// The index of `bits[0]` among the words of the batch's bits.
     first_word: usize,
-    /// The changes noted in `bits` (a proxy moved twice counts twice).
+    /// How many changes are noted in `bits` (a proxy moved twice counts twice).
     in_bits: usize,
     /// The moves left to the calling thread (their index in the batch).
     deferred: Vec<usize>,
@@ -224,10 +226,11 @@ impl<V: Vector> Decided<V> {
     /// Notes a change of proxy `id`, in the task's run, by its bit.
     #[inline(always)]
     fn note_bit(&mut self, id: ProxyId) {
-        if let Some(word) = self
+        let word = self
             .bits
-            .get_mut((id.index() / 64).wrapping_sub(self.first_word))
-        {
+            .get_mut((id.index() / 64).wrapping_sub(self.first_word));
+        debug_assert!(word.is_some(), "{id:?} outside the task's run");
+        if let Some(word) = word {
             *word |= 1 << (id.index() % 64);
         }
         self.in_bits += 1;
@@ -267,6 +270,10 @@ impl<'a, V: Vector, T> Batch<'a, V, T> {
         let mut pending = core::mem::take(&mut tree.scratch.moves);
         pending.moves.clear();
         pending.ids.clear();
+        debug_assert!(
+            pending.in_bits == 0 && pending.changed.iter().all(|&word| word == 0),
+            "bits left from the last batch"
+        );
         Self {
             tree,
             pending,
@@ -437,6 +444,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
             }
             runs.push(Mutex::new((rest, base)));
         }
+        // Cleared here rather than by each task: a task that never starts (its thread
+        // stopped at a panic) leaves its list empty, not as the last batch left it.
+        for list in &mut lists[..tasks] {
+            list.get_mut()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clear();
+        }
         let tree = &*batch.tree;
         let decide = |task: usize| {
             // The list is filled out of the array and put back (also when the caller's
@@ -445,7 +459,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
             // Locks are never contended (one task per list and run).
             let mut taken = PutBack::new(&lists[task]);
             let list = &mut taken.list;
-            list.clear();
             let mut run = runs
                 .get(task)
                 .map(|run| run.lock().unwrap_or_else(PoisonError::into_inner));
@@ -782,7 +795,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// [`Self::refit_all`] over the recent subtrees only (a mark younger than [`RECENT`]
-    /// updates), after [`Self::mark_stale_paths`] for the batch's leaves: every changed
+    /// updates), after [`Self::mark_stale_path`] for each of the batch's leaves: every changed
     /// leaf then lies under recent nodes only, so an older subtree holds no change and
     /// keeps its exact boxes.
     fn refit_recent(&mut self) -> usize {
@@ -846,7 +859,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             while rest != 0 {
                 let id = w * 64 + rest.trailing_zeros() as usize;
                 rest &= rest - 1;
-                if let Some(leaf) = self.leaves.get(id) {
+                if let Some(leaf) = self.leaves.get(id).filter(|leaf| leaf.is_live()) {
                     self.mark_stale_path(leaf.parent);
                 }
             }
@@ -854,17 +867,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Lists the changes noted by their bits (see [`PendingMoves::in_bits`]) after the
-    /// others, in proxy order, with each leaf's link and its box from the move cache, and
-    /// clears their bits.
+    /// others, in proxy order, with each live leaf's link and its box from the move
+    /// cache, and clears their bits. (The paths that follow read `moves` alone.)
     fn list_bits(&self, pending: &mut PendingMoves<V>) {
         for (w, word) in pending.changed.iter_mut().enumerate() {
             let mut rest = core::mem::take(word);
             while rest != 0 {
                 let id = w * 64 + rest.trailing_zeros() as usize;
                 rest &= rest - 1;
-                if let (Some(leaf), Some(&fat)) = (self.leaves.get(id), self.fat_boxes.get(id)) {
+                let leaf = self.leaves.get(id).filter(|leaf| leaf.is_live());
+                if let (Some(leaf), Some(&fat)) = (leaf, self.fat_boxes.get(id)) {
                     pending.moves.push((leaf.parent, fat));
-                    pending.ids.push(ProxyId(id as u32));
                 }
             }
         }
@@ -1071,6 +1084,55 @@ mod tests {
                 assert!(refitted[first..grown].iter().all(|&r| !r), "{refitted:?}");
                 assert!(refitted[grown], "{refitted:?}");
             }
+        }
+    }
+
+    /// Changes noted by their bits alone, as a parallel batch's tasks note those they
+    /// store, then applied on the calling thread (where the batch is not refitted in
+    /// parallel: too few changes, or a tree too tall for the recursive refit), give the
+    /// same tree bit for bit as the same moves through `move_proxies`, for batches that
+    /// refit the whole tree, refit the recent subtrees (a large batch, and a middling
+    /// one) and grow ancestors one by one; and they leave no bit set. (A proxy given
+    /// twice is the one case where a batch that grows ancestors may end tighter than
+    /// `move_proxies`, as `DynamicTree::move_proxies_parallel` allows.)
+    #[test]
+    fn bits_apply_on_the_calling_thread() {
+        use crate::tree::tests::{assert_same_tree, lattice_box, lattice_tree};
+        for (every, update) in [(1, 1), (3, 2), (10, 3), (20, 4)] {
+            let (mut serial, ids) = lattice_tree(usize::from(RECENT) + 1);
+            let mut bits = serial.clone();
+            // Every `every`-th cell; in the batches that refit, cell 0 again, further
+            // (counted twice; growing ancestors would keep the trace of its first move,
+            // which its bit does not, while the refit keeps none).
+            let mut moves: Vec<_> = (0..ids.len())
+                .step_by(every)
+                .map(|i| (ids[i], lattice_box(i, update), Vec2::ZERO))
+                .collect();
+            if every <= 10 {
+                moves.push((ids[0], lattice_box(0, update + 1), Vec2::ZERO));
+            }
+            serial.move_proxies(moves.iter().copied(), |_, result| {
+                assert_eq!(result, Ok(true));
+            });
+            let mut pending = PendingMoves::default();
+            pending.changed.resize(bits.leaves.len().div_ceil(64), 0);
+            for &(id, tight, displacement) in &moves {
+                // Every move leaves its fat box.
+                let (_, fat) = bits
+                    .decide_fat_box(id, tight, displacement)
+                    .unwrap()
+                    .unwrap();
+                bits.fat_boxes[id.index()] = fat;
+                bits.optimizer.changes += 1;
+                pending.changed[id.index() / 64] |= 1 << (id.index() % 64);
+                pending.in_bits += 1;
+            }
+            bits.apply_pending(&mut pending, &CallingThread);
+            let what = format!("every {every}");
+            assert_eq!(pending.in_bits, 0, "{what}");
+            assert!(pending.changed.iter().all(|&w| w == 0), "{what}");
+            bits.validate().unwrap();
+            assert_same_tree(&bits, &serial, &what);
         }
     }
 }

@@ -947,8 +947,14 @@ fn mark_age_across_the_wrap() {
 }
 
 /// Whether two trees hold the same nodes (boxes, marks, links, heights), leaves, move
-/// cache, root and moved count: the same state, bit for bit, but for the scratch space.
-fn assert_same_tree<V: Vector, T>(a: &DynamicTree<V, T>, b: &DynamicTree<V, T>, what: &str) {
+/// cache, root, moved count and the counts that steer later updates (the last recent
+/// refit's, the optimizer's changes): the same state, bit for bit, but for the scratch
+/// space.
+pub(crate) fn assert_same_tree<V: Vector, T>(
+    a: &DynamicTree<V, T>,
+    b: &DynamicTree<V, T>,
+    what: &str,
+) {
     assert_eq!(
         (a.root, a.root_box, a.root_stamp),
         (b.root, b.root_box, b.root_stamp),
@@ -961,6 +967,7 @@ fn assert_same_tree<V: Vector, T>(a: &DynamicTree<V, T>, b: &DynamicTree<V, T>, 
     for (i, (x, y)) in a.leaves.iter().zip(&b.leaves).enumerate() {
         assert_eq!(x, y, "{what}: leaf {i}");
     }
+    assert_eq!(a.optimizer.changes, b.optimizer.changes, "{what}");
     assert_eq!(a.fat_boxes.len(), b.fat_boxes.len(), "{what}");
     for (i, (x, y)) in a.fat_boxes.iter().zip(&b.fat_boxes).enumerate() {
         assert_eq!(x, y, "{what}: fat box {i}");
@@ -1198,14 +1205,32 @@ fn parallel_moves_repeats_and_panics<V: Vector + Sync>() {
     let unknown = unknown_id::<V>(n, 1);
     for step in 0..6 {
         let once = distinct_moves(&mut r, step, 0.6, &mut centers, &ids, unknown);
-        // Each move twice: next to itself, and again at the end of the batch, further.
+        // Each move twice, next to itself; then, on odd steps, again at the end of the
+        // batch, further (the tasks' first ids no longer increase: the calling thread
+        // stores every change); on even steps, the first move again in the middle of the
+        // batch, inside a task whose run of the move cache does not hold it (that task
+        // leaves it to the calling thread, the first task notes it by its bit). Steps 0
+        // to 3 give the moves in id order, so that on even ones each task stores its
+        // changes and notes them by their bits, a proxy moved twice counted twice.
         let mut moves = Vec::new();
         for &(id, tight, d) in &once {
             moves.push((id, tight, d));
             moves.push((id, tight, d * 2.0));
         }
-        for &(id, tight, d) in once.iter().step_by(3) {
-            moves.push((id, tight.translated(d), d));
+        if step % 2 == 1 {
+            for &(id, tight, d) in once.iter().step_by(3) {
+                moves.push((id, tight.translated(d), d));
+            }
+        } else {
+            use crate::tree::moves::{MIN_MOVES_PER_TASK, MOVE_TASKS_PER_THREAD};
+            let count = moves.len() + 1;
+            let tasks = (3 * MOVE_TASKS_PER_THREAD).min(count / MIN_MOVES_PER_TASK);
+            let at = |t: usize| t * count / tasks;
+            // One past the start of the middle task.
+            let middle = at(tasks / 2) + 1;
+            assert!(tasks > 2 && middle < at(tasks / 2 + 1), "step {step}");
+            let (id, tight, d) = moves[0];
+            moves.insert(middle, (id, tight.translated(d * 0.5), d));
         }
         let given: BTreeMap<ProxyId, Vec<BoundingBox<V>>> =
             moves.iter().fold(BTreeMap::new(), |mut m, &(id, t, d)| {
@@ -1284,6 +1309,54 @@ fn parallel_moves_repeats_and_panics<V: Vector + Sync>() {
         let got: BTreeSet<_> = pairs.iter().copied().collect();
         assert_eq!(got, brute_pairs(&boxes, &moved));
     }
+}
+
+/// A parallel batch whose `result` panics at every move, so that each thread stops at
+/// its first task and the other tasks never start, after a batch that moved every proxy:
+/// the tasks that did not start add nothing (none of the earlier batch's changes is
+/// taken again), and the next update reports exactly the brute-force pairs of the
+/// proxies whose fat box changed.
+#[test]
+fn parallel_moves_panic_in_every_task() {
+    let mut r = lcg(99);
+    let n = 2000;
+    let (mut centers, mut tree, ids) = uniform_tree::<Vec2>(&mut r, n);
+    let unknown = unknown_id::<Vec2>(n, 1);
+    let mut pairs = Vec::new();
+    tree.update_pairs(&mut pairs);
+    let moves = distinct_moves(&mut r, 0, 1.0, &mut centers, &ids, unknown);
+    tree.move_proxies_parallel(moves.len(), |i| moves[i], 2, |_, _| {});
+    tree.update_pairs(&mut pairs);
+    let old: BTreeMap<_, _> = ids
+        .iter()
+        .map(|&id| (id, tree.fat_box(id).unwrap()))
+        .collect();
+    let moves = distinct_moves(&mut r, 0, 1.0, &mut centers, &ids, unknown);
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        tree.move_proxies_parallel(
+            moves.len(),
+            |i| moves[i],
+            2,
+            |_, _| panic!("the caller's result panics"),
+        );
+    }));
+    assert!(caught.is_err());
+    tree.validate().unwrap();
+    let mut moved = BTreeSet::new();
+    let mut boxes = BTreeMap::new();
+    for &id in &ids {
+        let fat = tree.fat_box(id).unwrap();
+        if fat != old[&id] {
+            moved.insert(id);
+        }
+        boxes.insert(id, fat);
+    }
+    assert!(moved.len() <= 2, "{} moves kept", moved.len());
+    pairs.clear();
+    tree.update_pairs(&mut pairs);
+    tree.validate().unwrap();
+    let got: BTreeSet<_> = pairs.iter().copied().collect();
+    assert_eq!(got, brute_pairs(&boxes, &moved));
 }
 
 #[test]
