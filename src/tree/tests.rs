@@ -1289,26 +1289,36 @@ fn parallel_moves_repeats_and_panics<V: Vector + Sync>() {
             );
         }));
         assert!(caught.is_err());
-        tree.validate().unwrap();
         assert!(tree.move_cache());
-        // The changes decided before the panic are in the tree: the next update reports
-        // exactly the brute-force pairs of the proxies whose fat box changed.
-        let mut moved = BTreeSet::new();
-        let mut boxes = BTreeMap::new();
-        for &id in &ids {
-            let fat = tree.fat_box(id).unwrap();
-            if fat != old[&id] {
-                moved.insert(id);
-            }
-            boxes.insert(id, fat);
-        }
-        assert!(moved.len() > 100, "{} moves were kept", moved.len());
-        pairs.clear();
-        tree.update_pairs(&mut pairs);
-        tree.validate().unwrap();
-        let got: BTreeSet<_> = pairs.iter().copied().collect();
-        assert_eq!(got, brute_pairs(&boxes, &moved));
+        // The changes decided before the panic are in the tree.
+        let kept = assert_pairs_of_changes(&mut tree, &old);
+        assert!(kept > 100, "{kept} moves were kept");
     }
+}
+
+/// Checks `tree` after a batch that may have panicked: valid, and its next update reports
+/// exactly the brute-force pairs of the proxies whose fat box differs from `old` (every
+/// live proxy's box before the batch). Returns how many differ.
+fn assert_pairs_of_changes<V: Vector>(
+    tree: &mut DynamicTree<V, u32>,
+    old: &BTreeMap<ProxyId, BoundingBox<V>>,
+) -> usize {
+    tree.validate().unwrap();
+    let mut moved = BTreeSet::new();
+    let mut boxes = BTreeMap::new();
+    for (&id, &before) in old {
+        let fat = tree.fat_box(id).unwrap();
+        if fat != before {
+            moved.insert(id);
+        }
+        boxes.insert(id, fat);
+    }
+    let mut pairs = Vec::new();
+    tree.update_pairs(&mut pairs);
+    tree.validate().unwrap();
+    let got: BTreeSet<_> = pairs.iter().copied().collect();
+    assert_eq!(got, brute_pairs(&boxes, &moved));
+    moved.len()
 }
 
 /// A parallel batch whose `result` panics at every move, so that each thread stops at
@@ -1341,22 +1351,8 @@ fn parallel_moves_panic_in_every_task() {
         );
     }));
     assert!(caught.is_err());
-    tree.validate().unwrap();
-    let mut moved = BTreeSet::new();
-    let mut boxes = BTreeMap::new();
-    for &id in &ids {
-        let fat = tree.fat_box(id).unwrap();
-        if fat != old[&id] {
-            moved.insert(id);
-        }
-        boxes.insert(id, fat);
-    }
-    assert!(moved.len() <= 2, "{} moves kept", moved.len());
-    pairs.clear();
-    tree.update_pairs(&mut pairs);
-    tree.validate().unwrap();
-    let got: BTreeSet<_> = pairs.iter().copied().collect();
-    assert_eq!(got, brute_pairs(&boxes, &moved));
+    let kept = assert_pairs_of_changes(&mut tree, &old);
+    assert!(kept <= 2, "{kept} moves kept");
 }
 
 #[test]
