@@ -795,9 +795,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// [`Self::refit_all`] over the recent subtrees only (a mark younger than [`RECENT`]
-    /// updates), after [`Self::mark_stale_path`] for each of the batch's leaves: every changed
-    /// leaf then lies under recent nodes only, so an older subtree holds no change and
-    /// keeps its exact boxes.
+    /// updates), after [`Self::mark_stale_path`] for each of the batch's leaves: every
+    /// changed leaf then lies under recent nodes only, so an older subtree holds no
+    /// change and keeps its exact boxes.
     fn refit_recent(&mut self) -> usize {
         self.refit_younger_than(RECENT.into())
     }
