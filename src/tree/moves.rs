@@ -154,6 +154,29 @@ pub(crate) struct PendingMoves<V: Vector> {
     task_starts: Vec<usize>,
 }
 
+/// Sets bit `index` of `words` (one bit per proxy, 64 to a word); an index beyond them
+/// sets nothing.
+#[inline(always)]
+fn set_bit(words: &mut [u64], index: usize) {
+    if let Some(word) = words.get_mut(index / 64) {
+        *word |= 1 << (index % 64);
+    }
+}
+
+/// The indices of the bits set in `words`, in increasing order.
+fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(w, &word)| {
+        let mut rest = word;
+        core::iter::from_fn(move || {
+            (rest != 0).then(|| {
+                let bit = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                w * 64 + bit
+            })
+        })
+    })
+}
+
 /// The moves one task of [`DynamicTree::move_proxies_parallel`] decided, in batch order.
 ///
 /// A task that owns a run of the move cache stores its changes there and notes each by
@@ -226,13 +249,12 @@ impl<V: Vector> Decided<V> {
     /// Notes a change of proxy `id`, in the task's run, by its bit.
     #[inline(always)]
     fn note_bit(&mut self, id: ProxyId) {
-        let word = self
-            .bits
-            .get_mut((id.index() / 64).wrapping_sub(self.first_word));
-        debug_assert!(word.is_some(), "{id:?} outside the task's run");
-        if let Some(word) = word {
-            *word |= 1 << (id.index() % 64);
-        }
+        let index = id.index().wrapping_sub(self.first_word * 64);
+        debug_assert!(
+            index / 64 < self.bits.len(),
+            "{id:?} outside the task's run"
+        );
+        set_bit(&mut self.bits, index);
         self.in_bits += 1;
     }
 }
@@ -626,7 +648,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             if parallel {
                 pending.changed.resize(self.leaves.len().div_ceil(64), 0);
                 for id in &pending.ids {
-                    pending.changed[id.index() / 64] |= 1 << (id.index() % 64);
+                    set_bit(&mut pending.changed, id.index());
                 }
                 pending.in_bits = 0;
                 if recent {
@@ -854,33 +876,25 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// [`Self::mark_stale_path`] for the leaf of each proxy whose bit is set in `bits`.
     fn mark_stale_paths_of_bits(&mut self, bits: &[u64]) {
-        for (w, &word) in bits.iter().enumerate() {
-            let mut rest = word;
-            while rest != 0 {
-                let id = w * 64 + rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                if let Some(leaf) = self.leaves.get(id).filter(|leaf| leaf.is_live()) {
-                    self.mark_stale_path(leaf.parent);
-                }
+        for id in set_bits(bits) {
+            if let Some(leaf) = self.leaves.get(id).filter(|leaf| leaf.is_live()) {
+                self.mark_stale_path(leaf.parent);
             }
         }
     }
 
     /// Lists the changes noted by their bits (see [`PendingMoves::in_bits`]) after the
     /// others, in proxy order, with each live leaf's link and its box from the move
-    /// cache, and clears their bits. (The paths that follow read `moves` alone.)
+    /// cache, and clears their bits.
     fn list_bits(&self, pending: &mut PendingMoves<V>) {
-        for (w, word) in pending.changed.iter_mut().enumerate() {
-            let mut rest = core::mem::take(word);
-            while rest != 0 {
-                let id = w * 64 + rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                let leaf = self.leaves.get(id).filter(|leaf| leaf.is_live());
-                if let (Some(leaf), Some(&fat)) = (leaf, self.fat_boxes.get(id)) {
-                    pending.moves.push((leaf.parent, fat));
-                }
+        for id in set_bits(&pending.changed) {
+            let leaf = self.leaves.get(id).filter(|leaf| leaf.is_live());
+            if let (Some(leaf), Some(&fat)) = (leaf, self.fat_boxes.get(id)) {
+                pending.moves.push((leaf.parent, fat));
+                pending.ids.push(ProxyId(id as u32));
             }
         }
+        pending.changed.fill(0);
         pending.in_bits = 0;
     }
 
@@ -1124,7 +1138,7 @@ mod tests {
                     .unwrap();
                 bits.fat_boxes[id.index()] = fat;
                 bits.optimizer.changes += 1;
-                pending.changed[id.index() / 64] |= 1 << (id.index() % 64);
+                set_bit(&mut pending.changed, id.index());
                 pending.in_bits += 1;
             }
             bits.apply_pending(&mut pending, &CallingThread);
