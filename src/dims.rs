@@ -19,12 +19,22 @@ macro_rules! dimension {
             pub type Ray = crate::geometry::Ray<$v>;
             /// The dynamic AABB tree, with payload `T`.
             pub type DynamicTree<T> = crate::tree::DynamicTree<$v, T>;
+            /// A box or a ball: what casts and `move_and_slide` move.
+            pub type Shape = crate::geometry::Shape<$v>;
+            /// A contact between two shapes: normal, depth, point.
+            pub type Contact = crate::geometry::Contact<$v>;
+            /// A shape cast's hit.
+            pub type CastHit<Id = ()> = crate::geometry::CastHit<$v, Id>;
+            /// The settings of `move_and_slide`.
+            pub type SlideConfig = crate::geometry::SlideConfig<$v>;
+            /// What `move_and_slide` did.
+            pub type SlideOutcome<Id> = crate::geometry::SlideOutcome<$v, Id>;
 
             #[cfg(feature = "plugin")]
             pub use crate::plugin::{
                 CollidingEntities, CollisionConfig, CollisionEnded, CollisionLayers,
-                CollisionStarted, CollisionSystems, EndReason, QueryFilter, Static, StepStats,
-                Teleported,
+                CollisionStarted, CollisionSystems, EndReason, NotIntegrated, QueryFilter,
+                Static, StaticChanges, StepStats, Teleported, VelocitySystems,
             };
 
             /// The collision plugin of this dimension.
@@ -57,12 +67,21 @@ macro_rules! dimension {
             /// A collider's world shape.
             #[cfg(feature = "plugin")]
             pub type WorldShape = crate::plugin::WorldShape<$v>;
+            /// Contacts and push-out, as a system parameter.
+            #[cfg(feature = "plugin")]
+            pub type Contacts<'w, 's> = crate::plugin::Contacts<'w, 's, $v>;
+            /// A swept hit of the last tick.
+            #[cfg(feature = "plugin")]
+            pub type SweptHit = crate::plugin::SweptHit<$v>;
             /// The debug overlay of this dimension.
             #[cfg(feature = "gizmos")]
             pub type AabbTreeDebugPlugin = crate::debug::AabbTreeDebugPlugin<$v>;
 
             /// Builds a `Velocity` (a type alias cannot be called like the tuple struct
-            /// it names): `Velocity(direction * speed)`.
+            /// it names): `Velocity(direction * speed)`. To read one, use its field,
+            /// `velocity.0` (a pattern `let Velocity(v) = velocity` needs the generic
+            /// `bevy_aabb_tree::Velocity`; through this alias write
+            /// `let Velocity { 0: v } = velocity`).
             #[cfg(feature = "plugin")]
             #[allow(non_snake_case)]
             pub const fn Velocity(velocity: $v) -> Velocity {

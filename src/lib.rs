@@ -31,18 +31,22 @@ pub use vector::Vector;
 #[cfg(feature = "plugin")]
 pub use plugin::{
     Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CollidingEntities, CollisionConfig,
-    CollisionEnded, CollisionLayers, CollisionStarted, CollisionSystems, EndReason, QueryFilter,
-    SpatialQuery, Static, StaticChanges, Teleported, TrackedCollider, Velocity, VelocityPlugin,
+    CollisionEnded, CollisionLayers, CollisionStarted, CollisionSystems, Contacts, EndReason,
+    NotIntegrated, QueryFilter, SpatialQuery, Static, StaticChanges, Teleported,
+    TrackedCollider, Velocity, VelocityPlugin, VelocitySystems,
 };
 
 /// Everything a game needs: `use bevy_aabb_tree::prelude::*;`.
 pub mod prelude {
-    pub use crate::geometry::{Ball, BoundingBox, Ray};
+    pub use crate::geometry::{
+        Ball, BoundingBox, CastHit, Contact, Ray, Shape, SlideConfig, SlideOutcome,
+    };
     #[cfg(feature = "plugin")]
     pub use crate::plugin::{
         Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CollidingEntities, CollisionConfig,
-        CollisionEnded, CollisionLayers, CollisionStarted, CollisionSystems, EndReason,
-        QueryFilter, ShapeHit, SpatialQuery, Static, StaticChanges, Teleported, TrackedCollider,
-        Velocity, VelocityPlugin,
+        CollisionEnded, CollisionLayers, CollisionStarted, CollisionSystems, Contacts, EndReason,
+        NotIntegrated, QueryFilter, ShapeHit, SpatialQuery, Static, StaticChanges, StepStats,
+        SweptHit, Teleported, TrackedCollider, Velocity, VelocityPlugin, VelocitySystems,
+        WorldShape,
     };
 }

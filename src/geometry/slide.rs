@@ -176,8 +176,8 @@ fn refine_ball_box<V: Vector>(
     mut u: f32,
     normal: V,
 ) -> (f32, V) {
-    let speed = motion.dot(motion).sqrt();
-    if speed == 0.0 {
+    let speed = length(motion);
+    if speed == 0.0 || !speed.is_finite() {
         return (u, normal);
     }
     let scale = aabb.size().max_element().max(ball.radius).max(1.0);
@@ -384,19 +384,19 @@ where
     if !shape.is_valid() || !motion.is_finite() || !skin.is_finite() || skin < 0.0 {
         return outcome;
     }
-    let up_len = config.up.dot(config.up).sqrt();
+    let up_len = length(config.up);
     let up = if up_len > 0.0 && up_len.is_finite() {
         config.up / up_len
     } else {
         V::ZERO
     };
     let ground_cos = config.max_slope.cos();
-    let min_len = motion.dot(motion).sqrt() * 1e-6;
+    let min_len = length(motion) * 1e-6;
     let mut remaining = motion;
     let mut planes: SmallVec<[V; 4]> = SmallVec::new();
     for _ in 0..config.max_iterations {
-        let len = remaining.dot(remaining).sqrt();
-        if len <= min_len || len == 0.0 {
+        let len = length(remaining);
+        if len <= min_len || len == 0.0 || !len.is_finite() {
             break;
         }
         let at = shape.translated(outcome.displacement);
@@ -428,6 +428,18 @@ where
         outcome.hits.push(hit);
     }
     outcome
+}
+
+/// The length of `v`, without the overflow of its squared length: finite for every
+/// finite vector (a motion of 1e30 has length 1e30, not infinity).
+#[inline]
+fn length<V: Vector>(v: V) -> f32 {
+    let largest = v.abs().max_element();
+    if largest == 0.0 || !largest.is_finite() {
+        return largest;
+    }
+    let unit = v / largest;
+    largest * unit.dot(unit).sqrt()
 }
 
 /// `motion` less its component into the plane of normal `n` (unchanged if it leaves it).

@@ -146,12 +146,18 @@ impl Default for CollisionLayers {
     }
 }
 
-/// Marks the entity's last move as a teleport: the next tick does not sweep it from its
-/// previous position (so it does not hit whatever lay in between). On an ancestor of
-/// colliders (a player whose colliders are its children), it marks the jump of every
-/// collider below it. The plugin removes the marker once the tick has used it: on an
-/// ancestor, in the tick that processes a collider below it (an ancestor with no enabled
-/// collider below keeps its marker until it has one).
+/// Marks a jump (a respawn, a portal, a pooled bullet reused): the next tick sweeps the
+/// collider from where it is when the marker is inserted (the destination), not from
+/// where it was at the last tick, so it does not hit whatever lay along the jump, while
+/// any motion after the jump (a velocity integrated later in the same frame, say) is
+/// swept as usual and never tunnels.
+///
+/// Move the entity first, then insert the marker (or insert both in one bundle): the
+/// pose is read when the marker goes in. On an ancestor of colliders (a player whose
+/// colliders are its children), it marks the jump of every collider below it. The plugin
+/// removes the marker once the tick has used it: on an ancestor, in the tick that
+/// processes a collider below it (an ancestor with no enabled collider below keeps its
+/// marker until it has one).
 ///
 /// ```
 /// # use bevy::prelude::*;
@@ -266,6 +272,11 @@ pub struct TrackedCollider<V: Vector> {
     pub(crate) proxy: Option<Key>,
     /// The values were invalid at the last tick (warned once, left out of the tree).
     pub(crate) invalid: bool,
+    /// `shape` is where the next sweep starts although the collider has no proxy yet or
+    /// was teleported: its pose when its shape was inserted, or when it (or an ancestor)
+    /// got [`Teleported`]. Set by the lifecycle observers, used and cleared by the next
+    /// tick that processes the collider.
+    pub(crate) start_known: bool,
     /// The displacement was non-zero when the collider was last processed: the next tick
     /// processes it even if its inputs did not change, so that it reads as still.
     pub(crate) moved: bool,
@@ -280,12 +291,14 @@ pub struct TrackedCollider<V: Vector> {
 }
 
 impl<V: Vector> TrackedCollider<V> {
-    /// The world shape at the last tick.
+    /// The world shape at the last tick; before the collider's first tick, its shape
+    /// where it was spawned (or where its shape was inserted); after a [`Teleported`]
+    /// jump and before the next tick, its shape at the destination.
     pub fn world_shape(&self) -> WorldShape<V> {
         self.shape
     }
 
-    /// The tight world box at the last tick.
+    /// The tight world box of [`Self::world_shape`].
     pub fn world_aabb(&self) -> BoundingBox<V> {
         self.shape.bounding_box()
     }

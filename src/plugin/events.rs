@@ -11,10 +11,45 @@ use crate::plugin::{AabbTree, CollidingEntities};
 ///
 /// - As a [`Message`]: one per pair and tick, read with `MessageReader<CollisionStarted>`.
 ///   `entity` is the one of smaller index (`Entity::index`), and a tick's messages are
-///   sorted by pair, so the same scene gives the same sequence whatever the tree's shape.
+///   sorted by `time_of_impact`, earliest first, and then by pair, so the same scene gives
+///   the same sequence whatever the tree's shape.
 /// - As an [`EntityEvent`]: triggered once for each of the two entities, with that entity
 ///   as `entity` and its partner as `other`, so `commands.entity(door).observe(..)` sees
-///   every collision of the door with the door first. Global observers see both.
+///   every collision of the door with the door first. Global observers see both. They
+///   come in the messages' order.
+///
+/// A fast object can start several contacts in one tick (two tiles, a wall and the enemy
+/// behind it): the first start an entity sees in a tick, as a message or as an entity
+/// event, is its earliest. A bullet that stops at its first hit acts on the first start it
+/// sees and ignores the rest of the tick's (all of them are delivered, even after it has
+/// queued its own despawn: despawn with `try_despawn`, or remember which bullets are
+/// spent, as the `bullets` example does).
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_aabb_tree::d2::*;
+/// # use bevy::platform::collections::HashSet;
+/// #[derive(Component)]
+/// struct Bullet;
+///
+/// fn first_hits(
+///     mut commands: Commands,
+///     mut started: MessageReader<CollisionStarted>,
+///     bullets: Query<(), With<Bullet>>,
+/// ) {
+///     let mut spent = HashSet::new();
+///     for hit in started.read() {
+///         for (bullet, target) in [(hit.entity, hit.other), (hit.other, hit.entity)] {
+///             // The first start of a bullet in this tick is its earliest hit.
+///             if bullets.contains(bullet) && spent.insert(bullet) {
+///                 info!("{bullet} stopped at {target}, t = {:.2}", hit.time_of_impact);
+///                 commands.entity(bullet).try_despawn();
+///             }
+///         }
+///     }
+/// }
+/// # bevy::ecs::system::assert_is_system(first_hits);
+/// ```
 ///
 /// Every `CollisionStarted` is followed by exactly one [`CollisionEnded`] for the pair.
 #[derive(Message, EntityEvent, Clone, Copy, Debug, PartialEq, Reflect)]
@@ -171,9 +206,9 @@ pub(crate) fn write_ended<V: Vector>(
 }
 
 /// Stage 6: writes this tick's messages and triggers the entity events: starts before
-/// ends (a pass-through gives both, in that order), each kind sorted by pair with the
-/// entity of smaller index first, so the same scene gives the same sequence whatever the
-/// tree's shape.
+/// ends (a pass-through gives both, in that order), the starts sorted by time of impact
+/// and then by pair, the ends by pair, each with the entity of smaller index first, so
+/// the same scene gives the same sequence whatever the tree's shape.
 pub(crate) fn emit_events<V: Vector>(
     mut commands: Commands,
     mut state: ResMut<AabbTree<V>>,
@@ -192,8 +227,13 @@ pub(crate) fn emit_events<V: Vector>(
             s.normal = -s.normal;
         }
     }
-    tick.started
-        .sort_unstable_by_key(|s| (entity_order(s.a), entity_order(s.b)));
+    // Earliest first, then by pair: an entity's first start of a tick is its earliest
+    // contact, whatever the pairs' order.
+    tick.started.sort_unstable_by(|x, y| {
+        x.time_of_impact
+            .total_cmp(&y.time_of_impact)
+            .then_with(|| (entity_order(x.a), entity_order(x.b)).cmp(&(entity_order(y.a), entity_order(y.b))))
+    });
     let first = tick.start_events.len();
     for s in tick.started.drain(..) {
         let n = s.normal.extend_to_3d();

@@ -5,10 +5,11 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::plugin::events::{trigger_batch, write_ended};
+use crate::plugin::shape::{Hierarchy, world_shape};
 use crate::plugin::state::{Key, next_run};
 use crate::plugin::{
     Aabb, AabbTree, BoundingSphere, CollidingEntities, CollisionConfig, CollisionEnded, EndReason,
-    Static, StaticChanges, TrackedCollider,
+    Static, StaticChanges, Teleported, TrackedCollider,
 };
 use crate::tree::DynamicTree;
 
@@ -164,6 +165,134 @@ pub(crate) fn on_parent_changed<V: Vector, E: EntityEvent>(
     }
 }
 
+/// What the start-pose observers read of a collider: its tracking state and what its
+/// world shape comes from.
+type PoseItem<'a, V> = (
+    &'a mut TrackedCollider<V>,
+    &'a Transform,
+    Option<&'a ChildOf>,
+    Option<&'a Aabb<V>>,
+    Option<&'a BoundingSphere<V>>,
+);
+
+/// Records the collider's world shape now as where its next sweep starts. A shape whose
+/// center is not finite is not recorded (the tick then starts the collider where it is,
+/// and its own checks warn about the values).
+fn record_start<V: Vector>(
+    item: bevy::ecs::query::QueryItem<'_, '_, PoseItem<'static, V>>,
+    parent: Option<&ChildOf>,
+    hierarchy: &Hierarchy,
+) {
+    let (mut tracked, transform, _, aabb, sphere) = item;
+    if let Some(shape) = world_shape(transform, parent, hierarchy, aabb, sphere)
+        && shape.center().is_finite()
+    {
+        // Through `bypass_change_detection`: every path that calls this also makes the
+        // next tick process the collider (it is new, has `Teleported`, or its parent
+        // changed), and a static collider under `StaticChanges::OnInsert` is listed by
+        // its own insert observer.
+        let tracked = tracked.bypass_change_detection();
+        tracked.shape = shape;
+        tracked.start_known = true;
+    }
+}
+
+/// Observer: a shape component (`Aabb` or `BoundingSphere`) is inserted. A collider that
+/// is not in a tree yet (spawned, or its shape put back) records where it is now: its
+/// first tick sweeps from there, so a collider moved between its spawn and its first
+/// tick (by a system in `FixedUpdate`, by several frames without a fixed step) does not
+/// skip that motion. A collider already in a tree keeps sweeping from its last tick.
+pub(crate) fn on_shape_inserted<V: Vector, C: Component>(
+    event: On<Insert, C>,
+    mut colliders: Query<PoseItem<V>, Allow<Disabled>>,
+    hierarchy: Hierarchy,
+) {
+    if let Ok(item) = colliders.get_mut(event.event_target())
+        && item.0.proxy.is_none()
+    {
+        let parent = item.2;
+        record_start(item, parent, &hierarchy);
+    }
+}
+
+/// Observer: [`Teleported`] is inserted. The collider, and every collider below the
+/// entity, records where it is now (the destination of the jump): the next tick sweeps
+/// from there instead of from its place at the last tick.
+pub(crate) fn on_teleported<V: Vector>(
+    event: On<Insert, Teleported>,
+    mut colliders: Query<PoseItem<V>, Allow<Disabled>>,
+    children: Query<&Children, Allow<Disabled>>,
+    hierarchy: Hierarchy,
+) {
+    let mut stack = vec![event.event_target()];
+    // A cycle cannot happen in Bevy's hierarchy; the bound only guards against a broken one.
+    let mut visited = 0usize;
+    while let Some(entity) = stack.pop() {
+        if let Ok(item) = colliders.get_mut(entity) {
+            let parent = item.2;
+            record_start(item, parent, &hierarchy);
+        }
+        if let Ok(kids) = children.get(entity) {
+            stack.extend(kids.iter());
+        }
+        visited += 1;
+        if visited > 1 << 24 {
+            break;
+        }
+    }
+}
+
+/// Observer: a `ChildOf` is inserted on a collider that is not in a tree yet and has
+/// recorded its start (a `ChildOf` inserted by a command after the spawn): its start is
+/// its place under the new parent.
+pub(crate) fn on_parent_inserted<V: Vector>(
+    event: On<Insert, ChildOf>,
+    mut colliders: Query<PoseItem<V>, Allow<Disabled>>,
+    hierarchy: Hierarchy,
+) {
+    if let Ok(item) = colliders.get_mut(event.event_target())
+        && item.0.proxy.is_none()
+        && item.0.start_known
+    {
+        let parent = item.2;
+        record_start(item, parent, &hierarchy);
+    }
+}
+
+/// Observer: a `ChildOf` is removed from a collider that is not in a tree yet and has
+/// recorded its start: its start is its own transform, as a root. (The `ChildOf` is
+/// still there while `Remove` observers run.)
+pub(crate) fn on_parent_removed<V: Vector>(
+    event: On<Remove, ChildOf>,
+    mut colliders: Query<PoseItem<V>, Allow<Disabled>>,
+    hierarchy: Hierarchy,
+) {
+    if let Ok(item) = colliders.get_mut(event.event_target())
+        && item.0.proxy.is_none()
+        && item.0.start_known
+    {
+        record_start(item, None, &hierarchy);
+    }
+}
+
+/// Observer: [`TrackedCollider`] is removed by hand (the plugin maintains it; its docs
+/// say not to). The `Discard` observer has taken its proxy out; this puts a new one back
+/// on an entity that still has a shape, so the collider comes back at the next tick, as
+/// a new collider where it is then. On despawn the entity is gone when the command runs,
+/// and nothing happens.
+pub(crate) fn on_tracking_removed<V: Vector>(event: On<Remove, TrackedCollider<V>>, mut commands: Commands) {
+    let entity = event.event_target();
+    commands.queue(move |world: &mut World| {
+        let Ok(mut entity) = world.get_entity_mut(entity) else {
+            return;
+        };
+        let has_shape = entity.contains::<Aabb<V>>() || entity.contains::<BoundingSphere<V>>();
+        if has_shape && !entity.contains::<TrackedCollider<V>>() {
+            entity.insert(TrackedCollider::<V>::default());
+        }
+    });
+}
+
 /// Observer: [`CollidingEntities`] is added. It starts with the entities the collider
 /// touches now (a walk of its own pairs).
 pub(crate) fn on_contacts_added<V: Vector>(
@@ -224,6 +353,8 @@ fn drop_proxy<V: Vector>(
     commands: &mut Commands,
 ) {
     forget_foreign_proxy(tracked, entity, state);
+    // Back in a tree later (enabled again, a shape put back), it starts where it is then.
+    tracked.start_known = false;
     if let Some(key) = tracked.proxy.take() {
         state.remove_proxy(key, EndReason::Removed);
         // Starts still pending means a user system between the narrow phase and the

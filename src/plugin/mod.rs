@@ -265,7 +265,7 @@ pub use components::{
 pub use config::{CollisionConfig, StaticChanges};
 pub use events::{CollisionEnded, CollisionStarted, EndReason};
 pub use gameplay::Contacts;
-pub use motion::VelocityPlugin;
+pub use motion::{NotIntegrated, VelocityPlugin, VelocitySystems};
 pub use spatial::{QueryFilter, ShapeHit, SpatialQuery};
 pub use state::{AabbTree, StepStats, SweptHit};
 
@@ -369,6 +369,13 @@ where
             // it): the old value's proxy goes too, and the collider comes back at the next
             // tick. `Discard` runs for both, with the old value still in place.
             .add_observer(lifecycle::on_collider_gone::<V, Discard, TrackedCollider<V>>)
+            .add_observer(lifecycle::on_tracking_removed::<V>)
+            // Where a new collider, or a teleported one, starts its next sweep.
+            .add_observer(lifecycle::on_shape_inserted::<V, Aabb<V>>)
+            .add_observer(lifecycle::on_shape_inserted::<V, BoundingSphere<V>>)
+            .add_observer(lifecycle::on_teleported::<V>)
+            .add_observer(lifecycle::on_parent_inserted::<V>)
+            .add_observer(lifecycle::on_parent_removed::<V>)
             .add_observer(lifecycle::on_shape_removed::<V, Aabb<V>>)
             .add_observer(lifecycle::on_shape_removed::<V, BoundingSphere<V>>)
             .add_observer(lifecycle::on_collider_gone::<V, Add, Disabled>)

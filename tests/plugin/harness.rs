@@ -409,6 +409,16 @@ pub(crate) fn check_events(events: &[Ev], touching: &[Pairs]) -> Result<Pairs, S
         }
         Ok(())
     }
+    // A tick's starts come earliest first (they are all written by one run of the
+    // events stage, so consecutive starts of one tick are in the messages' order).
+    for w in events.windows(2) {
+        if let (Some(a), Some(b)) = (w[0].toi(), w[1].toi())
+            && w[0].tick == w[1].tick
+            && a > b
+        {
+            return Err(format!("starts out of time order: {:?} before {:?}", w[0], w[1]));
+        }
+    }
     let mut open = BTreeMap::new();
     let mut rest = events.iter().peekable();
     for (tick, snapshot) in touching.iter().enumerate() {

@@ -67,6 +67,7 @@ macro_rules! both_dims {
 
 mod bad_input;
 mod churn;
+mod first_tick;
 mod harness;
 mod idle;
 mod lifecycle;

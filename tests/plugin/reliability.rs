@@ -99,14 +99,15 @@ pub(crate) fn shapes_removed_then_despawned<V: Dim>() {
         3,
         "the despawn took a out of the tree"
     );
-    // A collider's tracking state removed by hand: out of the tree, its pair ended. (The
-    // brute-force check would still count c, which keeps its shape: it is off from here.)
-    s.app.world_mut().resource_mut::<Rec>().skip_brute_force = true;
+    // A collider's tracking state removed by hand: out of the tree at once, its pair
+    // ended; it keeps its shape, so it gets a new tracking state and is back at the next
+    // tick as a new collider, its contact started again.
     s.app
         .world_mut()
         .entity_mut(c)
         .remove::<TrackedCollider<V>>();
     assert_eq!(s.app.world().resource::<AabbTree<V>>().tree().len(), 2);
+    assert!(s.app.world().entity(c).contains::<TrackedCollider<V>>());
     run_ticks(&mut s.app, 2);
     let events = finish::<V>(&s.app);
     // Both ends were written between ticks 1 and 2, and read with tick 2's messages.
@@ -117,12 +118,12 @@ pub(crate) fn shapes_removed_then_despawned<V: Dim>() {
     );
     assert_eq!(
         pair_log(&events, c, d),
-        vec![(0, None), (2, Some(EndReason::Removed))],
+        vec![(0, None), (2, Some(EndReason::Removed)), (2, None)],
         "{events:#?}"
     );
     let state = s.app.world().resource::<AabbTree<V>>();
     assert!(state.colliding_with(b).next().is_none());
-    assert_eq!(state.tree().len(), 2, "a or c back in the tree");
+    assert_eq!(state.tree().len(), 3, "c back in the tree, a not");
 }
 
 /// `TrackedCollider` overwritten (inserted again over the plugin's): the old proxy leaves

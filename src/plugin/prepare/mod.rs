@@ -2,6 +2,7 @@
 
 mod statics;
 
+use bevy::ecs::entity_disabling::Disabled;
 use bevy::ecs::query::QueryItem;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
@@ -151,10 +152,17 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         };
         let mut problem = invalid_reason(&shape, aabb, sphere, velocity, transform);
 
-        let displacement = match tracked.proxy {
-            Some(_) if !teleported && self.swept => shape.center() - tracked.shape.center(),
-            _ => V::ZERO,
+        // Where the sweep starts: the pose the observers recorded (at the spawn, at the
+        // shape's insertion, at a teleport), else the last tick's shape for a collider in
+        // its tree; a teleport without a recorded pose, or a collider back in after being
+        // out (disabled, invalid), is not swept.
+        let from_last_tick = tracked.proxy.is_some() && !teleported;
+        let displacement = if self.swept && (tracked.start_known || from_last_tick) {
+            shape.center() - tracked.shape.center()
+        } else {
+            V::ZERO
         };
+        tracked.start_known = false;
         let swept = shape.bounding_box().swept(-displacement);
         let predicted = velocity * self.predict;
         let fat = state.tree.fatten(&swept, predicted);
@@ -362,8 +370,13 @@ pub(crate) fn prepare<V: Vector>(
         Query<ColliderData<V>, (ChangedInputs<V>, With<Static>)>,
     )>,
     moving_colliders: Query<(), (With<TrackedCollider<V>>, Without<Static>)>,
-    moved_parents: Query<(&Children, Ref<Transform>), Or<(Changed<Transform>, With<Teleported>)>>,
-    children: Query<&Children>,
+    // Disabled parents too: a disabled parent that moves still moves its enabled
+    // children, whose transforms follow it.
+    moved_parents: Query<
+        (&Children, Ref<Transform>),
+        (Or<(Changed<Transform>, With<Teleported>)>, Allow<Disabled>),
+    >,
+    children: Query<&Children, Allow<Disabled>>,
     hierarchy: Hierarchy,
 ) {
     let start = Instant::now();
@@ -439,8 +452,20 @@ pub(crate) fn prepare<V: Vector>(
         // Every collider is processed: what the list holds is among them (and those that
         // must come back at the next tick list themselves again).
         revisit.clear();
-        for item in &mut colliders.p1() {
-            ctx.visit(item, tick);
+        // Colliders without `Static` first, as in the scans below: a pair whose two sides
+        // swap the marker this tick must see the side that lost it in the moving tree
+        // before the side that gained it leaves that tree, or the pair would read as two
+        // static colliders and end.
+        let mut all = colliders.p1();
+        for item in &mut all {
+            if !item.8 {
+                ctx.visit(item, tick);
+            }
+        }
+        for item in &mut all {
+            if item.8 {
+                ctx.visit(item, tick);
+            }
         }
     } else {
         for item in &mut colliders.p0() {
