@@ -33,8 +33,8 @@ macro_rules! dimension {
             #[cfg(feature = "plugin")]
             pub use crate::plugin::{
                 CollidingEntities, CollisionConfig, CollisionEnded, CollisionLayers,
-                CollisionStarted, CollisionSystems, EndReason, NotIntegrated, QueryFilter,
-                Static, StaticChanges, StepStats, Teleported, VelocitySystems,
+                CollisionStarted, CollisionSystems, EndReason, NotIntegrated, QueryFilter, Static,
+                StaticChanges, StepStats, Teleported, VelocitySystems,
             };
 
             /// The collision plugin of this dimension.

@@ -264,6 +264,7 @@ fn random_static_scene<V: Dim>(seed: u64, mode: StaticChanges) {
     let mut touching = BTreeSet::new();
     let mut static_events = 0;
     let mut checked_events = 0;
+    let mut swaps = 0;
     for tick in 0..300 {
         // Movers walk; the rest changes now and then.
         for spec in specs.iter_mut().filter(|s| !s.is_static && !s.disabled) {
@@ -349,6 +350,38 @@ fn random_static_scene<V: Dim>(seed: u64, mode: StaticChanges) {
             }
             _ => {}
         }
+        // Now and then a tick that processes every collider (a `CollisionConfig` change),
+        // on which a touching pair of a static and a moving collider swaps its `Static`
+        // side: the contact goes on, without events.
+        if rng.chance(0.08) {
+            let margin = if rng.chance(0.5) { 0.08 } else { 0.05 };
+            app.world_mut().resource_mut::<CollisionConfig>().margin = margin;
+            let index = |e: Entity| specs.iter().position(|s| s.entity == e);
+            let swappable: Vec<(usize, usize)> = touching
+                .iter()
+                .filter_map(|&(a, b)| {
+                    let (ia, ib) = (index(a)?, index(b)?);
+                    let (sa, sb) = (&specs[ia], &specs[ib]);
+                    (sa.is_static != sb.is_static && !sa.disabled && !sb.disabled)
+                        .then_some((ia, ib))
+                })
+                .collect();
+            if !swappable.is_empty() {
+                let (ia, ib) = swappable[rng.below(swappable.len())];
+                let order = if rng.chance(0.5) { [ia, ib] } else { [ib, ia] };
+                for i in order {
+                    let spec = &mut specs[i];
+                    spec.is_static = !spec.is_static;
+                    let mut e = app.world_mut().entity_mut(spec.entity);
+                    if spec.is_static {
+                        e.insert(Static);
+                    } else {
+                        e.remove::<Static>();
+                    }
+                }
+                swaps += 1;
+            }
+        }
         app.update();
         let expected = oracle::<V>(&specs, map_at);
         let state = tree::<V>(&app);
@@ -396,6 +429,7 @@ fn random_static_scene<V: Dim>(seed: u64, mode: StaticChanges) {
         checked_events > 100,
         "too little activity: {checked_events} events"
     );
+    assert!(swaps > 0, "seed {seed}: no pair swapped its static side");
 }
 
 #[test]

@@ -230,9 +230,9 @@ pub(crate) fn emit_events<V: Vector>(
     // Earliest first, then by pair: an entity's first start of a tick is its earliest
     // contact, whatever the pairs' order.
     tick.started.sort_unstable_by(|x, y| {
-        x.time_of_impact
-            .total_cmp(&y.time_of_impact)
-            .then_with(|| (entity_order(x.a), entity_order(x.b)).cmp(&(entity_order(y.a), entity_order(y.b))))
+        x.time_of_impact.total_cmp(&y.time_of_impact).then_with(|| {
+            (entity_order(x.a), entity_order(x.b)).cmp(&(entity_order(y.a), entity_order(y.b)))
+        })
     });
     let first = tick.start_events.len();
     for s in tick.started.drain(..) {

@@ -280,7 +280,10 @@ pub(crate) fn on_parent_removed<V: Vector>(
 /// on an entity that still has a shape, so the collider comes back at the next tick, as
 /// a new collider where it is then. On despawn the entity is gone when the command runs,
 /// and nothing happens.
-pub(crate) fn on_tracking_removed<V: Vector>(event: On<Remove, TrackedCollider<V>>, mut commands: Commands) {
+pub(crate) fn on_tracking_removed<V: Vector>(
+    event: On<Remove, TrackedCollider<V>>,
+    mut commands: Commands,
+) {
     let entity = event.event_target();
     commands.queue(move |world: &mut World| {
         let Ok(mut entity) = world.get_entity_mut(entity) else {

@@ -12,7 +12,7 @@
 //!
 //! fn main() {
 //!     App::new()
-//!         .add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
+//!         .add_plugins((MinimalPlugins, bevy::log::LogPlugin::default(), bevy::transform::TransformPlugin))
 //!         .add_plugins(AabbTreePlugin::<Vec3>::default())
 //!         .add_systems(Startup, setup)
 //!         .add_systems(Update, report)
@@ -61,10 +61,14 @@
 //! which). An object that passes completely through another within one tick gets both in
 //! that tick, the start with its time of impact.
 //!
-//! Within a tick the messages come starts first, then ends, each sorted by pair, and each
-//! names the entity of smaller index as `entity`: the same scene gives the same sequence,
-//! whatever order unrelated entities were spawned in. Entity events follow the same
-//! order, all starts of a tick before its ends, even when an observer despawns an entity.
+//! Within a tick the messages come starts first, earliest first (by `time_of_impact`,
+//! then by pair), then ends, sorted by pair, and each names the entity of smaller index
+//! as `entity`: the same scene gives the same sequence, whatever order unrelated entities
+//! were spawned in. Entity events follow the same order, all starts of a tick before its
+//! ends, even when an observer despawns an entity. A fast object can start several
+//! contacts in one tick (a wall and the enemy behind it): the first start it sees is its
+//! earliest; the later ones still reach it, also after it has queued its own despawn
+//! (despawn with `try_despawn`; [`CollisionStarted`] shows the pattern).
 //!
 //! To change an entity's shape without ending its contacts, insert the new shape before
 //! removing the old one (`insert(BoundingSphere::new(r)).remove::<Aabb<V>>()`); with both
@@ -216,9 +220,13 @@
 //!
 //! # Teleports
 //!
-//! Swept tests follow each entity from where it was at the previous tick. For a move that
-//! is a jump, not a motion, insert [`Teleported`] with it and the next tick does not
-//! sweep. Inserted on a parent, it covers every collider below it.
+//! Swept tests follow each entity from where it was at the previous tick; a new collider's
+//! first tick follows it from where it was spawned (where its shape was inserted), so a
+//! bullet spawned and moved in the same frame is swept from the muzzle. For a move that is
+//! a jump, not a motion, set the new place and insert [`Teleported`]: the next tick sweeps
+//! from the place the entity had when the marker went in, so the jump hits nothing while
+//! a motion after it (in the same frame) is still swept. Inserted on a parent, it covers
+//! every collider below it.
 //!
 //! # FAQ: why no events?
 //!

@@ -50,8 +50,10 @@ pub struct NotIntegrated;
 
 impl<V: Vector> Plugin for VelocityPlugin<V> {
     fn build(&self, app: &mut App) {
-        app.register_type::<NotIntegrated>()
-            .add_systems(FixedUpdate, integrate::<V>.in_set(VelocitySystems::Integrate));
+        app.register_type::<NotIntegrated>().add_systems(
+            FixedUpdate,
+            integrate::<V>.in_set(VelocitySystems::Integrate),
+        );
     }
 }
 

@@ -28,11 +28,14 @@ struct Trail<V: Dim> {
     _dim: PhantomData<V>,
 }
 
-fn record_trail<V: Dim>(
-    rec: Res<Rec>,
-    trail: Option<ResMut<Trail<V>>>,
-    q: Query<(&Transform, Option<&Aabb<V>>, Option<&BoundingSphere<V>>)>,
-) {
+/// What the trail reads of the bullet.
+type ShapeData<V> = (
+    &'static Transform,
+    Option<&'static Aabb<V>>,
+    Option<&'static BoundingSphere<V>>,
+);
+
+fn record_trail<V: Dim>(rec: Res<Rec>, trail: Option<ResMut<Trail<V>>>, q: Query<ShapeData<V>>) {
     let Some(mut trail) = trail else { return };
     if let Ok((t, a, s)) = q.get(trail.bullet) {
         let shape = oracle_shape::<V>(t, a, s, None).expect("valid");
@@ -179,9 +182,7 @@ pub(crate) fn spawned_bullets_are_swept<V: Dim>() {
                     ))
                     .id();
                 run_ticks(&mut app, 2);
-                let mut bullet = app
-                    .world_mut()
-                    .spawn(Transform::from_xyz(-2.0, 0.3, 0.0));
+                let mut bullet = app.world_mut().spawn(Transform::from_xyz(-2.0, 0.3, 0.0));
                 if i % 2 == 0 {
                     bullet.insert(Aabb::new(V::splat(0.25)));
                 } else {
@@ -236,9 +237,7 @@ pub(crate) fn teleported_bullets_are_swept<V: Dim>() {
                         Static,
                     ))
                     .id();
-                let mut bullet = app
-                    .world_mut()
-                    .spawn(Transform::from_xyz(-40.0, 0.3, 0.0));
+                let mut bullet = app.world_mut().spawn(Transform::from_xyz(-40.0, 0.3, 0.0));
                 if i % 2 == 0 {
                     bullet.insert(Aabb::new(V::splat(0.25)));
                 } else {
@@ -499,10 +498,7 @@ pub(crate) fn disabled_parent_moves_its_children<V: Dim>() {
             Static,
         ))
         .id();
-    let parent = app
-        .world_mut()
-        .spawn((Transform::default(), Disabled))
-        .id();
+    let parent = app.world_mut().spawn((Transform::default(), Disabled)).id();
     let child = app
         .world_mut()
         .spawn((
@@ -522,7 +518,11 @@ pub(crate) fn disabled_parent_moves_its_children<V: Dim>() {
         flat::<V>(Vec3::new(5.0, 0.0, 0.0))
     );
     let events = finish::<V>(&app);
-    assert_eq!(pair_log(&events, child, wall), vec![(1, None)], "{events:#?}");
+    assert_eq!(
+        pair_log(&events, child, wall),
+        vec![(1, None)],
+        "{events:#?}"
+    );
 }
 
 /// `NotIntegrated` keeps `VelocityPlugin` off an entity; others still move.

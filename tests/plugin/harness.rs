@@ -416,7 +416,10 @@ pub(crate) fn check_events(events: &[Ev], touching: &[Pairs]) -> Result<Pairs, S
             && w[0].tick == w[1].tick
             && a > b
         {
-            return Err(format!("starts out of time order: {:?} before {:?}", w[0], w[1]));
+            return Err(format!(
+                "starts out of time order: {:?} before {:?}",
+                w[0], w[1]
+            ));
         }
     }
     let mut open = BTreeMap::new();
