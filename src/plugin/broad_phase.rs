@@ -9,6 +9,7 @@ use crate::plugin::pairs::Pair;
 use crate::plugin::pool::pool_for;
 use crate::plugin::state::Key;
 use crate::plugin::{AabbTree, CollisionConfig};
+use crate::tree::LayerTest;
 use crate::tree::parallel::{TASKS_PER_THREAD, TaskRunner};
 
 /// The tree's pair update, its search spread over the compute task pool when the config
@@ -59,11 +60,21 @@ fn cross_pairs<V: Vector>(state: &mut AabbTree<V>) {
     let AabbTree {
         tree,
         static_tree,
+        bodies,
         pairs,
         neighbourhoods,
         tick,
         ..
     } = state;
+    // A collider's layers, for the searches that skip what it cannot interact with.
+    let layers_of = |key: Key| {
+        bodies
+            .get(key)
+            .and_then(Option::as_ref)
+            .map_or(LayerTest::Any, |b| {
+                LayerTest::InteractsWith(b.layers.into())
+            })
+    };
     let (tree, static_tree) = (&*tree, &*static_tree);
     if static_tree.is_empty() && tick.moved.iter().all(|k| !k.is_static()) {
         return;
@@ -83,7 +94,8 @@ fn cross_pairs<V: Vector>(state: &mut AabbTree<V>) {
     let first = out.len();
     if static_moved > 0 && static_moved >= tree.len() {
         for (id, _, fat) in tree.proxies() {
-            static_tree.query_box(&fat, |s, _| {
+            let layers = layers_of(Key::moving(id));
+            static_tree.query_box_in(&fat, layers, |s, _| {
                 out.push((Key::moving(id), Key::fixed(s)));
                 true
             });
@@ -96,7 +108,7 @@ fn cross_pairs<V: Vector>(state: &mut AabbTree<V>) {
             let Some(fat) = static_tree.fat_box(key.proxy()) else {
                 continue;
             };
-            tree.query_box(&fat, |o, _| {
+            tree.query_box_in(&fat, layers_of(key), |o, _| {
                 out.push((Key::moving(o), key));
                 true
             });
@@ -105,6 +117,14 @@ fn cross_pairs<V: Vector>(state: &mut AabbTree<V>) {
         let Some(fat) = tree.fat_box(key.proxy()) else {
             continue;
         };
+        let layers = match layers_of(key) {
+            LayerTest::InteractsWith(layers) => layers,
+            _ => crate::tree::Layers::ALL,
+        };
+        // A collider that interacts with nothing has no static partner to look for.
+        if !layers.interacts_with_any() {
+            continue;
+        }
         // The static partners it has already, from its own list of pairs: the static
         // colliders' lists, one scattered read each in a large level, are not touched.
         known.clear();
@@ -117,7 +137,7 @@ fn cross_pairs<V: Vector>(state: &mut AabbTree<V>) {
             next = pairs.next_of(i, key);
         }
         known.sort_unstable();
-        neighbourhoods.overlapping(key.proxy(), &fat, static_tree, |s| {
+        neighbourhoods.overlapping(key.proxy(), &fat, layers, static_tree, |s| {
             let o = Key::fixed(s);
             // A new pair is checked against the static tree itself, which a proxy left
             // in the list by a removed static collider fails.
@@ -147,6 +167,9 @@ pub(crate) fn broad_phase<V: Vector>(config: Res<CollisionConfig>, mut state: Re
     let start = Instant::now();
     let state = &mut *state;
     state.tick.new_pairs.clear();
+    // The static tree's layer unions for the searches into it (nothing to do unless new
+    // static colliders changed its shape).
+    state.static_tree.refresh_layers();
     // Before the moving tree's update, which forgets its moves.
     cross_pairs(state);
     let mut tree_pairs = core::mem::take(&mut state.tick.tree_pairs);
@@ -155,6 +178,9 @@ pub(crate) fn broad_phase<V: Vector>(config: Res<CollisionConfig>, mut state: Re
     if state.tick.moved.iter().any(|k| k.is_static()) {
         state.static_tree.refit();
     }
+    // Fresh unions for the spatial queries of the rest of the frame.
+    state.tree.refresh_layers();
+    state.static_tree.refresh_layers();
     let first_added = state.pairs.len();
     let new_pairs = core::mem::take(&mut state.tick.new_pairs);
     let moving_pairs = tree_pairs

@@ -146,6 +146,12 @@ impl Default for CollisionLayers {
     }
 }
 
+impl From<CollisionLayers> for crate::tree::Layers {
+    fn from(layers: CollisionLayers) -> Self {
+        Self::new(layers.memberships, layers.filters)
+    }
+}
+
 /// Marks a jump (a respawn, a portal, a pooled bullet reused): the next tick sweeps the
 /// collider from where it is when the marker is inserted (the destination), not from
 /// where it was at the last tick, so it does not hit whatever lay along the jump, while

@@ -90,7 +90,7 @@ impl<V: Vector> AabbTree<V> {
         let reach = shape.bounding_box().swept(motion);
         let mut best: Option<CastHit<V, Entity>> = None;
         for (tree, key_of) in self.trees() {
-            tree.query_box(&reach, |id, _| {
+            tree.query_box_in(&reach, filter.layer_test(), |id, _| {
                 if let Some(body) = self.body(key_of(id)).filter(|b| filter.accepts(b))
                     && let Some(hit) = cast_shape(shape, motion, &body.shape)
                     && best.as_ref().is_none_or(|b| hit.precedes(b, motion))

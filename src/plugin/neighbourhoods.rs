@@ -25,7 +25,7 @@ use smallvec::SmallVec;
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
-use crate::tree::{DynamicTree, ProxyId};
+use crate::tree::{DynamicTree, LayerTest, Layers, ProxyId};
 
 /// Static colliders that moved in one tick, up to which each list is tested against
 /// their boxes; from more, every list is dropped.
@@ -48,6 +48,9 @@ struct Neighbourhood<V: Vector> {
     valid: bool,
     /// Whether its last reach held more than [`LONGEST`] static colliders.
     crowded: bool,
+    /// The collider's layers when the list was filled: the list holds only the static
+    /// colliders that interact with them.
+    layers: Layers,
     statics: Vec<(ProxyId, BoundingBox<V>)>,
 }
 
@@ -57,6 +60,7 @@ impl<V: Vector> Default for Neighbourhood<V> {
             reach: BoundingBox::from_min_max(V::ZERO, V::ZERO),
             valid: false,
             crowded: false,
+            layers: Layers::ALL,
             statics: Vec::new(),
         }
     }
@@ -112,13 +116,15 @@ impl<V: Vector> Neighbourhoods<V> {
     }
 
     /// Calls `f` for every static collider whose fat box overlaps `fat`, the fat box of
-    /// the moving collider `id`: from its list when `fat` lies within its reach, from a
-    /// query of `statics` (which refills the list) otherwise. A static collider removed
-    /// since the list was filled may be among them.
+    /// the moving collider `id`, and whose layers interact with `layers`, the collider's:
+    /// from its list when `fat` lies within its reach (and the layers are those of the
+    /// list), from a query of `statics` (which refills the list) otherwise. A static
+    /// collider removed since the list was filled may be among them.
     pub(crate) fn overlapping<T>(
         &mut self,
         id: ProxyId,
         fat: &BoundingBox<V>,
+        layers: Layers,
         statics: &DynamicTree<V, T>,
         mut f: impl FnMut(ProxyId),
     ) {
@@ -126,8 +132,9 @@ impl<V: Vector> Neighbourhoods<V> {
             self.lists.resize_with(id.index() + 1, Default::default);
         }
         let list = &mut self.lists[id.index()];
-        if !(list.valid && list.reach.contains(fat)) {
+        if !(list.valid && list.layers == layers && list.reach.contains(fat)) {
             let room = list.statics.capacity();
+            list.layers = layers;
             refill(list, fat, statics, !self.churn);
             self.room = self.room - room + list.statics.capacity();
         }
@@ -188,7 +195,8 @@ fn fill<V: Vector, T>(
         let half = fat.half_extents();
         list.reach = BoundingBox::from_min_max(fat.min - half, fat.max + half);
         let kept = &mut list.statics;
-        statics.query_box_boxes(&list.reach, |s, b| {
+        let layers = LayerTest::InteractsWith(list.layers);
+        statics.query_box_boxes(&list.reach, layers, |s, b| {
             kept.push((s, *b));
             kept.len() <= LONGEST
         });
@@ -200,7 +208,8 @@ fn fill<V: Vector, T>(
     }
     list.reach = *fat;
     let kept = &mut list.statics;
-    statics.query_box_boxes(fat, |s, b| {
+    let layers = LayerTest::InteractsWith(list.layers);
+    statics.query_box_boxes(fat, layers, |s, b| {
         kept.push((s, *b));
         true
     });
@@ -305,7 +314,7 @@ mod tests {
                 }
                 let mut got = BTreeSet::new();
                 let visits = statics.nodes_visited.load(Ordering::Relaxed);
-                lists.overlapping(id, &fat, &statics, |s| {
+                lists.overlapping(id, &fat, Layers::ALL, &statics, |s| {
                     got.insert(s);
                 });
                 lookups += 1;

@@ -92,6 +92,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         aabb: BoundingBox<V>,
         stamp: Stamp,
     ) {
+        self.shape_changed();
         let link = if parent.is_null() {
             self.root = child;
             self.root_box = aabb;
@@ -229,6 +230,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     pub(crate) fn allocate_node(&mut self) -> NodeId {
+        self.shape_changed();
         let id = if self.free_list.is_null() {
             self.nodes.push(Node::free(NodeId::NULL));
             NodeId((self.nodes.len() - 1) as u32)
@@ -246,6 +248,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     pub(crate) fn free_node(&mut self, id: NodeId) {
         debug_assert!(!id.is_leaf());
+        self.shape_changed();
         self.nodes[id.index()] = Node::free(self.free_list);
         self.free_list = id;
         self.node_count -= 1;

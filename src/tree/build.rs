@@ -182,6 +182,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             if self.live_leaf(id).is_none() {
                 continue;
             }
+            self.forget_layers(id);
             self.leaves[id.index()] = Leaf::FREE;
             self.free_proxies.push(id.0);
             self.data[id.index()] = None;

@@ -122,6 +122,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Lays the whole tree out in the [module's order](self) from slot 0 and drops the
     /// free slots: the arena ends up exactly as large as the tree.
     pub(crate) fn compact(&mut self) {
+        self.shape_changed();
         if self.root.is_null() || self.root.is_leaf() {
             self.node_count = 0;
             self.nodes.clear();
@@ -174,6 +175,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// child links (the top's parent, or the root, included). No node outside `order` may
     /// sit in one of `slots`.
     fn move_nodes(&mut self, scratch: &mut LayoutScratch<V>) {
+        self.shape_changed();
         let LayoutScratch {
             order,
             parent,

@@ -105,6 +105,7 @@
 mod arena;
 mod build;
 mod insert;
+mod layers;
 mod layout;
 mod moves;
 mod node;
@@ -131,6 +132,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use crate::Vector;
 use crate::geometry::BoundingBox;
 
+pub use layers::{LayerTest, Layers};
 pub(crate) use node::{LEAF, Leaf, Link, MAX_PROXIES, Node, Stamp};
 pub use node::{NodeId, NodeView, ProxyId};
 pub use parallel::ParallelPairs;
@@ -225,6 +227,8 @@ pub struct DynamicTree<V: Vector, T = ()> {
     pub(crate) parallel_refits: u64,
     /// Buffers the operations reuse from one call to the next.
     pub(crate) scratch: Scratch<V>,
+    /// The proxies' collision layers and the nodes' unions of them (`tree::layers`).
+    pub(crate) layers: layers::LayerTable,
     /// Nodes visited by queries and pair walks since the tree was made (see
     /// [`DynamicTree::stats`]); atomic so that queries can count through `&self`.
     pub(crate) nodes_visited: AtomicU64,
@@ -315,6 +319,7 @@ impl<V: Vector, T: Clone> Clone for DynamicTree<V, T> {
             leaf_searches: self.leaf_searches,
             parallel_refits: self.parallel_refits,
             scratch: Default::default(),
+            layers: self.layers.clone(),
             nodes_visited: AtomicU64::new(self.nodes_visited.load(Ordering::Relaxed)),
             leaves_visited: AtomicU64::new(self.leaves_visited.load(Ordering::Relaxed)),
         }
@@ -347,6 +352,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             leaf_searches: 0,
             parallel_refits: 0,
             scratch: Default::default(),
+            layers: Default::default(),
             nodes_visited: AtomicU64::new(0),
             leaves_visited: AtomicU64::new(0),
         }
@@ -563,6 +569,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.optimizer = Default::default();
         self.search = Default::default();
         self.recent_refits = Default::default();
+        self.layers = Default::default();
     }
 
     /// The leaf of a live proxy. A live proxy always has a payload and a leaf linked into

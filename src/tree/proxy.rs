@@ -52,6 +52,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             self.moved_count -= 1;
         }
         self.remove_leaf(leaf);
+        self.forget_layers(id);
         self.proxy_count -= 1;
         self.leaves[id.index()] = Leaf::FREE;
         self.free_proxies.push(id.0);

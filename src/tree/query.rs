@@ -7,13 +7,17 @@
 //! Every traversal tests a node's two children before going further and goes straight on
 //! into one that passes, pushing the other only when both do: the stack sees one push and
 //! one pop per fork rather than two of each per node.
+//!
+//! The forms ending in `_in` take a [`LayerTest`] too: a leaf passes only when its layers
+//! do, and a subtree whose layer unions fail is skipped whole (see
+//! [`DynamicTree::refresh_layers`]); the other forms test no layers.
 
 use smallvec::SmallVec;
 
 use crate::Vector;
 use crate::geometry::{Ball, BoundingBox, Ray, RaySlabs};
 use crate::tree::prefetch::prefetch_children;
-use crate::tree::{DynamicTree, NodeId, ProxyId};
+use crate::tree::{DynamicTree, LayerTest, NodeId, ProxyId};
 
 /// The closest hit of a ray or cast.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -30,10 +34,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// `f` returns `false`.
     fn walk_hits<P: Copy>(
         &self,
+        layers: LayerTest,
         test: impl Fn(&BoundingBox<V>) -> Option<P>,
         mut f: impl FnMut(ProxyId, &T, P) -> bool,
     ) {
-        self.walk_leaf_hits(test, |proxy, p| match &self.data[proxy.index()] {
+        self.walk_leaf_hits(layers, test, |proxy, p| match &self.data[proxy.index()] {
             Some(data) => f(proxy, data, p),
             None => true,
         });
@@ -48,13 +53,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// into the first; one passes, go on into it; none, take the next node off the stack.
     fn walk_leaf_hits<P: Copy>(
         &self,
+        layers: LayerTest,
         test: impl Fn(&BoundingBox<V>) -> Option<P>,
         mut f: impl FnMut(ProxyId, P) -> bool,
     ) {
         if self.root.is_null() {
             return;
         }
-        let Some(p) = test(&self.root_box) else {
+        let filter = layers != LayerTest::Any;
+        let prune = self.layers_prune();
+        let passes = |id: NodeId| !filter || self.may_pass(prune, layers, id);
+        let Some(p) = test(&self.root_box).filter(|_| passes(self.root)) else {
             return;
         };
         let mut stack: SmallVec<[(NodeId, P); 64]> = SmallVec::new();
@@ -73,8 +82,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 let node = &self.nodes[id.index()];
                 let [c1, c2] = node.children;
                 prefetch_children(&self.nodes, id, [c1, c2]);
-                let hit1 = test(&node.boxes[0]);
-                let hit2 = test(&node.boxes[1]);
+                let hit1 = test(&node.boxes[0]).filter(|_| passes(c1));
+                let hit2 = test(&node.boxes[1]).filter(|_| passes(c2));
                 (id, p) = match (hit1, hit2) {
                     (Some(a), Some(b)) => {
                         stack.push((c2, b));
@@ -94,9 +103,24 @@ impl<V: Vector, T> DynamicTree<V, T> {
     fn query_by(
         &self,
         overlaps: impl Fn(&BoundingBox<V>) -> bool,
+        f: impl FnMut(ProxyId, &T) -> bool,
+    ) {
+        self.query_by_in(LayerTest::Any, overlaps, f);
+    }
+
+    /// [`Self::query_by`] with a layer test.
+    #[inline]
+    fn query_by_in(
+        &self,
+        layers: LayerTest,
+        overlaps: impl Fn(&BoundingBox<V>) -> bool,
         mut f: impl FnMut(ProxyId, &T) -> bool,
     ) {
-        self.walk_hits(|b| overlaps(b).then_some(()), |id, data, ()| f(id, data));
+        self.walk_hits(
+            layers,
+            |b| overlaps(b).then_some(()),
+            |id, data, ()| f(id, data),
+        );
     }
 
     /// Calls `f` for every proxy whose fat box overlaps `aabb` (touching counts). Return
@@ -105,16 +129,31 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.query_by(|b| b.overlaps(aabb), f);
     }
 
+    /// [`Self::query_box`] for the proxies whose layers pass `layers` only.
+    pub fn query_box_in(
+        &self,
+        aabb: &BoundingBox<V>,
+        layers: LayerTest,
+        f: impl FnMut(ProxyId, &T) -> bool,
+    ) {
+        self.query_by_in(layers, |b| b.overlaps(aabb), f);
+    }
+
     /// Calls `f(proxy, fat box)` for every proxy whose fat box overlaps `aabb`. Return
     /// `false` from `f` to stop.
     #[cfg(feature = "plugin")]
     pub(crate) fn query_box_boxes(
         &self,
         aabb: &BoundingBox<V>,
+        layers: LayerTest,
         mut f: impl FnMut(ProxyId, &BoundingBox<V>) -> bool,
     ) {
         // Every leaf of the tree is a live proxy: its data need not be read.
-        self.walk_leaf_hits(|b| b.overlaps(aabb).then_some(*b), |id, b| f(id, &b));
+        self.walk_leaf_hits(
+            layers,
+            |b| b.overlaps(aabb).then_some(*b),
+            |id, b| f(id, &b),
+        );
     }
 
     /// Calls `f` for every proxy whose fat box contains `point`. Return `false` to stop.
@@ -122,9 +161,24 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.query_by(|b| b.contains_point(point), f);
     }
 
+    /// [`Self::query_point`] for the proxies whose layers pass `layers` only.
+    pub fn query_point_in(&self, point: V, layers: LayerTest, f: impl FnMut(ProxyId, &T) -> bool) {
+        self.query_by_in(layers, |b| b.contains_point(point), f);
+    }
+
     /// Calls `f` for every proxy whose fat box overlaps `ball`. Return `false` to stop.
     pub fn query_ball(&self, ball: &Ball<V>, f: impl FnMut(ProxyId, &T) -> bool) {
         self.query_by(|b| ball.overlaps_box(b), f);
+    }
+
+    /// [`Self::query_ball`] for the proxies whose layers pass `layers` only.
+    pub fn query_ball_in(
+        &self,
+        ball: &Ball<V>,
+        layers: LayerTest,
+        f: impl FnMut(ProxyId, &T) -> bool,
+    ) {
+        self.query_by_in(layers, |b| ball.overlaps_box(b), f);
     }
 
     /// The closest proxy hit by `ray` within `max_t`.
@@ -138,7 +192,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
         max_t: f32,
         hit: impl FnMut(ProxyId, &T) -> Option<f32>,
     ) -> Option<RayHit> {
-        self.cast_expanded(ray, V::ZERO, max_t, hit)
+        self.cast_expanded(ray, V::ZERO, max_t, LayerTest::Any, hit)
+    }
+
+    /// [`Self::cast_ray`] for the proxies whose layers pass `layers` only.
+    pub fn cast_ray_in(
+        &self,
+        ray: &Ray<V>,
+        max_t: f32,
+        layers: LayerTest,
+        hit: impl FnMut(ProxyId, &T) -> Option<f32>,
+    ) -> Option<RayHit> {
+        self.cast_expanded(ray, V::ZERO, max_t, layers, hit)
     }
 
     /// Casts a box of half extents `half_extents` centered on `ray.origin` along
@@ -151,7 +216,19 @@ impl<V: Vector, T> DynamicTree<V, T> {
         max_t: f32,
         hit: impl FnMut(ProxyId, &T) -> Option<f32>,
     ) -> Option<RayHit> {
-        self.cast_expanded(ray, half_extents.abs(), max_t, hit)
+        self.cast_expanded(ray, half_extents.abs(), max_t, LayerTest::Any, hit)
+    }
+
+    /// [`Self::cast_box`] for the proxies whose layers pass `layers` only.
+    pub fn cast_box_in(
+        &self,
+        ray: &Ray<V>,
+        half_extents: V,
+        max_t: f32,
+        layers: LayerTest,
+        hit: impl FnMut(ProxyId, &T) -> Option<f32>,
+    ) -> Option<RayHit> {
+        self.cast_expanded(ray, half_extents.abs(), max_t, layers, hit)
     }
 
     /// Closest-hit traversal of the ray against every node box grown by `expand` (the
@@ -168,6 +245,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         ray: &Ray<V>,
         expand: V,
         max_t: f32,
+        layers: LayerTest,
         mut hit: impl FnMut(ProxyId, &T) -> Option<f32>,
     ) -> Option<RayHit> {
         if self.root.is_null()
@@ -192,7 +270,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut best: Option<RayHit> = None;
         let mut best_t = max_t;
         let mut stack: SmallVec<[(NodeId, f32); 64]> = SmallVec::new();
-        let t = slabs.hit_at(&grow(&self.root_box), best_t)?;
+        let filter = layers != LayerTest::Any;
+        let prune = self.layers_prune();
+        let passes = |id: NodeId| !filter || self.may_pass(prune, layers, id);
+        let t = slabs
+            .hit_at(&grow(&self.root_box), best_t)
+            .filter(|_| passes(self.root))?;
         stack.push((self.root, t));
         let (mut visited, mut leaves) = (0u64, 0u64);
         while let Some((mut id, t_enter)) = stack.pop() {
@@ -219,8 +302,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 let node = &self.nodes[id.index()];
                 let [c1, c2] = node.children;
                 prefetch_children(&self.nodes, id, [c1, c2]);
-                let t1 = slabs.hit_at(&grow(&node.boxes[0]), best_t);
-                let t2 = slabs.hit_at(&grow(&node.boxes[1]), best_t);
+                let t1 = slabs
+                    .hit_at(&grow(&node.boxes[0]), best_t)
+                    .filter(|_| passes(c1));
+                let t2 = slabs
+                    .hit_at(&grow(&node.boxes[1]), best_t)
+                    .filter(|_| passes(c2));
                 id = match (t1, t2) {
                     (Some(a), Some(b)) => {
                         if a <= b {
@@ -245,10 +332,21 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// `max_t` (`t` is the entry parameter into the fat box), in no particular order.
     /// Return `false` from `f` to stop.
     pub fn ray_hits(&self, ray: &Ray<V>, max_t: f32, f: impl FnMut(ProxyId, &T, f32) -> bool) {
+        self.ray_hits_in(ray, max_t, LayerTest::Any, f);
+    }
+
+    /// [`Self::ray_hits`] for the proxies whose layers pass `layers` only.
+    pub fn ray_hits_in(
+        &self,
+        ray: &Ray<V>,
+        max_t: f32,
+        layers: LayerTest,
+        f: impl FnMut(ProxyId, &T, f32) -> bool,
+    ) {
         if self.root.is_null() || !ray.is_valid() || max_t.is_nan() || max_t < 0.0 {
             return;
         }
         let slabs = RaySlabs::new(ray);
-        self.walk_hits(|b| slabs.hit_at(b, max_t), f);
+        self.walk_hits(layers, |b| slabs.hit_at(b, max_t), f);
     }
 }

@@ -325,6 +325,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if plan.is_empty() {
             return;
         }
+        self.shape_changed();
         debug_assert_eq!(
             self.nodes[plan.top.index()].parent,
             plan.link,

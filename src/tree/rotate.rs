@@ -139,6 +139,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// [`layout`](super::layout)) stays side by side. The ids `x` and `y` then name the
     /// other subtree's top; callers name only the parents and nodes above them afterwards.
     pub(super) fn swap_subtrees(&mut self, x: NodeId, y: NodeId) {
+        self.shape_changed();
         let (lx, ly) = (self.link_of(x), self.link_of(y));
         debug_assert!(lx.parent() != ly.parent());
         let (px, py) = (lx.parent().index(), ly.parent().index());

@@ -87,5 +87,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
             + self.fat_boxes.capacity() * core::mem::size_of::<BoundingBox<V>>()
             + self.data.capacity() * core::mem::size_of::<Option<T>>()
             + self.free_proxies.capacity() * core::mem::size_of::<u32>()
+            + self.layers.bytes()
     }
 }

@@ -49,7 +49,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///   mark is more recent than its holder's (a subtree's mark is its latest change),
     ///   and the moved count equals the number of marked leaves;
     /// - the free list holds only free nodes, has no cycle, and free + allocated nodes
-    ///   make up the arena; the proxy and node counts match.
+    ///   make up the arena; the proxy and node counts match;
+    /// - the count of proxies with layers other than `ALL` is right, free ids keep none,
+    ///   and unions held fresh are each the union of their children's.
     ///
     /// O(nodes). Meant for tests and debugging.
     pub fn validate(&self) -> Result<(), ValidationError> {
@@ -276,6 +278,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 None,
                 format!("{free} free + {allocated} allocated != {n} nodes"),
             );
+        }
+        if let Err((node, message)) = self.check_layers() {
+            return fail(node, message);
         }
         Ok(())
     }

@@ -308,6 +308,11 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
                 }
             }
         };
+        // The tree's copy of the layers, which its searches and queries prune by.
+        let tree = state.tree_of_mut(key);
+        if tree.layers(key.proxy()) != layers.into() {
+            let _ = tree.set_layers(key.proxy(), layers.into());
+        }
         state.set_body(key, body);
         state.tick.processed.push(key);
         if let Some(old) = self.carried_from.take() {

@@ -10,7 +10,7 @@ use crate::Vector;
 use crate::geometry::{Ball, BoundingBox, Ray, Shape};
 use crate::plugin::state::{Body, Key, TreeAndKeys};
 use crate::plugin::{AabbTree, WorldShape};
-use crate::tree::{DynamicTree, ProxyId};
+use crate::tree::{DynamicTree, LayerTest, ProxyId};
 
 /// Which entities a spatial query may return.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,6 +42,16 @@ impl QueryFilter {
     pub fn excluding(mut self, entities: impl IntoIterator<Item = Entity>) -> Self {
         self.excluded.extend(entities);
         self
+    }
+
+    /// The tree's layer test for the mask: the trees skip the subtrees of other layers.
+    #[inline]
+    pub(crate) fn layer_test(&self) -> LayerTest {
+        if self.mask == u32::MAX {
+            LayerTest::Any
+        } else {
+            LayerTest::Memberships(self.mask)
+        }
     }
 
     #[inline]
@@ -121,12 +131,17 @@ impl<V: Vector> SpatialQuery<'_, V> {
     pub fn cast_ray(&self, ray: &Ray<V>, max_t: f32, filter: &QueryFilter) -> Option<ShapeHit<V>> {
         let mut best: Option<ShapeHit<V>> = None;
         for (tree, key_of) in self.trees() {
-            tree.cast_ray(ray, best.map_or(max_t, |b| b.t), |id, _| {
-                let body = self.accepted(key_of(id), filter)?;
-                let hit = ray_hit(ray, body, best.map_or(max_t, |b| b.t))?;
-                keep_nearer(&mut best, hit);
-                Some(hit.t)
-            });
+            tree.cast_ray_in(
+                ray,
+                best.map_or(max_t, |b| b.t),
+                filter.layer_test(),
+                |id, _| {
+                    let body = self.accepted(key_of(id), filter)?;
+                    let hit = ray_hit(ray, body, best.map_or(max_t, |b| b.t))?;
+                    keep_nearer(&mut best, hit);
+                    Some(hit.t)
+                },
+            );
         }
         best
     }
@@ -156,7 +171,7 @@ impl<V: Vector> SpatialQuery<'_, V> {
             if !go {
                 break;
             }
-            tree.ray_hits(ray, max_t, |id, _, _| {
+            tree.ray_hits_in(ray, max_t, filter.layer_test(), |id, _, _| {
                 if let Some(body) = self.accepted(key_of(id), filter)
                     && let Some(hit) = ray_hit(ray, body, max_t)
                 {
@@ -182,7 +197,13 @@ impl<V: Vector> SpatialQuery<'_, V> {
             WorldShape::Box(b) => b.contains_point(point),
             WorldShape::Ball(b) => b.contains_point(point),
         };
-        self.overlapping(filter, f, |tree, hit| tree.query_point(point, hit), inside);
+        let layers = filter.layer_test();
+        self.overlapping(
+            filter,
+            f,
+            |tree, hit| tree.query_point_in(point, layers, hit),
+            inside,
+        );
     }
 
     /// Every entity whose shape overlaps `aabb`.
@@ -207,7 +228,7 @@ impl<V: Vector> SpatialQuery<'_, V> {
         self.overlapping(
             filter,
             f,
-            |tree, hit| tree.query_box(aabb, hit),
+            |tree, hit| tree.query_box_in(aabb, filter.layer_test(), hit),
             |s| query.overlaps(s),
         );
     }
@@ -234,7 +255,7 @@ impl<V: Vector> SpatialQuery<'_, V> {
         self.overlapping(
             filter,
             f,
-            |tree, hit| tree.query_ball(&ball, hit),
+            |tree, hit| tree.query_ball_in(&ball, filter.layer_test(), hit),
             |s| query.overlaps(s),
         );
     }
@@ -381,7 +402,8 @@ impl<V: Vector> SpatialQuery<'_, V> {
         let mut best: Option<ShapeHit<V>> = None;
         let half = caster.bounding_box().half_extents();
         for (tree, key_of) in self.trees() {
-            tree.cast_box(&ray, half, best.map_or(max_t, |b| b.t), |id, _| {
+            let reach = best.map_or(max_t, |b| b.t);
+            tree.cast_box_in(&ray, half, reach, filter.layer_test(), |id, _| {
                 let body = self.accepted(key_of(id), filter)?;
                 let hit = caster.query_hit(direction, best.map_or(max_t, |b| b.t), body)?;
                 keep_nearer(&mut best, hit);
@@ -411,10 +433,11 @@ impl<V: Vector> SpatialQuery<'_, V> {
             if !go {
                 break;
             }
-            tree.cast_box(
+            tree.cast_box_in(
                 &ray,
                 caster.bounding_box().half_extents(),
                 max_t,
+                filter.layer_test(),
                 |id, _| {
                     if !go {
                         // Stopped: a hit at 0 shrinks the walk's range to `t = 0`, which
