@@ -27,8 +27,6 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy::window::WindowResolution;
 use bevy_aabb_tree::d2::*;
-use bevy_aabb_tree::debug::DebugOverlay;
-use bevy_aabb_tree::geometry::SlideConfig;
 use demo::DemoArgs;
 
 /// Collision layers: what the player runs into, what it picks up, and the player.

@@ -23,8 +23,6 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy::window::WindowResolution;
 use bevy_aabb_tree::d3::*;
-use bevy_aabb_tree::debug::DebugOverlay;
-use bevy_aabb_tree::geometry::SlideConfig;
 use demo::DemoArgs;
 
 /// Collision layers: the room, and the character.

@@ -33,8 +33,8 @@ macro_rules! dimension {
             #[cfg(feature = "plugin")]
             pub use crate::plugin::{
                 CollidingEntities, CollisionConfig, CollisionEnded, CollisionLayers,
-                CollisionStarted, CollisionSystems, EndReason, NotIntegrated, QueryFilter, Static,
-                StaticChanges, StepStats, Teleported, VelocitySystems,
+                CollisionStarted, CollisionSystems, EndReason, NotIntegrated, QueryFilter, Sensor,
+                Static, StaticChanges, StepStats, Teleported, VelocitySystems,
             };
 
             /// The collision plugin of this dimension.
@@ -76,6 +76,8 @@ macro_rules! dimension {
             /// The debug overlay of this dimension.
             #[cfg(feature = "gizmos")]
             pub type AabbTreeDebugPlugin = crate::debug::AabbTreeDebugPlugin<$v>;
+            #[cfg(feature = "gizmos")]
+            pub use crate::debug::{CollisionGizmos, DebugOverlay};
 
             /// Builds a `Velocity` (a type alias cannot be called like the tuple struct
             /// it names): `Velocity(direction * speed)`. To read one, use its field,

@@ -32,8 +32,8 @@ pub use vector::Vector;
 pub use plugin::{
     Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CollidingEntities, CollisionConfig,
     CollisionEnded, CollisionLayers, CollisionStarted, CollisionSystems, Contacts, EndReason,
-    NotIntegrated, QueryFilter, SpatialQuery, Static, StaticChanges, Teleported, TrackedCollider,
-    Velocity, VelocityPlugin, VelocitySystems,
+    NotIntegrated, QueryFilter, Sensor, SpatialQuery, Static, StaticChanges, Teleported,
+    TrackedCollider, Velocity, VelocityPlugin, VelocitySystems,
 };
 
 /// Everything a game needs: `use bevy_aabb_tree::prelude::*;`.
@@ -45,8 +45,8 @@ pub mod prelude {
     pub use crate::plugin::{
         Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CollidingEntities, CollisionConfig,
         CollisionEnded, CollisionLayers, CollisionStarted, CollisionSystems, Contacts, EndReason,
-        NotIntegrated, QueryFilter, ShapeHit, SpatialQuery, Static, StaticChanges, StepStats,
-        SweptHit, Teleported, TrackedCollider, Velocity, VelocityPlugin, VelocitySystems,
-        WorldShape,
+        NotIntegrated, QueryFilter, Sensor, ShapeHit, SpatialQuery, Static, StaticChanges,
+        StepStats, SweptHit, Teleported, TrackedCollider, Velocity, VelocityPlugin,
+        VelocitySystems, WorldShape,
     };
 }

@@ -573,3 +573,166 @@ fn slide_on_tiles_2d() {
 fn slide_on_tiles_3d() {
     slide_on_tiles::<Vec3>();
 }
+
+/// Sensors never block: random boxes, one in three a `Sensor`, and a box moved by
+/// `move_and_slide` from many starts in many directions gets exactly the outcome of the
+/// pure `move_and_slide` over the solid boxes alone (a brute-force cast over a list);
+/// `cast_blocking` never returns a sensor; `push_out` ignores sensors; the sensors still
+/// raise events, and spatial queries see them unless told not to.
+fn sensors_never_block<V>(seed: u64)
+where
+    V: Vector
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+{
+    use bevy_aabb_tree::geometry::{Shape, SlideConfig, cast_shapes, move_and_slide};
+    use bevy_aabb_tree::plugin::Contacts;
+    let mut rng = Rng::new(seed);
+    let mut app = app::<V>(CollisionConfig::default());
+    let mut solids = Vec::new();
+    let mut sensors = Vec::new();
+    for i in 0..40 {
+        let at = V::truncate_from_3d(Vec3::new(
+            rng.range(-10.0, 10.0),
+            rng.range(-10.0, 10.0),
+            rng.range(-10.0, 10.0),
+        ));
+        let half = V::truncate_from_3d(Vec3::new(
+            rng.range(0.3, 1.5),
+            rng.range(0.3, 1.5),
+            rng.range(0.3, 1.5),
+        ));
+        let mut e = app.world_mut().spawn((
+            Transform::from_translation(at.extend_to_3d()),
+            Aabb::<V>::new(half),
+            Static,
+        ));
+        let shape = Shape::Box(bevy_aabb_tree::BoundingBox::from_center_half_extents(
+            at, half,
+        ));
+        if i % 3 == 0 {
+            e.insert(Sensor);
+            sensors.push((e.id(), shape));
+        } else {
+            solids.push((shape, e.id()));
+        }
+    }
+    // A walker that crosses the scene, with its contacts at hand.
+    let walker = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(-12.0, 0.0, 0.0),
+            Aabb::<V>::new(V::splat(0.3)),
+            CollidingEntities::default(),
+        ))
+        .id();
+    app.update();
+    let config = SlideConfig::new(V::truncate_from_3d(Vec3::Y));
+    let filter = QueryFilter::default().excluding([walker]);
+    let tree = app.world().resource::<AabbTree<V>>();
+    for _ in 0..300 {
+        let start = V::truncate_from_3d(Vec3::new(
+            rng.range(-12.0, 12.0),
+            rng.range(-12.0, 12.0),
+            rng.range(-12.0, 12.0),
+        ));
+        let shape = Shape::Box(bevy_aabb_tree::BoundingBox::from_center_half_extents(
+            start,
+            V::splat(0.3),
+        ));
+        let motion = V::truncate_from_3d(Vec3::new(
+            rng.range(-15.0, 15.0),
+            rng.range(-15.0, 15.0),
+            rng.range(-15.0, 15.0),
+        ));
+        let got = tree.move_and_slide(&shape, motion, &config, &filter);
+        let want = move_and_slide(&shape, motion, &config, |s, m| {
+            cast_shapes(s, m, solids.iter().copied())
+        });
+        assert_eq!(
+            got.displacement, want.displacement,
+            "from {start:?} by {motion:?}"
+        );
+        // The same hits (which of two solids hit at the same time is named may differ).
+        assert_eq!(got.hits.len(), want.hits.len());
+        for (g, w) in got.hits.iter().zip(&want.hits) {
+            assert_eq!((g.time, g.normal), (w.time, w.normal));
+            assert!(solids.iter().any(|(_, e)| *e == g.id), "a sensor blocked");
+        }
+        if let Some(hit) = tree.cast_blocking(&shape, motion, &filter) {
+            assert!(
+                sensors.iter().all(|(e, _)| *e != hit.id),
+                "a sensor blocked"
+            );
+        }
+    }
+    // Walk the walker through the first sensor: it meets sensors (events, contacts) but
+    // a push out of a sensor is nothing.
+    let through = sensors[0].1.center().extend_to_3d();
+    let mut met_sensor = false;
+    for step in 0..48 {
+        let x = -12.0 + step as f32 * 0.5;
+        app.world_mut()
+            .get_mut::<Transform>(walker)
+            .unwrap()
+            .translation = Vec3::new(x, through.y, through.z);
+        app.update();
+        let touching: Vec<Entity> = app
+            .world()
+            .get::<CollidingEntities>(walker)
+            .unwrap()
+            .iter()
+            .collect();
+        let in_sensors: Vec<Entity> = touching
+            .iter()
+            .copied()
+            .filter(|e| sensors.iter().any(|(s, _)| s == e))
+            .collect();
+        met_sensor |= !in_sensors.is_empty();
+        let mut state: bevy::ecs::system::SystemState<Contacts<V>> =
+            bevy::ecs::system::SystemState::new(app.world_mut());
+        let contacts = state.get(app.world()).unwrap();
+        assert_eq!(
+            contacts.push_out(walker, in_sensors.iter().copied()),
+            V::ZERO
+        );
+        let solid: Vec<Entity> = touching
+            .iter()
+            .copied()
+            .filter(|e| !in_sensors.contains(e))
+            .collect();
+        assert_eq!(
+            contacts.push_out(walker, touching.iter().copied()),
+            contacts.push_out(walker, solid.iter().copied())
+        );
+    }
+    assert!(met_sensor, "the walk met no sensor");
+    // Spatial queries see sensors unless told not to.
+    let (sensor, shape) = sensors[0];
+    let bounds = shape.bounding_box();
+    let mut state: bevy::ecs::system::SystemState<SpatialQuery<V>> =
+        bevy::ecs::system::SystemState::new(app.world_mut());
+    let query = state.get(app.world()).unwrap();
+    assert!(
+        query
+            .aabb(&bounds, &QueryFilter::default())
+            .contains(&sensor)
+    );
+    assert!(
+        !query
+            .aabb(&bounds, &QueryFilter::default().without_sensors())
+            .contains(&sensor)
+    );
+}
+
+#[test]
+fn sensors_never_block_2d() {
+    sensors_never_block::<Vec2>(5);
+}
+
+#[test]
+fn sensors_never_block_3d() {
+    sensors_never_block::<Vec3>(6);
+}

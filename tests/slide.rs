@@ -679,3 +679,35 @@ fn ground_detection_2d_3d() {
     ground::<Vec2>();
     ground::<Vec3>();
 }
+
+/// Motions far beyond the range where a squared length overflows `f32` (about 1.8e19):
+/// in free space the whole motion is done; towards a wall 10 units away the shape stops
+/// a skin short of it, whatever the motion's length.
+fn huge_motions<V: Vector>() {
+    let shape = bbox::<V>([-0.5, -0.5, -0.5], [0.5, 0.5, 0.5]);
+    let config = SlideConfig::new(vec::<V>([0.0, 1.0, 0.0]));
+    let nothing: World<V> = Vec::new();
+    let wall: World<V> = vec![(bbox::<V>([10.5, -5.0, -5.0], [11.5, 5.0, 5.0]), 0)];
+    for len in [1e3f32, 1e19, 1e25, 1e30, 1e37] {
+        let motion = vec::<V>([len, 0.0, 0.0]);
+        let out = slide(&shape, motion, &config, &nothing);
+        assert_eq!(out.displacement, motion, "free motion of {len}");
+        let out = slide(&shape, motion, &config, &wall);
+        let x = out.displacement.axis(0);
+        assert!(
+            (x - (10.0 - config.skin)).abs() <= 1e-3,
+            "motion of {len} against the wall stopped at {x}"
+        );
+        assert_eq!(out.hits.len(), 1, "one hit for a motion of {len}");
+    }
+}
+
+#[test]
+fn huge_motions_2d() {
+    huge_motions::<Vec2>();
+}
+
+#[test]
+fn huge_motions_3d() {
+    huge_motions::<Vec3>();
+}

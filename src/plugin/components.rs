@@ -214,6 +214,31 @@ pub struct Teleported;
 #[reflect(Component, Debug, Default)]
 pub struct Static;
 
+/// Marks a collider that detects but never blocks: a trigger zone, water, spikes, a
+/// pickup's reach.
+///
+/// A sensor raises [`CollisionStarted`](crate::plugin::CollisionStarted) and
+/// [`CollisionEnded`](crate::plugin::CollisionEnded) like any collider and keeps its
+/// [`CollidingEntities`], but the gameplay helpers that keep things apart pass through it:
+/// [`AabbTree::cast_blocking`], [`AabbTree::move_and_slide`] and
+/// [`Contacts::push_out`](crate::plugin::Contacts::push_out) never see it. Spatial queries
+/// see sensors by default ([`QueryFilter::sensors`](crate::plugin::QueryFilter::sensors)
+/// is `true`); [`QueryFilter::without_sensors`](crate::plugin::QueryFilter::without_sensors)
+/// leaves them out.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_aabb_tree::d2::*;
+/// fn spawn_water(mut commands: Commands) {
+///     commands
+///         .spawn((Transform::from_xyz(0.0, -2.0, 0.0), Aabb::new(Vec2::new(5.0, 1.0)), Static, Sensor))
+///         .observe(|hit: On<CollisionStarted>| info!("{} is in the water", hit.other));
+/// }
+/// ```
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+#[reflect(Component, Debug, Default)]
+pub struct Sensor;
+
 /// The entities this one touches now: opt-in, add it to the colliders whose contacts you
 /// want at hand (a player, a trigger zone).
 ///

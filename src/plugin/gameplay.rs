@@ -9,7 +9,7 @@ use crate::Vector;
 use crate::geometry::{
     CastHit, Contact, Shape, SlideConfig, SlideOutcome, cast_shape, move_and_slide,
 };
-use crate::plugin::{AabbTree, QueryFilter, TrackedCollider};
+use crate::plugin::{AabbTree, QueryFilter, Sensor, TrackedCollider};
 
 /// Contacts between colliders, from their world shapes at the last tick: depth, normal
 /// and point, and the displacement that pushes a collider out of others.
@@ -34,7 +34,7 @@ use crate::plugin::{AabbTree, QueryFilter, TrackedCollider};
 /// ```
 #[derive(SystemParam)]
 pub struct Contacts<'w, 's, V: Vector> {
-    colliders: Query<'w, 's, &'static TrackedCollider<V>>,
+    colliders: Query<'w, 's, (&'static TrackedCollider<V>, Has<Sensor>)>,
 }
 
 impl<V: Vector> Contacts<'_, '_, V> {
@@ -47,8 +47,8 @@ impl<V: Vector> Contacts<'_, '_, V> {
             self.colliders
                 .get(e)
                 .ok()
-                .filter(|t| t.proxy().is_some())
-                .map(TrackedCollider::world_shape)
+                .filter(|(t, _)| t.proxy().is_some())
+                .map(|(t, _)| t.world_shape())
         };
         shape(a)?.contact(&shape(b)?)
     }
@@ -58,9 +58,13 @@ impl<V: Vector> Contacts<'_, '_, V> {
     /// Each contact asks for a push along its normal; per axis, the largest push in
     /// each direction is kept (rather than their sum), so two floor tiles under a
     /// player push it up once, not twice. Zero when it overlaps none of them.
+    /// [`Sensor`] colliders among `others` push nothing.
     pub fn push_out(&self, entity: Entity, others: impl IntoIterator<Item = Entity>) -> V {
         let (mut up, mut down) = (V::ZERO, V::ZERO);
         for other in others {
+            if self.colliders.get(other).is_ok_and(|(_, sensor)| sensor) {
+                continue;
+            }
             let Some(c) = self.contact(entity, other) else {
                 continue;
             };
@@ -76,7 +80,8 @@ impl<V: Vector> AabbTree<V> {
     /// The first collider that `shape`, moved by `motion`, runs into, with the fraction
     /// of the motion done at the hit (a cast that blocks: only what the motion drives
     /// deeper counts, so a shape resting on a floor can slide along it). Static and
-    /// moving colliders alike, filtered by `filter`. Shapes are those of the last tick.
+    /// moving colliders alike, filtered by `filter`; [`Sensor`] colliders never block.
+    /// Shapes are those of the last tick.
     pub fn cast_blocking(
         &self,
         shape: &Shape<V>,
@@ -91,7 +96,10 @@ impl<V: Vector> AabbTree<V> {
         let mut best: Option<CastHit<V, Entity>> = None;
         for (tree, key_of) in self.trees() {
             tree.query_box_in(&reach, filter.layer_test(), |id, _| {
-                if let Some(body) = self.body(key_of(id)).filter(|b| filter.accepts(b))
+                // Sensors never block.
+                if let Some(body) = self
+                    .body(key_of(id))
+                    .filter(|b| !b.sensor && filter.accepts(b))
                     && let Some(hit) = cast_shape(shape, motion, &body.shape)
                     && best.as_ref().is_none_or(|b| hit.precedes(b, motion))
                 {

@@ -275,25 +275,30 @@ pub(crate) fn on_parent_removed<V: Vector>(
     }
 }
 
-/// Observer: [`TrackedCollider`] is removed by hand (the plugin maintains it; its docs
-/// say not to). The `Discard` observer has taken its proxy out; this puts a new one back
-/// on an entity that still has a shape, so the collider comes back at the next tick, as
-/// a new collider where it is then. On despawn the entity is gone when the command runs,
-/// and nothing happens.
-pub(crate) fn on_tracking_removed<V: Vector>(
-    event: On<Remove, TrackedCollider<V>>,
+/// Colliders whose [`TrackedCollider`] was removed by hand (the plugin maintains it;
+/// its docs say not to). The `Discard` observer has taken their proxies out; this puts a
+/// new one on each, before the prepare stage, so the collider is back in this tick as a
+/// new collider where it is now. The query matches no archetype while nobody removes the
+/// component, so it costs nothing per collider.
+pub(crate) fn restore_tracking<V: Vector>(
     mut commands: Commands,
+    untracked: Query<
+        Entity,
+        (
+            Or<(With<Aabb<V>>, With<BoundingSphere<V>>)>,
+            Without<TrackedCollider<V>>,
+        ),
+    >,
 ) {
-    let entity = event.event_target();
-    commands.queue(move |world: &mut World| {
-        let Ok(mut entity) = world.get_entity_mut(entity) else {
-            return;
-        };
-        let has_shape = entity.contains::<Aabb<V>>() || entity.contains::<BoundingSphere<V>>();
-        if has_shape && !entity.contains::<TrackedCollider<V>>() {
-            entity.insert(TrackedCollider::<V>::default());
-        }
-    });
+    for entity in &untracked {
+        warn!(
+            "bevy_aabb_tree: the TrackedCollider of {entity} was removed (the plugin \
+             maintains it); the collider is put back as a new one"
+        );
+        commands
+            .entity(entity)
+            .try_insert(TrackedCollider::<V>::default());
+    }
 }
 
 /// Observer: [`CollidingEntities`] is added. It starts with the entities the collider

@@ -267,8 +267,8 @@ use bevy::prelude::*;
 use crate::Vector;
 
 pub use components::{
-    Aabb, BoundingSphere, CollidingEntities, CollisionLayers, Static, Teleported, TrackedCollider,
-    Velocity, WorldShape,
+    Aabb, BoundingSphere, CollidingEntities, CollisionLayers, Sensor, Static, Teleported,
+    TrackedCollider, Velocity, WorldShape,
 };
 pub use config::{CollisionConfig, StaticChanges};
 pub use events::{CollisionEnded, CollisionStarted, EndReason};
@@ -338,6 +338,7 @@ where
             .register_type::<CollisionLayers>()
             .register_type::<Teleported>()
             .register_type::<Static>()
+            .register_type::<Sensor>()
             .register_type::<StaticChanges>()
             .register_type::<TrackedCollider<V>>()
             .register_type::<CollisionStarted>()
@@ -355,7 +356,9 @@ where
             .add_systems(
                 schedule,
                 (
-                    prepare::prepare::<V>.in_set(CollisionSystems::Prepare),
+                    (lifecycle::restore_tracking::<V>, prepare::prepare::<V>)
+                        .chain()
+                        .in_set(CollisionSystems::Prepare),
                     broad_phase::broad_phase::<V>.in_set(CollisionSystems::BroadPhase),
                     narrow_phase::narrow_phase::<V>.in_set(CollisionSystems::NarrowPhase),
                     (
@@ -377,7 +380,6 @@ where
             // it): the old value's proxy goes too, and the collider comes back at the next
             // tick. `Discard` runs for both, with the old value still in place.
             .add_observer(lifecycle::on_collider_gone::<V, Discard, TrackedCollider<V>>)
-            .add_observer(lifecycle::on_tracking_removed::<V>)
             // Where a new collider, or a teleported one, starts its next sweep.
             .add_observer(lifecycle::on_shape_inserted::<V, Aabb<V>>)
             .add_observer(lifecycle::on_shape_inserted::<V, BoundingSphere<V>>)
@@ -392,6 +394,8 @@ where
             .add_observer(lifecycle::on_input_changed::<V, Remove, CollisionLayers>)
             .add_observer(lifecycle::on_input_changed::<V, Remove, Static>)
             .add_observer(lifecycle::on_input_changed::<V, Add, Static>)
+            .add_observer(lifecycle::on_input_changed::<V, Add, Sensor>)
+            .add_observer(lifecycle::on_input_changed::<V, Remove, Sensor>)
             .add_observer(lifecycle::on_input_changed::<V, Remove, Disabled>)
             .add_observer(lifecycle::on_parent_changed::<V, Insert>)
             .add_observer(lifecycle::on_parent_changed::<V, Remove>)

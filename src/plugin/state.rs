@@ -120,11 +120,14 @@ impl<T: Clone> ByKey<T> {
 pub(crate) struct Body<V: Vector> {
     pub entity: Entity,
     pub shape: WorldShape<V>,
-    /// Displacement over the last tick (zero for teleports and new colliders). Zero too
+    /// Displacement over the last tick (zero for a collider back in the tree after being
+    /// out, and for a teleport whose destination was not recorded). Zero too
     /// for a collider `prepare` skipped: it skips only colliders whose displacement was
     /// zero at their last processing.
     pub displacement: V,
     pub layers: CollisionLayers,
+    /// It has [`Sensor`](crate::plugin::Sensor): blocking casts pass through it.
+    pub sensor: bool,
     /// When the prepare stage last processed it: the pipeline's count of processed
     /// colliders, over all ticks, at that moment. The narrow phase tests a pair once,
     /// from the side processed first this tick.
@@ -142,6 +145,7 @@ pub(crate) struct StaticSide<V: Vector> {
     pub entity: Entity,
     pub shape: WorldShape<V>,
     pub layers: CollisionLayers,
+    pub sensor: bool,
     pub fat: BoundingBox<V>,
 }
 
@@ -155,6 +159,7 @@ impl<V: Vector> StaticSide<V> {
             entity: body.entity,
             shape: body.shape,
             layers: body.layers,
+            sensor: body.sensor,
             fat,
         }
     }
@@ -168,6 +173,7 @@ impl<V: Vector> StaticSide<V> {
             shape: self.shape,
             displacement: V::ZERO,
             layers: self.layers,
+            sensor: self.sensor,
             processed_at: 0,
         }
     }

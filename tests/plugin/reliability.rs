@@ -100,15 +100,15 @@ pub(crate) fn shapes_removed_then_despawned<V: Dim>() {
         "the despawn took a out of the tree"
     );
     // A collider's tracking state removed by hand: out of the tree at once, its pair
-    // ended; it keeps its shape, so it gets a new tracking state and is back at the next
-    // tick as a new collider, its contact started again.
+    // ended; it keeps its shape, so the next tick gives it a new tracking state and takes
+    // it back as a new collider, its contact started again.
     s.app
         .world_mut()
         .entity_mut(c)
         .remove::<TrackedCollider<V>>();
     assert_eq!(s.app.world().resource::<AabbTree<V>>().tree().len(), 2);
-    assert!(s.app.world().entity(c).contains::<TrackedCollider<V>>());
     run_ticks(&mut s.app, 2);
+    assert!(s.app.world().entity(c).contains::<TrackedCollider<V>>());
     let events = finish::<V>(&s.app);
     // Both ends were written between ticks 1 and 2, and read with tick 2's messages.
     assert_eq!(

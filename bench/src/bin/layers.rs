@@ -91,7 +91,11 @@ where
     if floor {
         for i in 0..200 {
             for j in 0..200 {
-                let z = if V::DIM == 3 { (j % 4) as f32 * 50.0 } else { 0.0 };
+                let z = if V::DIM == 3 {
+                    (j % 4) as f32 * 50.0
+                } else {
+                    0.0
+                };
                 world.spawn((
                     Transform::from_xyz(i as f32 + 0.5, j as f32 + 0.5, z),
                     Aabb::new(V::splat(0.5)),
@@ -103,7 +107,11 @@ where
     }
     for _ in 0..MOVERS {
         let at = Vec3::new(r() * SIDE, r() * SIDE, z(&mut r));
-        let dir = Vec3::new(r() - 0.5, r() - 0.5, if V::DIM == 3 { r() - 0.5 } else { 0.0 });
+        let dir = Vec3::new(
+            r() - 0.5,
+            r() - 0.5,
+            if V::DIM == 3 { r() - 0.5 } else { 0.0 },
+        );
         world.spawn((
             Transform::from_translation(at),
             Aabb::new(V::splat(0.4)),
@@ -134,7 +142,7 @@ fn rays<V: Vector>() -> Vec<Ray<V>> {
 /// Median µs per ray over batches of 100, and the entities hit.
 fn time_rays<V: Vector>(app: &mut App, rays: &[Ray<V>]) -> (f64, Vec<Option<Entity>>) {
     let mut state: SystemState<SpatialQuery<V>> = SystemState::new(app.world_mut());
-    let query = state.get(app.world());
+    let query = state.get(app.world()).expect("the spatial query");
     let filter = QueryFilter::default().with_mask(WALL);
     let mut batches = Vec::new();
     let mut hits = Vec::new();
@@ -191,9 +199,17 @@ where
     let dim = if V::DIM == 2 { "2D" } else { "3D" };
     let (ba, bb) = (median(broad[0].clone()), median(broad[1].clone()));
     let (ta, tb) = (median(tick[0].clone()), median(tick[1].clone()));
-    println!("{dim}: 3,000 walls + {MOVERS} movers, without / with 40,000 floor tiles that interact with nothing");
-    println!("  broad phase      {ba:8.4} / {bb:8.4} ms   ratio {:.2}", bb / ba);
-    println!("  plugin tick      {ta:8.4} / {tb:8.4} ms   ratio {:.2}", tb / ta);
+    println!(
+        "{dim}: 3,000 walls + {MOVERS} movers, without / with 40,000 floor tiles that interact with nothing"
+    );
+    println!(
+        "  broad phase      {ba:8.4} / {bb:8.4} ms   ratio {:.2}",
+        bb / ba
+    );
+    println!(
+        "  plugin tick      {ta:8.4} / {tb:8.4} ms   ratio {:.2}",
+        tb / ta
+    );
     println!(
         "  masked ray       {ray_a:8.3} / {ray_b:8.3} µs   ratio {:.2}",
         ray_b / ray_a

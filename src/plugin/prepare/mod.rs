@@ -15,7 +15,7 @@ use crate::plugin::pool::pool_for;
 use crate::plugin::shape::{Hierarchy, Problem, ancestor_teleported, invalid_reason, world_shape};
 use crate::plugin::state::{Body, Key, next_run};
 use crate::plugin::{
-    Aabb, AabbTree, BoundingSphere, CollisionConfig, CollisionLayers, EndReason, Static,
+    Aabb, AabbTree, BoundingSphere, CollisionConfig, CollisionLayers, EndReason, Sensor, Static,
     StaticChanges, Teleported, TrackedCollider, Velocity,
 };
 use crate::tree::parallel::{CallingThread, TaskRunner};
@@ -33,6 +33,7 @@ type ColliderData<'a, V> = (
     Option<&'a CollisionLayers>,
     Has<Static>,
     Has<Teleported>,
+    Has<Sensor>,
 );
 
 /// One item of [`ColliderData`].
@@ -62,6 +63,7 @@ struct Inputs<'a, V: Vector> {
     layers: CollisionLayers,
     is_static: bool,
     teleported: bool,
+    sensor: bool,
 }
 
 /// What processing one collider needs besides the collider itself.
@@ -100,6 +102,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
             layers,
             is_static,
             teleported,
+            sensor,
         ) = item;
         // Without a shape there is nothing to do but to take out a proxy it still has.
         if tracked.seen == tick || (aabb.is_none() && sphere.is_none() && tracked.proxy.is_none()) {
@@ -117,6 +120,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
             layers: layers.map_or_else(CollisionLayers::default, |l| *l),
             is_static,
             teleported,
+            sensor,
         };
         self.process(tracked, inputs);
         if tracked.moved || tracked.invalid {
@@ -132,6 +136,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         let (aabb, sphere) = (inputs.aabb, inputs.sphere);
         let (velocity, layers) = (inputs.velocity, inputs.layers);
         let (is_static, teleported) = (inputs.is_static, inputs.teleported);
+        let sensor = inputs.sensor;
         self.processed += 1;
         let state = &mut *self.state;
         forget_foreign_proxy(tracked, entity, state);
@@ -195,6 +200,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
             shape,
             displacement,
             layers,
+            sensor,
             processed_at: self.processed_at,
         };
         tracked.previous = shape.center() - displacement;

@@ -20,6 +20,10 @@ pub struct QueryFilter {
     pub mask: u32,
     /// Entities never returned (for example the caster itself). Default: none.
     pub excluded: SmallVec<[Entity; 4]>,
+    /// Whether [`Sensor`](crate::plugin::Sensor) colliders are candidates. Default:
+    /// `true` for the spatial queries; the blocking casts and `move_and_slide` never
+    /// see sensors, whatever this says.
+    pub sensors: bool,
 }
 
 impl Default for QueryFilter {
@@ -27,6 +31,7 @@ impl Default for QueryFilter {
         Self {
             mask: u32::MAX,
             excluded: SmallVec::new(),
+            sensors: true,
         }
     }
 }
@@ -35,6 +40,12 @@ impl QueryFilter {
     /// Only entities in these layers.
     pub fn with_mask(mut self, mask: u32) -> Self {
         self.mask = mask;
+        self
+    }
+
+    /// Never return [`Sensor`](crate::plugin::Sensor) colliders.
+    pub fn without_sensors(mut self) -> Self {
+        self.sensors = false;
         self
     }
 
@@ -56,7 +67,9 @@ impl QueryFilter {
 
     #[inline]
     pub(crate) fn accepts<V: Vector>(&self, body: &Body<V>) -> bool {
-        body.layers.memberships & self.mask != 0 && !self.excluded.contains(&body.entity)
+        body.layers.memberships & self.mask != 0
+            && (self.sensors || !body.sensor)
+            && !self.excluded.contains(&body.entity)
     }
 }
 
