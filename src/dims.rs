@@ -64,6 +64,9 @@ macro_rules! dimension {
             /// A ray or cast hit.
             #[cfg(feature = "plugin")]
             pub type ShapeHit = crate::plugin::ShapeHit<$v>;
+            /// The point of a collider nearest to a query point.
+            #[cfg(feature = "plugin")]
+            pub type PointProjection = crate::plugin::PointProjection<$v>;
             /// A collider's world shape.
             #[cfg(feature = "plugin")]
             pub type WorldShape = crate::plugin::WorldShape<$v>;

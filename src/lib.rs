@@ -45,8 +45,8 @@ pub mod prelude {
     pub use crate::plugin::{
         Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CollidingEntities, CollisionConfig,
         CollisionEnded, CollisionLayers, CollisionStarted, CollisionSystems, Contacts, EndReason,
-        NotIntegrated, QueryFilter, Sensor, ShapeHit, SpatialQuery, Static, StaticChanges,
-        StepStats, SweptHit, Teleported, TrackedCollider, Velocity, VelocityPlugin,
+        NotIntegrated, PointProjection, QueryFilter, Sensor, ShapeHit, SpatialQuery, Static,
+        StaticChanges, StepStats, SweptHit, Teleported, TrackedCollider, Velocity, VelocityPlugin,
         VelocitySystems, WorldShape,
     };
 }

@@ -57,6 +57,58 @@ impl<V: Vector> Shape<V> {
         }
     }
 
+    /// The point of the shape closest to `point`: `point` itself when it is inside (or
+    /// on the surface).
+    #[inline]
+    pub fn closest_point(&self, point: V) -> V {
+        match self {
+            Shape::Box(b) => b.closest_point(point),
+            Shape::Ball(b) => {
+                let d = point - b.center;
+                let len = d.dot(d).sqrt();
+                if len <= b.radius {
+                    point
+                } else {
+                    b.center + d * (b.radius / len)
+                }
+            }
+        }
+    }
+
+    /// The distance from `point` to the shape: 0 inside or on the surface.
+    #[inline]
+    pub fn distance_to_point(&self, point: V) -> f32 {
+        match self {
+            Shape::Box(b) => b.distance_squared_to_point(point).sqrt(),
+            Shape::Ball(b) => {
+                let d = point - b.center;
+                (d.dot(d).sqrt() - b.radius).max(0.0)
+            }
+        }
+    }
+
+    /// The distance between two shapes: the length of the shortest segment from one to
+    /// the other, 0 when they overlap or touch.
+    ///
+    /// Two boxes: the gap on each axis (zero where their extents overlap) makes the
+    /// segment. Two balls: the distance between the centers less the radii. A ball and
+    /// a box: the distance from the ball's center to the box, less the radius.
+    pub fn distance(&self, other: &Self) -> f32 {
+        match (self, other) {
+            (Shape::Box(a), Shape::Box(b)) => {
+                let gap = (a.min - b.max).max(b.min - a.max).max(V::ZERO);
+                gap.dot(gap).sqrt()
+            }
+            (Shape::Ball(a), Shape::Ball(b)) => {
+                let d = b.center - a.center;
+                (d.dot(d).sqrt() - a.radius - b.radius).max(0.0)
+            }
+            (Shape::Ball(a), Shape::Box(b)) | (Shape::Box(b), Shape::Ball(a)) => {
+                (b.distance_squared_to_point(a.center).sqrt() - a.radius).max(0.0)
+            }
+        }
+    }
+
     /// Whether two shapes overlap (inclusive: touching counts).
     #[inline]
     pub fn overlaps(&self, other: &Self) -> bool {

@@ -53,6 +53,19 @@ impl<V: Vector> Contacts<'_, '_, V> {
         shape(a)?.contact(&shape(b)?)
     }
 
+    /// The distance between the shapes of `a` and `b` (0 when they overlap or touch), or
+    /// `None` when either is not a collider in the tree.
+    pub fn distance(&self, a: Entity, b: Entity) -> Option<f32> {
+        let shape = |e| {
+            self.colliders
+                .get(e)
+                .ok()
+                .filter(|(t, _)| t.proxy().is_some())
+                .map(|(t, _)| t.world_shape())
+        };
+        Some(shape(a)?.distance(&shape(b)?))
+    }
+
     /// The displacement that moves `entity` out of every one of `others` it overlaps.
     ///
     /// Each contact asks for a push along its normal; per axis, the largest push in

@@ -274,7 +274,7 @@ pub use config::{CollisionConfig, StaticChanges};
 pub use events::{CollisionEnded, CollisionStarted, EndReason};
 pub use gameplay::Contacts;
 pub use motion::{NotIntegrated, VelocityPlugin, VelocitySystems};
-pub use spatial::{QueryFilter, ShapeHit, SpatialQuery};
+pub use spatial::{PointProjection, QueryFilter, ShapeHit, SpatialQuery};
 pub use state::{AabbTree, StepStats, SweptHit};
 
 /// The stages of one collision tick, in order. Order your systems against them, for

@@ -802,7 +802,109 @@ fn queries_ignore_bad_input<V: Dim>() {
     finish::<V>(&app);
 }
 
+/// `SpatialQuery::closest_point` and `Contacts::distance` on random scenes (rotated,
+/// scaled, offset colliders with layers, a third of them `Static`) against the `f64`
+/// oracle's closest points: the collider returned is at the smallest distance within
+/// reach (ties within the tolerance), its point, distance and normal match, and none is
+/// returned when every collider the filter accepts is out of reach.
+fn closest_point_oracle<V: Dim>() {
+    use bevy_aabb_tree::plugin::Contacts;
+    for seed in [41, 42] {
+        let scene = random_scene::<V>(seed, 40, 20);
+        let mut app = update_app::<V>(Sched::Update);
+        let entities = spawn_scene(&mut app, &scene);
+        for &e in entities.iter().step_by(3) {
+            app.world_mut().entity_mut(e).insert(Static);
+        }
+        run_ticks(&mut app, 5);
+        let mut rng = Rng::new(seed ^ 0xC105E);
+        let extent = if V::DIM == 2 { 14.0 } else { 10.0 };
+        let world = app.world_mut();
+        let mut q = world.query::<OracleItem<V>>();
+        let shapes = oracle_world(q.iter(world));
+        let mut state: SystemState<(SpatialQuery<V>, Contacts<V>)> = SystemState::new(world);
+        let (query, contacts) = state.get(world).unwrap();
+        let (mut found, mut none) = (0, 0);
+        for i in 0..500 {
+            let filter = random_filter(&mut rng, &entities);
+            let point: V = rng.vector(-extent, extent);
+            let max_distance = if rng.chance(0.2) {
+                0.0
+            } else {
+                rng.range(0.0, 6.0)
+            };
+            let p = dvec(point);
+            let mut near: Vec<(f64, Entity, Solid)> = shapes
+                .iter()
+                .filter(|(e, _, l)| accepts(*l, *e, &filter))
+                .map(|(e, s, _)| (solid(s).distance_to_point(p), *e, solid(s)))
+                .collect();
+            near.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let what = format!("seed {seed} query {i}: {point:?} within {max_distance} {filter:?}");
+            let got = query.closest_point(point, max_distance, &filter);
+            let reach = f64::from(max_distance);
+            match got {
+                None => {
+                    none += 1;
+                    assert!(
+                        near.first().is_none_or(|n| n.0 > reach - QUERY_EPS),
+                        "{what}: none, but {near:?} is in reach"
+                    );
+                }
+                Some(hit) => {
+                    found += 1;
+                    let (d, _, shape) = *near
+                        .iter()
+                        .find(|n| n.1 == hit.entity)
+                        .unwrap_or_else(|| panic!("{what}: {hit:?} is not a candidate"));
+                    assert!(d <= reach + QUERY_EPS, "{what}: {hit:?} out of reach");
+                    assert!(
+                        d <= near[0].0 + QUERY_EPS,
+                        "{what}: {hit:?}, nearer {:?}",
+                        near[0]
+                    );
+                    assert!(
+                        (f64::from(hit.distance) - d).abs() <= QUERY_EPS,
+                        "{what}: {hit:?} at {d}"
+                    );
+                    let on = shape.closest_point(p);
+                    assert!(
+                        dvec(hit.point).distance(on) <= QUERY_EPS,
+                        "{what}: {hit:?}, point {on}"
+                    );
+                    if d > QUERY_EPS {
+                        let normal = (p - on).normalize();
+                        assert!(
+                            dvec(hit.normal).distance(normal) <= 1e-2,
+                            "{what}: {hit:?}, normal {normal}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(found > 100 && none > 50, "found {found}, none {none}");
+        // The distance between two colliders.
+        for _ in 0..300 {
+            let (a, sa, _) = shapes[rng.below(shapes.len())];
+            let (b, sb, _) = shapes[rng.below(shapes.len())];
+            let want = match (solid(&sa), solid(&sb)) {
+                (Solid::Ball { center, radius }, other)
+                | (other, Solid::Ball { center, radius }) => other.distance_to_ball(center, radius),
+                (Solid::Box { min, max }, other) => {
+                    other.distance_to_box((min + max) * 0.5, (max - min) * 0.5)
+                }
+            };
+            let got = contacts.distance(a, b).expect("both are colliders");
+            assert!(
+                (f64::from(got) - want).abs() <= QUERY_EPS,
+                "distance {a} {b}: {got} against {want}"
+            );
+        }
+    }
+}
+
 both_dims!(
+    closest_point_oracle,
     queries_ignore_bad_input,
     spatial_query_oracle,
     box_cast_long_direction_hits_ball,
