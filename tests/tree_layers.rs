@@ -241,3 +241,52 @@ fn masked_query_skips_the_other_layer_2d() {
 fn masked_query_skips_the_other_layer_3d() {
     masked_query_skips_the_other_layer::<Vec3>();
 }
+
+/// A whole-tree build puts the proxies that interact with nothing in a subtree of their
+/// own: with one box in ten interacting, spread evenly among the others, a search for
+/// what interacts with everything visits about the interacting tenth of the tree, finds
+/// exactly the interacting boxes, and the tree stays valid.
+fn build_sets_inert_proxies_apart<V: Vector>() {
+    let mut tree = DynamicTree::<V, u32>::with_margin(0.05);
+    let mut ids = Vec::new();
+    for i in 0..3000u32 {
+        let c = v::<V>([(i % 60) as f32, (i / 60) as f32, (i % 7) as f32]);
+        let id = tree
+            .create_proxy(BoundingBox::from_center_half_extents(c, V::splat(0.5)), i)
+            .unwrap();
+        let layers = if i % 10 == 0 {
+            Layers::ALL
+        } else {
+            Layers::new(2, 0)
+        };
+        tree.set_layers(id, layers).unwrap();
+        ids.push(id);
+    }
+    // Rebuilt as a whole (a level spawned in one frame is built this way).
+    tree.build(std::iter::empty()).unwrap();
+    tree.refresh_layers();
+    tree.validate().unwrap();
+    let everything = BoundingBox::from_min_max(v::<V>([-1.0; 3]), v::<V>([61.0; 3]));
+    let before = tree.stats().nodes_visited;
+    let mut found = BTreeSet::new();
+    tree.query_box_in(
+        &everything,
+        LayerTest::InteractsWith(Layers::ALL),
+        |id, _| found.insert(id),
+    );
+    let visited = tree.stats().nodes_visited - before;
+    let want: BTreeSet<ProxyId> = ids.iter().step_by(10).copied().collect();
+    assert_eq!(found, want);
+    // 300 leaves and their 299 ancestors, and the root: far from the 6,000 of the tree.
+    assert!(visited <= 700, "visited {visited} nodes");
+}
+
+#[test]
+fn build_sets_inert_proxies_apart_2d() {
+    build_sets_inert_proxies_apart::<Vec2>();
+}
+
+#[test]
+fn build_sets_inert_proxies_apart_3d() {
+    build_sets_inert_proxies_apart::<Vec3>();
+}

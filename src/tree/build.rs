@@ -199,10 +199,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
             live
         });
         self.moved_count -= marked_gone;
-        scratch.items.sort_unstable_by_key(|item| item.node);
+        let first_split = self.sort_for_build(&mut scratch.items);
         self.root = NodeId::NULL;
         if !scratch.items.is_empty() {
-            self.build_items(&mut scratch, NodeId::NULL, 0, None);
+            self.build_items(&mut scratch, NodeId::NULL, 0, first_split);
         }
         scratch.drop_sort_buffers();
         self.scratch.build = scratch;
@@ -226,15 +226,30 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 node: NodeId::leaf(id),
                 stamp: 0,
             }));
-        // Keep the result independent of the order leaves were found in.
-        scratch.items.sort_unstable_by_key(|item| item.node);
+        let first_split = self.sort_for_build(&mut scratch.items);
         self.root = NodeId::NULL;
         if !scratch.items.is_empty() {
-            self.build_items(&mut scratch, NodeId::NULL, 0, None);
+            self.build_items(&mut scratch, NodeId::NULL, 0, first_split);
         }
         scratch.drop_sort_buffers();
         self.scratch.build = scratch;
         self.compact();
+    }
+
+    /// Orders the leaves of a whole-tree build: by proxy id, so that the result does not
+    /// depend on the order they were found in, the proxies that interact with nothing
+    /// (memberships or filters 0, see [`crate::tree::Layers::interacts_with_any`]) after the others.
+    /// Returns the top's split between the two groups when there are both: those proxies
+    /// then fill a subtree of their own under the root, which every search with a layer
+    /// test skips at once, where spread among the others (a floor under a level) they
+    /// would share nearly every subtree with them and prune nothing.
+    fn sort_for_build(&self, items: &mut [BuildItem<V>]) -> Option<usize> {
+        let inert = |item: &BuildItem<V>| {
+            item.node.is_leaf() && !self.layers(item.node.proxy()).interacts_with_any()
+        };
+        items.sort_unstable_by_key(|item| (inert(item), item.node));
+        let active = items.iter().take_while(|item| !inert(item)).count();
+        (active > 0 && active < items.len()).then_some(active)
     }
 
     /// Rebuilds the subtree under `top` with a binned SAH split over its nodes of height
