@@ -199,6 +199,17 @@ fn spawn_spec<V: Dim>(world: &mut World, spec: &mut Spec, map: Entity) {
     spec.entity = e.id();
 }
 
+/// Adds `Static` to the collider of `spec` or removes it.
+fn toggle_static(world: &mut World, spec: &mut Spec) {
+    spec.is_static = !spec.is_static;
+    let mut e = world.entity_mut(spec.entity);
+    if spec.is_static {
+        e.insert(Static);
+    } else {
+        e.remove::<Static>();
+    }
+}
+
 /// A random scene of static tiles (some under a map entity), static boxes and moving
 /// boxes and balls. Each tick moves the movers, and now and then moves the map, moves or
 /// resizes a static collider, toggles `Static`, changes layers, disables or despawns and
@@ -298,15 +309,7 @@ fn random_static_scene<V: Dim>(seed: u64, mode: StaticChanges) {
                     .entity_mut(spec.entity)
                     .insert(Aabb::<V>::new(V::truncate_from_3d(spec.size)));
             }
-            2 => {
-                spec.is_static = !spec.is_static;
-                let mut e = app.world_mut().entity_mut(spec.entity);
-                if spec.is_static {
-                    e.insert(Static);
-                } else {
-                    e.remove::<Static>();
-                }
-            }
+            2 => toggle_static(app.world_mut(), spec),
             3 => {
                 spec.layers = if rng.chance(0.5) {
                     all
@@ -370,14 +373,7 @@ fn random_static_scene<V: Dim>(seed: u64, mode: StaticChanges) {
                 let (ia, ib) = swappable[rng.below(swappable.len())];
                 let order = if rng.chance(0.5) { [ia, ib] } else { [ib, ia] };
                 for i in order {
-                    let spec = &mut specs[i];
-                    spec.is_static = !spec.is_static;
-                    let mut e = app.world_mut().entity_mut(spec.entity);
-                    if spec.is_static {
-                        e.insert(Static);
-                    } else {
-                        e.remove::<Static>();
-                    }
+                    toggle_static(app.world_mut(), &mut specs[i]);
                 }
                 swaps += 1;
             }

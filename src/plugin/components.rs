@@ -136,7 +136,8 @@ impl CollisionLayers {
     /// Whether the two interact: each one's memberships meet the other's filters.
     #[inline]
     pub const fn interacts_with(&self, other: &Self) -> bool {
-        self.memberships & other.filters != 0 && other.memberships & self.filters != 0
+        crate::tree::Layers::new(self.memberships, self.filters)
+            .interacts_with(&crate::tree::Layers::new(other.memberships, other.filters))
     }
 }
 

@@ -43,27 +43,22 @@ impl<V: Vector> Contacts<'_, '_, V> {
     /// its opposite) separates them, and `point` lies in both. `None` when they are apart
     /// or either is not a collider in the tree.
     pub fn contact(&self, a: Entity, b: Entity) -> Option<Contact<V>> {
-        let shape = |e| {
-            self.colliders
-                .get(e)
-                .ok()
-                .filter(|(t, _)| t.proxy().is_some())
-                .map(|(t, _)| t.world_shape())
-        };
-        shape(a)?.contact(&shape(b)?)
+        self.shape(a)?.contact(&self.shape(b)?)
+    }
+
+    /// The world shape of a collider in the tree.
+    fn shape(&self, entity: Entity) -> Option<Shape<V>> {
+        self.colliders
+            .get(entity)
+            .ok()
+            .filter(|(t, _)| t.proxy().is_some())
+            .map(|(t, _)| t.world_shape())
     }
 
     /// The distance between the shapes of `a` and `b` (0 when they overlap or touch), or
     /// `None` when either is not a collider in the tree.
     pub fn distance(&self, a: Entity, b: Entity) -> Option<f32> {
-        let shape = |e| {
-            self.colliders
-                .get(e)
-                .ok()
-                .filter(|(t, _)| t.proxy().is_some())
-                .map(|(t, _)| t.world_shape())
-        };
-        Some(shape(a)?.distance(&shape(b)?))
+        Some(self.shape(a)?.distance(&self.shape(b)?))
     }
 
     /// The displacement that moves `entity` out of every one of `others` it overlaps.
