@@ -136,7 +136,7 @@ fn fire(
 /// later starts of the same bullet (a wall behind the first, an enemy) are ignored.
 fn stop_at_first_hit(
     hit: On<CollisionStarted>,
-    bullets: Query<(), (With<Bullet>, Without<Parked>)>,
+    bullets: Query<(), Flying>,
     enemies: Query<(), With<Enemy>>,
     mut spent: ResMut<Spent>,
     mut score: ResMut<Score>,
@@ -165,8 +165,11 @@ fn park(commands: &mut Commands, bullet: Entity) {
     ));
 }
 
+/// Bullets in flight.
+type Flying = (With<Bullet>, Without<Parked>);
+
 /// Bullets that flew off screen are parked.
-fn cull(mut commands: Commands, q: Query<(Entity, &Transform), (With<Bullet>, Without<Parked>)>) {
+fn cull(mut commands: Commands, q: Query<(Entity, &Transform), Flying>) {
     for (e, t) in &q {
         if t.translation.x > 40.0 || t.translation.y.abs() > 30.0 {
             park(&mut commands, e);

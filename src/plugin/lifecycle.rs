@@ -275,6 +275,12 @@ pub(crate) fn on_parent_removed<V: Vector>(
     }
 }
 
+/// Entities with a shape and no [`TrackedCollider`].
+type Untracked<V> = (
+    Or<(With<Aabb<V>>, With<BoundingSphere<V>>)>,
+    Without<TrackedCollider<V>>,
+);
+
 /// Colliders whose [`TrackedCollider`] was removed by hand (the plugin maintains it;
 /// its docs say not to). The `Discard` observer has taken their proxies out; this puts a
 /// new one on each, before the prepare stage, so the collider is back in this tick as a
@@ -282,13 +288,7 @@ pub(crate) fn on_parent_removed<V: Vector>(
 /// component, so it costs nothing per collider.
 pub(crate) fn restore_tracking<V: Vector>(
     mut commands: Commands,
-    untracked: Query<
-        Entity,
-        (
-            Or<(With<Aabb<V>>, With<BoundingSphere<V>>)>,
-            Without<TrackedCollider<V>>,
-        ),
-    >,
+    untracked: Query<Entity, Untracked<V>>,
 ) {
     for entity in &untracked {
         warn!(
