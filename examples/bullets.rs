@@ -8,6 +8,11 @@
 //! bullets tunnel; F1 hides the overlay.
 //!
 //! Run: `cargo run --features examples --example bullets`
+//! Headless check: `... --example bullets -- --screenshot shot.png --frames 150`.
+
+#[path = "support/demo.rs"]
+#[allow(dead_code)] // The bullets use the command line and the screenshot only.
+mod demo;
 
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
@@ -46,8 +51,8 @@ struct Score {
 }
 
 fn main() {
-    App::new()
-        .add_plugins(DefaultPlugins)
+    let mut app = App::new();
+    app.add_plugins(DefaultPlugins)
         .add_plugins((
             AabbTreePlugin::default(),
             VelocityPlugin::default(),
@@ -58,8 +63,9 @@ fn main() {
         .add_systems(Startup, setup)
         .add_systems(Update, (fire, toggle_sweeps, report))
         .add_systems(FixedUpdate, cull)
-        .add_observer(stop_at_first_hit)
-        .run();
+        .add_observer(stop_at_first_hit);
+    demo::screenshot_plugin(&mut app, demo::DemoArgs::parse());
+    app.run();
 }
 
 fn setup(mut commands: Commands) {
@@ -70,8 +76,9 @@ fn setup(mut commands: Commands) {
             ..OrthographicProjection::default_2d()
         }),
     ));
-    // Three walls, 0.1 units thick, each with a gap at its own height.
-    for (x, gap) in [(-10.0, 4.0), (5.0, -3.0), (20.0, 6.0)] {
+    // Three walls, 0.1 units thick, each with a gap 3 units high: the gaps line up for
+    // the bullets fired about 0.2 radians up.
+    for (x, gap) in [(-10.0, 4.0), (5.0, 7.0), (20.0, 10.0)] {
         for (from, to) in [(-12.0, gap - 1.5), (gap + 1.5, 12.0)] {
             let half = Vec2::new(0.05, (to - from) * 0.5);
             commands.spawn((
@@ -82,7 +89,7 @@ fn setup(mut commands: Commands) {
             ));
         }
     }
-    for y in -5..=5 {
+    for y in -5..=8 {
         commands.spawn((
             Enemy,
             Transform::from_xyz(30.0, y as f32 * 2.0, 0.0),
