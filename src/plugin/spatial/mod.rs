@@ -24,6 +24,12 @@ pub struct QueryFilter {
     /// `true` for the spatial queries; the blocking casts and `move_and_slide` never
     /// see sensors, whatever this says.
     pub sensors: bool,
+    /// Whether the shape casts (`cast_box`, `cast_sphere` and their `_all` forms) leave
+    /// out the colliders the cast shape overlaps (or touches) where it starts, which they
+    /// otherwise report at `t = 0`: a cast from inside a trigger zone or a wall then
+    /// finds what lies beyond it. Default: `false`. Rays and the blocking casts of
+    /// `move_and_slide` ignore it.
+    pub ignore_start_overlaps: bool,
 }
 
 impl Default for QueryFilter {
@@ -32,6 +38,7 @@ impl Default for QueryFilter {
             mask: u32::MAX,
             excluded: SmallVec::new(),
             sensors: true,
+            ignore_start_overlaps: false,
         }
     }
 }
@@ -40,6 +47,13 @@ impl QueryFilter {
     /// Only entities in these layers.
     pub fn with_mask(mut self, mask: u32) -> Self {
         self.mask = mask;
+        self
+    }
+
+    /// Shape casts leave out what the cast shape overlaps where it starts (see
+    /// [`Self::ignore_start_overlaps`]).
+    pub fn ignoring_start_overlaps(mut self) -> Self {
+        self.ignore_start_overlaps = true;
         self
     }
 
@@ -496,6 +510,9 @@ impl<V: Vector> SpatialQuery<'_, V> {
             let reach = best.map_or(max_t, |b| b.t);
             tree.cast_box_in(&ray, half, reach, filter.layer_test(), |id, _| {
                 let body = self.accepted(key_of(id), filter)?;
+                if filter.ignore_start_overlaps && caster.overlaps(&body.shape) {
+                    return None;
+                }
                 let hit = caster.query_hit(direction, best.map_or(max_t, |b| b.t), body)?;
                 keep_nearer(&mut best, hit);
                 Some(hit.t)
@@ -536,6 +553,7 @@ impl<V: Vector> SpatialQuery<'_, V> {
                         return Some(0.0);
                     }
                     if let Some(body) = self.accepted(key_of(id), filter)
+                        && !(filter.ignore_start_overlaps && caster.overlaps(&body.shape))
                         && let Some(hit) = caster.query_hit(direction, max_t, body)
                     {
                         go = f(hit);
