@@ -77,7 +77,11 @@
 //! # Layers
 //!
 //! [`CollisionLayers`] holds two `u32` masks; two entities interact when each one's
-//! memberships meet the other's filters. No component means every layer.
+//! memberships meet the other's filters. No component means every layer. The trees'
+//! nodes keep the union of their colliders' layers, so a query with a mask and a moving
+//! collider's search for static partners skip whole regions of layers they cannot meet;
+//! a level spawned at once puts the colliders that interact with nothing (memberships or
+//! filters 0) in a subtree of their own, which costs the other colliders nothing.
 //!
 //! # Spatial queries
 //!
@@ -187,6 +191,10 @@
 //!
 //! - [`CollidingEntities`] (opt-in component): who touches an entity now, kept from the
 //!   events.
+//! - [`Sensor`] (marker): a collider that raises events but never blocks the helpers
+//!   below.
+//! - [`SpatialQuery::closest_point`] and [`Contacts::distance`]: the nearest collider
+//!   to a point, and the distance between two colliders.
 //! - [`Contacts`] (system parameter): depth, normal and point of a contact, and
 //!   [`Contacts::push_out`], the way out of everything an entity overlaps.
 //! - [`SpatialQuery::cast_box`] and [`SpatialQuery::cast_sphere`] (and their `_all`
