@@ -62,9 +62,10 @@ fn walk(mut q: Query<(&mut Transform, &mut Walk)>) {
     }
 }
 
-fn app<V: Vector>(floor: bool) -> App
+fn app<V>(floor: bool) -> App
 where
-    V: bevy::reflect::FromReflect
+    V: Vector
+        + bevy::reflect::FromReflect
         + bevy::reflect::TypePath
         + bevy::reflect::GetTypeRegistration
         + bevy::reflect::Typed,
@@ -166,9 +167,10 @@ fn time_rays<V: Vector>(app: &mut App, rays: &[Ray<V>]) -> (f64, Vec<Option<Enti
     (median(batches), hits)
 }
 
-fn run<V: Vector>() -> bool
+fn run<V>() -> bool
 where
-    V: bevy::reflect::FromReflect
+    V: Vector
+        + bevy::reflect::FromReflect
         + bevy::reflect::TypePath
         + bevy::reflect::GetTypeRegistration
         + bevy::reflect::Typed,
