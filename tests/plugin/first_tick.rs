@@ -378,22 +378,17 @@ pub(crate) fn hits_in_time_order<V: Dim>() {
         .world_mut()
         .spawn((Transform::from_xyz(4.0, 0.0, 0.0), Aabb::new(V::splat(0.5))))
         .id();
-    let far_wall = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(2.0, 0.0, 0.0),
-            Aabb::new(v::<V>(0.1, 3.0, 3.0)),
-            Static,
-        ))
-        .id();
-    let near_wall = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(0.0, 0.0, 0.0),
-            Aabb::new(v::<V>(0.1, 3.0, 3.0)),
-            Static,
-        ))
-        .id();
+    let thin_wall = |app: &mut App, x: f32| {
+        app.world_mut()
+            .spawn((
+                Transform::from_xyz(x, 0.0, 0.0),
+                Aabb::new(v::<V>(0.1, 3.0, 3.0)),
+                Static,
+            ))
+            .id()
+    };
+    let far_wall = thin_wall(&mut app, 2.0);
+    let near_wall = thin_wall(&mut app, 0.0);
     let bullet = app
         .world_mut()
         .spawn((

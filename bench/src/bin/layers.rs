@@ -35,6 +35,25 @@ const TICKS: usize = 300;
 const SIDE: f32 = 200.0;
 const DEPTH: f32 = 10.0;
 
+/// The dimensions the plugin takes: a vector Bevy can reflect.
+trait Dim:
+    Vector
+    + bevy::reflect::FromReflect
+    + bevy::reflect::TypePath
+    + bevy::reflect::GetTypeRegistration
+    + bevy::reflect::Typed
+{
+}
+
+impl<V> Dim for V where
+    V: Vector
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed
+{
+}
+
 /// A mover's velocity, in units per tick.
 #[derive(Component)]
 struct Walk(Vec3);
@@ -62,14 +81,7 @@ fn walk(mut q: Query<(&mut Transform, &mut Walk)>) {
     }
 }
 
-fn app<V>(floor: bool) -> App
-where
-    V: Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
-{
+fn app<V: Dim>(floor: bool) -> App {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, TransformPlugin))
         .add_plugins(AabbTreePlugin::<V>::new(Update))
@@ -139,7 +151,7 @@ fn median(mut xs: Vec<f64>) -> f64 {
 }
 
 /// The rays: from one side of the level to the other.
-fn rays<V: Vector>() -> Vec<Ray<V>> {
+fn rays<V: Dim>() -> Vec<Ray<V>> {
     let mut r = lcg(11);
     (0..10_000)
         .map(|_| {
@@ -151,7 +163,7 @@ fn rays<V: Vector>() -> Vec<Ray<V>> {
 }
 
 /// Median µs per ray over batches of 100, and the entities hit.
-fn time_rays<V: Vector>(app: &mut App, rays: &[Ray<V>]) -> (f64, Vec<Option<Entity>>) {
+fn time_rays<V: Dim>(app: &mut App, rays: &[Ray<V>]) -> (f64, Vec<Option<Entity>>) {
     let mut state: SystemState<SpatialQuery<V>> = SystemState::new(app.world_mut());
     let query = state.get(app.world()).expect("the spatial query");
     let filter = QueryFilter::default().with_mask(WALL);
@@ -167,14 +179,7 @@ fn time_rays<V: Vector>(app: &mut App, rays: &[Ray<V>]) -> (f64, Vec<Option<Enti
     (median(batches), hits)
 }
 
-fn run<V>() -> bool
-where
-    V: Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
-{
+fn run<V: Dim>() -> bool {
     let mut apps = [app::<V>(false), app::<V>(true)];
     let mut broad = [Vec::new(), Vec::new()];
     let mut tick = [Vec::new(), Vec::new()];
