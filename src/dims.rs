@@ -29,12 +29,17 @@ macro_rules! dimension {
             pub type SlideConfig = crate::geometry::SlideConfig<$v>;
             /// What `move_and_slide` did.
             pub type SlideOutcome<Id> = crate::geometry::SlideOutcome<$v, Id>;
+            /// The settings of a character's motion.
+            pub type CharacterConfig = crate::geometry::CharacterConfig<$v>;
+            /// What `move_character` did.
+            pub type CharacterMove<Id> = crate::geometry::CharacterMove<$v, Id>;
 
             #[cfg(feature = "plugin")]
             pub use crate::plugin::{
-                CollidingEntities, CollisionConfig, CollisionEnded, CollisionLayers,
-                CollisionStarted, CollisionSystems, EndReason, NotIntegrated, QueryFilter, Sensor,
-                Static, StaticChanges, StepStats, Teleported, VelocitySystems,
+                CharacterSystems, CollidingEntities, CollisionConfig, CollisionEnded,
+                CollisionLayers, CollisionStarted, CollisionSystems, EndReason, FilterPairs,
+                NotIntegrated, PairFilter, QueryFilter, Sensor, Static, StaticChanges, StepStats,
+                Teleported, VelocitySystems,
             };
 
             /// The collision plugin of this dimension.
@@ -73,6 +78,18 @@ macro_rules! dimension {
             /// Contacts and push-out, as a system parameter.
             #[cfg(feature = "plugin")]
             pub type Contacts<'w, 's> = crate::plugin::Contacts<'w, 's, $v>;
+            /// A collider that blocks from one side only.
+            #[cfg(feature = "plugin")]
+            pub type OneWay = crate::plugin::OneWay<$v>;
+            /// The character controller's plugin of this dimension.
+            #[cfg(feature = "plugin")]
+            pub type CharacterPlugin = crate::plugin::CharacterPlugin<$v>;
+            /// A character moved by `CharacterPlugin`.
+            #[cfg(feature = "plugin")]
+            pub type CharacterController = crate::plugin::CharacterController<$v>;
+            /// What a character's last move met.
+            #[cfg(feature = "plugin")]
+            pub type CharacterState = crate::plugin::CharacterState<$v>;
             /// A swept hit of the last tick.
             #[cfg(feature = "plugin")]
             pub type SweptHit = crate::plugin::SweptHit<$v>;

@@ -30,23 +30,26 @@ pub use vector::Vector;
 
 #[cfg(feature = "plugin")]
 pub use plugin::{
-    Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CollidingEntities, CollisionConfig,
-    CollisionEnded, CollisionLayers, CollisionStarted, CollisionSystems, Contacts, EndReason,
-    NotIntegrated, QueryFilter, Sensor, SpatialQuery, Static, StaticChanges, Teleported,
-    TrackedCollider, Velocity, VelocityPlugin, VelocitySystems,
+    Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CharacterController, CharacterPlugin,
+    CharacterState, CharacterSystems, CollidingEntities, CollisionConfig, CollisionEnded,
+    CollisionLayers, CollisionStarted, CollisionSystems, Contacts, EndReason, FilterPairs,
+    NotIntegrated, OneWay, PairFilter, QueryFilter, Sensor, SpatialQuery, Static, StaticChanges,
+    Teleported, TrackedCollider, Velocity, VelocityPlugin, VelocitySystems,
 };
 
 /// Everything a game needs: `use bevy_aabb_tree::prelude::*;`.
 pub mod prelude {
     pub use crate::geometry::{
-        Ball, BoundingBox, CastHit, Contact, Ray, Shape, SlideConfig, SlideOutcome,
+        Ball, BoundingBox, CastHit, CharacterConfig, CharacterMove, Contact, Ray, Shape,
+        SlideConfig, SlideOutcome,
     };
     #[cfg(feature = "plugin")]
     pub use crate::plugin::{
-        Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CollidingEntities, CollisionConfig,
-        CollisionEnded, CollisionLayers, CollisionStarted, CollisionSystems, Contacts, EndReason,
-        NotIntegrated, PointProjection, QueryFilter, Sensor, ShapeHit, SpatialQuery, Static,
-        StaticChanges, StepStats, SweptHit, Teleported, TrackedCollider, Velocity, VelocityPlugin,
-        VelocitySystems, WorldShape,
+        Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CharacterController, CharacterPlugin,
+        CharacterState, CharacterSystems, CollidingEntities, CollisionConfig, CollisionEnded,
+        CollisionLayers, CollisionStarted, CollisionSystems, Contacts, EndReason, FilterPairs,
+        NotIntegrated, OneWay, PairFilter, PointProjection, QueryFilter, Sensor, ShapeHit,
+        SpatialQuery, Static, StaticChanges, StepStats, SweptHit, Teleported, TrackedCollider,
+        Velocity, VelocityPlugin, VelocitySystems, WorldShape,
     };
 }

@@ -25,6 +25,7 @@
 
 mod ball;
 mod bounding_box;
+mod character;
 mod contact;
 mod ray;
 mod slide;
@@ -32,6 +33,9 @@ mod sweep;
 
 pub use ball::Ball;
 pub use bounding_box::{BoundingBox, overlaps_center_half_extents};
+pub use character::{
+    CharacterConfig, CharacterMove, CharacterWorld, move_character, one_way_blocks, one_way_push,
+};
 pub use contact::{
     Contact, Shape, contact_ball_box, contact_balls, contact_box_ball, contact_boxes,
 };

@@ -433,7 +433,7 @@ where
 /// The length of `v`, without the overflow of its squared length: finite for every
 /// finite vector (a motion of 1e30 has length 1e30, not infinity).
 #[inline]
-fn length<V: Vector>(v: V) -> f32 {
+pub(crate) fn length<V: Vector>(v: V) -> f32 {
     let largest = v.abs().max_element();
     if largest == 0.0 || !largest.is_finite() {
         return largest;
@@ -444,7 +444,7 @@ fn length<V: Vector>(v: V) -> f32 {
 
 /// `motion` less its component into the plane of normal `n` (unchanged if it leaves it).
 #[inline]
-fn clip<V: Vector>(motion: V, n: V) -> V {
+pub(crate) fn clip<V: Vector>(motion: V, n: V) -> V {
     let into = motion.dot(n);
     if into < 0.0 {
         motion - n * into
@@ -456,7 +456,7 @@ fn clip<V: Vector>(motion: V, n: V) -> V {
 /// `motion` along the crease between the plane of `n` and an earlier plane it would
 /// enter once clipped, or zero where no such crease is free (2D, parallel planes, a
 /// third plane in the way).
-fn crease<V: Vector>(motion: V, n: V, planes: &[V]) -> V {
+pub(crate) fn crease<V: Vector>(motion: V, n: V, planes: &[V]) -> V {
     if V::DIM < 3 {
         return V::ZERO;
     }

@@ -87,6 +87,8 @@ pub enum EndReason {
     /// Both are now [`Static`](crate::plugin::Static) (the marker was added to one of
     /// them while they touched): static colliders never pair with each other.
     BothStatic,
+    /// The game's [`PairFilter`](crate::plugin::PairFilter) vetoed the pair.
+    Filtered,
 }
 
 /// Two colliders stopped touching. Sent exactly once for every [`CollisionStarted`]: when

@@ -7,9 +7,11 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::geometry::{
-    CastHit, Contact, Shape, SlideConfig, SlideOutcome, cast_shape, move_and_slide,
+    CastHit, Contact, Shape, SlideConfig, SlideOutcome, cast_shape, move_and_slide, one_way_blocks,
+    one_way_push,
 };
-use crate::plugin::{AabbTree, QueryFilter, Sensor, TrackedCollider};
+use crate::plugin::state::Body;
+use crate::plugin::{AabbTree, OneWay, QueryFilter, Sensor, TrackedCollider};
 
 /// Contacts between colliders, from their world shapes at the last tick: depth, normal
 /// and point, and the displacement that pushes a collider out of others.
@@ -34,7 +36,15 @@ use crate::plugin::{AabbTree, QueryFilter, Sensor, TrackedCollider};
 /// ```
 #[derive(SystemParam)]
 pub struct Contacts<'w, 's, V: Vector> {
-    colliders: Query<'w, 's, (&'static TrackedCollider<V>, Has<Sensor>)>,
+    colliders: Query<
+        'w,
+        's,
+        (
+            &'static TrackedCollider<V>,
+            Has<Sensor>,
+            Option<&'static OneWay<V>>,
+        ),
+    >,
 }
 
 impl<V: Vector> Contacts<'_, '_, V> {
@@ -51,8 +61,8 @@ impl<V: Vector> Contacts<'_, '_, V> {
         self.colliders
             .get(entity)
             .ok()
-            .filter(|(t, _)| t.proxy().is_some())
-            .map(|(t, _)| t.world_shape())
+            .filter(|(t, ..)| t.proxy().is_some())
+            .map(|(t, ..)| t.world_shape())
     }
 
     /// The distance between the shapes of `a` and `b` (0 when they overlap or touch), or
@@ -66,21 +76,50 @@ impl<V: Vector> Contacts<'_, '_, V> {
     /// Each contact asks for a push along its normal; per axis, the largest push in
     /// each direction is kept (rather than their sum), so two floor tiles under a
     /// player push it up once, not twice. Zero when it overlaps none of them.
-    /// [`Sensor`] colliders among `others` push nothing.
+    /// [`Sensor`] colliders among `others` push nothing; a [`OneWay`] collider pushes
+    /// only an entity on top of it, along its normal
+    /// ([`one_way_push`](crate::geometry::one_way_push)).
     pub fn push_out(&self, entity: Entity, others: impl IntoIterator<Item = Entity>) -> V {
-        let (mut up, mut down) = (V::ZERO, V::ZERO);
+        let Some(shape) = self.shape(entity) else {
+            return V::ZERO;
+        };
+        let mut pushes = PushOut::default();
         for other in others {
-            if self.colliders.get(other).is_ok_and(|(_, sensor)| sensor) {
-                continue;
-            }
-            let Some(c) = self.contact(entity, other) else {
+            let Ok((tracked, sensor, one_way)) = self.colliders.get(other) else {
                 continue;
             };
-            let push = c.normal * -c.depth;
-            up = up.max(push);
-            down = down.min(push);
+            if sensor || tracked.proxy().is_none() {
+                continue;
+            }
+            let other_shape = tracked.world_shape();
+            pushes.add(match one_way {
+                Some(one_way) => one_way_push(&shape, &other_shape, one_way.normal()),
+                None => match other_shape.contact(&shape) {
+                    Some(c) => c.normal * c.depth,
+                    None => continue,
+                },
+            });
         }
-        up + down
+        pushes.total()
+    }
+}
+
+/// Pushes out of several colliders, combined: per axis, the largest push in each
+/// direction (two floor tiles under a shape push it up once, not twice).
+#[derive(Default)]
+pub(crate) struct PushOut<V: Vector> {
+    up: V,
+    down: V,
+}
+
+impl<V: Vector> PushOut<V> {
+    pub(crate) fn add(&mut self, push: V) {
+        self.up = self.up.max(push);
+        self.down = self.down.min(push);
+    }
+
+    pub(crate) fn total(&self) -> V {
+        self.up + self.down
     }
 }
 
@@ -88,13 +127,38 @@ impl<V: Vector> AabbTree<V> {
     /// The first collider that `shape`, moved by `motion`, runs into, with the fraction
     /// of the motion done at the hit (a cast that blocks: only what the motion drives
     /// deeper counts, so a shape resting on a floor can slide along it). Static and
-    /// moving colliders alike, filtered by `filter`; [`Sensor`] colliders never block.
+    /// moving colliders alike, filtered by `filter`; [`Sensor`] colliders never block, and
+    /// [`OneWay`] colliders block only a motion against their normal from on top of them.
     /// Shapes are those of the last tick.
     pub fn cast_blocking(
         &self,
         shape: &Shape<V>,
         motion: V,
         filter: &QueryFilter,
+    ) -> Option<CastHit<V, Entity>> {
+        self.cast_blocking_by(shape, motion, filter, |_| true)
+    }
+
+    /// [`Self::cast_blocking`] that also skips the entities `allow` refuses: the way a
+    /// game's own casts honour its [`PairFilter`](crate::plugin::PairFilter)
+    /// (`|other| filter.allows(me, other)`).
+    pub fn cast_blocking_where(
+        &self,
+        shape: &Shape<V>,
+        motion: V,
+        filter: &QueryFilter,
+        mut allow: impl FnMut(Entity) -> bool,
+    ) -> Option<CastHit<V, Entity>> {
+        self.cast_blocking_by(shape, motion, filter, |body| allow(body.entity))
+    }
+
+    /// [`Self::cast_blocking`] over the bodies `allow` accepts.
+    pub(crate) fn cast_blocking_by(
+        &self,
+        shape: &Shape<V>,
+        motion: V,
+        filter: &QueryFilter,
+        mut allow: impl FnMut(&Body<V>) -> bool,
     ) -> Option<CastHit<V, Entity>> {
         if !shape.is_valid() || !motion.is_finite() {
             return None;
@@ -104,11 +168,13 @@ impl<V: Vector> AabbTree<V> {
         let mut best: Option<CastHit<V, Entity>> = None;
         for (tree, key_of) in self.trees() {
             tree.query_box_in(&reach, filter.layer_test(), |id, _| {
-                // Sensors never block.
-                if let Some(body) = self
-                    .body(key_of(id))
-                    .filter(|b| !b.sensor && filter.accepts(b))
-                    && let Some(hit) = cast_shape(shape, motion, &body.shape)
+                // Sensors never block; one-way colliders only from their side.
+                if let Some(body) = self.body(key_of(id)).filter(|b| {
+                    !b.sensor
+                        && filter.accepts(b)
+                        && !self.one_way_passes(shape, motion, b)
+                        && allow(b)
+                }) && let Some(hit) = cast_shape(shape, motion, &body.shape)
                     && best.as_ref().is_none_or(|b| hit.precedes(b, motion))
                 {
                     best = Some(hit.with_id(body.entity));
@@ -117,6 +183,16 @@ impl<V: Vector> AabbTree<V> {
             });
         }
         best
+    }
+
+    /// Whether `body` is a [`OneWay`] collider that lets `shape` moving by `motion` pass.
+    #[inline]
+    pub(crate) fn one_way_passes(&self, shape: &Shape<V>, motion: V, body: &Body<V>) -> bool {
+        !self.one_ways.is_empty()
+            && self
+                .one_ways
+                .get(&body.entity)
+                .is_some_and(|&normal| !one_way_blocks(shape, motion, &body.shape, normal))
     }
 
     /// Moves `shape` by `motion` against the colliders, sliding along what it hits: up to
@@ -162,6 +238,21 @@ impl<V: Vector> AabbTree<V> {
     ) -> SlideOutcome<V, Entity> {
         move_and_slide(shape, motion, config, |at, rest| {
             self.cast_blocking(at, rest, filter)
+        })
+    }
+
+    /// [`Self::move_and_slide`] that also passes through the entities `allow` refuses
+    /// (see [`Self::cast_blocking_where`]).
+    pub fn move_and_slide_where(
+        &self,
+        shape: &Shape<V>,
+        motion: V,
+        config: &SlideConfig<V>,
+        filter: &QueryFilter,
+        mut allow: impl FnMut(Entity) -> bool,
+    ) -> SlideOutcome<V, Entity> {
+        move_and_slide(shape, motion, config, |at, rest| {
+            self.cast_blocking_where(at, rest, filter, &mut allow)
         })
     }
 }

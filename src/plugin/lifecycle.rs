@@ -39,7 +39,7 @@ type ShapesItem<'a, V> = (
 /// Marks a collider for processing at the next tick: its `TrackedCollider` changed (which
 /// the change scan sees), and, for a static collider the scan skips
 /// ([`StaticChanges::OnInsert`]), an entry in the list of colliders to revisit.
-fn mark<V: Vector>(
+pub(crate) fn mark<V: Vector>(
     entity: Entity,
     tracked: &mut Mut<TrackedCollider<V>>,
     is_static: bool,

@@ -249,15 +249,18 @@
 //!   crate's.
 
 mod broad_phase;
+mod character;
 mod components;
 mod config;
 pub mod diagnostics;
 mod events;
+mod filter;
 mod gameplay;
 mod lifecycle;
 mod motion;
 mod narrow_phase;
 mod neighbourhoods;
+mod one_way;
 mod pairs;
 mod pool;
 mod prepare;
@@ -274,14 +277,17 @@ use bevy::prelude::*;
 
 use crate::Vector;
 
+pub use character::{CharacterController, CharacterPlugin, CharacterState, CharacterSystems};
 pub use components::{
     Aabb, BoundingSphere, CollidingEntities, CollisionLayers, Sensor, Static, Teleported,
     TrackedCollider, Velocity, WorldShape,
 };
 pub use config::{CollisionConfig, StaticChanges};
 pub use events::{CollisionEnded, CollisionStarted, EndReason};
+pub use filter::{FilterPairs, PairFilter};
 pub use gameplay::Contacts;
 pub use motion::{NotIntegrated, VelocityPlugin, VelocitySystems};
+pub use one_way::OneWay;
 pub use spatial::{PointProjection, QueryFilter, ShapeHit, SpatialQuery};
 pub use state::{AabbTree, StepStats, SweptHit};
 
@@ -294,6 +300,10 @@ pub enum CollisionSystems {
     Prepare,
     /// New candidate pairs from the tree (layers filter here).
     BroadPhase,
+    /// The game's [`PairFilter`] asked about the pairs of colliders with
+    /// [`FilterPairs`] (empty without
+    /// [`AabbTreePlugin::with_pair_filter`]).
+    Filter,
     /// Exact and swept tests of every candidate pair.
     NarrowPhase,
     /// Messages written and entity events triggered.
@@ -306,16 +316,31 @@ pub enum CollisionSystems {
 /// feature) and never moves entities (see [`VelocityPlugin`]).
 pub struct AabbTreePlugin<V: Vector> {
     schedule: InternedScheduleLabel,
+    filter: Option<AddSystems>,
     _marker: PhantomData<fn() -> V>,
 }
+
+/// Adds a generic stage to the pipeline's schedule.
+type AddSystems = fn(&mut App, InternedScheduleLabel);
 
 impl<V: Vector> AabbTreePlugin<V> {
     /// The plugin running its pipeline in `schedule`.
     pub fn new(schedule: impl ScheduleLabel) -> Self {
         Self {
             schedule: schedule.intern(),
+            filter: None,
             _marker: PhantomData,
         }
+    }
+
+    /// The plugin asking `F` about the pairs of colliders with [`FilterPairs`] at every
+    /// tick (see [`PairFilter`]): vetoed pairs never touch.
+    pub fn with_pair_filter<F: PairFilter + 'static>(mut self) -> Self
+    where
+        for<'w, 's> bevy::ecs::system::SystemParamItem<'w, 's, F>: PairFilter,
+    {
+        self.filter = Some(filter::add_pair_filter::<V, F>);
+        self
     }
 }
 
@@ -347,6 +372,8 @@ where
             .register_type::<Teleported>()
             .register_type::<Static>()
             .register_type::<Sensor>()
+            .register_type::<FilterPairs>()
+            .register_type::<OneWay<V>>()
             .register_type::<StaticChanges>()
             .register_type::<TrackedCollider<V>>()
             .register_type::<CollisionStarted>()
@@ -356,6 +383,7 @@ where
                 (
                     CollisionSystems::Prepare,
                     CollisionSystems::BroadPhase,
+                    CollisionSystems::Filter,
                     CollisionSystems::NarrowPhase,
                     CollisionSystems::Events,
                 )
@@ -419,7 +447,13 @@ where
             // A `TrackedCollider` written over by hand: `Discard` took the proxy out, and
             // the collider must come back at the next tick.
             .add_observer(lifecycle::on_static_insert::<V, TrackedCollider<V>>)
-            .add_observer(lifecycle::on_contacts_added::<V>);
+            .add_observer(lifecycle::on_contacts_added::<V>)
+            .add_observer(filter::on_filter_removed::<V>)
+            .add_observer(one_way::on_one_way_inserted::<V>)
+            .add_observer(one_way::on_one_way_removed::<V>);
+        if let Some(add_filter) = self.filter {
+            add_filter(app, schedule);
+        }
         for (path, ms, _) in diagnostics::measurements::<V>(&StepStats::default()) {
             let diagnostic = Diagnostic::new(path);
             app.register_diagnostic(if ms {

@@ -208,21 +208,26 @@ fn test_pair<V: Vector>(
     fixed_fat: Option<BoundingBox<V>>,
 ) -> (bool, bool) {
     let layers_ok = a.layers.interacts_with(&b.layers);
-    let touching = layers_ok && a.shape.overlaps(&b.shape);
+    // A vetoed pair stays a candidate (its start comes when the veto lifts) but never
+    // touches.
+    let allowed = layers_ok && !pair.vetoed;
+    let touching = allowed && a.shape.overlaps(&b.shape);
     let moving = a.displacement != V::ZERO || b.displacement != V::ZERO;
     let mut swept_only = false;
     if pair.touching && !touching {
-        let reason = if layers_ok {
-            EndReason::Separated
-        } else {
+        let reason = if !layers_ok {
             EndReason::LayersChanged
+        } else if pair.vetoed {
+            EndReason::Filtered
+        } else {
+            EndReason::Separated
         };
         state.tick.ended.push(EndRecord {
             a: a.entity,
             b: b.entity,
             reason,
         });
-    } else if !pair.touching && layers_ok {
+    } else if !pair.touching && allowed {
         let a0 = a.shape.translated(-a.displacement);
         let b0 = b.shape.translated(-b.displacement);
         let hit = if !moving || !config.swept {

@@ -9,6 +9,8 @@ pub(crate) struct Pair {
     pub a: Key,
     pub b: Key,
     pub touching: bool,
+    /// The game's [`PairFilter`](crate::plugin::PairFilter) vetoes it: it never touches.
+    pub vetoed: bool,
 }
 
 impl Pair {
@@ -18,6 +20,7 @@ impl Pair {
             a,
             b,
             touching: false,
+            vetoed: false,
         }
     }
 
@@ -115,6 +118,15 @@ impl<C: Copy> PairTable<C> {
                 self.touching -= 1;
             }
         }
+    }
+
+    /// Sets whether the game vetoes the pair in slot `i`; returns whether that changed.
+    #[inline]
+    pub(crate) fn set_vetoed(&mut self, i: usize, vetoed: bool) -> bool {
+        let pair = &mut self.pairs[i];
+        let changed = pair.vetoed != vetoed;
+        pair.vetoed = vetoed;
+        changed
     }
 
     /// The slot of `key`'s first pair, if it has any.

@@ -1,6 +1,7 @@
 //! The collision world resource: the two trees, what the pipeline keeps per collider, the
 //! pairs, and the figures of the last tick.
 
+use bevy::ecs::entity::EntityHashMap;
 use bevy::prelude::*;
 
 use crate::Vector;
@@ -339,6 +340,9 @@ pub struct AabbTree<V: Vector> {
     pub(crate) neighbourhoods: Neighbourhoods<V>,
     pub(crate) tick: TickBuffers<V>,
     pub(crate) stats: StepStats,
+    /// The open-side normal of every collider with [`OneWay`](crate::plugin::OneWay),
+    /// kept by its observers (the component is immutable).
+    pub(crate) one_ways: EntityHashMap<V>,
 }
 
 impl<V: Vector> Default for AabbTree<V> {
@@ -351,6 +355,7 @@ impl<V: Vector> Default for AabbTree<V> {
             neighbourhoods: Neighbourhoods::default(),
             tick: TickBuffers::default(),
             stats: StepStats::default(),
+            one_ways: EntityHashMap::default(),
         }
     }
 }
@@ -550,12 +555,41 @@ impl<V: Vector> AabbTree<V> {
         }
     }
 
+    /// Has the narrow phase of this tick test `key`'s pairs, as if the prepare stage had
+    /// processed it (for a pair whose veto changed between idle colliders). Only between
+    /// the prepare stage and the narrow phase; a collider processed this tick is left as
+    /// it is. An idle collider's displacement is zero, so its pairs are tested in place.
+    pub(crate) fn mark_for_narrow_phase(&mut self, key: Key) {
+        let before = self.tick.processed_before;
+        if let Some(Some(body)) = self.bodies.get(key).copied()
+            && body.processed_at <= before
+        {
+            self.tick.processed_total += 1;
+            let at = self.tick.processed_total;
+            if let Some(Some(body)) = key_slot(&mut self.bodies, key) {
+                body.processed_at = at;
+            }
+            self.tick.processed.push(key);
+        }
+    }
+
     /// Gives the tables indexed by key room for the colliders of both trees, so that a
     /// bulk spawn grows them once, exactly.
     pub(crate) fn reserve_key_tables(&mut self, moving: usize, fixed: usize) {
         self.bodies.reserve_to(moving, fixed);
         self.pairs.reserve_keys(moving, fixed);
     }
+}
+
+/// The slot of `key` in `bodies`, if the table reaches it.
+fn key_slot<V: Vector>(
+    bodies: &mut ByKey<Option<Body<V>>>,
+    key: Key,
+) -> Option<&mut Option<Body<V>>> {
+    bodies
+        .get(key)
+        .is_some()
+        .then(|| bodies.get_or_grow(key, None))
 }
 
 /// The number of the prepare stage's run after run `number`. Never 0, which a new

@@ -44,6 +44,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
                 a,
                 b,
                 touching: pair.touching,
+                vetoed: pair.vetoed,
             });
         }
         state.pairs.link_from(first);

@@ -1,0 +1,520 @@
+//! A character's motion: move-and-slide with the rules a walking character needs (steps,
+//! snapping to the ground, slope limits, recovery from overlaps), and the one-way rule.
+//!
+//! [`move_character`] sees the world through a [`CharacterWorld`]: a blocking cast, the
+//! way out of overlaps, and whether a collider can be stood on. The plugin's
+//! `CharacterPlugin` implements it over the collision trees; a test or a tool can
+//! implement it over a list of shapes.
+
+use smallvec::SmallVec;
+
+use crate::Vector;
+use crate::geometry::slide::{clip, crease, length};
+use crate::geometry::{CastHit, Shape};
+
+/// Settings of [`move_character`]. Lengths are in world units: scale them by the game's
+/// length unit (a game in pixels multiplies each by its pixels per unit).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "plugin", derive(bevy::reflect::Reflect))]
+pub struct CharacterConfig<V: Vector> {
+    /// The up direction (need not be unit length). Zero for a top-down game: no ground,
+    /// no steps, no snapping, every hit is a wall.
+    pub up: V,
+    /// The gap kept between the character and what it touches, along the hit's normal.
+    /// Default: `0.01`.
+    pub skin: f32,
+    /// The most casts per slide (each hit costs one). Default: 4.
+    pub max_iterations: usize,
+    /// The steepest slope, in radians from `up`, the character walks on. Steeper
+    /// surfaces are walls it slides down and cannot climb. Default: 45°.
+    pub max_slope: f32,
+    /// The highest step climbed while walking on ground; 0 turns steps off. Default:
+    /// `0.25`.
+    pub max_step_height: f32,
+    /// How far down a character that was on ground follows the ground (off a step, down a
+    /// slope) rather than leaving it; 0 turns snapping off. Default: `0.25`.
+    pub snap_distance: f32,
+}
+
+impl<V: Vector> CharacterConfig<V> {
+    /// The settings with `up`: skin `0.01`, 4 casts per slide, slopes up to 45°, steps
+    /// up to `0.25`, snapping `0.25` down.
+    pub fn new(up: V) -> Self {
+        Self {
+            up,
+            skin: 0.01,
+            max_iterations: 4,
+            max_slope: core::f32::consts::FRAC_PI_4,
+            max_step_height: 0.25,
+            snap_distance: 0.25,
+        }
+    }
+
+    /// The settings of a top-down game: no up direction, so no ground, steps or
+    /// snapping; the character slides along everything.
+    pub fn top_down() -> Self {
+        Self::new(V::ZERO)
+    }
+}
+
+/// The world as [`move_character`] sees it.
+pub trait CharacterWorld<V: Vector> {
+    /// What identifies a collider (an `Entity` in the plugin).
+    type Id: Copy;
+
+    /// The first collider that blocks `shape` moved by `motion`, with the fraction of the
+    /// motion done at the hit (the rules of
+    /// [`cast_shape`](crate::geometry::cast_shape): only what the motion drives deeper
+    /// blocks). It leaves out what must not block the character: sensors, one-way
+    /// colliders passed from their open side ([`one_way_blocks`]), vetoed pairs.
+    fn cast(&mut self, shape: &Shape<V>, motion: V) -> Option<CastHit<V, Self::Id>>;
+
+    /// The displacement out of everything `shape` overlaps that blocks it (one-way
+    /// colliders push only as [`one_way_push`] says); zero when none.
+    fn push_out(&mut self, shape: &Shape<V>) -> V;
+
+    /// Whether the character may stand on, and step onto, `id`. The plugin says no for
+    /// other characters, so that characters do not climb on top of each other.
+    fn can_stand_on(&mut self, id: Self::Id) -> bool {
+        let _ = id;
+        true
+    }
+}
+
+/// What [`move_character`] did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CharacterMove<V: Vector, Id> {
+    /// The displacement done, recovery, step and snap included (add it to the position).
+    pub displacement: V,
+    /// The part of `displacement` that moved the character out of overlaps it started in.
+    pub recovered: V,
+    /// Whether it ends standing on ground: a surface within `max_slope` of `up` that it
+    /// may stand on, below it within twice the skin.
+    pub grounded: bool,
+    /// The ground it stands on (the hit that found it), when grounded.
+    pub ground: Option<CastHit<V, Id>>,
+    /// Every hit that shaped the motion, in order (walls, ceilings, ground, the step's
+    /// landing).
+    pub hits: SmallVec<[CastHit<V, Id>; 4]>,
+    /// How high a step lifted it (0 when it took none).
+    pub step: f32,
+    /// How far it moved down to keep to the ground (0 when it did not snap).
+    pub snap: f32,
+    /// The planes the motion was clipped against: walls count as vertical, so that a
+    /// velocity clipped by them gains no upward part on a steep slope.
+    planes: SmallVec<[V; 8]>,
+}
+
+impl<V: Vector, Id> CharacterMove<V, Id> {
+    fn new() -> Self {
+        Self {
+            displacement: V::ZERO,
+            recovered: V::ZERO,
+            grounded: false,
+            ground: None,
+            hits: SmallVec::new(),
+            step: 0.0,
+            snap: 0.0,
+            planes: SmallVec::new(),
+        }
+    }
+
+    /// `velocity` less its parts into what the character hit: landing ends the fall, a
+    /// ceiling ends the rise, a wall the run into it. A steep slope acts as a wall here
+    /// too, so the clipped velocity does not climb it.
+    pub fn clip_velocity(&self, mut velocity: V) -> V {
+        for &plane in &self.planes {
+            velocity = clip(velocity, plane);
+        }
+        velocity
+    }
+}
+
+/// A unit vector along `v`, or zero when `v` is zero or not finite.
+fn unit<V: Vector>(v: V) -> V {
+    let len = length(v);
+    if len > 0.0 && len.is_finite() {
+        v / len
+    } else {
+        V::ZERO
+    }
+}
+
+/// The rules of one call, resolved once.
+struct Rules<V: Vector> {
+    config: CharacterConfig<V>,
+    /// Unit up, or zero for a top-down game.
+    up: V,
+    /// `cos(max_slope)`: a normal at least this far along `up` is ground.
+    ground_cos: f32,
+}
+
+impl<V: Vector> Rules<V> {
+    /// Whether `hit` is ground the character may stand on.
+    fn is_ground<W: CharacterWorld<V>>(&self, world: &mut W, hit: &CastHit<V, W::Id>) -> bool {
+        self.up != V::ZERO
+            && hit.normal.dot(self.up) >= self.ground_cos
+            && world.can_stand_on(hit.id)
+    }
+
+    /// The plane a hit clips the motion against: its surface, except that a surface that
+    /// faces up but is not ground is a vertical wall for a motion across the ground, so
+    /// that the character cannot walk or jump up it.
+    fn plane(&self, normal: V, ground: bool, across: bool) -> V {
+        if across && !ground && self.up != V::ZERO && normal.dot(self.up) > 0.0 {
+            let wall = unit(normal - self.up * normal.dot(self.up));
+            if wall != V::ZERO {
+                return wall;
+            }
+        }
+        normal
+    }
+}
+
+/// Which part of the motion a slide does.
+#[derive(Clone, Copy, PartialEq)]
+enum Part {
+    /// Across the ground (the motion less its component along `up`).
+    Across,
+    /// Along `up` (a fall or a jump).
+    Along,
+}
+
+/// Moves `shape` by `motion` through `world` as a walking character: sliding along what
+/// it hits, climbing steps, keeping to the ground, holding on slopes it can walk and
+/// sliding down those it cannot. `grounded` says whether it stood on ground at its last
+/// move (steps and snapping apply only then). Returns the displacement done and what was
+/// met; [`CharacterMove::clip_velocity`] gives the velocity to keep.
+///
+/// A game applies gravity in `motion` (and zeroes it through `clip_velocity` on
+/// landing), as it would for [`move_and_slide`](crate::geometry::move_and_slide).
+/// Invalid input (an invalid shape, a non-finite motion, a negative or non-finite skin)
+/// does not move the character.
+//
+// The steps, in order:
+// 1. Recovery: up to four pushes out of what the shape overlaps (a spawn inside a wall,
+//    a platform that rose into the feet); each push is the least that separates, so the
+//    character is moved out, not launched.
+// 2. Across: the motion less its component along `up` slides first. Ground slopes clip
+//    it into a climb; a surface that is not ground clips as a vertical wall.
+// 3. Step: when that slide met a wall that is not ground and lost motion, and the
+//    character stood on ground, it is retried from `max_step_height` (plus the skin)
+//    higher (less under a ceiling), then cast down to the ground. Taken only if it lands
+//    on ground it may stand on, no more than `max_step_height` above where it started
+//    (half a skin of rounding allowed), and got further across than the plain slide.
+// 4. Along: the component along `up` slides. Moving down onto ground stops there (no
+//    slide down a walkable slope); onto a steep slope it slides down along it.
+// 5. Snap: a character that stood on ground, does not move up and lost the ground is
+//    cast `snap_distance` down and moved onto ground found there.
+// 6. Probe: not moving up and not yet on ground, a cast twice the skin down says whether
+//    ground is under it (without moving), so a character resting a skin above a floor
+//    reads as grounded at every call.
+pub fn move_character<V: Vector, W: CharacterWorld<V>>(
+    shape: &Shape<V>,
+    motion: V,
+    grounded: bool,
+    config: &CharacterConfig<V>,
+    world: &mut W,
+) -> CharacterMove<V, W::Id> {
+    let mut out = CharacterMove::new();
+    let skin = config.skin;
+    if !shape.is_valid() || !motion.is_finite() || !skin.is_finite() || skin < 0.0 {
+        return out;
+    }
+    let rules = Rules {
+        config: *config,
+        up: unit(config.up),
+        ground_cos: config.max_slope.cos(),
+    };
+    let up = rules.up;
+
+    // 1. Recovery.
+    let mut pos = V::ZERO;
+    for _ in 0..4 {
+        let push = world.push_out(&shape.translated(pos));
+        if push == V::ZERO || !push.is_finite() {
+            break;
+        }
+        pos += push;
+    }
+    out.recovered = pos;
+
+    // 2. Across.
+    let along = up * motion.dot(up);
+    let across = motion - along;
+    let start = pos;
+    let mut hits = SmallVec::new();
+    let mut planes = SmallVec::new();
+    let done = slide(
+        world,
+        &rules,
+        shape,
+        start,
+        across,
+        Part::Across,
+        &mut hits,
+        &mut planes,
+    );
+    let blocked_by_wall = hits.iter().any(|h| !rules.is_ground(world, h));
+    let progress = length(done);
+    let wanted = length(across);
+
+    // 3. Step.
+    let step = (grounded && blocked_by_wall && progress < wanted * (1.0 - 1e-4))
+        .then(|| step_up(world, &rules, shape, start, across, progress))
+        .flatten();
+    if let Some(step) = step {
+        pos = start + step.displacement;
+        out.step = step.height;
+        out.hits.extend(step.hits);
+        out.planes.extend(step.planes);
+        out.grounded = true;
+        out.ground = Some(step.ground);
+    } else {
+        pos = start + done;
+        for hit in &hits {
+            if rules.is_ground(world, hit) {
+                out.grounded = true;
+                out.ground = Some(*hit);
+            }
+        }
+        out.hits.extend(hits);
+        out.planes.extend(planes);
+    }
+
+    // 4. Along.
+    let mut hits = SmallVec::new();
+    let mut planes = SmallVec::new();
+    pos += slide(
+        world,
+        &rules,
+        shape,
+        pos,
+        along,
+        Part::Along,
+        &mut hits,
+        &mut planes,
+    );
+    let rising = up != V::ZERO && motion.dot(up) > 0.0;
+    for hit in &hits {
+        if rules.is_ground(world, hit) {
+            out.grounded = true;
+            out.ground = Some(*hit);
+        }
+    }
+    out.hits.extend(hits);
+    out.planes.extend(planes);
+    if rising {
+        // Moving up leaves the ground, whatever the walk across met.
+        out.grounded = false;
+        out.ground = None;
+    }
+
+    // 5. Snap, 6. probe.
+    if up != V::ZERO && !rising && !out.grounded {
+        let reach = if grounded {
+            config.snap_distance.max(2.0 * skin)
+        } else {
+            2.0 * skin
+        };
+        if let Some(hit) = world.cast(&shape.translated(pos), -up * reach)
+            && rules.is_ground(world, &hit)
+        {
+            if grounded {
+                // Down to a skin above the ground along its normal.
+                let cos = hit.normal.dot(up).max(1e-3);
+                let down = (hit.time * reach - skin / cos).max(0.0);
+                pos -= up * down;
+                out.snap = down;
+            }
+            out.grounded = true;
+            out.ground = Some(hit);
+            out.planes.push(hit.normal);
+        }
+    }
+    out.displacement = pos;
+    out
+}
+
+/// What a step did.
+struct Step<V: Vector, Id> {
+    displacement: V,
+    height: f32,
+    ground: CastHit<V, Id>,
+    hits: SmallVec<[CastHit<V, Id>; 4]>,
+    planes: SmallVec<[V; 8]>,
+}
+
+/// Step 3 of [`move_character`]: the slide across retried from higher up, landed on
+/// ground. `None` when the step is not taken.
+fn step_up<V: Vector, W: CharacterWorld<V>>(
+    world: &mut W,
+    rules: &Rules<V>,
+    shape: &Shape<V>,
+    start: V,
+    across: V,
+    plain_progress: f32,
+) -> Option<Step<V, W::Id>> {
+    let (up, skin, max) = (rules.up, rules.config.skin, rules.config.max_step_height);
+    if up == V::ZERO || max <= 0.0 || !max.is_finite() {
+        return None;
+    }
+    let reach = max + skin;
+    let rise = match world.cast(&shape.translated(start), up * reach) {
+        Some(hit) => (hit.time * reach - skin).max(0.0),
+        None => reach,
+    };
+    if rise <= skin {
+        return None;
+    }
+    let raised = start + up * rise;
+    let mut hits = SmallVec::new();
+    let mut planes = SmallVec::new();
+    let forward = slide(
+        world,
+        rules,
+        shape,
+        raised,
+        across,
+        Part::Across,
+        &mut hits,
+        &mut planes,
+    );
+    let forward_across = forward - up * forward.dot(up);
+    if length(forward_across) <= plain_progress + 1e-3 * skin {
+        return None;
+    }
+    let at = raised + forward;
+    let drop = rise + skin;
+    let ground = world.cast(&shape.translated(at), -up * drop)?;
+    if !rules.is_ground(world, &ground) {
+        return None;
+    }
+    let cos = ground.normal.dot(up).max(1e-3);
+    let down = (ground.time * drop - skin / cos).max(0.0);
+    let displacement = at - up * down - start;
+    let height = displacement.dot(up);
+    if height > max + 0.5 * skin {
+        return None;
+    }
+    hits.push(ground);
+    planes.push(ground.normal);
+    Some(Step {
+        displacement,
+        height: height.max(0.0),
+        ground,
+        hits,
+        planes,
+    })
+}
+
+/// Slides `shape`, placed at `from`, by `motion` (one part of the character's motion):
+/// the loop of [`move_and_slide`](crate::geometry::move_and_slide) with the character's
+/// planes ([`Rules::plane`]) and, for a motion down, a stop on ground. Returns the
+/// displacement done; pushes the hits and the planes clipped against.
+#[allow(clippy::too_many_arguments)]
+fn slide<V: Vector, W: CharacterWorld<V>>(
+    world: &mut W,
+    rules: &Rules<V>,
+    shape: &Shape<V>,
+    from: V,
+    motion: V,
+    part: Part,
+    hits: &mut SmallVec<[CastHit<V, W::Id>; 4]>,
+    planes: &mut SmallVec<[V; 8]>,
+) -> V {
+    let skin = rules.config.skin;
+    let up = rules.up;
+    let min_len = length(motion) * 1e-6;
+    let mut done = V::ZERO;
+    let mut remaining = motion;
+    let first_plane = planes.len();
+    for _ in 0..rules.config.max_iterations {
+        let len = length(remaining);
+        if len <= min_len || len == 0.0 || !len.is_finite() {
+            break;
+        }
+        let Some(hit) = world.cast(&shape.translated(from + done), remaining) else {
+            done += remaining;
+            break;
+        };
+        let dir = remaining / len;
+        let n = hit.normal;
+        let cos = -n.dot(dir);
+        let travel = hit.time.clamp(0.0, 1.0) * len;
+        let back = if cos > 0.0 { skin / cos } else { skin };
+        let mut step = (travel - back).max(0.0);
+        if step < 1e-3 * skin {
+            step = 0.0;
+        }
+        done += dir * step;
+        let rest = dir * (len - step);
+        let ground = rules.is_ground(world, &hit);
+        let plane = rules.plane(n, ground, part == Part::Across);
+        remaining = if part == Part::Along && ground && rest.dot(up) < 0.0 {
+            // Landed: no slide down ground.
+            V::ZERO
+        } else {
+            let clipped = clip(rest, plane);
+            if planes[first_plane..].iter().any(|&p| clipped.dot(p) < 0.0) {
+                crease(rest, plane, &planes[first_plane..])
+            } else {
+                clipped
+            }
+        };
+        planes.push(plane);
+        hits.push(hit);
+    }
+    done
+}
+
+/// How far `shape` reaches from its center along the unit vector `n`.
+fn reach<V: Vector>(shape: &Shape<V>, n: V) -> f32 {
+    match shape {
+        Shape::Box(b) => ((b.max - b.min) * 0.5).dot(n.abs()),
+        Shape::Ball(b) => b.radius,
+    }
+}
+
+/// How deep `shape` may sink into a one-way collider and still count as on top of it: a
+/// twentieth of its reach along the normal (rounding, and a platform that rose a little
+/// into its feet since the last tick).
+fn one_way_tolerance<V: Vector>(shape: &Shape<V>, normal: V) -> f32 {
+    0.05 * reach(shape, normal)
+}
+
+/// How deep `shape` lies below the top (along `normal`) of `platform`: negative when it
+/// is wholly above.
+fn depth_below_top<V: Vector>(shape: &Shape<V>, platform: &Shape<V>, normal: V) -> f32 {
+    let top = platform.center().dot(normal) + reach(platform, normal);
+    let bottom = shape.center().dot(normal) - reach(shape, normal);
+    top - bottom
+}
+
+/// Whether a one-way collider `platform`, open from every side but its `normal` face
+/// (unit length: `up` for a platform landed on from above), blocks `shape` moving by
+/// `motion`: only a motion against `normal` that starts on top of it (wholly on the
+/// `normal` side, or sunk into it by at most a twentieth of the shape's reach along
+/// `normal`). A shape jumping up through it, walking in from the side or partly inside
+/// it passes.
+pub fn one_way_blocks<V: Vector>(
+    shape: &Shape<V>,
+    motion: V,
+    platform: &Shape<V>,
+    normal: V,
+) -> bool {
+    motion.dot(normal) < 0.0
+        && depth_below_top(shape, platform, normal) <= one_way_tolerance(shape, normal)
+}
+
+/// The push out of a one-way collider `platform` (see [`one_way_blocks`]): along
+/// `normal`, by the depth, when `shape` overlaps it and is on top of it; zero otherwise,
+/// so a shape passing through it is never pushed.
+pub fn one_way_push<V: Vector>(shape: &Shape<V>, platform: &Shape<V>, normal: V) -> V {
+    let depth = depth_below_top(shape, platform, normal);
+    if depth > 0.0 && depth <= one_way_tolerance(shape, normal) && shape.overlaps(platform) {
+        normal * depth
+    } else {
+        V::ZERO
+    }
+}
