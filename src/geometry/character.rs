@@ -96,13 +96,24 @@ pub struct CharacterMove<V: Vector, Id> {
     /// Every hit that shaped the motion, in order (walls, ceilings, ground, the step's
     /// landing).
     pub hits: SmallVec<[CastHit<V, Id>; 4]>,
-    /// How high a step lifted it (0 when it took none).
+    /// The height of the step it climbed, ground to ground (0 when it took none).
     pub step: f32,
     /// How far it moved down to keep to the ground (0 when it did not snap).
     pub snap: f32,
-    /// The planes the motion was clipped against: walls count as vertical, so that a
-    /// velocity clipped by them gains no upward part on a steep slope.
-    planes: SmallVec<[V; 8]>,
+    /// The planes the motion was clipped against, and whether each is ground: walls
+    /// count as vertical, so that a velocity clipped by them gains no upward part on a
+    /// steep slope.
+    planes: SmallVec<[Plane<V>; 8]>,
+    /// Unit up (zero for a top-down game).
+    up: V,
+}
+
+/// A plane a move was clipped against.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Plane<V: Vector> {
+    normal: V,
+    /// Ground: it ends a fall, and leaves the velocity across it alone.
+    ground: bool,
 }
 
 impl<V: Vector, Id> CharacterMove<V, Id> {
@@ -116,15 +127,25 @@ impl<V: Vector, Id> CharacterMove<V, Id> {
             step: 0.0,
             snap: 0.0,
             planes: SmallVec::new(),
+            up: V::ZERO,
         }
     }
 
-    /// `velocity` less its parts into what the character hit: landing ends the fall, a
-    /// ceiling ends the rise, a wall the run into it. A steep slope acts as a wall here
-    /// too, so the clipped velocity does not climb it.
+    /// `velocity` less its parts into what the character hit: landing on ground ends
+    /// the fall (and nothing else: walking up a slope keeps the velocity across it, so a
+    /// climbing character is not sent up), a ceiling ends the rise, a wall the run into
+    /// it. A steep slope acts as a wall here too, so the clipped velocity does not climb
+    /// it.
     pub fn clip_velocity(&self, mut velocity: V) -> V {
-        for &plane in &self.planes {
-            velocity = clip(velocity, plane);
+        for plane in &self.planes {
+            if plane.ground {
+                let along = velocity.dot(self.up);
+                if along < 0.0 {
+                    velocity -= self.up * along;
+                }
+            } else {
+                velocity = clip(velocity, plane.normal);
+            }
         }
         velocity
     }
@@ -200,8 +221,9 @@ enum Part {
 // 3. Step: when that slide met a wall that is not ground and lost motion, and the
 //    character stood on ground, it is retried from `max_step_height` (plus the skin)
 //    higher (less under a ceiling), then cast down to the ground. Taken only if it lands
-//    on ground it may stand on, no more than `max_step_height` above where it started
-//    (half a skin of rounding allowed), and got further across than the plain slide.
+//    on ground it may stand on, no more than `max_step_height` above the ground it stood
+//    on (measured between the two contact points, so the gap under the character does
+//    not count), and got further across than the plain slide.
 // 4. Along: the component along `up` slides. Moving down onto ground stops there (no
 //    slide down a walkable slope); onto a steep slope it slides down along it.
 // 5. Snap: a character that stood on ground, does not move up and lost the ground is
@@ -227,6 +249,7 @@ pub fn move_character<V: Vector, W: CharacterWorld<V>>(
         ground_cos: config.max_slope.cos(),
     };
     let up = rules.up;
+    out.up = up;
 
     // 1. Recovery.
     let mut pos = V::ZERO;
@@ -329,7 +352,10 @@ pub fn move_character<V: Vector, W: CharacterWorld<V>>(
             }
             out.grounded = true;
             out.ground = Some(hit);
-            out.planes.push(hit.normal);
+            out.planes.push(Plane {
+                normal: hit.normal,
+                ground: true,
+            });
         }
     }
     out.displacement = pos;
@@ -342,7 +368,7 @@ struct Step<V: Vector, Id> {
     height: f32,
     ground: CastHit<V, Id>,
     hits: SmallVec<[CastHit<V, Id>; 4]>,
-    planes: SmallVec<[V; 8]>,
+    planes: SmallVec<[Plane<V>; 8]>,
 }
 
 /// Step 3 of [`move_character`]: the slide across retried from higher up, landed on
@@ -359,6 +385,8 @@ fn step_up<V: Vector, W: CharacterWorld<V>>(
     if up == V::ZERO || max <= 0.0 || !max.is_finite() {
         return None;
     }
+    // The ground it stands on: the step's height is measured from it.
+    let under = world.cast(&shape.translated(start), -up * (2.0 * skin))?;
     let reach = max + skin;
     let rise = match world.cast(&shape.translated(start), up * reach) {
         Some(hit) => (hit.time * reach - skin).max(0.0),
@@ -393,12 +421,17 @@ fn step_up<V: Vector, W: CharacterWorld<V>>(
     let cos = ground.normal.dot(up).max(1e-3);
     let down = (ground.time * drop - skin / cos).max(0.0);
     let displacement = at - up * down - start;
-    let height = displacement.dot(up);
-    if height > max + 0.5 * skin {
+    // Ground to ground, from the points of contact: the gap under the character (up
+    // to a skin) does not count.
+    let height = (ground.point - under.point).dot(up);
+    if height > max * (1.0 + 1e-5) {
         return None;
     }
     hits.push(ground);
-    planes.push(ground.normal);
+    planes.push(Plane {
+        normal: ground.normal,
+        ground: true,
+    });
     Some(Step {
         displacement,
         height: height.max(0.0),
@@ -421,14 +454,15 @@ fn slide<V: Vector, W: CharacterWorld<V>>(
     motion: V,
     part: Part,
     hits: &mut SmallVec<[CastHit<V, W::Id>; 4]>,
-    planes: &mut SmallVec<[V; 8]>,
+    planes: &mut SmallVec<[Plane<V>; 8]>,
 ) -> V {
     let skin = rules.config.skin;
     let up = rules.up;
     let min_len = length(motion) * 1e-6;
     let mut done = V::ZERO;
     let mut remaining = motion;
-    let first_plane = planes.len();
+    // This slide's planes, for the creases between them.
+    let mut normals: SmallVec<[V; 4]> = SmallVec::new();
     for _ in 0..rules.config.max_iterations {
         let len = length(remaining);
         if len <= min_len || len == 0.0 || !len.is_finite() {
@@ -456,13 +490,17 @@ fn slide<V: Vector, W: CharacterWorld<V>>(
             V::ZERO
         } else {
             let clipped = clip(rest, plane);
-            if planes[first_plane..].iter().any(|&p| clipped.dot(p) < 0.0) {
-                crease(rest, plane, &planes[first_plane..])
+            if normals.iter().any(|&p| clipped.dot(p) < 0.0) {
+                crease(rest, plane, &normals)
             } else {
                 clipped
             }
         };
-        planes.push(plane);
+        normals.push(plane);
+        planes.push(Plane {
+            normal: plane,
+            ground,
+        });
         hits.push(hit);
     }
     done

@@ -144,8 +144,10 @@ pub fn cast_shape<V: Vector>(shape: &Shape<V>, motion: V, target: &Shape<V>) -> 
             refine_ball_box(b, -motion, a, hit.u0, hit.normal)
         }
     };
-    // Grazing (or a degenerate normal): the motion never goes deeper.
-    if normal.dot(motion) >= 0.0 || grazes(shape, motion, target, time) {
+    // Grazing (or a degenerate normal): the motion never goes deeper. Only a normal
+    // nearly across the motion can be a graze; a clear approach always blocks.
+    let across = normal.dot(motion) > -0.01 * length(motion);
+    if normal.dot(motion) >= 0.0 || (across && grazes(shape, motion, target, time)) {
         return None;
     }
     let at = shape.translated(motion * time);
@@ -221,12 +223,21 @@ fn grazes<V: Vector>(shape: &Shape<V>, motion: V, target: &Shape<V>, time: f32) 
             (Shape::Box(_), Shape::Box(_)) => f32::NEG_INFINITY,
         }
     };
+    // Rounding of the gap: relative to the moving shape and its motion, plus a few ulps
+    // of the coordinates where it is. Not relative to the target's size: a ball sinking
+    // a thousandth into a floor two thousand units wide is no graze.
     let scale = shape
         .bounding_box()
         .size()
         .max_element()
-        .max(target.bounding_box().size().max_element())
+        .max(length(motion))
         .max(1.0);
+    let coordinates = shape
+        .center()
+        .abs()
+        .max(target.center().abs())
+        .max_element();
+    let tolerance = 1e-6 * scale + 2.0 * f32::EPSILON * coordinates;
     let (mut lo, mut hi) = (time, 1.0f32);
     for _ in 0..48 {
         let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
@@ -236,7 +247,7 @@ fn grazes<V: Vector>(shape: &Shape<V>, motion: V, target: &Shape<V>, time: f32) 
             lo = m1;
         }
     }
-    gap(0.5 * (lo + hi)).min(gap(1.0)) >= -1e-6 * scale
+    gap(0.5 * (lo + hi)).min(gap(1.0)) >= -tolerance
 }
 
 /// For shapes that overlap at the start: the normal (from target towards shape) with which

@@ -1,0 +1,609 @@
+//! The character's motion (`move_character`) and the one-way rule, in 2D and 3D, over a
+//! world of a few shapes, against hand-computed outcomes.
+//!
+//! The world here is the tests' own: a list of shapes cast one by one (the crate's
+//! `cast_shape` for a single target) with the one-way rule applied per target. The
+//! oracles are geometric facts of each scene: the height of the step the character
+//! stands on, the floor it must not leave, the top of the platform it must not pass
+//! from above. Penetration is measured independently, from the boxes' and balls'
+//! definitions in `f64`.
+
+use bevy_aabb_tree::geometry::{
+    CastHit, CharacterConfig, CharacterMove, CharacterWorld, Shape, cast_shape, move_character,
+    one_way_blocks, one_way_push,
+};
+use bevy_aabb_tree::{Ball, BoundingBox, Vector};
+use glam::{Vec2, Vec3};
+
+fn vec<V: Vector>(a: [f32; 3]) -> V {
+    V::truncate_from_3d(Vec3::from_array(a))
+}
+
+fn up<V: Vector>() -> V {
+    vec([0.0, 1.0, 0.0])
+}
+
+fn bbox<V: Vector>(min: [f32; 3], max: [f32; 3]) -> Shape<V> {
+    Shape::Box(BoundingBox::from_min_max(vec(min), vec(max)))
+}
+
+fn ball<V: Vector>(center: [f32; 3], radius: f32) -> Shape<V> {
+    Shape::Ball(Ball::new(vec(center), radius))
+}
+
+/// A shape of the world.
+struct Target<V: Vector> {
+    shape: Shape<V>,
+    one_way: Option<V>,
+    character: bool,
+}
+
+/// A list of shapes, cast one by one.
+struct World<V: Vector> {
+    targets: Vec<Target<V>>,
+}
+
+impl<V: Vector> World<V> {
+    fn new(shapes: impl IntoIterator<Item = Shape<V>>) -> Self {
+        Self {
+            targets: shapes
+                .into_iter()
+                .map(|shape| Target {
+                    shape,
+                    one_way: None,
+                    character: false,
+                })
+                .collect(),
+        }
+    }
+
+    fn push(&mut self, shape: Shape<V>, one_way: Option<V>, character: bool) -> usize {
+        self.targets.push(Target {
+            shape,
+            one_way,
+            character,
+        });
+        self.targets.len() - 1
+    }
+}
+
+impl<V: Vector> CharacterWorld<V> for World<V> {
+    type Id = usize;
+
+    fn cast(&mut self, shape: &Shape<V>, motion: V) -> Option<CastHit<V, usize>> {
+        let mut best: Option<CastHit<V, usize>> = None;
+        for (i, t) in self.targets.iter().enumerate() {
+            if t.one_way
+                .is_some_and(|n| !one_way_blocks(shape, motion, &t.shape, n))
+            {
+                continue;
+            }
+            if let Some(hit) = cast_shape(shape, motion, &t.shape)
+                && best.as_ref().is_none_or(|b| hit.precedes(b, motion))
+            {
+                best = Some(hit.with_id(i));
+            }
+        }
+        best
+    }
+
+    fn push_out(&mut self, shape: &Shape<V>) -> V {
+        let (mut hi, mut lo) = (V::ZERO, V::ZERO);
+        for t in &self.targets {
+            let push = match t.one_way {
+                Some(n) => one_way_push(shape, &t.shape, n),
+                None => t
+                    .shape
+                    .contact(shape)
+                    .map_or(V::ZERO, |c| c.normal * c.depth),
+            };
+            hi = hi.max(push);
+            lo = lo.min(push);
+        }
+        hi + lo
+    }
+
+    fn can_stand_on(&mut self, id: usize) -> bool {
+        !self.targets[id].character
+    }
+}
+
+/// How deep two shapes overlap, from their definitions in `f64` (0 when apart).
+fn penetration<V: Vector>(a: &Shape<V>, b: &Shape<V>) -> f64 {
+    let coords = |v: V| (0..V::DIM).map(move |i| f64::from(v.axis(i)));
+    match (a, b) {
+        (Shape::Box(x), Shape::Box(y)) => coords(x.min)
+            .zip(coords(x.max))
+            .zip(coords(y.min).zip(coords(y.max)))
+            .map(|((a0, a1), (b0, b1))| a1.min(b1) - a0.max(b0))
+            .fold(f64::INFINITY, f64::min)
+            .max(0.0),
+        (Shape::Ball(s), Shape::Box(x)) | (Shape::Box(x), Shape::Ball(s)) => {
+            let c: Vec<f64> = coords(s.center).collect();
+            let d2: f64 = coords(x.min)
+                .zip(coords(x.max))
+                .zip(&c)
+                .map(|((lo, hi), &p)| (p - p.clamp(lo, hi)).powi(2))
+                .sum();
+            // Only the outside case matters here: a ball's center never enters a box.
+            (f64::from(s.radius) - d2.sqrt()).max(0.0)
+        }
+        (Shape::Ball(s), Shape::Ball(t)) => {
+            let d2: f64 = coords(s.center)
+                .zip(coords(t.center))
+                .map(|(p, q)| (p - q).powi(2))
+                .sum();
+            (f64::from(s.radius + t.radius) - d2.sqrt()).max(0.0)
+        }
+    }
+}
+
+const DT: f32 = 1.0 / 60.0;
+const GRAVITY: f32 = 20.0;
+
+/// A character stepped by the tests: velocity across the ground from input, gravity
+/// along `up`, the velocity clipped by each move.
+struct Walker<V: Vector> {
+    shape: Shape<V>,
+    velocity: V,
+    grounded: bool,
+    config: CharacterConfig<V>,
+}
+
+impl<V: Vector> Walker<V> {
+    fn new(shape: Shape<V>) -> Self {
+        Self {
+            shape,
+            velocity: V::ZERO,
+            grounded: false,
+            config: CharacterConfig::new(up()),
+        }
+    }
+
+    fn bottom(&self) -> f32 {
+        self.shape.bounding_box().min.axis(1)
+    }
+
+    fn x(&self) -> f32 {
+        self.shape.center().axis(0)
+    }
+
+    /// One tick: `across` replaces the velocity across the ground, `jump` (when not
+    /// `None`) the velocity up; then gravity; then the move.
+    fn tick(
+        &mut self,
+        world: &mut World<V>,
+        across: V,
+        jump: Option<f32>,
+    ) -> CharacterMove<V, usize> {
+        let u = up::<V>();
+        let mut vertical = self.velocity.dot(u);
+        if let Some(v) = jump {
+            vertical = v;
+        }
+        vertical -= GRAVITY * DT;
+        self.velocity = across + u * vertical;
+        let m = move_character(
+            &self.shape,
+            self.velocity * DT,
+            self.grounded,
+            &self.config,
+            world,
+        );
+        self.shape = self.shape.translated(m.displacement);
+        self.velocity = m.clip_velocity(self.velocity);
+        self.grounded = m.grounded;
+        // Never inside what it started outside of (the one-way platforms aside).
+        for t in world.targets.iter().filter(|t| t.one_way.is_none()) {
+            let depth = penetration(&self.shape, &t.shape);
+            assert!(
+                depth < 1e-4,
+                "inside {:?} by {depth}: step {} snap {} recovered {:?} hits {:?}",
+                t.shape,
+                m.step,
+                m.snap,
+                m.recovered,
+                m.hits
+            );
+        }
+        m
+    }
+}
+
+/// A character box of half extents 0.3 × 0.5 (× 0.3) standing a skin above `y`.
+fn standing_box<V: Vector>(x: f32, y: f32) -> Shape<V> {
+    let bottom = y + 0.01;
+    bbox([x - 0.3, bottom, -0.3], [x + 0.3, bottom + 1.0, 0.3])
+}
+
+fn floor<V: Vector>() -> Shape<V> {
+    bbox([-1000.0, -1.0, -50.0], [1000.0, 0.0, 50.0])
+}
+
+macro_rules! both_dims {
+    ($($name:ident),* $(,)?) => {
+        mod d2 { $( #[test] fn $name() { super::$name::<glam::Vec2>(); } )* }
+        mod d3 { $( #[test] fn $name() { super::$name::<glam::Vec3>(); } )* }
+    };
+}
+
+both_dims!(
+    steps_up_to_the_maximum,
+    no_step_into_a_ceiling,
+    snaps_down_steps_within_reach,
+    slopes_within_the_maximum,
+    one_way_from_below_above_and_the_side,
+    recovers_from_overlaps,
+    never_stands_on_characters,
+);
+
+/// Stairs of 0.1 – 1.5 × the maximum step height: the step is taken exactly when it is
+/// no higher than the maximum.
+fn steps_up_to_the_maximum<V: Vector>() {
+    let max = CharacterConfig::<V>::new(up()).max_step_height;
+    for ratio in [
+        0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0, 1.01, 1.02, 1.1, 1.25, 1.5,
+    ] {
+        let h = ratio * max;
+        let mut world = World::new([floor(), bbox([1.0, -1.0, -50.0], [50.0, h, 50.0])]);
+        let mut walker = Walker::new(standing_box::<V>(0.0, 0.0));
+        for _ in 0..5 {
+            walker.tick(&mut world, V::ZERO, None);
+        }
+        assert!(walker.grounded, "ratio {ratio}: not grounded on the floor");
+        let mut stepped = 0.0_f32;
+        for _ in 0..90 {
+            let m = walker.tick(&mut world, vec([3.0, 0.0, 0.0]), None);
+            stepped = stepped.max(m.step);
+        }
+        if ratio <= 1.0 {
+            assert!(
+                walker.x() > 3.0,
+                "ratio {ratio}: stopped at x {}",
+                walker.x()
+            );
+            let gap = walker.bottom() - h;
+            assert!(
+                (0.0..0.02).contains(&gap),
+                "ratio {ratio}: {gap} above the step"
+            );
+            assert!(
+                (stepped - h).abs() < 1e-4,
+                "ratio {ratio}: stepped {stepped}, step {h}"
+            );
+        } else {
+            assert!(
+                walker.x() < 0.71,
+                "ratio {ratio}: climbed to x {}",
+                walker.x()
+            );
+            assert!(
+                walker.bottom() < 0.02,
+                "ratio {ratio}: bottom {}",
+                walker.bottom()
+            );
+            assert_eq!(stepped, 0.0, "ratio {ratio}");
+        }
+        assert!(walker.grounded, "ratio {ratio}: not grounded at the end");
+    }
+}
+
+/// A step low enough to climb, under a ceiling too low to rise beneath: no step, and
+/// never into the ceiling.
+fn no_step_into_a_ceiling<V: Vector>() {
+    let h = 0.5 * CharacterConfig::<V>::new(up()).max_step_height;
+    let top = 1.01 + 0.03;
+    let mut world = World::new([
+        floor(),
+        bbox([1.0, -1.0, -50.0], [50.0, h, 50.0]),
+        bbox([-50.0, top, -50.0], [50.0, top + 1.0, 50.0]),
+    ]);
+    let mut walker = Walker::new(standing_box::<V>(0.0, 0.0));
+    for _ in 0..60 {
+        walker.tick(&mut world, vec([3.0, 0.0, 0.0]), None);
+    }
+    assert!(
+        walker.x() < 0.71,
+        "passed under the ceiling: x {}",
+        walker.x()
+    );
+    // A jump into the ceiling stops at it.
+    let m = walker.tick(&mut world, V::ZERO, Some(10.0));
+    assert!(walker.shape.bounding_box().max.axis(1) <= top + 1e-4);
+    assert!(m.hits.iter().any(|h| h.id == 2), "the ceiling was not hit");
+    assert!(
+        walker.velocity.dot(up()) <= 0.0,
+        "the rise went on after the ceiling"
+    );
+}
+
+/// Walking down stairs: steps within the snap distance keep the character on the ground
+/// at every tick; a deeper one lets it fall.
+fn snaps_down_steps_within_reach<V: Vector>() {
+    let snap = CharacterConfig::<V>::new(up()).snap_distance;
+    for (depth, keeps) in [(0.8 * snap, true), (1.6 * snap, false)] {
+        let mut world = World::new((0..6).map(|i| {
+            let x = i as f32;
+            let y = -(i as f32) * depth;
+            bbox([x, y - 1.0, -50.0], [x + 1.0, y, 50.0])
+        }));
+        let mut walker = Walker::new(standing_box::<V>(0.4, 0.0));
+        for _ in 0..5 {
+            walker.tick(&mut world, V::ZERO, None);
+        }
+        let mut always = true;
+        for _ in 0..60 {
+            walker.tick(&mut world, vec([3.0, 0.0, 0.0]), None);
+            always &= walker.grounded;
+        }
+        assert_eq!(always, keeps, "steps {depth} deep");
+        assert!(walker.x() > 3.0);
+    }
+}
+
+/// A ball character on a large ball (its slope changes by under a degree over the
+/// heights reached): walks up a slope 2° under the maximum, holds on it; cannot walk up
+/// one 2° over it, slides down it, and jumping into it from the floor gets it no higher
+/// than the jump.
+fn slopes_within_the_maximum<V: Vector>() {
+    let max = 45.0_f32;
+    let (radius, r) = (500.0_f32, 0.5_f32);
+    for (angle, walkable) in [(max - 2.0, true), (max + 2.0, false)] {
+        let a = angle.to_radians();
+        // The terrain ball meets the floor (y = 0) where its slope is `angle`.
+        let center_y = -radius * a.cos();
+        let foot = radius * a.sin();
+        let terrain = ball::<V>([0.0, center_y, 0.0], radius);
+        let mut world = World::new([floor(), terrain]);
+        let start = foot + r + 0.2;
+        let mut walker = Walker::new(ball::<V>([start, r + 0.01, 0.0], r));
+        let mut highest = 0.0_f32;
+        let mut jumps = 0;
+        for i in 0..600 {
+            let jump = (!walkable && walker.grounded && i % 40 == 0).then_some(5.0);
+            jumps += usize::from(jump.is_some());
+            walker.tick(&mut world, vec([-3.0, 0.0, 0.0]), jump);
+            highest = highest.max(walker.bottom());
+        }
+        if walkable {
+            assert!(highest > 3.0, "{angle}°: did not climb (highest {highest})");
+            // Standing still on the slope holds.
+            let mut on_slope = Walker::new(ball::<V>([0.0, 0.0, 0.0], r));
+            let n = vec::<V>([a.sin(), a.cos(), 0.0]);
+            on_slope.shape = ball(
+                (vec::<V>([0.0, center_y, 0.0]) + n * (radius + r + 0.005))
+                    .extend_to_3d()
+                    .to_array(),
+                r,
+            );
+            on_slope.grounded = true;
+            let before = on_slope.shape.center();
+            let mut bare = World::new([terrain]);
+            for _ in 0..120 {
+                on_slope.tick(&mut bare, V::ZERO, None);
+            }
+            let drift = (on_slope.shape.center() - before)
+                .dot(on_slope.shape.center() - before)
+                .sqrt();
+            assert!(drift < 0.02, "{angle}°: drifted {drift} standing still");
+            assert!(
+                on_slope.grounded,
+                "{angle}°: not grounded on a walkable slope"
+            );
+        } else {
+            assert!(jumps >= 5, "{angle}°: only {jumps} jumps");
+            let apex = 5.0_f32 * 5.0 / (2.0 * GRAVITY);
+            assert!(
+                highest < apex + 0.1,
+                "{angle}°: reached {highest}, a jump reaches {apex}"
+            );
+            // Left alone, it comes back down to the floor.
+            for _ in 0..120 {
+                walker.tick(&mut world, V::ZERO, None);
+            }
+            assert!(
+                walker.bottom() < 0.05,
+                "{angle}°: ends at {}",
+                walker.bottom()
+            );
+            // Put on the slope, it slides down.
+            let n = vec::<V>([a.sin(), a.cos(), 0.0]);
+            let mut on_slope = Walker::new(ball::<V>(
+                (vec::<V>([0.0, center_y, 0.0]) + n * (radius + r + 0.005))
+                    .extend_to_3d()
+                    .to_array(),
+                r,
+            ));
+            on_slope.grounded = true;
+            let before = on_slope.bottom();
+            let mut bare = World::new([terrain]);
+            for _ in 0..60 {
+                on_slope.tick(&mut bare, V::ZERO, None);
+                assert!(!on_slope.grounded, "{angle}°: grounded on the slope");
+            }
+            assert!(
+                on_slope.bottom() < before - 0.2,
+                "{angle}°: held on a steep slope"
+            );
+        }
+    }
+}
+
+/// A one-way platform 0.2 thick: passed from below and from the side without being
+/// held, landed on from above at up to three thicknesses a tick, and stood on.
+fn one_way_from_below_above_and_the_side<V: Vector>() {
+    let (bottom, top) = (1.8_f32, 2.0_f32);
+    let thickness = top - bottom;
+    let platform = bbox::<V>([-2.0, bottom, -2.0], [2.0, top, 2.0]);
+    for per_tick in [0.5, 1.0, 3.0] {
+        let speed = per_tick * thickness / DT;
+        // From below: up through it (no gravity while rising), then lands on it.
+        let mut world = World::new([floor()]);
+        let id = world.push(platform, Some(up()), false);
+        let mut walker = Walker::new(standing_box::<V>(0.0, 0.0));
+        walker.config.snap_distance = 0.0;
+        while walker.bottom() < top + 0.5 {
+            let before = walker.bottom();
+            walker.velocity = vec([0.0, speed, 0.0]);
+            let m = move_character(
+                &walker.shape,
+                walker.velocity * DT,
+                false,
+                &walker.config,
+                &mut world,
+            );
+            assert!(
+                m.hits.iter().all(|h| h.id != id),
+                "{per_tick}/tick: held from below"
+            );
+            walker.shape = walker.shape.translated(m.displacement);
+            assert!(
+                walker.bottom() > before,
+                "{per_tick}/tick: stopped rising at {before}"
+            );
+        }
+        walker.velocity = V::ZERO;
+        walker.grounded = false;
+        for _ in 0..120 {
+            walker.tick(&mut world, V::ZERO, None);
+        }
+        let gap = walker.bottom() - top;
+        assert!(
+            (0.0..0.021).contains(&gap),
+            "{per_tick}/tick: {gap} above the top"
+        );
+        assert!(walker.grounded);
+
+        // From above at a constant speed: stopped on top, never below it.
+        let mut walker = Walker::new(standing_box::<V>(0.5, 6.0));
+        for _ in 0..40 {
+            let m = move_character(
+                &walker.shape,
+                vec::<V>([0.0, -speed, 0.0]) * DT,
+                false,
+                &walker.config,
+                &mut world,
+            );
+            walker.shape = walker.shape.translated(m.displacement);
+            assert!(
+                walker.bottom() >= top - 1e-4,
+                "{per_tick}/tick: fell through to {}",
+                walker.bottom()
+            );
+        }
+        assert!(walker.bottom() - top < 0.021);
+
+        // From the side, the body across the platform's thickness, falling slowly: not
+        // held by its side or its top.
+        let mut walker = Walker::new(standing_box::<V>(-3.0, 1.5));
+        let start = walker.x();
+        for _ in 0..20 {
+            let m = move_character(
+                &walker.shape,
+                vec::<V>([speed, -0.5, 0.0]) * DT,
+                false,
+                &walker.config,
+                &mut world,
+            );
+            assert!(
+                m.hits.iter().all(|h| h.id != id),
+                "{per_tick}/tick: held from the side"
+            );
+            walker.shape = walker.shape.translated(m.displacement);
+        }
+        assert!((walker.x() - (start + 20.0 * speed * DT)).abs() < 1e-3);
+    }
+    // Halfway through from below and falling back: passes down, never pushed up.
+    let mut world = World::new([floor()]);
+    world.push(platform, Some(up()), false);
+    let mut walker = Walker::new(standing_box::<V>(0.0, 1.9 - 0.01));
+    for _ in 0..120 {
+        walker.tick(&mut world, V::ZERO, None);
+    }
+    assert!(
+        walker.bottom() < 0.05,
+        "held halfway: bottom {}",
+        walker.bottom()
+    );
+}
+
+/// A character that starts inside colliders is moved out the least way, within the move.
+fn recovers_from_overlaps<V: Vector>() {
+    let config = CharacterConfig::<V>::new(up());
+    let cases: [(Shape<V>, [f32; 3]); 3] = [
+        // Sunk 0.3 into the floor: up by 0.3.
+        (bbox([-0.3, -0.3, -0.3], [0.3, 0.7, 0.3]), [0.0, 0.3, 0.0]),
+        // 0.2 into a wall on its right: left by 0.2.
+        (
+            bbox([1.0 - 0.4, 1.0, -0.3], [1.2, 2.0, 0.3]),
+            [-0.0, 0.0, 0.0],
+        ),
+        // A ball sunk 0.25 into the floor: up by 0.25.
+        (ball([3.0, 0.25, 0.0], 0.5), [0.0, 0.25, 0.0]),
+    ];
+    let wall = bbox::<V>([1.0, 0.0, -50.0], [2.0, 5.0, 50.0]);
+    for (i, (shape, expected)) in cases.into_iter().enumerate() {
+        let mut world = World::new([floor(), wall]);
+        let m = move_character(&shape, V::ZERO, false, &config, &mut world);
+        let expected: V = if i == 1 {
+            vec([-0.2, 0.0, 0.0])
+        } else {
+            vec(expected)
+        };
+        let err = m.displacement - expected;
+        assert!(
+            err.dot(err).sqrt() < 1e-4,
+            "case {i}: moved {:?}, expected {:?}",
+            m.displacement,
+            expected
+        );
+        let moved = shape.translated(m.displacement);
+        for t in &world.targets {
+            assert!(
+                penetration(&moved, &t.shape) < 1e-4,
+                "case {i}: still inside"
+            );
+        }
+    }
+}
+
+/// A block low enough to step onto is climbed, unless it is a character.
+fn never_stands_on_characters<V: Vector>() {
+    let h = 0.8 * CharacterConfig::<V>::new(up()).max_step_height;
+    for character in [false, true] {
+        let mut world = World::new([floor()]);
+        world.push(bbox([1.0, 0.0, -0.5], [2.0, h, 0.5]), None, character);
+        let mut walker = Walker::new(standing_box::<V>(0.0, 0.0));
+        for _ in 0..5 {
+            walker.tick(&mut world, V::ZERO, None);
+        }
+        let mut highest = 0.0_f32;
+        for _ in 0..30 {
+            walker.tick(&mut world, vec([3.0, 0.0, 0.0]), None);
+            highest = highest.max(walker.bottom());
+        }
+        if character {
+            assert!(highest < 0.02, "climbed onto a character: bottom {highest}");
+            assert!(walker.x() < 0.71);
+        } else {
+            assert!(highest > h, "did not step onto the block");
+        }
+    }
+}
+
+#[test]
+fn invalid_input_does_not_move() {
+    let mut world = World::<Vec2>::new([floor()]);
+    let config = CharacterConfig::new(Vec2::Y);
+    let shape = standing_box::<Vec2>(0.0, 0.0);
+    for motion in [Vec2::new(f32::NAN, 0.0), Vec2::new(0.0, f32::INFINITY)] {
+        let m = move_character(&shape, motion, true, &config, &mut world);
+        assert_eq!(m.displacement, Vec2::ZERO);
+    }
+    let bad = Shape::Box(BoundingBox::from_min_max(Vec2::ONE, Vec2::ZERO));
+    assert_eq!(
+        move_character(&bad, Vec2::X, true, &config, &mut world).displacement,
+        Vec2::ZERO
+    );
+    let _ = Vec3::ZERO;
+}
