@@ -1,5 +1,5 @@
 //! Scenes of boxes for the tree's tests, shared by the integration tests (`tests/tree.rs`)
-//! and the unit tests inside the crate (`src/tree/tests.rs`). The including module brings
+//! and the unit tests inside the crate (`src/tree/tests/`). The including module brings
 //! `BoundingBox`, `DynamicTree`, `ProxyId`, `Vector` and `Vec3` into scope, from whichever
 //! path it sees them by.
 

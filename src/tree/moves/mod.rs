@@ -1,0 +1,267 @@
+//! Moving many proxies at once: the batch's buffers, the guard that applies a batch
+//! even when the caller panics, and the sizes that choose how its ancestors are updated.
+
+use std::sync::Mutex;
+
+use crate::Vector;
+use crate::geometry::BoundingBox;
+use crate::tree::parallel::TaskRunner;
+use crate::tree::{DynamicTree, Link, ProxyId, Stamp, TreeError};
+
+use parallel_batch::Decided;
+
+mod apply;
+mod parallel_batch;
+mod refit;
+mod serial;
+
+/// Batches smaller than this are applied in the order given: sorting would cost more than
+/// it saves. The fuzz target's small trees use small batches, so that they reach every
+/// path of a batch.
+#[cfg(not(fuzzing))]
+const SORT_FROM: usize = 256;
+#[cfg(fuzzing)]
+const SORT_FROM: usize = 16;
+
+/// Batches that change at least one leaf per this many proxies (and at least
+/// [`SORT_FROM`]) refit the tree in one pass (whole, or its recent subtrees, see
+/// [`RECENT`]) instead of growing each leaf's ancestors. The refit costs one visit per
+/// internal node it refits, in depth-first order (which the re-layouts make close to
+/// memory order); growing costs two or more scattered ancestors per leaf.
+/// From about one leaf in eight changed, the refit wins, and the pair walk gains too
+/// (exact boxes prune better, and its own refit has nothing left to do); when fewer
+/// change, growing the ancestors costs less.
+const BULK_FROM: usize = 8;
+
+/// Batches that change at least one leaf per this many proxies (and at least
+/// [`SORT_FROM`]) but fewer than one per [`BULK_FROM`] refit the recent subtrees in one
+/// pass when the tree's recent part is small: when the last such refit visited less than
+/// half of the internal nodes (see [`RecentRefits`]). Where many boxes stand still (a level, a crowd
+/// of which a part jiggles), the still parts are skipped whole and the one pass costs less
+/// than growing every changed leaf's scattered ancestors and refitting them again in the
+/// pair walk; where nearly everything moves, it visits most of the tree and growing the
+/// ancestors costs less.
+const MID_BULK_FROM: usize = 16;
+
+/// Middling batches (see [`MID_BULK_FROM`]) that grow ancestors in a row before one
+/// refits the recent subtrees regardless, so that the share is measured again as the
+/// scene changes.
+const REMEASURE_EVERY: u32 = 32;
+
+/// A subtree whose mark is younger than this many updates is *recent*: the refit after a
+/// batch that changes fewer than one leaf in [`RECENT_BELOW`] visits only the recent
+/// subtrees, after making recent every ancestor of a changed leaf (see
+/// `DynamicTree::refit_recent`). Where some boxes stand still (a level, the still parts
+/// that the incremental rebuilds set apart), their subtrees are skipped whole; a subtree
+/// with a moving box is most often recent already, so that its leaves' walks up stop at
+/// once.
+const RECENT: Stamp = 4;
+
+/// Batches that change at least one leaf in this many refit the whole tree: with that
+/// many changes nearly every subtree holds one, and checking each leaf's ancestors would
+/// cost more than the subtrees it lets the refit skip.
+const RECENT_BELOW: usize = 2;
+
+/// What the last refit of the recent subtrees visited, which decides how a batch of
+/// middling size (see [`MID_BULK_FROM`]) updates the ancestors of its leaves.
+///
+/// Cases: before the first such refit, and after [`REMEASURE_EVERY`] batches that grew
+/// ancestors instead, the batch refits (and so measures); otherwise it refits when the
+/// last refit visited less than half of the internal nodes. Counts alone decide, so the
+/// same operations take the same path, on any number of threads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RecentRefits {
+    /// Internal nodes the last refit of the recent subtrees visited.
+    visited: usize,
+    /// Internal nodes in the tree at that refit (0 before the first).
+    nodes: usize,
+    /// Middling batches that grew ancestors since.
+    grown: u32,
+}
+
+impl RecentRefits {
+    /// Whether a middling batch refits the recent subtrees; counts the batch when it
+    /// grows ancestors instead.
+    fn refit_pays(&mut self) -> bool {
+        if self.nodes == 0 || self.grown >= REMEASURE_EVERY {
+            return true;
+        }
+        let pays = self.visited.saturating_mul(2) < self.nodes;
+        self.grown += u32::from(!pays);
+        pays
+    }
+
+    /// Notes a refit of the recent subtrees that visited `visited` of `nodes` internal
+    /// nodes.
+    fn note(&mut self, visited: usize, nodes: usize) {
+        *self = Self {
+            visited,
+            nodes,
+            grown: 0,
+        };
+    }
+}
+
+/// The fewest moves a task of [`DynamicTree::move_proxies_parallel`] decides (a smaller
+/// batch makes fewer tasks): a decision takes nanoseconds, and each task costs a
+/// hand-over to a thread. The unit tests and the fuzz target use small tasks, so that
+/// small trees make many.
+#[cfg(not(any(test, fuzzing)))]
+pub(crate) const MIN_MOVES_PER_TASK: usize = 4096;
+#[cfg(any(test, fuzzing))]
+pub(crate) const MIN_MOVES_PER_TASK: usize = 8;
+
+/// The smallest batch that [`DynamicTree::move_proxies_parallel`] spreads over threads:
+/// a smaller one gains too little from more threads to pay for handing the work out
+/// (waking the workers, merging the tasks' lists).
+/// The unit tests and the fuzz target use small batches.
+#[cfg(not(any(test, fuzzing)))]
+const PARALLEL_MOVES_FROM: usize = 16_384;
+#[cfg(any(test, fuzzing))]
+const PARALLEL_MOVES_FROM: usize = 32;
+
+/// Tasks per thread that [`DynamicTree::move_proxies_parallel`] cuts a batch into: the
+/// moves cost about the same each, so a few are enough to even out a thread that the
+/// system delays.
+pub(crate) const MOVE_TASKS_PER_THREAD: usize = 4;
+
+/// Buffers of [`DynamicTree::move_proxies`], reused.
+#[derive(Debug)]
+pub(crate) struct PendingMoves<V: Vector> {
+    /// Where the leaves hang whose new fat boxes are decided (and in the move cache, when
+    /// the tree keeps one), with the boxes, in the order of the moves (those listed from
+    /// `changed` after them, in proxy order): their parents' slots and their ancestors
+    /// wait to be updated.
+    moves: Vec<(Link, BoundingBox<V>)>,
+    /// The same, grouped by where the parents sit in the arena.
+    sorted: Vec<(Link, BoundingBox<V>)>,
+    /// Start of each group in `sorted`.
+    starts: Vec<u32>,
+    /// The proxies of `moves`, in the same order.
+    ids: Vec<ProxyId>,
+    /// One bit per proxy, set for the changes that the tasks of a parallel batch decided
+    /// and stored in the move cache themselves (counted in `in_bits`, not listed in
+    /// `moves`), and for those of `ids` while a parallel refit stores their boxes itself
+    /// (see [`DynamicTree::apply_pending`]); all clear otherwise.
+    changed: Vec<u64>,
+    /// How many changes are noted only by their bit in `changed` (a proxy moved twice
+    /// counts twice): the leaf's link and its box are then read from the table of leaves
+    /// and the move cache.
+    in_bits: usize,
+    /// What each task of [`DynamicTree::move_proxies_parallel`] decided, and the first
+    /// proxy id of each task after the first.
+    decided: Vec<Mutex<Decided<V>>>,
+    task_starts: Vec<usize>,
+}
+
+/// Sets bit `index` of `words` (one bit per proxy, 64 to a word); an index beyond them
+/// sets nothing.
+#[inline(always)]
+fn set_bit(words: &mut [u64], index: usize) {
+    if let Some(word) = words.get_mut(index / 64) {
+        *word |= 1 << (index % 64);
+    }
+}
+
+/// The indices of the bits set in `words`, in increasing order.
+fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(w, &word)| {
+        let mut rest = word;
+        core::iter::from_fn(move || {
+            (rest != 0).then(|| {
+                let bit = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                w * 64 + bit
+            })
+        })
+    })
+}
+
+impl<V: Vector> Default for PendingMoves<V> {
+    fn default() -> Self {
+        Self {
+            moves: Vec::new(),
+            sorted: Vec::new(),
+            starts: Vec::new(),
+            ids: Vec::new(),
+            changed: Vec::new(),
+            in_bits: 0,
+            decided: Vec::new(),
+            task_starts: Vec::new(),
+        }
+    }
+}
+
+/// A batch of leaf updates under way. Its pending ancestor updates are applied when it is
+/// dropped, so that a panic in the caller's iterator or callback, halfway through a batch,
+/// still leaves every ancestor enclosing its leaves.
+struct Batch<'a, V: Vector, T> {
+    tree: &'a mut DynamicTree<V, T>,
+    pending: PendingMoves<V>,
+    /// Where the refit's tasks run.
+    runner: &'a dyn TaskRunner,
+    /// The tree's move cache while the tasks of a parallel batch hold it (empty
+    /// otherwise): given back first if the batch ends in a panic.
+    cache: Vec<BoundingBox<V>>,
+}
+
+impl<'a, V: Vector, T> Batch<'a, V, T> {
+    fn new(tree: &'a mut DynamicTree<V, T>, runner: &'a dyn TaskRunner) -> Self {
+        let mut pending = core::mem::take(&mut tree.scratch.moves);
+        pending.moves.clear();
+        pending.ids.clear();
+        debug_assert!(
+            pending.in_bits == 0 && pending.changed.iter().all(|&word| word == 0),
+            "bits left from the last batch"
+        );
+        Self {
+            tree,
+            pending,
+            runner,
+            cache: Vec::new(),
+        }
+    }
+}
+
+impl<V: Vector, T> Batch<'_, V, T> {
+    /// [`DynamicTree::new_fat_box`] for one move, its change (if any) noted for the end
+    /// of the batch and its outcome told to `result`: whether the move changed the fat
+    /// box. (Each outcome is told where it is known, so that a caller's count of the
+    /// changes compiles to an increment.)
+    #[inline(always)]
+    fn decide(
+        &mut self,
+        id: ProxyId,
+        tight: BoundingBox<V>,
+        displacement: V,
+        result: &mut impl FnMut(ProxyId, Result<bool, TreeError>),
+    ) -> bool {
+        match self.tree.new_fat_box(id, tight, displacement) {
+            Ok(Some(change)) => {
+                self.pending.moves.push(change);
+                self.pending.ids.push(id);
+                result(id, Ok(true));
+                true
+            }
+            Ok(None) => {
+                result(id, Ok(false));
+                false
+            }
+            Err(e) => {
+                result(id, Err(e));
+                false
+            }
+        }
+    }
+}
+
+impl<V: Vector, T> Drop for Batch<'_, V, T> {
+    fn drop(&mut self) {
+        if !self.cache.is_empty() {
+            self.tree.fat_boxes = core::mem::take(&mut self.cache);
+        }
+        let mut pending = core::mem::take(&mut self.pending);
+        self.tree.apply_pending(&mut pending, self.runner);
+        self.tree.scratch.moves = pending;
+    }
+}

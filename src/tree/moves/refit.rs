@@ -1,0 +1,242 @@
+//! The refits that give internal nodes their exact boxes back: of the whole tree, of its
+//! recent subtrees after a batch, or of the changed paths alone (`refit`).
+
+use crate::Vector;
+use crate::geometry::BoundingBox;
+use crate::tree::arena::age_at;
+use crate::tree::{DynamicTree, Link, NodeId, Stamp};
+
+#[cfg(any(feature = "plugin", test))]
+use super::BULK_FROM;
+use super::{RECENT, set_bits};
+
+/// The tallest tree whose whole-tree refit recurses (see `DynamicTree::refit_below`);
+/// taller ones, which rotations make rare, take the walk with a stack of its own.
+const MAX_RECURSIVE_REFIT: u16 = 256;
+
+impl<V: Vector, T> DynamicTree<V, T> {
+    /// Finishes a step of moves without looking for pairs: every internal node gets its
+    /// exact box back, the moves are forgotten and the tree improves itself as after
+    /// [`Self::update_pairs`]. For a tree whose proxies are never paired with each other
+    /// (the plugin's static tree, which other trees' proxies query).
+    ///
+    /// A few moves refit only the changed nodes (the paths from the moved leaves up), so
+    /// that moving one static collider of a large level costs a path, not the level; at
+    /// least one moved leaf per [`BULK_FROM`] proxies refits the whole tree in memory
+    /// order.
+    #[cfg(any(feature = "plugin", test))]
+    pub(crate) fn refit(&mut self) {
+        self.optimizer.candidates.clear();
+        if self.moved_count.saturating_mul(BULK_FROM) >= self.len() {
+            self.refit_all();
+        } else {
+            self.refit_order(true, |tree, id| tree.refit_node(id));
+        }
+        self.finish_update();
+    }
+
+    /// Gives every internal node its exact box, children first, and marks it changed when
+    /// a child is; the pair walk then finds the boxes exact and leaves them alone.
+    pub(super) fn refit_all(&mut self) -> usize {
+        self.refit_younger_than(u16::MAX)
+    }
+
+    /// [`Self::refit_all`] over the recent subtrees only (a mark younger than [`RECENT`]
+    /// updates), after [`Self::mark_stale_path`] for each of the batch's leaves: every
+    /// changed leaf then lies under recent nodes only, so an older subtree holds no
+    /// change and keeps its exact boxes.
+    pub(super) fn refit_recent(&mut self) -> usize {
+        self.refit_younger_than(RECENT.into())
+    }
+
+    /// The refit of every internal node that hangs under recent nodes only, counting as
+    /// recent a mark younger than `age` updates (every node with `u16::MAX`). A tree too
+    /// tall for the recursion, which rotations make rare, is refit whole with a stack.
+    /// Returns the internal nodes refitted.
+    pub(crate) fn refit_younger_than(&mut self, age: u16) -> usize {
+        let mut visited = 0;
+        if self.refits_recursively() {
+            let (aabb, changed) = self.refit_below(self.root, self.epoch, age, &mut visited);
+            self.root_box = aabb;
+            if changed {
+                self.root_stamp = self.epoch;
+            }
+        } else if !self.root.is_null() && !self.root.is_leaf() {
+            self.refit_all_stacked();
+            visited = self.node_count;
+        }
+        self.exact = true;
+        visited
+    }
+
+    /// Whether the root is an internal node low enough for [`Self::refit_below`]'s
+    /// recursion (and [`Self::refit_root_parallel`]'s).
+    pub(super) fn refits_recursively(&self) -> bool {
+        !self.root.is_null()
+            && !self.root.is_leaf()
+            && self.nodes[self.root.index()].height <= MAX_RECURSIVE_REFIT
+    }
+
+    /// Makes every ancestor of the leaf at `link` recent (see [`RECENT`]) for
+    /// [`Self::refit_recent`]: walks up from the leaf's parent, marking each ancestor
+    /// changed, until one that is recent already. No mark is more recent than its
+    /// holder's ([`Self::validate`] checks it), so every ancestor above that one is recent
+    /// too.
+    pub(super) fn mark_stale_path(&mut self, link: Link) {
+        if link.is_root() {
+            return;
+        }
+        let epoch = self.epoch;
+        let mut up = self.nodes[link.parent().index()].parent;
+        while !up.is_root() {
+            let node = &mut self.nodes[up.parent().index()];
+            let stamp = &mut node.stamps[up.slot()];
+            if age_at(epoch, *stamp) < RECENT {
+                break;
+            }
+            *stamp = epoch;
+            up = node.parent;
+        }
+    }
+
+    /// [`Self::mark_stale_path`] for the leaf of each proxy whose bit is set in `bits`.
+    pub(super) fn mark_stale_paths_of_bits(&mut self, bits: &[u64]) {
+        for id in set_bits(bits) {
+            if let Some(leaf) = self.leaves.get(id).filter(|leaf| leaf.is_live()) {
+                self.mark_stale_path(leaf.parent);
+            }
+        }
+    }
+
+    /// [`Self::refit_all`] with a stack of its own, for any height.
+    fn refit_all_stacked(&mut self) {
+        self.refit_order(false, |tree, id| tree.refit_node(id));
+    }
+
+    /// The refit of the subtree under internal node `id`, depth first: each internal
+    /// child whose mark is younger than `age` updates gets its exact box in `id`'s slot,
+    /// and its mark when it holds a changed child (an older child holds no change, see
+    /// [`Self::refit_recent`], and keeps both); returns `id`'s exact box and whether it
+    /// holds a changed child (for the caller to store in its own slot). Heights are left
+    /// alone: moves change no shape.
+    ///
+    /// A child's box comes back as the return value rather than through the parent's
+    /// slot, so each node is read once and written once. Recursion depth is the height.
+    /// Each node refitted counts in `visited`.
+    fn refit_below(
+        &mut self,
+        id: NodeId,
+        epoch: Stamp,
+        age: u16,
+        visited: &mut usize,
+    ) -> (BoundingBox<V>, bool) {
+        *visited += 1;
+        let node = &self.nodes[id.index()];
+        let (mut boxes, mut stamps, children) = (node.boxes, node.stamps, node.children);
+        for k in 0..2 {
+            if !children[k].is_leaf() && u16::from(age_at(epoch, stamps[k])) < age {
+                let (aabb, changed) = self.refit_below(children[k], epoch, age, visited);
+                boxes[k] = aabb;
+                if changed {
+                    stamps[k] = epoch;
+                }
+            }
+        }
+        let node = &mut self.nodes[id.index()];
+        node.boxes = boxes;
+        node.stamps = stamps;
+        (
+            boxes[0].merged(&boxes[1]),
+            (stamps[0] == epoch) | (stamps[1] == epoch),
+        )
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // A failed unwrap is a failed test.
+mod tests {
+    use glam::Vec2;
+
+    use super::*;
+
+    /// The three refits after a batch of leaf writes give the same boxes and marks: the
+    /// whole-tree refit (recursive), the same with a stack (for tall trees), and the refit
+    /// of the recent subtrees only after their ancestors are marked (neither changes a
+    /// height: the recursive ones never write them, the stacked one recomputes them).
+    /// The tree first stands still for longer than [`RECENT`] updates, and the batch then
+    /// moves the leaves of one region only, so that the recent refit skips most of it.
+    #[test]
+    fn refits_agree() {
+        let mut tree = DynamicTree::<Vec2, u32>::with_margin(0.05);
+        let mut seed = 12345u32;
+        let mut r = move || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 24) as f32
+        };
+        let mut ids = Vec::new();
+        for k in 0..2000 {
+            let c = Vec2::new(r() * 100.0, r() * 100.0);
+            let b = BoundingBox::from_center_half_extents(c, Vec2::splat(0.5));
+            ids.push(tree.create_proxy(b, k).unwrap());
+        }
+        let mut pairs = Vec::new();
+        for _ in 0..=RECENT {
+            tree.update_pairs(&mut pairs);
+        }
+        assert!(
+            tree.mark_age(tree.root_stamp) >= RECENT,
+            "the tree stood still"
+        );
+        let mut items = Vec::new();
+        for &id in &ids {
+            let center = tree.fat_box(id).unwrap().center();
+            if center.x < 30.0 && center.y < 50.0 {
+                let c = center + Vec2::new(r() - 0.5, r() - 0.5) * 4.0;
+                let b = BoundingBox::from_center_half_extents(c, Vec2::splat(0.5));
+                if let Some((link, fat)) = tree.new_fat_box(id, b, Vec2::ZERO).unwrap() {
+                    tree.write_slot(link, fat);
+                    items.push((link, fat));
+                }
+            }
+        }
+        assert!(
+            items.len() > 100 && items.len() < 500,
+            "{} moved",
+            items.len()
+        );
+        let mut stacked = tree.clone();
+        let mut recent = tree.clone();
+        assert_eq!(tree.refit_all(), tree.node_count, "every node refitted");
+        stacked.refit_all_stacked();
+        for &(link, _) in &items {
+            recent.mark_stale_path(link);
+        }
+        let visited = recent.refit_recent();
+        assert!(
+            visited > 0 && 2 * visited < recent.node_count,
+            "{visited} refitted"
+        );
+        for other in [&stacked, &recent] {
+            tree.validate().unwrap();
+            other.validate().unwrap();
+            assert_eq!(tree.root_box, other.root_box);
+            assert_eq!(tree.root_stamp, other.root_stamp);
+            assert_eq!(tree.nodes.len(), other.nodes.len());
+            for (a, b) in tree.nodes.iter().zip(&other.nodes) {
+                assert_eq!(
+                    (a.boxes, a.stamps, a.children, a.height),
+                    (b.boxes, b.stamps, b.children, b.height)
+                );
+            }
+        }
+        // Most of the tree stayed old: the recent refit had most of it to skip.
+        let old = recent
+            .nodes
+            .iter()
+            .filter(|node| node.is_allocated())
+            .flat_map(|node| node.stamps)
+            .filter(|&stamp| recent.mark_age(stamp) >= RECENT)
+            .count();
+        assert!(old > 2000, "{old} old marks");
+    }
+}

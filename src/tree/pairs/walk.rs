@@ -1,0 +1,327 @@
+//! The walk of the changed part of the tree against itself, which refits and rotates the
+//! changed nodes on its way back up.
+
+use crate::Vector;
+use crate::tree::prefetch::prefetch_children;
+use crate::tree::{DynamicTree, NodeId, ProxyId, Stamp};
+
+use super::{Entry, LeafTasks, PairStacks, TASK_ROOM, child_ref, pop_task};
+
+/// The highest nodes the refit rotates. Rotations higher up swap large subtrees, which
+/// rarely lowers the cost, and each one reads six nodes far apart; rotating the low
+/// nodes alone keeps the tree as good for less work.
+const ROTATE_MAX_HEIGHT: u16 = 6;
+
+/// Changed nodes rotate only in updates where fewer than one proxy in this many moved.
+/// When more move, the incremental optimization rebuilds parts of the tree after every
+/// update, which keeps it as good for less, and rotating as well costs more than it
+/// saves the walk. A mostly static world, where few proxies move, relies on rotations.
+const ROTATE_BELOW: usize = 64;
+
+impl<V: Vector, T> DynamicTree<V, T> {
+    /// One walk over the changed part of the tree that calls `f` for each overlapping pair
+    /// of leaves with at least one moved leaf, and refits the changed nodes on its way
+    /// back up.
+    ///
+    /// Pairs. Two leaves overlap only if every pair of their ancestors does, and each pair
+    /// of leaves has exactly one lowest common ancestor, where one leaf is under `child1`
+    /// and the other under `child2`. So the walk has these tasks:
+    /// - *self(N)*, N internal and changed: the pairs inside N's subtree: self(child) for
+    ///   each internal changed child (an unchanged subtree has no moved leaf, so no new
+    ///   pair), and the pair (child1, child2); and, once all of that is done, refit(N);
+    /// - *cross(X, Y)*, both internal: the pairs with one leaf in X and one in Y. Both are
+    ///   split at once: each of the four pairs of a child of X and a child of Y is a pair
+    ///   of nodes;
+    /// - *a pair of nodes* A, B is dropped when neither changed or their boxes do not
+    ///   overlap ([`Self::hit`]). When it passes: two internal nodes become the task
+    ///   cross(A, B); a pair with a leaf becomes a *leaf task* ([`LeafTasks`]), which
+    ///   reports two leaves, or walks the internal node's subtree against the leaf
+    ///   ([`Self::leaf_against_subtree`]).
+    ///
+    /// Whether a pair of nodes passes, and so its kind, is hard to predict, so neither
+    /// takes a branch: a pair is written to both stacks in any case and kept or not by how
+    /// far each top moves. Leaf tasks run in small batches (whenever a few are waiting,
+    /// before any refit, and at the end), so the main loop pops only self, cross and refit
+    /// tasks, and a batch's loop over leaf tasks branches on their kind only for the rarer
+    /// pair of two leaves.
+    ///
+    /// Refits. *refit(N)* gives N its exact box back (single moves and small batches only
+    /// grow ancestors), lets it rotate (up to [`ROTATE_MAX_HEIGHT`]) when few proxies
+    /// moved (when many did, the incremental optimization rebuilds parts of the tree
+    /// after every update, which does more for the tree than rotations, for less), and
+    /// notes it as a candidate for [`Self::optimize`] when it is a changed subtree of the
+    /// size that rebuilds. Tasks run last pushed first, and self(N) pushes refit(N) before
+    /// anything else, so refit(N) runs once every task inside N's subtree has, and no task
+    /// left refers to it: rotating there is safe, and the refits run children first. The
+    /// pair tests therefore see boxes that are not yet tight (the exact boxes of the last
+    /// update grown by this step's moves): they may look further, never miss a pair, and
+    /// leaves' boxes are always exact. When a large batch of moves has refit the tree in
+    /// one pass already (every box exact) and nothing rotates, no refit task is pushed:
+    /// self(N) notes the candidate itself.
+    pub(crate) fn refit_and_pairs(
+        &mut self,
+        stacks: &mut PairStacks,
+        mut f: impl FnMut(ProxyId, ProxyId),
+    ) -> u64 {
+        self.optimizer.candidates.clear();
+        if !self.has_walk() {
+            return 0;
+        }
+        let (rotate, subtree_height) = self.refit_settings();
+        // With every box exact and no rotation, a refit would only note candidates: that
+        // is done when self(x) runs, and no refit task is pushed.
+        let refits = self.refits_needed(rotate);
+        let mut visited = 0u64;
+        let mut reported = 0u64;
+        stacks.start((self.root, self.root));
+        let tasks = &mut stacks.tasks;
+        let (mut fill, mut leaf_fill) = (1, 0);
+        while fill > 0 {
+            let (x, y) = pop_task(tasks, &mut fill);
+            visited += 1;
+            if y.is_null() {
+                // The leaf tasks found so far may lie under x: they run before x changes.
+                let counts = (&mut visited, &mut reported);
+                let leaf_tasks = (&stacks.leaf_tasks, core::mem::take(&mut leaf_fill));
+                self.run_leaf_tasks(leaf_tasks, &mut stacks.walk, counts, &mut f);
+                self.refit_task(x, rotate, subtree_height);
+                continue;
+            }
+            if !refits && x == y {
+                self.note_candidate(x, subtree_height);
+            }
+            let mut counts = (&mut visited, &mut reported);
+            self.run_task(
+                x,
+                y,
+                refits,
+                tasks,
+                &mut fill,
+                (&mut stacks.leaf_tasks, &mut leaf_fill),
+                &mut stacks.walk,
+                &mut counts,
+                &mut f,
+            );
+            if LeafTasks::is_full(leaf_fill) {
+                let counts = (&mut visited, &mut reported);
+                let leaf_tasks = (&stacks.leaf_tasks, core::mem::take(&mut leaf_fill));
+                self.run_leaf_tasks(leaf_tasks, &mut stacks.walk, counts, &mut f);
+            }
+        }
+        let counts = (&mut visited, &mut reported);
+        self.run_leaf_tasks(
+            (&stacks.leaf_tasks, leaf_fill),
+            &mut stacks.walk,
+            counts,
+            &mut f,
+        );
+        self.count_visits(visited, reported);
+        visited
+    }
+
+    /// Whether an update has a walk to do: the root is an internal node and changed.
+    pub(crate) fn has_walk(&self) -> bool {
+        !self.root.is_null() && !self.root.is_leaf() && self.root_stamp == self.epoch
+    }
+
+    /// How the refits of an update go: whether changed nodes rotate (only when fewer than
+    /// one proxy in [`ROTATE_BELOW`] moved), and the height of the subtrees the optimizer
+    /// rebuilds.
+    pub(crate) fn refit_settings(&self) -> (bool, u16) {
+        (
+            self.moved_count * ROTATE_BELOW < self.proxy_count,
+            self.optimizer.subtree_height(self.proxy_count),
+        )
+    }
+
+    /// Whether the changed nodes need refit(x) this update: to rotate, or because moves
+    /// only grew their ancestors (not every box is exact). Otherwise a refit would only
+    /// note the optimizer's candidates.
+    #[inline]
+    pub(crate) fn refits_needed(&self, rotate: bool) -> bool {
+        rotate || !self.exact
+    }
+
+    /// refit(x): x gets its exact box back (unless every box is exact already and nothing
+    /// rotates), may rotate, and is noted as a candidate for [`Self::optimize`] when it is
+    /// a changed subtree of the size that rebuilds.
+    #[inline]
+    pub(crate) fn refit_task(&mut self, x: NodeId, rotate: bool, subtree_height: u16) {
+        if self.refits_needed(rotate) {
+            self.refit_node(x);
+        }
+        if rotate && self.nodes[x.index()].height <= ROTATE_MAX_HEIGHT {
+            self.rotate(x);
+        }
+        self.note_candidate(x, subtree_height);
+    }
+
+    /// Notes the changed node `x` as a candidate for [`Self::optimize`] when it is a
+    /// subtree of the size that rebuilds.
+    #[inline]
+    fn note_candidate(&mut self, x: NodeId, subtree_height: u16) {
+        let node = &self.nodes[x.index()];
+        let parent = node.parent;
+        if node.height <= subtree_height
+            && (parent.is_root() || self.nodes[parent.parent().index()].height > subtree_height)
+        {
+            self.optimizer.candidates.push(x);
+        }
+    }
+
+    /// Runs one task of the walk other than a refit: self(x) when `x == y` (which first
+    /// pushes refit(x) when `refits`), else a pair of nodes that passed [`Self::hit`].
+    /// `tasks` must have [`TASK_ROOM`] slots above `fill` (as [`pop_task`] leaves it),
+    /// `leaf_tasks` (the slots and the count of tasks waiting) room for four.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn run_task(
+        &self,
+        x: NodeId,
+        y: NodeId,
+        refits: bool,
+        tasks: &mut [(NodeId, NodeId)],
+        fill: &mut usize,
+        leaf_tasks: (&mut LeafTasks, &mut usize),
+        walk: &mut Vec<NodeId>,
+        (visited, reported): &mut (&mut u64, &mut u64),
+        f: &mut impl FnMut(ProxyId, ProxyId),
+    ) {
+        let epoch = self.epoch;
+        // A plain slice: its address and length stay in registers (see
+        // `leaf_against_subtree`).
+        let nodes = self.nodes.as_slice();
+        // The slots above `fill` as an array: each write is checked against its length
+        // once, here, rather than once per slot written.
+        let Some(room) = tasks
+            .get_mut(*fill..)
+            .and_then(|free| free.first_chunk_mut::<TASK_ROOM>())
+        else {
+            unreachable!("pop_task leaves TASK_ROOM slots above fill");
+        };
+        let mut pushed = 0;
+        if x == y {
+            let nx = &nodes[x.index()];
+            room[0] = (x, NodeId::NULL);
+            pushed += refits as usize;
+            let (c1, c2) = (
+                child_ref(x, 0, nx.children[0]),
+                child_ref(x, 1, nx.children[1]),
+            );
+            // The children's nodes are read by the tasks pushed here, if they pass.
+            prefetch_children(nodes, x, nx.children);
+            let (e1, e2) = ((&nx.boxes[0], nx.stamps[0]), (&nx.boxes[1], nx.stamps[1]));
+            room[pushed & (TASK_ROOM - 1)] = (c2, c2);
+            pushed += ((e2.1 == epoch) & !c2.is_leaf()) as usize;
+            room[pushed & (TASK_ROOM - 1)] = (c1, c1);
+            pushed += ((e1.1 == epoch) & !c1.is_leaf()) as usize;
+            self.node_pair(
+                c1,
+                c2,
+                (e1, e2),
+                epoch,
+                (room, &mut pushed),
+                (leaf_tasks.0, leaf_tasks.1),
+            );
+            *fill += pushed;
+            return;
+        }
+        match (x.is_leaf(), y.is_leaf()) {
+            (true, true) => {
+                **reported += 1;
+                f(self.leaf_ref(x).0, self.leaf_ref(y).0);
+            }
+            (true, false) => {
+                let (proxy, held) = self.leaf_ref(x);
+                self.leaf_against_subtree::<false>(proxy, held, y, walk, visited, reported, f)
+            }
+            (false, true) => {
+                let (proxy, held) = self.leaf_ref(y);
+                self.leaf_against_subtree::<false>(proxy, held, x, walk, visited, reported, f)
+            }
+            (false, false) => {
+                // cross(x, y): the four pairs of a child of each.
+                let (nx, ny) = (&nodes[x.index()], &nodes[y.index()]);
+                let (x1, x2) = (
+                    child_ref(x, 0, nx.children[0]),
+                    child_ref(x, 1, nx.children[1]),
+                );
+                let (y1, y2) = (
+                    child_ref(y, 0, ny.children[0]),
+                    child_ref(y, 1, ny.children[1]),
+                );
+                prefetch_children(nodes, x, nx.children);
+                prefetch_children(nodes, y, ny.children);
+                let (ex1, ex2) = ((&nx.boxes[0], nx.stamps[0]), (&nx.boxes[1], nx.stamps[1]));
+                let (ey1, ey2) = ((&ny.boxes[0], ny.stamps[0]), (&ny.boxes[1], ny.stamps[1]));
+                let pairs = [
+                    (x2, y2, (ex2, ey2)),
+                    (x2, y1, (ex2, ey1)),
+                    (x1, y2, (ex1, ey2)),
+                    (x1, y1, (ex1, ey1)),
+                ];
+                for (a, b, entries) in pairs {
+                    let leaf_tasks = (&mut *leaf_tasks.0, &mut *leaf_tasks.1);
+                    self.node_pair(a, b, entries, epoch, (room, &mut pushed), leaf_tasks);
+                }
+                *fill += pushed;
+            }
+        }
+    }
+
+    /// Whether a pair of nodes can hold a new pair of leaves: one of them changed and
+    /// their boxes overlap.
+    #[inline(always)]
+    pub(crate) fn hit(a: Entry<'_, V>, b: Entry<'_, V>, epoch: Stamp) -> bool {
+        ((a.1 == epoch) | (b.1 == epoch)) & a.0.overlaps(b.0)
+    }
+
+    /// A pair of nodes met by the walk (see [`Self::refit_and_pairs`]): tested, and kept
+    /// when it passes, as a task when both are internal, else as a leaf task.
+    /// `leaf_tasks` must have room for one more.
+    ///
+    /// Both are written in any case (at `room[pushed]`, and above `leaf_tasks`' count)
+    /// and kept by moving `pushed` (or that count) by 0 or 1, without a branch: whether a
+    /// pair passes follows no pattern a predictor learns, and the mispredictions would
+    /// cost more than the writes.
+    #[inline(always)]
+    fn node_pair(
+        &self,
+        a: NodeId,
+        b: NodeId,
+        (ea, eb): (Entry<'_, V>, Entry<'_, V>),
+        epoch: Stamp,
+        (room, pushed): (&mut [(NodeId, NodeId); TASK_ROOM], &mut usize),
+        (leaf_tasks, leaf_fill): (&mut LeafTasks, &mut usize),
+    ) {
+        let hit = Self::hit(ea, eb, epoch);
+        let internal = !a.is_leaf() & !b.is_leaf();
+        // A task pushes at most four, so this is in range.
+        room[*pushed & (TASK_ROOM - 1)] = (a, b);
+        *pushed += (hit & internal) as usize;
+        leaf_tasks.push(leaf_fill, a, b, hit & !internal);
+    }
+
+    /// Runs the `fill` leaf tasks waiting in `leaf_tasks`, in the order found.
+    #[inline]
+    pub(crate) fn run_leaf_tasks(
+        &self,
+        (leaf_tasks, fill): (&LeafTasks, usize),
+        walk: &mut Vec<NodeId>,
+        (visited, reported): (&mut u64, &mut u64),
+        f: &mut impl FnMut(ProxyId, ProxyId),
+    ) {
+        for &(a, b) in &leaf_tasks.tasks[..fill] {
+            let (leaf, other) = if a.is_leaf() { (a, b) } else { (b, a) };
+            let (proxy, held) = self.leaf_ref(leaf);
+            if other.is_leaf() {
+                *reported += 1;
+                f(proxy, self.leaf_ref(other).0);
+            } else {
+                self.leaf_against_subtree::<false>(proxy, held, other, walk, visited, reported, f);
+            }
+        }
+        // Each leaf task counts as a task popped, as the walk's other tasks do.
+        *visited += fill as u64;
+    }
+}
