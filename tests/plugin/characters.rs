@@ -1,0 +1,407 @@
+//! The character controller in the app (moving ground, one-way drop-through, characters
+//! meeting) and the pair filter (events against brute force with the rule applied).
+
+use bevy::ecs::system::SystemParam;
+
+use super::*;
+
+/// An app with the pipeline and the controller in `Update` at 60 frames a second.
+fn character_app<V: Dim>() -> App {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
+        .add_plugins(AabbTreePlugin::<V>::new(Update).with_pair_filter::<EvenRule>())
+        .add_plugins(CharacterPlugin::<V>::new(Update).with_pair_filter::<EvenRule>())
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+            1.0 / 60.0,
+        )))
+        .init_resource::<RulePhase>()
+        .add_systems(Update, gravity::<V>.before(CollisionSystems::Prepare));
+    app
+}
+
+const GRAVITY: f32 = 20.0;
+
+/// The game's gravity and walking, before the collision tick.
+#[derive(Component, Clone, Copy)]
+struct Walk(f32);
+
+fn gravity<V: Dim>(time: Res<Time>, mut q: Query<(&mut CharacterController<V>, Option<&Walk>)>) {
+    let dt = time.delta_secs();
+    for (mut c, walk) in &mut q {
+        let mut v = c.velocity.extend_to_3d();
+        v.y -= GRAVITY * dt;
+        if let Some(walk) = walk {
+            v.x = walk.0;
+        }
+        c.velocity = V::truncate_from_3d(v);
+    }
+}
+
+fn bottom<V: Dim>(app: &App, e: Entity) -> f32 {
+    let t = app.world().get::<Transform>(e).unwrap().translation;
+    let half = app
+        .world()
+        .get::<Aabb<V>>(e)
+        .unwrap()
+        .half_extents
+        .extend_to_3d();
+    t.y - half.y
+}
+
+fn translation(app: &App, e: Entity) -> Vec3 {
+    app.world().get::<Transform>(e).unwrap().translation
+}
+
+both_dims!(
+    carried_by_moving_ground,
+    drops_through_one_way_platforms,
+    characters_do_not_climb_each_other,
+    filter_vetoes_exactly_its_pairs,
+    controller_honours_the_filter,
+);
+
+/// A platform moving across and up and down for 600 ticks, directly or as the child of a
+/// moving parent: the character standing on it keeps its place on it within the skin.
+fn carried_by_moving_ground<V: Dim>() {
+    #[derive(Component)]
+    struct Mover(Vec3);
+    fn swing(time: Res<Time>, mut q: Query<(&mut Transform, &Mover)>) {
+        let t = time.elapsed_secs();
+        for (mut transform, mover) in &mut q {
+            transform.translation =
+                mover.0 + Vec3::new(3.0 * (0.9 * t).sin(), 1.5 * (0.7 * t).sin(), 0.0);
+        }
+    }
+    for as_child in [false, true] {
+        let mut app = character_app::<V>();
+        app.add_systems(Update, swing.before(CollisionSystems::Prepare));
+        let platform = if as_child {
+            let parent = app
+                .world_mut()
+                .spawn((Transform::default(), Mover(Vec3::ZERO)))
+                .id();
+            app.world_mut()
+                .spawn((
+                    Transform::from_xyz(0.0, -0.1, 0.0),
+                    Aabb::<V>::new(v(2.0, 0.1, 2.0)),
+                    ChildOf(parent),
+                ))
+                .id()
+        } else {
+            app.world_mut()
+                .spawn((
+                    Transform::from_xyz(0.0, -0.1, 0.0),
+                    Aabb::<V>::new(v(2.0, 0.1, 2.0)),
+                    Mover(Vec3::new(0.0, -0.1, 0.0)),
+                ))
+                .id()
+        };
+        let character = app
+            .world_mut()
+            .spawn((
+                Transform::from_xyz(0.5, 0.51, 0.0),
+                Aabb::<V>::new(v(0.3, 0.5, 0.3)),
+                CharacterController::<V>::new(v(0.0, 1.0, 0.0)),
+            ))
+            .id();
+        // The platform where this tick put it (its tracked shape), the character where the
+        // controller then moved it (its transform: its tracked shape follows next tick).
+        let offset = |app: &App| {
+            let p = app
+                .world()
+                .get::<TrackedCollider<V>>(platform)
+                .unwrap()
+                .world_aabb();
+            let c = translation(app, character);
+            (
+                c.x - p.min.axis(0),
+                bottom::<V>(app, character) - p.max.axis(1),
+            )
+        };
+        for _ in 0..20 {
+            app.update();
+        }
+        let (x0, gap0) = offset(&app);
+        assert!(
+            (0.0..0.021).contains(&gap0),
+            "child {as_child}: gap {gap0} at rest"
+        );
+        for i in 0..600 {
+            app.update();
+            let (x, gap) = offset(&app);
+            assert!(
+                (x - x0).abs() <= 0.01,
+                "child {as_child}, tick {i}: drifted {}",
+                x - x0
+            );
+            assert!(
+                (0.0..0.021).contains(&gap),
+                "child {as_child}, tick {i}: gap {gap}"
+            );
+            let state = app.world().get::<CharacterState<V>>(character).unwrap();
+            assert!(state.grounded, "child {as_child}, tick {i}: not grounded");
+            assert_eq!(state.ground, Some(platform));
+        }
+    }
+}
+
+/// A character on a one-way platform stays on it until it asks to drop, then falls
+/// through it to the floor in one press.
+fn drops_through_one_way_platforms<V: Dim>() {
+    let mut app = character_app::<V>();
+    app.world_mut().spawn((
+        Transform::from_xyz(0.0, -0.5, 0.0),
+        Aabb::<V>::new(v(20.0, 0.5, 20.0)),
+        Static,
+    ));
+    let platform = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(0.0, 1.9, 0.0),
+            Aabb::<V>::new(v(2.0, 0.1, 2.0)),
+            Static,
+            OneWay::<V>::new(v(0.0, 1.0, 0.0)),
+        ))
+        .id();
+    let character = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(0.0, 3.0, 0.0),
+            Aabb::<V>::new(v(0.3, 0.5, 0.3)),
+            CharacterController::<V>::new(v(0.0, 1.0, 0.0)),
+        ))
+        .id();
+    for _ in 0..90 {
+        app.update();
+    }
+    assert!(
+        (bottom::<V>(&app, character) - 2.0).abs() < 0.021,
+        "not on the platform"
+    );
+    let state = app.world().get::<CharacterState<V>>(character).unwrap();
+    assert_eq!(state.ground, Some(platform));
+    // One press.
+    app.world_mut()
+        .get_mut::<CharacterController<V>>(character)
+        .unwrap()
+        .drop_through = true;
+    app.update();
+    app.world_mut()
+        .get_mut::<CharacterController<V>>(character)
+        .unwrap()
+        .drop_through = false;
+    for _ in 0..90 {
+        app.update();
+    }
+    assert!(
+        bottom::<V>(&app, character) < 0.021,
+        "did not drop to the floor"
+    );
+    // And it lands on the platform again from above after a jump.
+    app.world_mut()
+        .get_mut::<CharacterController<V>>(character)
+        .unwrap()
+        .velocity = v(0.0, 12.0, 0.0);
+    for _ in 0..120 {
+        app.update();
+    }
+    assert!(
+        (bottom::<V>(&app, character) - 2.0).abs() < 0.021,
+        "jumped through and fell back"
+    );
+}
+
+/// Two characters walking into each other on a floor: neither climbs the other.
+fn characters_do_not_climb_each_other<V: Dim>() {
+    let mut app = character_app::<V>();
+    app.world_mut().spawn((
+        Transform::from_xyz(0.0, -0.5, 0.0),
+        Aabb::<V>::new(v(20.0, 0.5, 20.0)),
+        Static,
+    ));
+    // Short characters: their height is under the step height.
+    let mut spawn = |x: f32, walk: f32| {
+        app.world_mut()
+            .spawn((
+                Transform::from_xyz(x, 0.12, 0.0),
+                Aabb::<V>::new(v(0.3, 0.1, 0.3)),
+                CharacterController::<V>::new(v(0.0, 1.0, 0.0)),
+                Walk(walk),
+            ))
+            .id()
+    };
+    let (a, b) = (spawn(-2.0, 2.0), spawn(2.0, -2.0));
+    for _ in 0..150 {
+        app.update();
+        for e in [a, b] {
+            let y = bottom::<V>(&app, e);
+            assert!(y < 0.021, "a character climbed to {y}");
+        }
+    }
+    let gap = translation(&app, b).x - translation(&app, a).x;
+    assert!(
+        gap >= 0.6 - 1e-3 && gap < 0.7,
+        "the characters are {gap} apart"
+    );
+}
+
+/// Which rule the filter applies (changed during the run).
+#[derive(Resource, Default)]
+struct RulePhase(u64);
+
+/// Vetoes a pair when the sum of its entities' bits and the phase is divisible by 3.
+#[derive(SystemParam)]
+struct EvenRule<'w, 's> {
+    phase: Res<'w, RulePhase>,
+    _unused: Query<'w, 's, ()>,
+}
+
+impl PairFilter for EvenRule<'_, '_> {
+    fn allows(&self, a: Entity, b: Entity) -> bool {
+        !vetoed_by(self.phase.0, a, b)
+    }
+}
+
+fn vetoed_by(phase: u64, a: Entity, b: Entity) -> bool {
+    (a.to_bits() + b.to_bits() + phase) % 3 == 0
+}
+
+/// Random boxes moving slowly, a third of them with `FilterPairs`, the rule changing every
+/// 40 ticks: after every tick the open pairs (from the events) are the overlapping pairs
+/// less those the rule vetoes where a side asks it.
+fn filter_vetoes_exactly_its_pairs<V: Dim>() {
+    let mut app = character_app::<V>();
+    let mut rng = Rng::new(7);
+    let mut bodies = Vec::new();
+    for i in 0..60 {
+        let p = Vec3::new(
+            rng.range(-6.0, 6.0),
+            rng.range(-6.0, 6.0),
+            rng.range(-6.0, 6.0),
+        );
+        let vel = Vec3::new(
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+        );
+        let half = rng.range(0.3, 1.0);
+        let mut e = app.world_mut().spawn((
+            Transform::from_translation(flat::<V>(p)),
+            Aabb::<V>::new(V::splat(half)),
+            Velocity(V::truncate_from_3d(vel)),
+        ));
+        if i % 3 == 0 {
+            e.insert(FilterPairs);
+        }
+        bodies.push((e.id(), flat::<V>(vel), half, i % 3 == 0));
+    }
+    let mut open: BTreeSet<(Entity, Entity)> = BTreeSet::new();
+    let mut cursor = (
+        MessageCursor::<CollisionStarted>::default(),
+        MessageCursor::<CollisionEnded>::default(),
+    );
+    let mut vetoed_seen = 0;
+    for tick in 0..240u64 {
+        app.world_mut().resource_mut::<RulePhase>().0 = tick / 40;
+        // Move by hand (no velocity plugin here), then run the tick.
+        for &(e, vel, ..) in &bodies {
+            let mut t = app.world_mut().get_mut::<Transform>(e).unwrap();
+            t.translation += vel / 60.0;
+            let p = t.translation;
+            // Bounce inside the box of the scene.
+            if p.abs().max_element() > 7.0 {
+                t.translation = p.clamp(Vec3::splat(-7.0), Vec3::splat(7.0));
+            }
+        }
+        app.update();
+        let started: Vec<CollisionStarted> = cursor
+            .0
+            .read(app.world().resource::<Messages<CollisionStarted>>())
+            .copied()
+            .collect();
+        let ended: Vec<CollisionEnded> = cursor
+            .1
+            .read(app.world().resource::<Messages<CollisionEnded>>())
+            .copied()
+            .collect();
+        let key = |a: Entity, b: Entity| if a < b { (a, b) } else { (b, a) };
+        for s in started {
+            assert!(
+                open.insert(key(s.entity, s.other)),
+                "tick {tick}: started twice"
+            );
+        }
+        for e in ended {
+            assert!(
+                open.remove(&key(e.entity, e.other)),
+                "tick {tick}: ended unopened"
+            );
+        }
+        // Brute force.
+        let phase = tick / 40;
+        let mut expected = BTreeSet::new();
+        for (i, &(a, _, ha, fa)) in bodies.iter().enumerate() {
+            for &(b, _, hb, fb) in &bodies[i + 1..] {
+                let (pa, pb) = (translation(&app, a), translation(&app, b));
+                let d = flat::<V>(pa - pb).abs();
+                let overlap = d.x <= ha + hb && d.y <= ha + hb && d.z <= ha + hb;
+                let pair = if a < b { (a, b) } else { (b, a) };
+                let veto = (fa || fb) && vetoed_by(phase, pair.0, pair.1);
+                if overlap && veto {
+                    vetoed_seen += 1;
+                }
+                if overlap && !veto {
+                    expected.insert(pair);
+                }
+            }
+        }
+        assert_eq!(open, expected, "tick {tick}");
+    }
+    assert!(
+        vetoed_seen > 20,
+        "the rule vetoed only {vetoed_seen} overlapping pairs"
+    );
+}
+
+/// A character with `FilterPairs` walks through a wall the rule vetoes, and is stopped by
+/// one it allows.
+fn controller_honours_the_filter<V: Dim>() {
+    for want_veto in [true, false] {
+        let mut app = character_app::<V>();
+        app.world_mut().spawn((
+            Transform::from_xyz(0.0, -0.5, 0.0),
+            Aabb::<V>::new(v(20.0, 0.5, 20.0)),
+            Static,
+        ));
+        let character = app
+            .world_mut()
+            .spawn((
+                Transform::from_xyz(0.0, 0.51, 0.0),
+                Aabb::<V>::new(v(0.3, 0.5, 0.3)),
+                CharacterController::<V>::new(v(0.0, 1.0, 0.0)),
+                FilterPairs,
+                Walk(3.0),
+            ))
+            .id();
+        let wall = app
+            .world_mut()
+            .spawn((
+                Transform::from_xyz(2.0, 1.0, 0.0),
+                Aabb::<V>::new(v(0.2, 1.0, 20.0)),
+                Static,
+            ))
+            .id();
+        let (a, b) = (character.min(wall), character.max(wall));
+        let phase = (0..3).find(|&p| vetoed_by(p, a, b) == want_veto).unwrap();
+        app.world_mut().resource_mut::<RulePhase>().0 = phase;
+        for _ in 0..90 {
+            app.update();
+        }
+        let x = translation(&app, character).x;
+        if want_veto {
+            assert!(x > 3.0, "stopped by a vetoed wall at {x}");
+        } else {
+            assert!(x < 1.51, "passed an allowed wall: {x}");
+        }
+    }
+}
