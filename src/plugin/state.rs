@@ -561,14 +561,11 @@ impl<V: Vector> AabbTree<V> {
     /// it is. An idle collider's displacement is zero, so its pairs are tested in place.
     pub(crate) fn mark_for_narrow_phase(&mut self, key: Key) {
         let before = self.tick.processed_before;
-        if let Some(Some(body)) = self.bodies.get(key).copied()
-            && body.processed_at <= before
+        if self.body(key).is_some_and(|b| b.processed_at <= before)
+            && let Some(body) = self.bodies.get_or_grow(key, None)
         {
             self.tick.processed_total += 1;
-            let at = self.tick.processed_total;
-            if let Some(Some(body)) = key_slot(&mut self.bodies, key) {
-                body.processed_at = at;
-            }
+            body.processed_at = self.tick.processed_total;
             self.tick.processed.push(key);
         }
     }
@@ -579,17 +576,6 @@ impl<V: Vector> AabbTree<V> {
         self.bodies.reserve_to(moving, fixed);
         self.pairs.reserve_keys(moving, fixed);
     }
-}
-
-/// The slot of `key` in `bodies`, if the table reaches it.
-fn key_slot<V: Vector>(
-    bodies: &mut ByKey<Option<Body<V>>>,
-    key: Key,
-) -> Option<&mut Option<Body<V>>> {
-    bodies
-        .get(key)
-        .is_some()
-        .then(|| bodies.get_or_grow(key, None))
 }
 
 /// The number of the prepare stage's run after run `number`. Never 0, which a new
