@@ -1,12 +1,17 @@
-//! A 3D character in a room of boxes, moved by move-and-slide, without a physics engine.
+//! A 3D character in a room of boxes, moved by the character controller, without a
+//! physics engine.
 //!
 //! - The room is `Static` boxes: a floor of tiles (their seams must not snag the
-//!   character), four walls, crates and a pillar.
-//! - The character is a ball moved by [`AabbTree::move_and_slide`] with gravity: it slides
-//!   along the crates it runs into instead of stopping dead, and stands on the floor
-//!   (the slide's `on_ground`), which is when it may jump.
-//! - At start an autopilot walks it round the pillar, through the crates; the arrow keys
-//!   (or WASD) take over, Space jumps. A yellow line traces where it went.
+//!   character), four walls, crates, a pillar, and a dais with stairs up one side and a
+//!   ramp down the other.
+//! - The character is a ball moved by [`CharacterController`] ([`CharacterPlugin`]) with
+//!   gravity: it slides along the crates it runs into instead of stopping dead, climbs
+//!   the stairs' steps (each lower than the controller's `max_step_height`), keeps to
+//!   the ramp going down, and stands on ground (the state's `grounded`), which is when it
+//!   may jump.
+//! - At start an autopilot walks it round the pillar, up the stairs, over the dais, down
+//!   the ramp and through the crates; the arrow keys (or WASD) take over, Space jumps. A
+//!   yellow line traces where it went.
 //! - The debug overlay is on: the colliders' boxes and spheres and the trees' top nodes
 //!   (F1 hides it).
 //!
@@ -29,7 +34,8 @@ use demo::DemoArgs;
 const ROOM: u32 = 1 << 0;
 const CHARACTER: u32 = 1 << 1;
 
-/// The character's radius, in metres.
+/// The character's radius, in metres. The controller's default step (0.25) and snap
+/// (0.25) are in metres too, which suits a ball this size.
 const RADIUS: f32 = 0.5;
 /// Walking speed, metres per second.
 const WALK_SPEED: f32 = 5.0;
@@ -47,10 +53,9 @@ const ROOM_HALF: Vec2 = Vec2::new(8.0, 6.0);
 const WALL_HEIGHT: f32 = 1.0;
 
 /// The crates and the pillar: center and half extents.
-const CRATES: [(Vec3, Vec3); 6] = [
+const CRATES: [(Vec3, Vec3); 5] = [
     // On the autopilot's round, so that it runs into them and slides along.
-    (Vec3::new(3.9, 0.6, 3.1), Vec3::new(0.8, 0.6, 0.8)),
-    (Vec3::new(-0.9, 0.5, 4.2), Vec3::new(1.0, 0.5, 0.5)),
+    (Vec3::new(4.7, 0.6, -2.4), Vec3::new(0.8, 0.6, 0.8)),
     (Vec3::new(-4.6, 0.4, 0.8), Vec3::new(0.4, 0.4, 1.2)),
     (Vec3::new(2.5, 0.5, -4.2), Vec3::new(0.5, 0.5, 0.5)),
     (Vec3::new(-6.0, 0.75, -4.0), Vec3::new(1.0, 0.75, 1.0)),
@@ -58,15 +63,25 @@ const CRATES: [(Vec3, Vec3); 6] = [
     (Vec3::new(0.0, 1.5, 0.0), Vec3::new(0.75, 1.5, 0.75)),
 ];
 
-/// The character's motion state, kept between ticks.
-#[derive(Component, Default)]
-struct Character {
-    /// Velocity in metres per second: on the floor's plane from the input, vertical from
-    /// gravity and jumps; the parts that run into surfaces are removed after each slide.
-    velocity: Vec3,
-    /// Whether the last slide ended on ground: jumping is allowed only then.
-    on_ground: bool,
-}
+/// The dais on the near side of the autopilot's round, against the near wall: its
+/// top's height, and its extent along z (from the round's inside to the wall).
+const DAIS_HEIGHT: f32 = 0.8;
+const DAIS_Z: (f32, f32) = (2.9, 6.0);
+/// The dais's top along x: the stairs climb to its +x edge (the autopilot walks towards
+/// -x there), the ramp leaves its -x edge.
+const DAIS_X: (f32, f32) = (-1.0, 2.0);
+/// The stairs: `STAIR_STEPS` steps below the top, each `STAIR_RISE` high (below the
+/// controller's `max_step_height`, 0.25) and `STAIR_TREAD` deep.
+const STAIR_STEPS: usize = 3;
+const STAIR_RISE: f32 = DAIS_HEIGHT / (STAIR_STEPS + 1) as f32;
+const STAIR_TREAD: f32 = 0.45;
+/// The ramp: the shapes are axis-aligned boxes and balls only, so a ramp is a run of
+/// fine steps, `RAMP_STEPS` of them from the top down to the floor, each `RAMP_RISE`
+/// high and `RAMP_TREAD` deep (a 22° slope). A ball rests on their edges, so it rolls
+/// over them as over a slope.
+const RAMP_STEPS: usize = 20;
+const RAMP_RISE: f32 = DAIS_HEIGHT / RAMP_STEPS as f32;
+const RAMP_TREAD: f32 = 0.1;
 
 /// Where the character has been, drawn as a line.
 #[derive(Component, Default)]
@@ -80,6 +95,8 @@ struct Autopilot {
     /// it: a crate met face on stops the slide dead (nothing of the motion is along the
     /// face), so it turns a little more each tick it makes no headway, and back once free.
     detour: f32,
+    /// The walking direction it chose at the last tick.
+    last_walk: Vec3,
 }
 
 fn main() {
@@ -93,7 +110,11 @@ fn main() {
         }),
         ..default()
     }))
-    .add_plugins((AabbTreePlugin::default(), AabbTreeDebugPlugin::default()))
+    .add_plugins((
+        AabbTreePlugin::default(),
+        CharacterPlugin::default(),
+        AabbTreeDebugPlugin::default(),
+    ))
     // A small scene: the boxes and the trees' top levels are enough, and the statistics
     // panel would hide part of the room.
     .insert_resource(DebugOverlay {
@@ -105,8 +126,9 @@ fn main() {
     .insert_resource(Time::<Fixed>::from_seconds(TICK))
     .init_resource::<Autopilot>()
     .add_systems(Startup, setup)
-    // Before the plugin's step (`FixedPostUpdate`), which then sees the new position.
-    .add_systems(FixedUpdate, move_character)
+    // The velocity is set before the collision tick (`FixedPostUpdate`); the character
+    // controller moves the ball after it.
+    .add_systems(FixedUpdate, (control_character, record_trail))
     .add_systems(Update, (take_control, draw_trail));
     if args.screenshot.is_some() {
         // Each frame advances the clock by exactly one tick, so the picture is the same
@@ -119,8 +141,8 @@ fn main() {
     app.run();
 }
 
-/// Spawns the room (floor tiles, walls, crates, all `Static`), the character, a light and
-/// a camera looking down into the room.
+/// Spawns the room (floor tiles, walls, crates, the dais with its stairs and ramp, all
+/// `Static`), the character, a light and a camera looking down into the room.
 fn setup(
     mut commands: Commands,
     assets: Res<AssetServer>,
@@ -201,10 +223,40 @@ fn setup(
         spawn_box(center, half, &crate_mat);
     }
 
-    // The character: a ball collider (for the overlay and for any events), moved by
-    // `move_character`, not by a `Velocity`.
+    // The dais: its top, the stairs up to its +x edge and the ramp down from its -x
+    // edge, each step a box standing on the floor.
+    let stone_mat = materials.add(Color::srgb(0.62, 0.55, 0.45));
+    let (z0, z1) = DAIS_Z;
+    let mut block = |x0: f32, x1: f32, height: f32| {
+        spawn_box(
+            Vec3::new((x0 + x1) / 2.0, height / 2.0, (z0 + z1) / 2.0),
+            Vec3::new((x1 - x0) / 2.0, height / 2.0, (z1 - z0) / 2.0),
+            &stone_mat,
+        );
+    };
+    block(DAIS_X.0, DAIS_X.1, DAIS_HEIGHT);
+    for i in 0..STAIR_STEPS {
+        // Step 0 is the one next to the top, the highest.
+        let x0 = DAIS_X.1 + i as f32 * STAIR_TREAD;
+        block(
+            x0,
+            x0 + STAIR_TREAD,
+            DAIS_HEIGHT - (i + 1) as f32 * STAIR_RISE,
+        );
+    }
+    for i in 0..RAMP_STEPS - 1 {
+        let x1 = DAIS_X.0 - i as f32 * RAMP_TREAD;
+        block(
+            x1 - RAMP_TREAD,
+            x1,
+            DAIS_HEIGHT - (i + 1) as f32 * RAMP_RISE,
+        );
+    }
+
+    // The character: a ball moved by the character controller, which blocks it on the
+    // room's layer.
     commands.spawn((
-        Character::default(),
+        CharacterController::new(Vec3::Y),
         Trail::default(),
         Transform::from_xyz(ROUND, RADIUS + 0.01, 0.0),
         BoundingSphere::new(RADIUS),
@@ -251,54 +303,23 @@ fn read_input(
     (dir.normalize_or_zero(), keys.pressed(KeyCode::Space))
 }
 
-/// Moves the character one tick: input and gravity set the velocity, move-and-slide
-/// moves the ball against the room, and what it ran into shapes the next tick.
-fn move_character(
+/// Sets the character's velocity for this tick: the walk from the input, gravity and
+/// jumps. The character controller moves the ball after the collision tick and removes
+/// what ran into surfaces (landing ends a fall, a crate the walk into it).
+fn control_character(
     time: Res<Time>,
     keys: Res<ButtonInput<KeyCode>>,
     mut autopilot: Option<ResMut<Autopilot>>,
-    tree: Res<AabbTree>,
-    character: Single<(Entity, &mut Transform, &mut Character, &mut Trail)>,
+    character: Single<(&Transform, &mut CharacterController, &CharacterState)>,
 ) {
-    let (entity, mut transform, mut character, mut trail) = character.into_inner();
+    let (transform, mut controller, state) = character.into_inner();
     let dt = time.delta_secs();
-    let (walk, jump) = read_input(&keys, autopilot.as_deref(), transform.translation);
 
-    let vertical = character.velocity.y;
-    character.velocity = walk * WALK_SPEED + Vec3::Y * vertical;
-    if jump && character.on_ground {
-        character.velocity.y = JUMP_SPEED;
-    }
-    // Gravity applies even on the ground: the slide then pushes into the floor and
-    // reports `on_ground`.
-    character.velocity.y -= GRAVITY * dt;
-
-    // The ball where its `Transform` is now (the tree's copy is from the last tick),
-    // against the room's boxes only, never itself.
-    let shape = WorldShape::Ball(Ball::new(transform.translation, RADIUS));
-    let filter = QueryFilter::default().with_mask(ROOM).excluding([entity]);
-    let slide = tree.move_and_slide(
-        &shape,
-        character.velocity * dt,
-        &SlideConfig::new(Vec3::Y),
-        &filter,
-    );
-    transform.translation += slide.displacement;
-
-    // Each hit stops the velocity going into its surface: landing ends a fall, a crate
-    // stops the walk into it (the input sets it again next tick).
-    for hit in &slide.hits {
-        let into = character.velocity.dot(hit.normal);
-        if into < 0.0 {
-            character.velocity -= hit.normal * into;
-        }
-    }
-    character.on_ground = slide.on_ground;
-
-    // The autopilot's headway: the part of the walk done, from 0 (blocked) to 1.
+    // The autopilot's headway at the last move: the part of the walk it wanted that the
+    // ball did, from 0 (blocked) to 1.
     if let Some(autopilot) = autopilot.as_deref_mut() {
-        let wanted = walk * WALK_SPEED * dt;
-        let headway = slide.displacement.dot(wanted) / wanted.length_squared().max(1e-9);
+        let wanted = autopilot.last_walk * WALK_SPEED * dt;
+        let headway = state.displacement.dot(wanted) / wanted.length_squared().max(1e-9);
         autopilot.detour = if headway < 0.5 {
             (autopilot.detour + 0.1).min(1.5)
         } else {
@@ -306,6 +327,24 @@ fn move_character(
         };
     }
 
+    let (walk, jump) = read_input(&keys, autopilot.as_deref(), transform.translation);
+    if let Some(autopilot) = autopilot.as_deref_mut() {
+        autopilot.last_walk = walk;
+    }
+    let vertical = controller.velocity.y;
+    let mut velocity = walk * WALK_SPEED + Vec3::Y * vertical;
+    if jump && state.grounded {
+        velocity.y = JUMP_SPEED;
+    }
+    // Gravity applies even on the ground: the controller stops it on the floor and
+    // removes it from the velocity.
+    velocity.y -= GRAVITY * dt;
+    controller.velocity = velocity;
+}
+
+/// Adds the character's position to its trail, once per tick.
+fn record_trail(character: Single<(&Transform, &mut Trail)>) {
+    let (transform, mut trail) = character.into_inner();
     trail.0.push(transform.translation);
     if trail.0.len() > TRAIL {
         trail.0.remove(0);

@@ -13,6 +13,13 @@ use crate::geometry::{
 use crate::plugin::state::Body;
 use crate::plugin::{AabbTree, OneWay, QueryFilter, Sensor, TrackedCollider};
 
+/// What [`Contacts`] reads of a collider.
+type ContactData<V> = (
+    &'static TrackedCollider<V>,
+    Has<Sensor>,
+    Option<&'static OneWay<V>>,
+);
+
 /// Contacts between colliders, from their world shapes at the last tick: depth, normal
 /// and point, and the displacement that pushes a collider out of others.
 ///
@@ -36,15 +43,7 @@ use crate::plugin::{AabbTree, OneWay, QueryFilter, Sensor, TrackedCollider};
 /// ```
 #[derive(SystemParam)]
 pub struct Contacts<'w, 's, V: Vector> {
-    colliders: Query<
-        'w,
-        's,
-        (
-            &'static TrackedCollider<V>,
-            Has<Sensor>,
-            Option<&'static OneWay<V>>,
-        ),
-    >,
+    colliders: Query<'w, 's, ContactData<V>>,
 }
 
 impl<V: Vector> Contacts<'_, '_, V> {

@@ -240,7 +240,7 @@ fn characters_do_not_climb_each_other<V: Dim>() {
     }
     let gap = translation(&app, b).x - translation(&app, a).x;
     assert!(
-        gap >= 0.6 - 1e-3 && gap < 0.7,
+        (0.6 - 1e-3..0.7).contains(&gap),
         "the characters are {gap} apart"
     );
 }
@@ -263,7 +263,7 @@ impl PairFilter for EvenRule<'_, '_> {
 }
 
 fn vetoed_by(phase: u64, a: Entity, b: Entity) -> bool {
-    (a.to_bits() + b.to_bits() + phase) % 3 == 0
+    (a.to_bits() + b.to_bits() + phase).is_multiple_of(3)
 }
 
 /// Random boxes moving slowly, a third of them with `FilterPairs`, the rule changing every
