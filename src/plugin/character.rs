@@ -1,29 +1,5 @@
-//! The character controller: [`CharacterPlugin`] moves every entity with a
-//! [`CharacterController`] by its velocity through the collision world, and writes what it
-//! met to its [`CharacterState`].
-//!
-//! A character walks: it slides along walls, climbs steps up to
-//! [`CharacterConfig::max_step_height`](crate::geometry::CharacterConfig::max_step_height),
-//! keeps to the ground down steps and slopes within
-//! [`CharacterConfig::snap_distance`](crate::geometry::CharacterConfig::snap_distance),
-//! walks up slopes up to [`CharacterConfig::max_slope`](crate::geometry::CharacterConfig::max_slope)
-//! and slides down steeper ones, stops under ceilings, is carried by the collider it
-//! stands on when that moves, and is moved out of colliders it starts inside, the least
-//! way out. It passes through [`Sensor`] colliders, lands on [`OneWay`] platforms from
-//! above, jumps through them from below, and drops through them on demand
-//! ([`CharacterController::drop_through`]). It never stands on another character, so
-//! characters that meet do not climb on top of each other.
-//!
-//! The game sets [`CharacterController::velocity`] (gravity included) before the
-//! collision tick; the controller runs after it ([`CharacterSystems::Move`], after
-//! [`CollisionSystems::Events`](crate::plugin::CollisionSystems::Events)), so it sees
-//! every collider where this tick put it and the ground's motion over this tick. It
-//! removes from the velocity what ran into surfaces (landing ends a fall), and the next
-//! tick's collision pipeline sweeps the character's move like any other.
-//!
-//! Shapes are boxes and balls, so slopes come from balls (a ball character on a box's
-//! edge, any character on a large ball); the box faces of a level are floors, walls and
-//! ceilings.
+//! The character controller: [`CharacterPlugin`], [`CharacterController`] and
+//! [`CharacterState`] (the guide is on [`CharacterPlugin`]).
 
 use core::marker::PhantomData;
 
@@ -58,12 +34,19 @@ use crate::tree::LayerTest;
 ///     ));
 /// }
 ///
-/// fn walk(time: Res<Time>, keys: Res<ButtonInput<KeyCode>>, mut players: Query<(&mut CharacterController, &CharacterState)>) {
-///     for (mut controller, state) in &mut players {
-///         let run = if keys.pressed(KeyCode::ArrowRight) { 6.0 } else { 0.0 };
-///         controller.velocity.x = run;
+/// /// What the game's input system wrote this frame.
+/// #[derive(Component, Default)]
+/// struct Intent {
+///     run: f32,
+///     jump: bool,
+/// }
+///
+/// // Before the collision tick (in `FixedUpdate` with the default schedule).
+/// fn walk(time: Res<Time>, mut players: Query<(&mut CharacterController, &CharacterState, &Intent)>) {
+///     for (mut controller, state, intent) in &mut players {
+///         controller.velocity.x = 6.0 * intent.run;
 ///         controller.velocity.y -= 30.0 * time.delta_secs();
-///         if state.grounded && keys.just_pressed(KeyCode::Space) {
+///         if state.grounded && intent.jump {
 ///             controller.velocity.y = 12.0;
 ///         }
 ///     }
@@ -83,7 +66,7 @@ pub struct CharacterController<V: Vector> {
     /// direction given.
     pub config: CharacterConfig<V>,
     /// Set it (for one tick, or while a button is held) to drop through the
-    /// [`OneWay`] platform the character stands on; it then passes through that platform
+    /// [`OneWay`](crate::plugin::OneWay) platform the character stands on; it then passes through that platform
     /// until clear of it. Default: `false`.
     pub drop_through: bool,
 }
@@ -161,10 +144,45 @@ pub enum CharacterSystems {
     Move,
 }
 
-/// Moves the entities with a [`CharacterController`] (see the [module's docs](self)).
+/// Moves every entity with a [`CharacterController`] by its velocity through the
+/// collision world, and writes what it met to its [`CharacterState`].
+///
+/// A character walks: it slides along walls, climbs steps up to
+/// [`CharacterConfig::max_step_height`](crate::geometry::CharacterConfig::max_step_height),
+/// keeps to the ground down steps and slopes within
+/// [`CharacterConfig::snap_distance`](crate::geometry::CharacterConfig::snap_distance),
+/// walks up slopes up to [`CharacterConfig::max_slope`](crate::geometry::CharacterConfig::max_slope)
+/// and slides down steeper ones, stops under ceilings, is carried by the collider it
+/// stands on when that moves, and is moved out of colliders it starts inside, the least
+/// way out. It passes through [`Sensor`](crate::plugin::Sensor) colliders, lands on
+/// [`OneWay`](crate::plugin::OneWay) platforms from
+/// above, jumps through them from below, and drops through them on demand
+/// ([`CharacterController::drop_through`]). It never stands on another character, so
+/// characters that meet do not climb on top of each other.
+///
+/// The game sets [`CharacterController::velocity`] (gravity included) before the
+/// collision tick; the controller runs after it ([`CharacterSystems::Move`], after
+/// [`CollisionSystems::Events`](crate::plugin::CollisionSystems::Events)), so it sees
+/// every collider where this tick put it and the ground's motion over this tick. It
+/// removes from the velocity what ran into surfaces (landing ends a fall), and the next
+/// tick's collision pipeline sweeps the character's move like any other.
+///
+/// Shapes are boxes and balls, so slopes come from balls (a ball character on a box's
+/// edge, any character on a large ball); the box faces of a level are floors, walls and
+/// ceilings.
+///
 /// Add it beside [`AabbTreePlugin`](crate::plugin::AabbTreePlugin), in the same schedule
 /// (`FixedPostUpdate` by default: `CharacterPlugin::<Vec2>::new(Update)` for a pipeline
 /// in `Update`).
+///
+/// # Examples
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_aabb_tree::d2::*;
+/// # let mut app = App::new();
+/// app.add_plugins((AabbTreePlugin::default(), CharacterPlugin::default()));
+/// ```
 pub struct CharacterPlugin<V: Vector> {
     schedule: InternedScheduleLabel,
     add: fn(&mut App, InternedScheduleLabel),
