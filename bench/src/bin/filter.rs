@@ -1,0 +1,197 @@
+//! The cost of a pair filter: the `stress` scene (N uniform moving boxes, `fast`) ticked
+//! by two apps in one process, one with a `PairFilter` and `FilterPairs` on a tenth of
+//! the colliders, one without either; ticks interleave and the order alternates.
+//!
+//! `cargo run --release -p bevy_aabb_tree_bench --features plugin --bin filter -- [N]
+//! [2d|3d]` (defaults: 10000 2d).
+//!
+//! The rule reads a component of both entities (a team), as a game's would: colliders
+//! of one team do not touch. A tenth of the colliders have `FilterPairs` and a team of
+//! three. Prints the median of `app.update()` for each app and their ratio, and the
+//! touching pairs of each at the end (fewer with the filter: its vetoes).
+
+#[path = "../../../benches/support/scene.rs"]
+mod scene;
+
+use std::time::{Duration, Instant};
+
+use bevy::ecs::system::SystemParam;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_aabb_tree::Vector;
+use bevy_aabb_tree::prelude::*;
+use scene::Scene;
+
+/// Ticks run before measuring (the first one inserts every collider).
+const WARMUP: usize = 30;
+/// Ticks measured, per app.
+const TICKS: usize = 300;
+
+/// A collider's team: the rule vetoes pairs of one team.
+#[derive(Component, Clone, Copy, PartialEq, Eq)]
+struct Team(u8);
+
+/// Colliders of one team do not touch.
+#[derive(SystemParam)]
+struct NoTeamHits<'w, 's> {
+    teams: Query<'w, 's, &'static Team>,
+}
+
+impl PairFilter for NoTeamHits<'_, '_> {
+    fn allows(&self, a: Entity, b: Entity) -> bool {
+        match (self.teams.get(a), self.teams.get(b)) {
+            (Ok(x), Ok(y)) => x != y,
+            _ => true,
+        }
+    }
+}
+
+/// The scene's region and step, for the mover.
+#[derive(Resource, Clone, Copy)]
+struct Region {
+    side: f32,
+    dt: f32,
+}
+
+/// Moves every box by its velocity and bounces it off the region's walls.
+fn move_boxes<V: Vector>(region: Res<Region>, mut q: Query<(&mut Transform, &mut Velocity<V>)>) {
+    let Region { side, dt } = *region;
+    for (mut transform, mut velocity) in &mut q {
+        let mut c = transform.translation;
+        let mut v = velocity.0.extend_to_3d();
+        for k in 0..V::DIM {
+            c[k] += v[k] * dt;
+            if c[k] < 0.0 || c[k] > side {
+                c[k] = c[k].clamp(0.0, side);
+                v[k] = -v[k];
+            }
+        }
+        transform.translation = c;
+        velocity.0 = V::truncate_from_3d(v);
+    }
+}
+
+fn app<V, const D: usize>(scene: &Scene<D>, filtered: bool) -> App
+where
+    V: Vector
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+{
+    let mut app = App::new();
+    let plugin = AabbTreePlugin::<V>::default();
+    app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
+        .add_plugins(if filtered {
+            plugin.with_pair_filter::<NoTeamHits>()
+        } else {
+            plugin
+        })
+        .insert_resource(Time::<Fixed>::from_duration(Duration::from_secs_f32(
+            scene.dt,
+        )))
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
+        .insert_resource(Region {
+            side: scene.side,
+            dt: scene.dt,
+        })
+        .add_systems(FixedUpdate, move_boxes::<V>);
+    for i in 0..scene.len() {
+        let mut t = Vec3::ZERO;
+        let mut vel = Vec3::ZERO;
+        for k in 0..D {
+            t[k] = scene.centers[i][k];
+            vel[k] = scene.velocities[i][k];
+        }
+        let mut e = app.world_mut().spawn((
+            Transform::from_translation(t),
+            Aabb::new(V::splat(scene.half)),
+            Velocity(V::truncate_from_3d(vel)),
+        ));
+        if filtered && i % 10 == 0 {
+            e.insert((FilterPairs, Team((i / 10 % 3) as u8)));
+        }
+    }
+    app.finish();
+    app.cleanup();
+    for _ in 0..WARMUP {
+        app.update();
+    }
+    app
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn run<V, const D: usize>(n: usize)
+where
+    V: Vector
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+    Scene<D>: Uniform,
+{
+    let scene = Scene::<D>::uniform_scene(n);
+    let mut apps = [app::<V, D>(&scene, false), app::<V, D>(&scene, true)];
+    let mut times: [Vec<f64>; 2] = Default::default();
+    for tick in 0..TICKS {
+        let order = if tick % 2 == 0 { [0, 1] } else { [1, 0] };
+        for i in order {
+            let t = Instant::now();
+            apps[i].update();
+            times[i].push(t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    let touching = |app: &App| app.world().resource::<AabbTree<V>>().touching_pairs().count();
+    let [plain, filtered] = &mut times;
+    let (plain, filtered) = (median(plain), median(filtered));
+    println!("{D}D, {n} boxes (fast), a tenth with FilterPairs, {TICKS} ticks each, alternated");
+    println!("| app | tick (ms, median) | touching pairs at the end |");
+    println!("|---|---|---|");
+    println!("| no filter | {plain:.3} | {} |", touching(&apps[0]));
+    println!("| filter on a tenth | {filtered:.3} | {} |", touching(&apps[1]));
+    println!("ratio filter / no filter: {:.3}", filtered / plain);
+}
+
+/// The uniform scene of a dimension.
+trait Uniform {
+    fn uniform_scene(n: usize) -> Self;
+}
+
+impl Uniform for Scene<2> {
+    fn uniform_scene(n: usize) -> Self {
+        Scene::<2>::uniform(n, Scene::<2>::FAST)
+    }
+}
+
+impl Uniform for Scene<3> {
+    fn uniform_scene(n: usize) -> Self {
+        Scene::<3>::uniform(n, Scene::<2>::FAST)
+    }
+}
+
+fn main() {
+    let mut n = 10_000;
+    let mut three_d = false;
+    for arg in std::env::args().skip(1) {
+        match arg.as_str() {
+            "2d" => three_d = false,
+            "3d" => three_d = true,
+            other => match other.replace('_', "").parse() {
+                Ok(x) => n = x,
+                Err(_) => {
+                    eprintln!("usage: filter [N] [2d|3d]");
+                    std::process::exit(2);
+                }
+            },
+        }
+    }
+    if three_d {
+        run::<Vec3, 3>(n);
+    } else {
+        run::<Vec2, 2>(n);
+    }
+}
