@@ -14,9 +14,19 @@ use bevy_aabb_tree::d2::*;
 use demo::{Arena, Bouncy, DemoArgs, Lcg};
 
 const BODIES: usize = 2000;
-const BODY: u32 = 1 << 0;
-const WALL: u32 = 1 << 1;
-const BULLET: u32 = 1 << 2;
+/// The demo's layers.
+#[derive(Clone, Copy)]
+enum Layer {
+    Body,
+    Wall,
+    Bullet,
+}
+
+impl CollisionLayer for Layer {
+    fn index(self) -> u32 {
+        self as u32
+    }
+}
 
 #[derive(Component)]
 struct Bullet;
@@ -75,7 +85,7 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>) {
         let mut entity = commands.spawn((
             Transform::from_translation(p.extend(0.0)),
             Velocity(Vec2::from_angle(angle) * speed),
-            CollisionLayers::new(BODY, BODY | BULLET),
+            CollisionLayers::from_layers([Layer::Body], [Layer::Body, Layer::Bullet]),
             Bouncy,
         ));
         if i % 2 == 0 {
@@ -104,7 +114,7 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>) {
         commands.spawn((
             Transform::from_xyz(x, 0.0, 1.0),
             Aabb::new(Vec2::new(0.1, 18.0)),
-            CollisionLayers::new(WALL, BULLET),
+            CollisionLayers::from_layers([Layer::Wall], [Layer::Bullet]),
             Static,
             Sprite::from_color(Color::WHITE, Vec2::new(0.2, 36.0)),
         ));
@@ -119,7 +129,7 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>) {
             commands.spawn((
                 Transform::from_xyz(i as f32 - 75.5, y, 0.5),
                 Aabb::new(Vec2::splat(0.5)),
-                CollisionLayers::new(WALL, BODY),
+                CollisionLayers::from_layers([Layer::Wall], [Layer::Body]),
                 Static,
                 Sprite::from_color(Color::srgb(0.25, 0.3, 0.45), Vec2::splat(0.92)),
                 ChildOf(map),
@@ -140,7 +150,7 @@ fn fire(mut commands: Commands, textures: Res<Textures>, mut tick: Local<u32>) {
         Transform::from_xyz(-76.0, y, 2.0),
         BoundingSphere::new(0.3),
         Velocity(Vec2::X * 300.0),
-        CollisionLayers::new(BULLET, WALL | BODY),
+        CollisionLayers::from_layers([Layer::Bullet], [Layer::Wall, Layer::Body]),
         Sprite {
             image: textures.bullet.clone(),
             custom_size: Some(Vec2::splat(0.6)),

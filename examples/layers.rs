@@ -2,6 +2,7 @@
 //!
 //! Players collide with coins and walls, coins only with players, ghosts with nothing but
 //! walls. Two entities interact when each one's memberships meet the other's filters.
+//! The layers are named by the game's own enum (`CollisionLayer`).
 //! Run: `cargo run --example layers`.
 
 use std::time::Duration;
@@ -10,10 +11,20 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_aabb_tree::d2::*;
 
-const PLAYER: u32 = 1 << 0;
-const COIN: u32 = 1 << 1;
-const WALL: u32 = 1 << 2;
-const GHOST: u32 = 1 << 3;
+/// The game's layers.
+#[derive(Clone, Copy)]
+enum Layer {
+    Player,
+    Coin,
+    Wall,
+    Ghost,
+}
+
+impl CollisionLayer for Layer {
+    fn index(self) -> u32 {
+        self as u32
+    }
+}
 
 fn main() {
     let mut app = App::new();
@@ -44,28 +55,28 @@ fn setup(mut commands: Commands) {
         Transform::from_xyz(0.0, 0.0, 0.0),
         Aabb::new(Vec2::new(0.4, 0.8)),
         Velocity(Vec2::X * 4.0),
-        CollisionLayers::new(PLAYER, COIN | WALL),
+        CollisionLayers::from_layers([Layer::Player], [Layer::Coin, Layer::Wall]),
     ));
     commands.spawn((
         Name::new("ghost"),
         Transform::from_xyz(0.0, 0.5, 0.0),
         BoundingSphere::new(0.4),
         Velocity(Vec2::X * 4.0),
-        CollisionLayers::new(GHOST, WALL),
+        CollisionLayers::from_layers([Layer::Ghost], [Layer::Wall]),
     ));
     for i in 1..4 {
         commands.spawn((
             Name::new(format!("coin {i}")),
             Transform::from_xyz(i as f32 * 2.0, 0.0, 0.0),
             BoundingSphere::new(0.25),
-            CollisionLayers::new(COIN, PLAYER),
+            CollisionLayers::from_layers([Layer::Coin], [Layer::Player]),
         ));
     }
     commands.spawn((
         Name::new("wall"),
         Transform::from_xyz(9.0, 0.0, 0.0),
         Aabb::new(Vec2::new(0.25, 5.0)),
-        CollisionLayers::new(WALL, PLAYER | GHOST),
+        CollisionLayers::from_layers([Layer::Wall], [Layer::Player, Layer::Ghost]),
     ));
 }
 
@@ -79,7 +90,7 @@ fn collect_coins(
     for hit in started.read() {
         for e in [hit.entity, hit.other] {
             if let Ok((l, name)) = layers.get(e)
-                && l.memberships == COIN
+                && l.memberships == Layer::Coin.mask()
             {
                 info!("collected {name}");
                 commands.entity(e).despawn();
@@ -95,7 +106,11 @@ fn report(
     mut walkers: Query<(&Name, &mut Velocity)>,
 ) {
     for hit in started.read() {
-        let is_wall = |e: Entity| layers.get(e).is_ok_and(|l| l.memberships == WALL);
+        let is_wall = |e: Entity| {
+            layers
+                .get(e)
+                .is_ok_and(|l| l.memberships == Layer::Wall.mask())
+        };
         let walker = match (is_wall(hit.entity), is_wall(hit.other)) {
             (true, false) => hit.other,
             (false, true) => hit.entity,

@@ -32,9 +32,9 @@ pub use vector::Vector;
 pub use plugin::{
     Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CharacterController, CharacterPlugin,
     CharacterState, CharacterSystems, CollidingEntities, CollisionConfig, CollisionEnded,
-    CollisionLayers, CollisionStarted, CollisionSystems, Contacts, EndReason, FilterPairs,
-    NotIntegrated, OneWay, PairFilter, QueryFilter, Sensor, SpatialQuery, Static, StaticChanges,
-    Teleported, TrackedCollider, Velocity, VelocityPlugin, VelocitySystems,
+    CollisionLayer, CollisionLayers, CollisionStarted, CollisionSystems, Contacts, EndReason,
+    FilterPairs, NotIntegrated, OneWay, PairFilter, QueryFilter, Sensor, SpatialQuery, Static,
+    StaticChanges, Teleported, TrackedCollider, Velocity, VelocityPlugin, VelocitySystems,
 };
 
 /// Everything a game needs: `use bevy_aabb_tree::prelude::*;`.
@@ -47,9 +47,9 @@ pub mod prelude {
     pub use crate::plugin::{
         Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CharacterController, CharacterPlugin,
         CharacterState, CharacterSystems, CollidingEntities, CollisionConfig, CollisionEnded,
-        CollisionLayers, CollisionStarted, CollisionSystems, Contacts, EndReason, FilterPairs,
-        NotIntegrated, OneWay, PairFilter, PointProjection, QueryFilter, Sensor, ShapeHit,
-        SpatialQuery, Static, StaticChanges, StepStats, SweptHit, Teleported, TrackedCollider,
-        Velocity, VelocityPlugin, VelocitySystems, WorldShape,
+        CollisionLayer, CollisionLayers, CollisionStarted, CollisionSystems, Contacts, EndReason,
+        FilterPairs, NotIntegrated, OneWay, PairFilter, PointProjection, QueryFilter, Sensor,
+        ShapeHit, SpatialQuery, Static, StaticChanges, StepStats, SweptHit, Teleported,
+        TrackedCollider, Velocity, VelocityPlugin, VelocitySystems, WorldShape,
     };
 }

@@ -133,11 +133,61 @@ impl CollisionLayers {
         }
     }
 
+    /// Layers by name, from a game's own [`CollisionLayer`] enum.
+    ///
+    /// ```
+    /// # use bevy_aabb_tree::prelude::*;
+    /// #[derive(Clone, Copy)]
+    /// enum Layer {
+    ///     Player,
+    ///     Enemy,
+    ///     Wall,
+    /// }
+    ///
+    /// impl CollisionLayer for Layer {
+    ///     fn index(self) -> u32 {
+    ///         self as u32
+    ///     }
+    /// }
+    ///
+    /// let player = CollisionLayers::from_layers([Layer::Player], [Layer::Enemy, Layer::Wall]);
+    /// let wall = CollisionLayers::from_layers([Layer::Wall], [Layer::Player]);
+    /// assert!(player.interacts_with(&wall));
+    /// assert_eq!(player, CollisionLayers::new(0b001, 0b110));
+    /// ```
+    pub fn from_layers<L: CollisionLayer>(
+        memberships: impl IntoIterator<Item = L>,
+        filters: impl IntoIterator<Item = L>,
+    ) -> Self {
+        Self::new(L::mask_of(memberships), L::mask_of(filters))
+    }
+
     /// Whether the two interact: each one's memberships meet the other's filters.
     #[inline]
     pub const fn interacts_with(&self, other: &Self) -> bool {
         crate::tree::Layers::new(self.memberships, self.filters)
             .interacts_with(&crate::tree::Layers::new(other.memberships, other.filters))
+    }
+}
+
+/// A game's own names for its layers, for [`CollisionLayers::from_layers`] and
+/// [`QueryFilter::with_layers`](crate::plugin::QueryFilter::with_layers): implement it on
+/// a fieldless enum of at most 32 variants (`fn index(self) -> u32 { self as u32 }`).
+pub trait CollisionLayer: Copy {
+    /// The layer's index, 0 to 31: its bit in the masks is `1 << index`. An index of 32
+    /// or more names no layer (its mask is 0).
+    fn index(self) -> u32;
+
+    /// The layer's bit.
+    fn mask(self) -> u32 {
+        1u32.checked_shl(self.index()).unwrap_or(0)
+    }
+
+    /// The mask of several layers.
+    fn mask_of(layers: impl IntoIterator<Item = Self>) -> u32 {
+        layers
+            .into_iter()
+            .fold(0, |mask, layer| mask | layer.mask())
     }
 }
 

@@ -30,7 +30,14 @@ pub struct CollisionConfig {
     /// Whether pairs that do not overlap at the end of a tick are swept over the tick's
     /// displacements, so fast objects cannot tunnel. Default `true`.
     pub swept: bool,
-    /// Whether the pipeline runs at all. Default `true`.
+    /// Whether the pipeline (and the character controller) runs at all. Default `true`.
+    ///
+    /// Paused (`false`), no tick runs: no start or end is reported, and
+    /// [`CollidingEntities`](crate::plugin::CollidingEntities) stays what was last reported,
+    /// except that a despawned, disabled or removed collider still ends its contacts at
+    /// once. The first tick after resuming processes every collider and reports what
+    /// changed meanwhile: pairs that separated end (`Separated`), pairs that began to
+    /// touch start, as if the pause had been one long tick (not swept over it).
     pub enabled: bool,
     /// Spread the tree's work over Bevy's `ComputeTaskPool` in ticks where at least this
     /// many colliders moved, when the pool has more than one thread (Bevy's

@@ -279,8 +279,8 @@ use crate::Vector;
 
 pub use character::{CharacterController, CharacterPlugin, CharacterState, CharacterSystems};
 pub use components::{
-    Aabb, BoundingSphere, CollidingEntities, CollisionLayers, Sensor, Static, Teleported,
-    TrackedCollider, Velocity, WorldShape,
+    Aabb, BoundingSphere, CollidingEntities, CollisionLayer, CollisionLayers, Sensor, Static,
+    Teleported, TrackedCollider, Velocity, WorldShape,
 };
 pub use config::{CollisionConfig, StaticChanges};
 pub use events::{CollisionEnded, CollisionStarted, EndReason};

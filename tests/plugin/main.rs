@@ -74,6 +74,7 @@ mod idle;
 mod lifecycle;
 mod observers;
 mod oracle;
+mod pausing;
 mod queries;
 mod reliability;
 mod scenes;

@@ -53,6 +53,15 @@ impl QueryFilter {
         self
     }
 
+    /// Only entities in these layers, by name (see
+    /// [`CollisionLayer`](crate::plugin::CollisionLayer)).
+    pub fn with_layers<L: crate::plugin::CollisionLayer>(
+        self,
+        layers: impl IntoIterator<Item = L>,
+    ) -> Self {
+        self.with_mask(L::mask_of(layers))
+    }
+
     /// Shape casts leave out what the cast shape overlaps where it starts (see
     /// [`Self::ignore_start_overlaps`]).
     pub fn ignoring_start_overlaps(mut self) -> Self {
