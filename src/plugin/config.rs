@@ -37,7 +37,8 @@ pub struct CollisionConfig {
     /// except that a despawned, disabled or removed collider still ends its contacts at
     /// once. The first tick after resuming processes every collider and reports what
     /// changed meanwhile: pairs that separated end (`Separated`), pairs that began to
-    /// touch start, as if the pause had been one long tick (not swept over it).
+    /// touch start, as if the pause had been one long tick (swept like one: what passed
+    /// through something meanwhile gets a start and a `PassedThrough` end).
     pub enabled: bool,
     /// Spread the tree's work over Bevy's `ComputeTaskPool` in ticks where at least this
     /// many colliders moved, when the pool has more than one thread (Bevy's
