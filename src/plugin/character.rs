@@ -120,6 +120,12 @@ pub struct CharacterState<V: Vector> {
     /// One-way platforms it is dropping through, until clear of each.
     #[reflect(ignore)]
     passing: SmallVec<[Entity; 2]>,
+    /// The ground's center when the last move ended: its motion since is the ride.
+    #[reflect(ignore)]
+    ground_at: V,
+    /// A warning about this character was given (a parent, a non-finite velocity).
+    #[reflect(ignore)]
+    warned: bool,
 }
 
 impl<V: Vector> Default for CharacterState<V> {
@@ -133,6 +139,8 @@ impl<V: Vector> Default for CharacterState<V> {
             step: 0.0,
             hits: SmallVec::new(),
             passing: SmallVec::new(),
+            ground_at: V::ZERO,
+            warned: false,
         }
     }
 }
@@ -258,6 +266,7 @@ type CharacterItem<V> = (
     &'static TrackedCollider<V>,
     &'static mut Transform,
     Option<&'static CollisionLayers>,
+    Has<ChildOf>,
 );
 
 /// Moves every character (in the order of the query) and records what it met.
@@ -274,10 +283,26 @@ fn move_characters<V: Vector, F: PairFilter + 'static>(
 {
     let dt = time.delta_secs();
     let filter = &*filter;
-    for (entity, mut controller, mut state, tracked, mut transform, layers) in &mut characters {
+    for (entity, mut controller, mut state, tracked, mut transform, layers, child) in
+        &mut characters
+    {
         // Not in the tree yet (spawned since the last tick): it moves from the next one.
         if tracked.proxy.is_none() {
             continue;
+        }
+        if (child || !controller.velocity.is_finite()) && !state.warned {
+            warn!(
+                "bevy_aabb_tree: character {entity} {}",
+                if child {
+                    "is a child: its moves are world displacements added to its local translation; keep characters at the root"
+                } else {
+                    "has a non-finite velocity: it is set to zero"
+                }
+            );
+            state.warned = true;
+        }
+        if !controller.velocity.is_finite() {
+            controller.velocity = V::ZERO;
         }
         let layers = layers.copied().unwrap_or_default();
         let shape = tracked.world_shape();
@@ -293,14 +318,18 @@ fn move_characters<V: Vector, F: PairFilter + 'static>(
                 filter.allows(a, b)
             }
         };
-        let ground_motion = |ground: Entity| {
+        // Where a collider is now (its shape at this tick).
+        let center_of = |e: Entity| {
             colliders
-                .get(ground)
+                .get(e)
                 .ok()
-                .and_then(|t| t.proxy)
-                .and_then(|key| tree.body(key))
-                .map_or(V::ZERO, |b| b.displacement)
+                .filter(|t| t.proxy.is_some())
+                .map(|t| t.world_shape().center())
         };
+        // The ground's motion since the last move: from the center recorded then, so
+        // that it does not depend on the sweep (`CollisionConfig::swept`) nor on how
+        // many ticks passed (a pause).
+        let ground_motion = |ground: Entity, at: V| center_of(ground).map_or(V::ZERO, |c| c - at);
 
         // One-way platforms dropped through stay passable until the character is clear.
         if controller.drop_through
@@ -322,7 +351,10 @@ fn move_characters<V: Vector, F: PairFilter + 'static>(
 
         // Carried by the ground's motion over this tick, through everything but the
         // ground itself (which is already where it moved).
-        let carry = state.ground.map_or(V::ZERO, ground_motion);
+        let previous_ground = state.ground;
+        let carry = state
+            .ground
+            .map_or(V::ZERO, |g| ground_motion(g, state.ground_at));
         let mut moved = V::ZERO;
         if carry != V::ZERO && carry.is_finite() {
             world.ignore = state.ground;
@@ -356,9 +388,12 @@ fn move_characters<V: Vector, F: PairFilter + 'static>(
         state.ground = step.ground.map(|g| g.id);
         state.ground_normal = step.ground.map_or(V::ZERO, |g| g.normal);
         state.ground_velocity = match state.ground {
-            Some(ground) if dt > 0.0 => ground_motion(ground) / dt,
+            Some(ground) if dt > 0.0 && Some(ground) == previous_ground => carry / dt,
             _ => V::ZERO,
         };
+        if let Some(center) = state.ground.and_then(center_of) {
+            state.ground_at = center;
+        }
         state.displacement = moved;
         state.step = step.step;
         state.hits = step.hits;

@@ -310,8 +310,9 @@ pub struct Sensor;
 ///     }
 /// }
 /// ```
-#[derive(Component, Clone, Debug, Default, PartialEq)]
-pub struct CollidingEntities(pub(crate) EntityHashSet);
+#[derive(Component, Clone, Debug, Default, PartialEq, Reflect)]
+#[reflect(Component, Debug, Default)]
+pub struct CollidingEntities(#[entities] pub(crate) EntityHashSet);
 
 impl CollidingEntities {
     /// Whether it touches `entity`.

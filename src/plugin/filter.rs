@@ -47,8 +47,8 @@ pub struct FilterPairs;
 /// register it with
 /// [`AabbTreePlugin::with_pair_filter`](crate::plugin::AabbTreePlugin::with_pair_filter).
 /// The rule must be symmetric and must not depend on the order it is asked in (it is
-/// asked with the entity of smaller index first): the same world then gives the same
-/// events.
+/// asked with the smaller `Entity` first, by `Entity`'s `Ord`): the same world then
+/// gives the same events.
 ///
 /// ```
 /// # use bevy::prelude::*;
@@ -74,7 +74,7 @@ pub struct FilterPairs;
 /// app.add_plugins(AabbTreePlugin::default().with_pair_filter::<NoSelfHits>());
 /// ```
 pub trait PairFilter: ReadOnlySystemParam + Send + Sync {
-    /// Whether `a` and `b` may touch (`a` has the smaller index).
+    /// Whether `a` and `b` may touch (`a < b`).
     fn allows(&self, a: Entity, b: Entity) -> bool;
 }
 

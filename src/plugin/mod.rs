@@ -262,6 +262,8 @@ mod narrow_phase;
 mod neighbourhoods;
 mod one_way;
 mod pairs;
+#[cfg(feature = "picking")]
+pub mod picking;
 mod pool;
 mod prepare;
 mod shape;
@@ -288,6 +290,10 @@ pub use filter::{FilterPairs, PairFilter};
 pub use gameplay::Contacts;
 pub use motion::{NotIntegrated, VelocityPlugin, VelocitySystems};
 pub use one_way::OneWay;
+#[cfg(feature = "picking")]
+pub use picking::{
+    AabbTreePickable, AabbTreePickingFilter, AabbTreePickingPlugin, AabbTreePickingSettings,
+};
 pub use spatial::{PointProjection, QueryFilter, ShapeHit, SpatialQuery};
 pub use state::{AabbTree, StepStats, SweptHit};
 
@@ -373,6 +379,7 @@ where
             .register_type::<Static>()
             .register_type::<Sensor>()
             .register_type::<FilterPairs>()
+            .register_type::<CollidingEntities>()
             .register_type::<OneWay<V>>()
             .register_type::<StaticChanges>()
             .register_type::<TrackedCollider<V>>()

@@ -1,5 +1,6 @@
 //! One-way colliders: platforms landed on from above and passed from below.
 
+use bevy::ecs::entity_disabling::Disabled;
 use bevy::prelude::*;
 
 use crate::Vector;
@@ -35,7 +36,7 @@ use crate::plugin::AabbTree;
 /// ```
 #[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
 #[component(immutable)]
-#[reflect(Debug, PartialEq)]
+#[reflect(Component, Debug, PartialEq)]
 pub struct OneWay<V: Vector> {
     normal: V,
 }
@@ -64,17 +65,19 @@ impl<V: Vector> OneWay<V> {
 /// Observer: a [`OneWay`] inserted; the casts read its normal from the resource.
 pub(crate) fn on_one_way_inserted<V: Vector>(
     event: On<Insert, OneWay<V>>,
-    one_ways: Query<&OneWay<V>>,
+    one_ways: Query<&OneWay<V>, Allow<Disabled>>,
     mut state: ResMut<AabbTree<V>>,
 ) {
     let entity = event.event_target();
     if let Ok(one_way) = one_ways.get(entity) {
-        if one_way.normal == V::ZERO {
+        // Normalised again: a value loaded by reflection did not go through `new`.
+        let normal = OneWay::new(one_way.normal).normal;
+        if normal == V::ZERO {
             warn!(
                 "bevy_aabb_tree: entity {entity} has a OneWay with a zero or non-finite normal: it blocks from no side"
             );
         }
-        state.one_ways.insert(entity, one_way.normal);
+        state.one_ways.insert(entity, normal);
     }
 }
 
