@@ -145,14 +145,22 @@ where
             times[i].push(t.elapsed().as_secs_f64() * 1e3);
         }
     }
-    let touching = |app: &App| app.world().resource::<AabbTree<V>>().touching_pairs().count();
+    let touching = |app: &App| {
+        app.world()
+            .resource::<AabbTree<V>>()
+            .touching_pairs()
+            .count()
+    };
     let [plain, filtered] = &mut times;
     let (plain, filtered) = (median(plain), median(filtered));
     println!("{D}D, {n} boxes (fast), a tenth with FilterPairs, {TICKS} ticks each, alternated");
     println!("| app | tick (ms, median) | touching pairs at the end |");
     println!("|---|---|---|");
     println!("| no filter | {plain:.3} | {} |", touching(&apps[0]));
-    println!("| filter on a tenth | {filtered:.3} | {} |", touching(&apps[1]));
+    println!(
+        "| filter on a tenth | {filtered:.3} | {} |",
+        touching(&apps[1])
+    );
     println!("ratio filter / no filter: {:.3}", filtered / plain);
 }
 
