@@ -256,6 +256,8 @@ pub mod diagnostics;
 mod events;
 mod filter;
 mod gameplay;
+#[cfg(feature = "interpolation")]
+mod interpolation;
 mod lifecycle;
 mod motion;
 mod narrow_phase;
@@ -458,6 +460,8 @@ where
             .add_observer(filter::on_filter_removed::<V>)
             .add_observer(one_way::on_one_way_inserted::<V>)
             .add_observer(one_way::on_one_way_removed::<V>);
+        #[cfg(feature = "interpolation")]
+        app.add_observer(interpolation::on_teleported_easing);
         if let Some(add_filter) = self.filter {
             add_filter(app, schedule);
         }
