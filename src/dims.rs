@@ -93,6 +93,13 @@ macro_rules! dimension {
             /// A swept hit of the last tick.
             #[cfg(feature = "plugin")]
             pub type SweptHit = crate::plugin::SweptHit<$v>;
+            /// The picking backend of this dimension.
+            #[cfg(feature = "picking")]
+            pub type AabbTreePickingPlugin = crate::plugin::AabbTreePickingPlugin<$v>;
+            #[cfg(feature = "picking")]
+            pub use crate::plugin::{
+                AabbTreePickable, AabbTreePickingFilter, AabbTreePickingSettings,
+            };
             /// The debug overlay of this dimension.
             #[cfg(feature = "gizmos")]
             pub type AabbTreeDebugPlugin = crate::debug::AabbTreeDebugPlugin<$v>;
