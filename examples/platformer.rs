@@ -73,7 +73,7 @@ const STEP: f32 = 1.0 / STEPS as f32;
 const ONE_WAY_THICKNESS: f32 = 0.25;
 /// The moving platform's thickness and speed (tiles per second).
 const MOVER_THICKNESS: f32 = 0.4;
-const MOVER_SPEED: f32 = 4.0;
+const MOVER_SPEED: f32 = 5.0;
 /// The fixed tick: Bevy's default (64 Hz), which the plugin's step (`FixedPostUpdate`) follows.
 const TICK: f64 = 1.0 / 64.0;
 /// Points kept in the trail (three seconds of ticks).
@@ -149,11 +149,12 @@ struct Trail(Vec<Vec2>);
 #[derive(Resource)]
 struct Autopilot;
 
-/// A horizontal run of cells of one kind: first column, row, length.
+/// A block of cells of one kind: its top-left cell, its length along x and its rows.
 #[derive(Clone, Copy)]
 struct Run {
     start: IVec2,
     len: i32,
+    rows: i32,
 }
 
 /// A moving platform in the map: its cells and its track (the run of `-` and `M` cells
@@ -171,10 +172,11 @@ struct Level {
     walls: Vec<IVec2>,
     /// Stair cells: rising to the right (`true`) or to the left.
     stairs: Vec<(IVec2, bool)>,
-    /// One-way platforms and water, each horizontal run one collider: a player standing
-    /// across two one-way tiles then drops through both at once, and walking along the
-    /// water raises no events at the seams.
+    /// One-way platforms, each horizontal run one collider: a player standing across two
+    /// one-way tiles then drops through both at once.
     one_ways: Vec<Run>,
+    /// Water, each block of runs of the same columns in successive rows one collider:
+    /// moving about in the water raises no events at the seams.
     water: Vec<Run>,
     movers: Vec<Mover>,
     coins: Vec<IVec2>,
@@ -223,7 +225,16 @@ impl Level {
                 }
             }
             level.one_ways.extend(runs(line, y, |c| c == '='));
-            level.water.extend(runs(line, y, |c| c == '~'));
+            for run in runs(line, y, |c| c == '~') {
+                // Rows are read top down: the same columns one row down extend a block.
+                let above = level.water.iter_mut().find(|w| {
+                    w.start.x == run.start.x && w.len == run.len && w.start.y - w.rows == y
+                });
+                match above {
+                    Some(block) => block.rows += 1,
+                    None => level.water.push(run),
+                }
+            }
             for track in runs(line, y, |c| c == 'M' || c == '-') {
                 let cells = &line[track.start.x as usize..(track.start.x + track.len) as usize];
                 let first = cells.iter().position(|&c| c == 'M');
@@ -232,6 +243,7 @@ impl Level {
                     let platform = Run {
                         start: IVec2::new(track.start.x + first as i32, y),
                         len: (last - first + 1) as i32,
+                        rows: 1,
                     };
                     level.movers.push(Mover { platform, track });
                 }
@@ -248,8 +260,8 @@ impl Level {
         cell.as_vec2() - Vec2::new(self.width as f32 - 1.0, self.height as f32 - 1.0) / 2.0
     }
 
-    /// The world box of a run (center and half size): the whole cells, or a slab of
-    /// `thickness` at their top.
+    /// The world box of a run (center and half size): a slab `thickness` thick at the
+    /// top of its top row (`rows` for the whole cells).
     fn run_box(&self, run: Run, thickness: f32) -> (Vec2, Vec2) {
         let first = self.world(run.start);
         let half = Vec2::new(run.len as f32 / 2.0, thickness / 2.0);
@@ -271,6 +283,7 @@ fn runs(line: &[char], y: i32, is: impl Fn(char) -> bool) -> Vec<Run> {
             out.push(Run {
                 start: IVec2::new(start as i32, y),
                 len: (x - start) as i32,
+                rows: 1,
             });
         } else {
             x += 1;
@@ -296,10 +309,13 @@ fn main() {
         AabbTreeDebugPlugin::default(),
     ))
     // The level is small: the overlay's statistics panel would hide part of it, and the
-    // tree's nodes are shown only near the root.
+    // tree's nodes are shown only near the root. Swept hits are off: the collision tick
+    // sweeps each move of the player in a straight line, and a step up the stairs (up,
+    // then across) cuts the next step's corner, which would ring every step climbed.
     .insert_resource(DebugOverlay {
         panel: false,
         depth_range: (0, 2),
+        swept_hits: false,
         ..default()
     })
     .insert_resource(ClearColor(Color::srgb(0.07, 0.08, 0.1)))
@@ -427,7 +443,7 @@ fn setup(
     // Water: `Sensor` (never blocks, raises events), drawn translucent in front of the
     // player so that it looks submerged.
     for &run in &level.water {
-        let (center, half) = level.run_box(run, 1.0);
+        let (center, half) = level.run_box(run, run.rows as f32);
         commands.spawn((
             Water,
             Transform::from_translation(center.extend(3.0)),
@@ -547,8 +563,9 @@ fn read_keys(keys: &ButtonInput<KeyCode>) -> Input {
 }
 
 /// The autopilot's input: run right while there is ground ahead (a ray down from just
-/// in front of the player finds something solid within a tile below its feet), else
-/// wait at the edge; jump when the last tick's run made no headway.
+/// in front of the player finds something solid within one and a half tiles below its
+/// feet: the next stairs down, but not the bottom of the pool), else wait at the edge;
+/// jump when a wall blocked the last tick's run.
 fn autopilot_input(
     spatial: &SpatialQuery,
     position: Vec2,
@@ -560,10 +577,14 @@ fn autopilot_input(
     let filter = QueryFilter::default().with_mask(WALL).without_sensors();
     let ray = Ray::new(ahead, Vec2::NEG_Y);
     let ground_ahead = spatial
-        .cast_ray(&ray, PLAYER_HALF.y + 1.0, &filter)
+        .cast_ray(&ray, PLAYER_HALF.y + 1.5, &filter)
         .is_some();
+    // Blocked: a wall met ahead, and little headway of its own (less the ride on a
+    // moving platform); a stair's riser met while stepping up it is no block.
+    let own = state.displacement.x - state.ground_velocity.x * dt;
     let wanted = player.last_run * RUN_SPEED * dt;
-    let blocked = wanted > 0.0 && state.displacement.x < 0.3 * wanted;
+    let wall = state.hits.iter().any(|hit| hit.normal.x < -0.5);
+    let blocked = wanted > 0.0 && wall && own < 0.3 * wanted;
     Input {
         run: if state.grounded && !ground_ahead {
             0.0
