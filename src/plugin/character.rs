@@ -263,7 +263,7 @@ type CharacterItem<V> = (
     Entity,
     &'static mut CharacterController<V>,
     &'static mut CharacterState<V>,
-    &'static TrackedCollider<V>,
+    &'static mut TrackedCollider<V>,
     &'static mut Transform,
     Option<&'static CollisionLayers>,
     Has<ChildOf>,
@@ -275,7 +275,8 @@ fn move_characters<V: Vector, F: PairFilter + 'static>(
     tree: Res<AabbTree<V>>,
     filter: StaticSystemParam<F>,
     mut characters: Query<CharacterItem<V>>,
-    colliders: Query<&TrackedCollider<V>>,
+    // The grounds and one-way platforms (a character is never ground to another).
+    colliders: Query<&TrackedCollider<V>, Without<CharacterController<V>>>,
     is_character: Query<(), With<CharacterController<V>>>,
     asks: Query<(), With<FilterPairs>>,
 ) where
@@ -283,7 +284,7 @@ fn move_characters<V: Vector, F: PairFilter + 'static>(
 {
     let dt = time.delta_secs();
     let filter = &*filter;
-    for (entity, mut controller, mut state, tracked, mut transform, layers, child) in
+    for (entity, mut controller, mut state, mut tracked, mut transform, layers, child) in
         &mut characters
     {
         // Not in the tree yet (spawned since the last tick): it moves from the next one.
@@ -374,6 +375,16 @@ fn move_characters<V: Vector, F: PairFilter + 'static>(
         moved += step.displacement;
         if moved.is_finite() {
             transform.translation += moved.extend_to_3d();
+            if step.step > 0.0 {
+                // A step goes up, then across: the next tick's sweep, a straight line,
+                // would cut the step's corner and report a contact that never was. It
+                // starts instead above where the character was, at the height it
+                // reached, and runs across the top of the step.
+                let up = controller.config.up;
+                let rise = up * (moved.dot(up) / up.dot(up));
+                tracked.shape = shape.translated(rise);
+                tracked.start_known = true;
+            }
         }
         controller.velocity = step.clip_velocity(controller.velocity);
 

@@ -53,12 +53,63 @@ fn translation(app: &App, e: Entity) -> Vec3 {
 }
 
 both_dims!(
+    climbs_stairs_without_false_contacts,
     carried_by_moving_ground,
     drops_through_one_way_platforms,
     characters_do_not_climb_each_other,
     filter_vetoes_exactly_its_pairs,
     controller_honours_the_filter,
 );
+
+/// A character walks up five steps of 0.8 × the maximum step height: it climbs all of
+/// them, and since it never overlaps a step (it stays a skin above each), no contact
+/// with a step is ever reported, although the straight line from where it was to where
+/// it is cuts each step's corner.
+fn climbs_stairs_without_false_contacts<V: Dim>() {
+    let mut app = character_app::<V>();
+    let h = 0.8 * CharacterConfig::<V>::new(v(0.0, 1.0, 0.0)).max_step_height;
+    app.world_mut().spawn((
+        Transform::from_xyz(0.0, -0.5, 0.0),
+        Aabb::<V>::new(v(20.0, 0.5, 20.0)),
+        Static,
+    ));
+    let steps: Vec<Entity> = (1..=5)
+        .map(|i| {
+            let top = i as f32 * h;
+            app.world_mut()
+                .spawn((
+                    Transform::from_xyz(1.0 + i as f32 * 0.5 + 5.0, top / 2.0, 0.0),
+                    Aabb::<V>::new(v(5.0, top / 2.0, 2.0)),
+                    Static,
+                ))
+                .id()
+        })
+        .collect();
+    let character = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(0.0, 0.51, 0.0),
+            Aabb::<V>::new(v(0.3, 0.5, 0.3)),
+            CharacterController::<V>::new(v(0.0, 1.0, 0.0)),
+            Walk(1.9),
+        ))
+        .id();
+    let mut cursor = MessageCursor::<CollisionStarted>::default();
+    let mut starts = 0;
+    for _ in 0..150 {
+        app.update();
+        starts += cursor
+            .read(app.world().resource::<Messages<CollisionStarted>>())
+            .filter(|s| steps.contains(&s.entity) || steps.contains(&s.other))
+            .count();
+    }
+    let top = bottom::<V>(&app, character);
+    assert!(
+        (top - 5.0 * h).abs() < 0.021,
+        "did not climb the stairs: bottom {top}"
+    );
+    assert_eq!(starts, 0, "contacts with the steps reported");
+}
 
 /// A platform moving across and up and down for 600 ticks, directly or as the child of a
 /// moving parent: the character standing on it keeps its place on it within the skin.
