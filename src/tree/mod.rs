@@ -1,6 +1,9 @@
 //! The dynamic AABB tree: a bounding volume hierarchy that stays good while its boxes
 //! move, in the style of Box2D's dynamic tree.
 //!
+//! The [`glossary`] defines the terms the code uses and names the published methods the
+//! tree follows.
+//!
 //! # Using the tree on its own
 //!
 //! ```
@@ -104,6 +107,7 @@
 
 mod arena;
 mod build;
+pub mod glossary;
 mod insert;
 mod layers;
 mod layout;
