@@ -48,6 +48,27 @@ fn bottom<V: Dim>(app: &App, e: Entity) -> f32 {
     t.y - half.y
 }
 
+/// A static floor whose top is at y = 0.
+fn spawn_floor<V: Dim>(app: &mut App) {
+    app.world_mut().spawn((
+        Transform::from_xyz(0.0, -0.5, 0.0),
+        Aabb::<V>::new(v(20.0, 0.5, 20.0)),
+        Static,
+    ));
+}
+
+/// A character box of half extents 0.3 × 0.5 (× 0.3) centered at (x, y), with `extra`.
+fn spawn_character<V: Dim>(app: &mut App, x: f32, y: f32, extra: impl Bundle) -> Entity {
+    app.world_mut()
+        .spawn((
+            Transform::from_xyz(x, y, 0.0),
+            Aabb::<V>::new(v(0.3, 0.5, 0.3)),
+            CharacterController::<V>::new(v(0.0, 1.0, 0.0)),
+            extra,
+        ))
+        .id()
+}
+
 fn translation(app: &App, e: Entity) -> Vec3 {
     app.world().get::<Transform>(e).unwrap().translation
 }
@@ -68,11 +89,7 @@ both_dims!(
 fn climbs_stairs_without_false_contacts<V: Dim>() {
     let mut app = character_app::<V>();
     let h = 0.8 * CharacterConfig::<V>::new(v(0.0, 1.0, 0.0)).max_step_height;
-    app.world_mut().spawn((
-        Transform::from_xyz(0.0, -0.5, 0.0),
-        Aabb::<V>::new(v(20.0, 0.5, 20.0)),
-        Static,
-    ));
+    spawn_floor::<V>(&mut app);
     let steps: Vec<Entity> = (1..=5)
         .map(|i| {
             let top = i as f32 * h;
@@ -85,15 +102,7 @@ fn climbs_stairs_without_false_contacts<V: Dim>() {
                 .id()
         })
         .collect();
-    let character = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(0.0, 0.51, 0.0),
-            Aabb::<V>::new(v(0.3, 0.5, 0.3)),
-            CharacterController::<V>::new(v(0.0, 1.0, 0.0)),
-            Walk(1.9),
-        ))
-        .id();
+    let character = spawn_character::<V>(&mut app, 0.0, 0.51, (Walk(1.9),));
     let mut cursor = MessageCursor::<CollisionStarted>::default();
     let mut starts = 0;
     for _ in 0..150 {
@@ -147,14 +156,7 @@ fn carried_by_moving_ground<V: Dim>() {
                 ))
                 .id()
         };
-        let character = app
-            .world_mut()
-            .spawn((
-                Transform::from_xyz(0.5, 0.51, 0.0),
-                Aabb::<V>::new(v(0.3, 0.5, 0.3)),
-                CharacterController::<V>::new(v(0.0, 1.0, 0.0)),
-            ))
-            .id();
+        let character = spawn_character::<V>(&mut app, 0.5, 0.51, ());
         // The platform where this tick put it (its tracked shape), the character where the
         // controller then moved it (its transform: its tracked shape follows next tick).
         let offset = |app: &App| {
@@ -200,11 +202,7 @@ fn carried_by_moving_ground<V: Dim>() {
 /// through it to the floor in one press.
 fn drops_through_one_way_platforms<V: Dim>() {
     let mut app = character_app::<V>();
-    app.world_mut().spawn((
-        Transform::from_xyz(0.0, -0.5, 0.0),
-        Aabb::<V>::new(v(20.0, 0.5, 20.0)),
-        Static,
-    ));
+    spawn_floor::<V>(&mut app);
     let platform = app
         .world_mut()
         .spawn((
@@ -214,14 +212,7 @@ fn drops_through_one_way_platforms<V: Dim>() {
             OneWay::<V>::new(v(0.0, 1.0, 0.0)),
         ))
         .id();
-    let character = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(0.0, 3.0, 0.0),
-            Aabb::<V>::new(v(0.3, 0.5, 0.3)),
-            CharacterController::<V>::new(v(0.0, 1.0, 0.0)),
-        ))
-        .id();
+    let character = spawn_character::<V>(&mut app, 0.0, 3.0, ());
     for _ in 0..90 {
         app.update();
     }
@@ -265,11 +256,7 @@ fn drops_through_one_way_platforms<V: Dim>() {
 /// Two characters walking into each other on a floor: neither climbs the other.
 fn characters_do_not_climb_each_other<V: Dim>() {
     let mut app = character_app::<V>();
-    app.world_mut().spawn((
-        Transform::from_xyz(0.0, -0.5, 0.0),
-        Aabb::<V>::new(v(20.0, 0.5, 20.0)),
-        Static,
-    ));
+    spawn_floor::<V>(&mut app);
     // Short characters: their height is under the step height.
     let mut spawn = |x: f32, walk: f32| {
         app.world_mut()
@@ -441,21 +428,8 @@ fn filter_vetoes_exactly_its_pairs<V: Dim>() {
 fn controller_honours_the_filter<V: Dim>() {
     for want_veto in [true, false] {
         let mut app = character_app::<V>();
-        app.world_mut().spawn((
-            Transform::from_xyz(0.0, -0.5, 0.0),
-            Aabb::<V>::new(v(20.0, 0.5, 20.0)),
-            Static,
-        ));
-        let character = app
-            .world_mut()
-            .spawn((
-                Transform::from_xyz(0.0, 0.51, 0.0),
-                Aabb::<V>::new(v(0.3, 0.5, 0.3)),
-                CharacterController::<V>::new(v(0.0, 1.0, 0.0)),
-                FilterPairs,
-                Walk(3.0),
-            ))
-            .id();
+        spawn_floor::<V>(&mut app);
+        let character = spawn_character::<V>(&mut app, 0.0, 0.51, (FilterPairs, Walk(3.0)));
         let wall = app
             .world_mut()
             .spawn((
