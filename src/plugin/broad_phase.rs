@@ -10,7 +10,8 @@ use crate::plugin::pool::pool_for;
 use crate::plugin::state::Key;
 use crate::plugin::{AabbTree, CollisionConfig};
 use crate::tree::LayerTest;
-use crate::tree::parallel::{TASKS_PER_THREAD, TaskRunner};
+use crate::tree::constants::TASKS_PER_THREAD;
+use crate::tree::parallel::TaskRunner;
 
 /// The tree's pair update, its search spread over the compute task pool when the config
 /// asks for it, enough colliders moved and the pool has more than one thread, and the

@@ -6,10 +6,8 @@ use core::sync::atomic::Ordering;
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
-use crate::tree::{DynamicTree, Link, Node, NodeId, Stamp, UNCONDITIONAL_LEVELS};
-
-/// How far the marks and the epoch go back when the epochs run out.
-const EPOCH_SHIFT: Stamp = 128;
+use crate::tree::constants::{EPOCH_SHIFT, UNCONDITIONAL_LEVELS};
+use crate::tree::{DynamicTree, Link, Node, NodeId, Stamp};
 
 /// [`DynamicTree::mark_age`] at `epoch`, for loops that hold a node mutably.
 #[inline(always)]

@@ -4,21 +4,8 @@ use glam::Vec4;
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
+use crate::tree::constants::{BINS, SIZES_FROM, SIZES_MIN_ITEMS};
 use crate::tree::{DynamicTree, Leaf, NodeId, ProxyId, Stamp, TreeError};
-
-/// Most bins a split considers (fewer for small ranges).
-const BINS: usize = 16;
-
-/// The spread of [`DynamicTree::split`]'s size keys from which it orders items by size as
-/// well: the keys of two areas differ by `1 << 23` per doubling (the exponent's lowest
-/// bit), so items whose areas lie within a factor of eight are ordered by place alone
-/// (boxes of one size, or subtrees of like spread, which a cut by size would scatter).
-const SIZES_FROM: f32 = (3 << 23) as f32;
-
-/// The fewest items a range needs for [`DynamicTree::split`] to order them by size as
-/// well. A smaller range is a few levels above its leaves, where a large box widens few
-/// nodes, and binning the sizes would cost as much as binning the places.
-const SIZES_MIN_ITEMS: usize = 16;
 
 /// One item of a build: a leaf, or a whole subtree kept as it is and placed like a leaf.
 #[derive(Clone, Copy, Debug)]

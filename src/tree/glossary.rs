@@ -37,10 +37,10 @@
 //! - **Moved, changed**: a leaf whose mark equals the epoch has moved (or is new) in this
 //!   update; an internal node so marked is changed: it holds a moved leaf (`mark_moved`,
 //!   `arena.rs`).
-//! - **Recent**: a mark younger than `RECENT` updates (`moves/mod.rs`). The *recent refit*
+//! - **Recent**: a mark younger than `RECENT` updates (`constants.rs`). The *recent refit*
 //!   (`refit_recent`, `moves/refit.rs`) visits only recent subtrees; `RecentRefits` notes
 //!   how much of the tree it visited, to choose how middling batches update ancestors.
-//! - **Still**: a subtree in which no leaf moved for `STILL_AFTER` updates (`optimize.rs`);
+//! - **Still**: a subtree in which no leaf moved for `STILL_AFTER` updates (`constants.rs`);
 //!   rebuilds keep it whole and set it apart from the moving leaves.
 //!
 //! Moves and updates:

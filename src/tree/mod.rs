@@ -2,7 +2,7 @@
 //! move, in the style of Box2D's dynamic tree.
 //!
 //! The [`glossary`] defines the terms the code uses and names the published methods the
-//! tree follows.
+//! tree follows. The tuning constants, with their reasons, are in `constants`.
 //!
 //! # Using the tree on its own
 //!
@@ -107,6 +107,8 @@
 
 mod arena;
 mod build;
+/// The tuning constants (thresholds, batch sizes, limits), each with its reason.
+pub(crate) mod constants;
 pub mod glossary;
 mod insert;
 mod layers;
@@ -171,10 +173,6 @@ impl fmt::Display for TreeError {
 }
 
 impl std::error::Error for TreeError {}
-
-/// Ancestors that a move always updates before it tests whether it may stop (see
-/// `DynamicTree::grow_from`).
-pub(crate) const UNCONDITIONAL_LEVELS: u32 = 2;
 
 /// The default margin by which fat boxes grow beyond the tight box, in world units.
 pub const DEFAULT_MARGIN: f32 = 0.05;

@@ -15,21 +15,9 @@
 use crate::Vector;
 use std::sync::PoisonError;
 
+use crate::tree::constants::{LEAVES_PER_MOVES, MAX_PLANS, STILL_AFTER};
 use crate::tree::parallel::TaskRunner;
-use crate::tree::{DynamicTree, NodeId, Stamp};
-
-/// Moves (fat box changes) that pay for one leaf placed anew by a rebuild.
-const LEAVES_PER_MOVES: usize = 5;
-
-/// Updates without a moved leaf after which a subtree counts as still: the candidate
-/// rebuilds keep it whole and set it apart from the moving leaves. About a second of
-/// updates at 60 per second; a leaf whose fat box changes less often than that moves
-/// little enough to count as still.
-const STILL_AFTER: Stamp = 64;
-
-/// Most candidates an optimization run plans ahead at once (see
-/// `DynamicTree::optimize_on`). A run takes at most about `sqrt(n) / 20` of them.
-const MAX_PLANS: usize = 64;
+use crate::tree::{DynamicTree, NodeId};
 
 /// One optimization run: the height of the subtrees it rebuilds, the leaves it may
 /// place anew, and the candidate it starts at.

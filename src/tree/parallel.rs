@@ -28,6 +28,7 @@
 //! use [`DynamicTree::parallel_pairs`].
 
 use crate::Vector;
+use crate::tree::constants::{MAX_THREADS, TASKS_PER_THREAD};
 use crate::tree::pairs::{LeafTasks, PairStacks, child_ref, pop_task};
 
 use crate::tree::{DynamicTree, NodeId, ProxyId};
@@ -43,11 +44,6 @@ std::thread_local! {
     /// The stacks of the pair tasks run on this thread, kept between tasks.
     static TASK_STACKS: RefCell<PairStacks> = RefCell::new(PairStacks::default());
 }
-
-/// Most threads [`DynamicTree::update_pairs_parallel`] and
-/// [`DynamicTree::move_proxies_parallel`] use; more are not useful before the walk runs
-/// out of tasks.
-pub(crate) const MAX_THREADS: usize = 256;
 
 /// Runs the independent tasks of a parallel stage: tasks `0..count`, each once, on any
 /// threads, returning when all have run.
@@ -80,11 +76,6 @@ unsafe impl TaskRunner for CallingThread {
         (0..count).for_each(task);
     }
 }
-
-/// Tasks per thread that [`DynamicTree::update_pairs_parallel`] (and the plugin) ask the
-/// split for. The tasks of a split can differ in size by orders of magnitude, so there
-/// are many, and each thread takes the next one left when it is done.
-pub(crate) const TASKS_PER_THREAD: usize = 16;
 
 /// Room for the tasks of a split into at least `min_tasks`: a split never makes more than
 /// `min_tasks + 2` (see [`DynamicTree::split_pair_walk`]). Capped at what the largest

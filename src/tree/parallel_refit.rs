@@ -37,20 +37,9 @@ use std::sync::{Mutex, PoisonError};
 use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::tree::arena::age_at;
+use crate::tree::constants::{MIN_PROXIES_PER_TASK, REFIT_TASKS_PER_THREAD};
 use crate::tree::parallel::TaskRunner;
 use crate::tree::{DynamicTree, Link, Node, NodeId, Stamp};
-
-/// Subtrees per thread that a parallel refit cuts the tree into: their sizes vary, and
-/// each thread takes the next one left when it is done.
-const TASKS_PER_THREAD: usize = 4;
-
-/// The fewest proxies per task: refitting a smaller subtree costs less than handing it
-/// to a thread. The unit tests and the fuzz target use small tasks, so that small trees
-/// make many.
-#[cfg(not(any(test, fuzzing)))]
-const MIN_PROXIES_PER_TASK: usize = 1024;
-#[cfg(any(test, fuzzing))]
-const MIN_PROXIES_PER_TASK: usize = 8;
 
 /// The arena's nodes, lent to the tasks of a parallel refit, each of which writes only
 /// the nodes it has accepted (see [`SharedNodes::accept`]).
@@ -331,7 +320,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ) -> usize {
         let threads = runner.threads();
         let wanted = threads
-            .saturating_mul(TASKS_PER_THREAD)
+            .saturating_mul(REFIT_TASKS_PER_THREAD)
             .min(self.proxy_count / MIN_PROXIES_PER_TASK);
         // Depth of the task roots: about `wanted` nodes there in a balanced tree.
         let depth = wanted.max(1).next_power_of_two().trailing_zeros() as usize;

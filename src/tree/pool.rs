@@ -28,6 +28,7 @@
 
 use crate::Vector;
 use crate::tree::DynamicTree;
+use crate::tree::constants::SPIN_FOR;
 use crate::tree::parallel::TaskRunner;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::any::Any;
@@ -76,11 +77,6 @@ struct Shared {
     /// Wakes the caller: the last worker finished the stage.
     done: Condvar,
 }
-
-/// How long a waiting thread watches for what it waits for before it sleeps. Stages
-/// follow one another closely within a step, and waking a sleeping thread costs tens of
-/// microseconds on some systems (virtual machines especially), as much as a small task.
-const SPIN_FOR: std::time::Duration = std::time::Duration::from_micros(50);
 
 /// Watches `done` until it is true or [`SPIN_FOR`] has passed.
 fn spin_until(done: impl Fn() -> bool) {

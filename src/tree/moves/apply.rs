@@ -3,16 +3,14 @@
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
-use crate::tree::parallel::TaskRunner;
-use crate::tree::{DynamicTree, Link, ProxyId, UNCONDITIONAL_LEVELS};
-
-use super::{
-    BULK_FROM, MID_BULK_FROM, PendingMoves, RECENT, RECENT_BELOW, SORT_FROM, set_bit, set_bits,
+use crate::tree::constants::{
+    BULK_FROM, LANES, MID_BULK_FROM, RECENT, RECENT_BELOW, REGION_BITS, SORT_FROM,
+    UNCONDITIONAL_LEVELS,
 };
+use crate::tree::parallel::TaskRunner;
+use crate::tree::{DynamicTree, Link, ProxyId};
 
-/// Walks up the tree that a large batch keeps in flight at once (see
-/// `DynamicTree::grow_ancestors_interleaved`).
-const LANES: usize = 8;
+use super::{PendingMoves, set_bit, set_bits};
 
 impl<V: Vector, T> DynamicTree<V, T> {
     /// Stores the pending leaves' new boxes in their parents' slots (unless the move cache
@@ -158,7 +156,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Regions are small enough for the nodes of one to stay in cache while it is worked
     /// through.
     fn group_by_place(&self, pending: &mut PendingMoves<V>) {
-        const REGION_BITS: u32 = 8;
         let regions = (self.nodes.len() >> REGION_BITS) + 1;
         let region = |link: Link| {
             if link.is_root() {

@@ -5,8 +5,9 @@ use std::sync::Mutex;
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
+use crate::tree::constants::REMEASURE_EVERY;
 use crate::tree::parallel::TaskRunner;
-use crate::tree::{DynamicTree, Link, ProxyId, Stamp, TreeError};
+use crate::tree::{DynamicTree, Link, ProxyId, TreeError};
 
 use parallel_batch::Decided;
 
@@ -15,55 +16,8 @@ mod parallel_batch;
 mod refit;
 mod serial;
 
-/// Batches smaller than this are applied in the order given: sorting would cost more than
-/// it saves. The fuzz target's small trees use small batches, so that they reach every
-/// path of a batch.
-#[cfg(not(fuzzing))]
-const SORT_FROM: usize = 256;
-#[cfg(fuzzing)]
-const SORT_FROM: usize = 16;
-
-/// Batches that change at least one leaf per this many proxies (and at least
-/// [`SORT_FROM`]) refit the tree in one pass (whole, or its recent subtrees, see
-/// [`RECENT`]) instead of growing each leaf's ancestors. The refit costs one visit per
-/// internal node it refits, in depth-first order (which the re-layouts make close to
-/// memory order); growing costs two or more scattered ancestors per leaf.
-/// From about one leaf in eight changed, the refit wins, and the pair walk gains too
-/// (exact boxes prune better, and its own refit has nothing left to do); when fewer
-/// change, growing the ancestors costs less.
-const BULK_FROM: usize = 8;
-
-/// Batches that change at least one leaf per this many proxies (and at least
-/// [`SORT_FROM`]) but fewer than one per [`BULK_FROM`] refit the recent subtrees in one
-/// pass when the tree's recent part is small: when the last such refit visited less than
-/// half of the internal nodes (see [`RecentRefits`]). Where many boxes stand still (a level, a crowd
-/// of which a part jiggles), the still parts are skipped whole and the one pass costs less
-/// than growing every changed leaf's scattered ancestors and refitting them again in the
-/// pair walk; where nearly everything moves, it visits most of the tree and growing the
-/// ancestors costs less.
-const MID_BULK_FROM: usize = 16;
-
-/// Middling batches (see [`MID_BULK_FROM`]) that grow ancestors in a row before one
-/// refits the recent subtrees regardless, so that the share is measured again as the
-/// scene changes.
-const REMEASURE_EVERY: u32 = 32;
-
-/// A subtree whose mark is younger than this many updates is *recent*: the refit after a
-/// batch that changes fewer than one leaf in [`RECENT_BELOW`] visits only the recent
-/// subtrees, after making recent every ancestor of a changed leaf (see
-/// `DynamicTree::refit_recent`). Where some boxes stand still (a level, the still parts
-/// that the incremental rebuilds set apart), their subtrees are skipped whole; a subtree
-/// with a moving box is most often recent already, so that its leaves' walks up stop at
-/// once.
-const RECENT: Stamp = 4;
-
-/// Batches that change at least one leaf in this many refit the whole tree: with that
-/// many changes nearly every subtree holds one, and checking each leaf's ancestors would
-/// cost more than the subtrees it lets the refit skip.
-const RECENT_BELOW: usize = 2;
-
 /// What the last refit of the recent subtrees visited, which decides how a batch of
-/// middling size (see [`MID_BULK_FROM`]) updates the ancestors of its leaves.
+/// middling size (see [`MID_BULK_FROM`](crate::tree::constants::MID_BULK_FROM)) updates the ancestors of its leaves.
 ///
 /// Cases: before the first such refit, and after [`REMEASURE_EVERY`] batches that grew
 /// ancestors instead, the batch refits (and so measures); otherwise it refits when the
@@ -101,29 +55,6 @@ impl RecentRefits {
         };
     }
 }
-
-/// The fewest moves a task of [`DynamicTree::move_proxies_parallel`] decides (a smaller
-/// batch makes fewer tasks): a decision takes nanoseconds, and each task costs a
-/// hand-over to a thread. The unit tests and the fuzz target use small tasks, so that
-/// small trees make many.
-#[cfg(not(any(test, fuzzing)))]
-pub(crate) const MIN_MOVES_PER_TASK: usize = 4096;
-#[cfg(any(test, fuzzing))]
-pub(crate) const MIN_MOVES_PER_TASK: usize = 8;
-
-/// The smallest batch that [`DynamicTree::move_proxies_parallel`] spreads over threads:
-/// a smaller one gains too little from more threads to pay for handing the work out
-/// (waking the workers, merging the tasks' lists).
-/// The unit tests and the fuzz target use small batches.
-#[cfg(not(any(test, fuzzing)))]
-const PARALLEL_MOVES_FROM: usize = 16_384;
-#[cfg(any(test, fuzzing))]
-const PARALLEL_MOVES_FROM: usize = 32;
-
-/// Tasks per thread that [`DynamicTree::move_proxies_parallel`] cuts a batch into: the
-/// moves cost about the same each, so a few are enough to even out a thread that the
-/// system delays.
-pub(crate) const MOVE_TASKS_PER_THREAD: usize = 4;
 
 /// Buffers of [`DynamicTree::move_proxies`], reused.
 #[derive(Debug)]

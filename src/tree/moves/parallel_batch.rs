@@ -5,10 +5,13 @@ use std::sync::{Mutex, PoisonError};
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
-use crate::tree::parallel::{CallingThread, MAX_THREADS, TaskRunner};
+use crate::tree::constants::{
+    MAX_THREADS, MIN_MOVES_PER_TASK, MOVE_TASKS_PER_THREAD, PARALLEL_MOVES_FROM,
+};
+use crate::tree::parallel::{CallingThread, TaskRunner};
 use crate::tree::{DynamicTree, Link, ProxyId, TreeError};
 
-use super::{Batch, MIN_MOVES_PER_TASK, MOVE_TASKS_PER_THREAD, PARALLEL_MOVES_FROM, set_bit};
+use super::{Batch, set_bit};
 
 /// The moves one task of [`DynamicTree::move_proxies_parallel`] decided, in batch order.
 ///

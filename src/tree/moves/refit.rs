@@ -7,12 +7,10 @@ use crate::tree::arena::age_at;
 use crate::tree::{DynamicTree, Link, NodeId, Stamp};
 
 #[cfg(any(feature = "plugin", test))]
-use super::BULK_FROM;
-use super::{RECENT, set_bits};
+use crate::tree::constants::BULK_FROM;
+use crate::tree::constants::{MAX_RECURSIVE_REFIT, RECENT};
 
-/// The tallest tree whose whole-tree refit recurses (see `DynamicTree::refit_below`);
-/// taller ones, which rotations make rare, take the walk with a stack of its own.
-const MAX_RECURSIVE_REFIT: u16 = 256;
+use super::set_bits;
 
 impl<V: Vector, T> DynamicTree<V, T> {
     /// Finishes a step of moves without looking for pairs: every internal node gets its

@@ -4,8 +4,8 @@ use crate::Vector;
 use crate::tree::prefetch::prefetch_children;
 use crate::tree::{DynamicTree, NodeId, ProxyId};
 
-use super::search::LEAVES_BELOW;
 use super::{Entry, PairStacks, child_ref};
+use crate::tree::constants::LEAVES_BELOW;
 
 impl<V: Vector, T> DynamicTree<V, T> {
     /// The pairs of an update searched leaf by leaf (see [`Search`](super::Search)), the

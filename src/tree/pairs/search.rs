@@ -3,20 +3,7 @@
 
 use crate::Vector;
 use crate::tree::DynamicTree;
-
-/// Updates where fewer than one proxy in this many moved may find their pairs leaf by
-/// leaf ([`DynamicTree::pairs_by_leaves`]); see [`Search`].
-pub(super) const LEAVES_BELOW: usize = 8;
-
-/// What a node visited by the leaf-by-leaf search costs against one visited by the walk.
-/// Every leaf's walk starts at the root and ends at the leaves it meets, a branch on
-/// each; the walk reads each node once for many pairs. Set on touching lattices, where
-/// the two searches visit about as many nodes in 2D and the walk is the faster there.
-const LEAF_VISIT_COST: f32 = 1.5;
-
-/// Updates that may search leaf by leaf between two runs of the search not preferred, so
-/// that its cost is known again when the scene has changed.
-const PROBE_EVERY: u32 = 32;
+use crate::tree::constants::{LEAF_VISIT_COST, LEAVES_BELOW, PROBE_EVERY};
 
 /// How a pair update finds its pairs, serial or parallel.
 ///

@@ -2,6 +2,7 @@
 //! task arrays the walks push to without branching.
 
 use crate::tree::NodeId;
+use crate::tree::constants::LEAF_TASK_ROOM;
 
 /// The stacks and buffers of the pair walks, serial and parallel, kept by the tree
 /// between updates.
@@ -30,11 +31,6 @@ pub(crate) struct PairStacks {
     /// [`child_ref`](super::child_ref)s.
     pub changed_leaves: Vec<NodeId>,
 }
-
-/// The room of [`LeafTasks`] (a power of two): its tasks run once fewer than four slots
-/// are free. Small batches run while the nodes their walks start from, just read, are
-/// still in cache.
-const LEAF_TASK_ROOM: usize = 16;
 
 /// Pairs of nodes of which one or both are leaves that passed the pair test, waiting to
 /// run: a leaf and a leaf (a pair to report) or a leaf and an internal node (a walk of the

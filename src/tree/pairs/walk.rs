@@ -2,21 +2,11 @@
 //! changed nodes on its way back up.
 
 use crate::Vector;
+use crate::tree::constants::{ROTATE_BELOW, ROTATE_MAX_HEIGHT};
 use crate::tree::prefetch::prefetch_children;
 use crate::tree::{DynamicTree, NodeId, ProxyId, Stamp};
 
 use super::{Entry, LeafTasks, PairStacks, TASK_ROOM, child_ref, pop_task};
-
-/// The highest nodes the refit rotates. Rotations higher up swap large subtrees, which
-/// rarely lowers the cost, and each one reads six nodes far apart; rotating the low
-/// nodes alone keeps the tree as good for less work.
-const ROTATE_MAX_HEIGHT: u16 = 6;
-
-/// Changed nodes rotate only in updates where fewer than one proxy in this many moved.
-/// When more move, the incremental optimization rebuilds parts of the tree after every
-/// update, which keeps it as good for less, and rotating as well costs more than it
-/// saves the walk. A mostly static world, where few proxies move, relies on rotations.
-const ROTATE_BELOW: usize = 64;
 
 impl<V: Vector, T> DynamicTree<V, T> {
     /// One walk over the changed part of the tree that calls `f` for each overlapping pair

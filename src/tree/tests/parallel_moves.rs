@@ -212,7 +212,7 @@ fn parallel_moves_repeats_and_panics<V: Vector + Sync>() {
                 moves.push((id, tight.translated(d), d));
             }
         } else {
-            use crate::tree::moves::{MIN_MOVES_PER_TASK, MOVE_TASKS_PER_THREAD};
+            use crate::tree::constants::{MIN_MOVES_PER_TASK, MOVE_TASKS_PER_THREAD};
             let count = moves.len() + 1;
             let tasks = (3 * MOVE_TASKS_PER_THREAD).min(count / MIN_MOVES_PER_TASK);
             let at = |t: usize| t * count / tasks;
