@@ -9,7 +9,7 @@
 use smallvec::SmallVec;
 
 use crate::Vector;
-use crate::geometry::slide::{clip, crease, length};
+use crate::geometry::slide::{clip, clip_to_planes, length, step_to_hit};
 use crate::geometry::{CastHit, Shape};
 
 /// Settings of [`move_character`]. Lengths are in world units: scale them by the game's
@@ -474,13 +474,7 @@ fn slide<V: Vector, W: CharacterWorld<V>>(
         };
         let dir = remaining / len;
         let n = hit.normal;
-        let cos = -n.dot(dir);
-        let travel = hit.time.clamp(0.0, 1.0) * len;
-        let back = if cos > 0.0 { skin / cos } else { skin };
-        let mut step = (travel - back).max(0.0);
-        if step < 1e-3 * skin {
-            step = 0.0;
-        }
+        let step = step_to_hit(hit.time, n, dir, len, skin);
         done += dir * step;
         let rest = dir * (len - step);
         let ground = rules.is_ground(world, &hit);
@@ -489,12 +483,7 @@ fn slide<V: Vector, W: CharacterWorld<V>>(
             // Landed: no slide down ground.
             V::ZERO
         } else {
-            let clipped = clip(rest, plane);
-            if normals.iter().any(|&p| clipped.dot(p) < 0.0) {
-                crease(rest, plane, &normals)
-            } else {
-                clipped
-            }
+            clip_to_planes(rest, plane, &normals)
         };
         normals.push(plane);
         planes.push(Plane {

@@ -417,21 +417,9 @@ where
         };
         let dir = remaining / len;
         let n = hit.normal;
-        let cos = -n.dot(dir);
-        let travel = hit.time.clamp(0.0, 1.0) * len;
-        let back = if cos > 0.0 { skin / cos } else { skin };
-        let mut step = (travel - back).max(0.0);
-        // A step far below the skin is rounding (a gap a few ulps off the skin): dropping
-        // it keeps a shape at rest from creeping by an ulp at every call.
-        if step < 1e-3 * skin {
-            step = 0.0;
-        }
+        let step = step_to_hit(hit.time, n, dir, len, skin);
         outcome.displacement += dir * step;
-        let rest = dir * (len - step);
-        remaining = clip(rest, n);
-        if planes.iter().any(|&p| remaining.dot(p) < 0.0) {
-            remaining = crease(rest, n, &planes);
-        }
+        remaining = clip_to_planes(dir * (len - step), n, &planes);
         planes.push(n);
         if up != V::ZERO && n.dot(up) >= ground_cos {
             outcome.on_ground = true;
@@ -439,6 +427,33 @@ where
         outcome.hits.push(hit);
     }
     outcome
+}
+
+/// How far a slide moves along the unit direction `dir` of a motion `len` long that hits
+/// a surface of normal `n` at fraction `time`: up to the hit, less `skin / cos` along the
+/// motion so that the gap along `n` is the skin (nothing when already within the skin,
+/// or when `cos` is so small that the back-off exceeds the travel). A step far below the
+/// skin is rounding (a gap a few ulps off the skin): dropping it keeps a shape at rest
+/// from creeping by an ulp at every call.
+#[inline]
+pub(crate) fn step_to_hit<V: Vector>(time: f32, n: V, dir: V, len: f32, skin: f32) -> f32 {
+    let cos = -n.dot(dir);
+    let travel = time.clamp(0.0, 1.0) * len;
+    let back = if cos > 0.0 { skin / cos } else { skin };
+    let step = (travel - back).max(0.0);
+    if step < 1e-3 * skin { 0.0 } else { step }
+}
+
+/// `rest` less its component into the plane of `n`; if that runs into one of the earlier
+/// `planes` (an inner corner), the crease between them instead ([`crease`]).
+#[inline]
+pub(crate) fn clip_to_planes<V: Vector>(rest: V, n: V, planes: &[V]) -> V {
+    let clipped = clip(rest, n);
+    if planes.iter().any(|&p| clipped.dot(p) < 0.0) {
+        crease(rest, n, planes)
+    } else {
+        clipped
+    }
 }
 
 /// The length of `v`, without the overflow of its squared length: finite for every
