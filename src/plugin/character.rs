@@ -9,9 +9,7 @@ use bevy::prelude::*;
 use smallvec::SmallVec;
 
 use crate::Vector;
-use crate::geometry::{
-    CastHit, CharacterConfig, CharacterWorld, Shape, move_character, one_way_push,
-};
+use crate::geometry::{CastHit, CharacterConfig, CharacterWorld, Shape, move_character};
 use crate::plugin::gameplay::PushOut;
 use crate::plugin::{
     AabbTree, CollisionConfig, CollisionLayers, CollisionSystems, FilterPairs, PairFilter,
@@ -460,13 +458,7 @@ impl<V: Vector, A: FnMut(Entity) -> bool> CharacterWorld<V> for TreeWorld<'_, '_
                 if body.sensor || !self.meets(body.entity, &body.layers) {
                     return true;
                 }
-                pushes.add(match tree.one_ways.get(&body.entity) {
-                    Some(&normal) => one_way_push(shape, &body.shape, normal),
-                    None => body
-                        .shape
-                        .contact(shape)
-                        .map_or(V::ZERO, |c| c.normal * c.depth),
-                });
+                pushes.add_from(shape, &body.shape, tree.one_ways.get(&body.entity).copied());
                 true
             });
         }

@@ -90,14 +90,7 @@ impl<V: Vector> Contacts<'_, '_, V> {
             if sensor || tracked.proxy().is_none() {
                 continue;
             }
-            let other_shape = tracked.world_shape();
-            pushes.add(match one_way {
-                Some(one_way) => one_way_push(&shape, &other_shape, one_way.normal()),
-                None => match other_shape.contact(&shape) {
-                    Some(c) => c.normal * c.depth,
-                    None => continue,
-                },
-            });
+            pushes.add_from(&shape, &tracked.world_shape(), one_way.map(OneWay::normal));
         }
         pushes.total()
     }
@@ -112,7 +105,13 @@ pub(crate) struct PushOut<V: Vector> {
 }
 
 impl<V: Vector> PushOut<V> {
-    pub(crate) fn add(&mut self, push: V) {
+    /// Adds the push of `shape` out of `other`: along `one_way`'s normal only, when
+    /// `other` is a one-way collider ([`one_way_push`]); nothing when they are apart.
+    pub(crate) fn add_from(&mut self, shape: &Shape<V>, other: &Shape<V>, one_way: Option<V>) {
+        let push = match one_way {
+            Some(normal) => one_way_push(shape, other, normal),
+            None => other.contact(shape).map_or(V::ZERO, |c| c.normal * c.depth),
+        };
         self.up = self.up.max(push);
         self.down = self.down.min(push);
     }
