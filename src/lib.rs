@@ -5,9 +5,8 @@
            (this build has no Bevy plugin; enable the `plugin` feature for it)."
 )]
 #![warn(missing_docs)]
-// Three exceptions, allowed where they stand: the prefetch hint of `tree::prefetch`, the
-// arena shared by the parallel refit's tasks (`tree::parallel_refit`) and the tasks lent to
-// the tree's worker threads (`tree::pool`).
+// Two exceptions, allowed where they stand: the prefetch hint of `tree::prefetch` and the
+// arena shared by the parallel refit's tasks (`tree::parallel_refit`).
 #![deny(unsafe_code)]
 // Nothing that comes from user data may panic: errors are returned or logged instead.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

@@ -27,11 +27,8 @@ impl Pool {
     }
 }
 
-// SAFETY: `ComputeTaskPool::scope` returns only once every task spawned in it has
-// completed, unless one panics (it then unwinds at the first panic it awaits); the tasks
-// that rely on this (the parallel refit's) never panic into the runner.
-#[allow(unsafe_code)]
-unsafe impl TaskRunner for Pool {
+// `ComputeTaskPool::scope` returns only once every task spawned in it has completed.
+impl TaskRunner for Pool {
     fn threads(&self) -> usize {
         self.0.thread_num()
     }

@@ -174,7 +174,7 @@ pub(crate) const LEAVES_PER_MOVES: usize = 5;
 pub(crate) const MAX_PLANS: usize = 64;
 
 // ---------------------------------------------------------------------------------------
-// Threads: how the parallel stages cut their work, and how the workers wait.
+// Threads: how the parallel stages cut their work.
 // ---------------------------------------------------------------------------------------
 
 /// Most threads [`DynamicTree::update_pairs_parallel`](crate::tree::DynamicTree::update_pairs_parallel)
@@ -226,8 +226,3 @@ pub(crate) const REFIT_TASKS_PER_THREAD: usize = 4;
 pub(crate) const MIN_PROXIES_PER_TASK: usize = 1024;
 #[cfg(any(test, fuzzing))]
 pub(crate) const MIN_PROXIES_PER_TASK: usize = 8;
-
-/// How long a waiting thread watches for what it waits for before it sleeps. Stages
-/// follow one another closely within a step, and waking a sleeping thread costs tens of
-/// microseconds on some systems (virtual machines especially), as much as a small task.
-pub(crate) const SPIN_FOR: std::time::Duration = std::time::Duration::from_micros(50);

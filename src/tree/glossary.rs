@@ -95,7 +95,8 @@
 //!   and walks prune by them again only after [`refresh_layers`].
 //! - **Task, stage, workers**: a stage is a set of independent tasks that one
 //!   `TaskRunner::run` call (`parallel.rs`) hands out and that all end before it returns;
-//!   the workers are the tree's own threads, kept between calls (`WorkerPool`, `pool.rs`).
+//!   the workers are the tree's own threads, a rayon pool kept between calls with the
+//!   `parallel` feature (`WorkerPool`, `pool.rs`).
 //! - **Prefetch, scratch**: `prefetch_node` (`prefetch.rs`) starts loading a node's
 //!   children before a walk reads them; `Scratch` (`mod.rs`) holds the buffers that
 //!   operations reuse from one call to the next.

@@ -70,18 +70,17 @@
 //! - The pair walk and the queries ask the processor to start loading a node's children
 //!   as soon as they reach it, before their tests decide which are read: in a tree larger
 //!   than the caches, the loads then overlap instead of waiting for memory one by one (on
-//!   x86_64; one of the crate's three `unsafe` uses, a prefetch hint).
+//!   x86_64; one of the crate's two `unsafe` uses, a prefetch hint).
 //! - The whole step runs on several threads, with the same result as on one:
 //!   [`DynamicTree::move_proxies_parallel`] decides a batch's moves in runs and, after a
-//!   large batch, refits the tree as independent subtrees (the second `unsafe` use: the
+//!   large batch, refits the tree as independent subtrees (the other `unsafe` use: the
 //!   tasks share the node arena, each writing only the nodes it reached through their own
 //!   links); [`DynamicTree::update_pairs_parallel`] (or [`DynamicTree::parallel_pairs`],
 //!   to use another thread pool) splits the walk over threads (or the moved leaves, when
 //!   the update searches leaf by leaf), then plans the incremental rebuilds that follow on
-//!   the same threads and writes them in order. The threads are the tree's own workers,
-//!   kept between calls and watching for the next stage a moment before they sleep (the
-//!   third `unsafe` use: a stage's tasks borrow from the caller, and are lent to the
-//!   workers only until every one of them has let go).
+//!   the same threads and writes them in order. The threads are a rayon pool the tree
+//!   keeps between calls, with the `parallel` feature; without it the tasks run on the
+//!   calling thread, with the same result.
 //! - [`DynamicTree::build`] builds a whole tree at once with a binned SAH split.
 //! - After every update a bounded part of the tree is rebuilt with the same split, paid for
 //!   by the moves (one leaf placed anew per five fat-box changes): changed subtrees of

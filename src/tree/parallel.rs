@@ -48,14 +48,11 @@ std::thread_local! {
 /// Runs the independent tasks of a parallel stage: tasks `0..count`, each once, on any
 /// threads, returning when all have run.
 ///
-/// # Safety
-///
-/// [`TaskRunner::run`] must not return before every task it started has returned, when
-/// no task panics: the parallel refit's tasks (`tree::parallel_refit`) write the tree's
-/// nodes through a shared pointer that is valid only until `run` returns. (Those tasks
-/// never unwind into the runner: they catch their own panics.)
-#[allow(unsafe_code)]
-pub(crate) unsafe trait TaskRunner: Sync {
+/// The parallel refit (`tree::parallel_refit`) relies on `run` not returning before
+/// every task it started has returned. A safe implementation cannot break this: `task`
+/// is borrowed for the call alone, so handing it to a thread that outlives the call takes
+/// `unsafe` code (scoped threads, rayon's and Bevy's scopes all wait for their tasks).
+pub(crate) trait TaskRunner: Sync {
     /// How many threads the tasks may run on (1: the calling thread alone).
     fn threads(&self) -> usize;
     /// Runs tasks `0..count` with `task`.
@@ -65,9 +62,7 @@ pub(crate) unsafe trait TaskRunner: Sync {
 /// The calling thread alone: the tasks in order, one after the other.
 pub(crate) struct CallingThread;
 
-// SAFETY: the tasks run on the calling thread, within `run`.
-#[allow(unsafe_code)]
-unsafe impl TaskRunner for CallingThread {
+impl TaskRunner for CallingThread {
     fn threads(&self) -> usize {
         1
     }

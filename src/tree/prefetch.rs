@@ -7,8 +7,7 @@
 //! node's children are first seen, starts the loads at once and overlaps them with the
 //! work in between; the walk reads the same nodes as without it.
 //!
-//! This is one of the crate's three `unsafe` uses (the others are `tree::parallel_refit`
-//! and `tree::pool`): the prefetch instruction is reached only through an intrinsic that
+//! This is one of the crate's two `unsafe` uses (the other is `tree::parallel_refit`): the prefetch instruction is reached only through an intrinsic that
 //! Rust marks `unsafe`. The reasons it is sound are given beside it. The release benchmarks (`bench_compare`)
 //! measure the gain on trees larger than the caches; on other targets than x86_64,
 //! [`prefetch_node`] does nothing.

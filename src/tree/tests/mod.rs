@@ -18,6 +18,36 @@ use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::tree::{DynamicTree, NodeId, ProxyId};
 
+/// A runner on `n` threads started for each stage (scoped threads): the tests of the
+/// parallel stages run them on real threads with or without the `parallel` feature.
+pub(crate) struct ScopedThreads(pub usize);
+
+impl crate::tree::parallel::TaskRunner for ScopedThreads {
+    fn threads(&self) -> usize {
+        self.0
+    }
+
+    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
+        use core::sync::atomic::{AtomicUsize, Ordering};
+        let next = AtomicUsize::new(0);
+        let take = || {
+            loop {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                if index >= count {
+                    return;
+                }
+                task(index);
+            }
+        };
+        std::thread::scope(|scope| {
+            for _ in 1..self.0.min(count) {
+                scope.spawn(take);
+            }
+            take();
+        });
+    }
+}
+
 /// Every generic test runs in both dimensions: `both_dims!(name, ..)` turns the generic
 /// `name::<V>()` into the tests `name::d2` and `name::d3` (as the plugin's integration
 /// tests do, `tests/plugin/main.rs`); `name(args)` passes `args` to both.

@@ -15,7 +15,7 @@ use super::tree_scene::{lcg, uniform_tree, unknown_id};
 /// a third, a tenth and a fiftieth of the proxies (runs that plan many candidates, a few,
 /// or none), in 2D and 3D.
 fn planned_rebuilds<V: Vector + Sync>() {
-    use crate::tree::pool::WorkerPool;
+    use super::ScopedThreads;
     let mut r = lcg(777);
     let n = 6000;
     let (mut centers, mut serial, ids) = uniform_tree::<V>(&mut r, n);
@@ -32,7 +32,7 @@ fn planned_rebuilds<V: Vector + Sync>() {
                 job.run(task, |a, b| pairs.push((a, b)));
             }
             if threads > 1 {
-                job.finish_on(&WorkerPool::new(threads));
+                job.finish_on(&ScopedThreads(threads));
             } else {
                 drop(job);
             }

@@ -12,9 +12,7 @@ use super::tree_scene::{lcg, uniform_tree};
 /// A runner that runs every task but one, on the calling thread.
 struct SkipOne(usize);
 
-// SAFETY: runs its tasks on the calling thread, each returning before `run` does.
-#[allow(unsafe_code)]
-unsafe impl crate::tree::parallel::TaskRunner for SkipOne {
+impl crate::tree::parallel::TaskRunner for SkipOne {
     fn threads(&self) -> usize {
         4
     }
@@ -56,7 +54,7 @@ fn moved_tree(seed: u32) -> Moved {
 /// leaves a task out (the calling thread then refits that subtree itself).
 #[test]
 fn parallel_refit_matches_serial() {
-    use crate::tree::pool::WorkerPool;
+    use super::ScopedThreads;
     let (mut serial, bits, changes) = moved_tree(5);
     assert!(changes.len() > 2000);
     let mut parallel = serial.clone();
@@ -67,7 +65,7 @@ fn parallel_refit_matches_serial() {
     // Each refit counts every internal node once.
     let nodes = serial.node_count;
     assert_eq!(serial.refit_younger_than(u16::MAX), nodes);
-    let pool = WorkerPool::new(4);
+    let pool = ScopedThreads(4);
     assert_eq!(parallel.refit_root_parallel(u16::MAX, &bits, &pool), nodes);
     assert_eq!(
         skipped.refit_root_parallel(u16::MAX, &bits, &SkipOne(1)),
@@ -84,7 +82,7 @@ fn parallel_refit_matches_serial() {
 /// that hangs elsewhere (a tree with a wrong link) is left as it was, not refitted twice.
 #[test]
 fn parallel_refit_follows_links_only() {
-    use crate::tree::pool::WorkerPool;
+    use super::ScopedThreads;
     let (mut tree, bits, _) = moved_tree(6);
     // Two internal nodes deep in the tree (inside the tasks' subtrees), the second lower
     // than the first and elsewhere: the first's first child is made to name the second,
@@ -110,7 +108,7 @@ fn parallel_refit_follows_links_only() {
     let sentinel = BoundingBox::from_min_max(Vec2::splat(-1e6), Vec2::splat(1e6));
     tree.nodes[p.index()].children[0] = y;
     tree.nodes[p.index()].boxes[0] = sentinel;
-    tree.refit_root_parallel(u16::MAX, &bits, &WorkerPool::new(4));
+    tree.refit_root_parallel(u16::MAX, &bits, &ScopedThreads(4));
     assert_eq!(
         tree.nodes[p.index()].boxes[0],
         sentinel,
