@@ -24,7 +24,7 @@ pub use dims::{d2, d3};
 
 pub use geometry::{Ball, BoundingBox, Ray, SweepHit};
 pub use glam::{Vec2, Vec3};
-pub use tree::{DynamicTree, NodeId, ProxyId, RayHit, TreeError, TreeStats};
+pub use tree::{BatchThresholds, DynamicTree, NodeId, ProxyId, RayHit, TreeError, TreeStats};
 pub use vector::Vector;
 
 #[cfg(feature = "plugin")]

@@ -24,7 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use arbitrary::{Result, Unstructured};
 use bevy_aabb_tree::geometry::box_cast_at;
-use bevy_aabb_tree::{Ball, BoundingBox, DynamicTree, ProxyId, Ray, TreeError, Vec2, Vec3, Vector};
+use bevy_aabb_tree::{Ball, BatchThresholds, BoundingBox, DynamicTree, ProxyId, Ray, TreeError, Vec2, Vec3, Vector};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -51,8 +51,20 @@ fn run<V: Vector>(u: &mut Unstructured) {
         Ok(2) => 0.1,
         _ => 1.0,
     };
+    // Half of the inputs run at the default batch thresholds, half at small ones, with
+    // which the small trees of an input take every path of a batch (sorted, refitted,
+    // spread over threads in many tasks).
+    let mut tree = DynamicTree::with_margin(margin);
+    if u.arbitrary::<bool>().unwrap_or(false) {
+        tree.set_batch_thresholds(BatchThresholds {
+            sort_from: 16,
+            parallel_moves_from: 32,
+            min_moves_per_task: 8,
+            min_proxies_per_task: 8,
+        });
+    }
     let mut h = Harness::<V> {
-        tree: DynamicTree::with_margin(margin),
+        tree,
         oracle: BTreeMap::new(),
         moved: BTreeSet::new(),
         issued: Vec::new(),

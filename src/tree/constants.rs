@@ -4,9 +4,10 @@
 //!
 //! Constants that belong to a type's encoding (the tag bits of [`NodeId`], the sentinels
 //! `NULL`, `ROOT`, `FREE`...) stay with their type; [`DEFAULT_MARGIN`], part of the
-//! public API, stays in [`tree`](crate::tree). Several values are switched by
-//! `#[cfg(test)]` and `#[cfg(fuzzing)]`, so that the unit tests and the fuzz target reach
-//! every path with small trees; each such pair stands together below.
+//! public API, stays in [`tree`](crate::tree). The batch sizes from which a batch takes
+//! another path are the defaults of [`BatchThresholds`], a setting of each tree, so that
+//! the unit tests and the fuzz target can reach every path with small trees (and run at
+//! the defaults too).
 //!
 //! [`NodeId`]: crate::tree::NodeId
 //! [`DEFAULT_MARGIN`]: crate::tree::DEFAULT_MARGIN
@@ -24,11 +25,8 @@ pub(crate) const UNCONDITIONAL_LEVELS: u32 = 2;
 
 /// Batches smaller than this are applied in the order given: sorting would cost more than
 /// it saves. The fuzz target's small trees use small batches, so that they reach every
-/// path of a batch.
-#[cfg(not(fuzzing))]
+/// path of a batch ([`BatchThresholds::sort_from`]).
 pub(crate) const SORT_FROM: usize = 256;
-#[cfg(fuzzing)]
-pub(crate) const SORT_FROM: usize = 16;
 
 /// Batches that change at least one leaf per this many proxies (and at least
 /// [`SORT_FROM`]) refit the tree in one pass (whole, or its recent subtrees, see
@@ -193,21 +191,16 @@ pub(crate) const TASKS_PER_THREAD: usize = 16;
 /// [`DynamicTree::move_proxies_parallel`](crate::tree::DynamicTree::move_proxies_parallel)
 /// decides (a smaller batch makes fewer tasks): a decision takes nanoseconds, and each
 /// task costs a hand-over to a thread. The unit tests and the fuzz target use small
-/// tasks, so that small trees make many.
-#[cfg(not(any(test, fuzzing)))]
+/// tasks, so that small trees make many ([`BatchThresholds::min_moves_per_task`]).
 pub(crate) const MIN_MOVES_PER_TASK: usize = 4096;
-#[cfg(any(test, fuzzing))]
-pub(crate) const MIN_MOVES_PER_TASK: usize = 8;
 
 /// The smallest batch that
 /// [`DynamicTree::move_proxies_parallel`](crate::tree::DynamicTree::move_proxies_parallel)
 /// spreads over threads: a smaller one gains too little from more threads to pay for
 /// handing the work out (waking the workers, merging the tasks' lists).
-/// The unit tests and the fuzz target use small batches.
-#[cfg(not(any(test, fuzzing)))]
+/// The unit tests and the fuzz target use small batches too
+/// ([`BatchThresholds::parallel_moves_from`]).
 pub(crate) const PARALLEL_MOVES_FROM: usize = 16_384;
-#[cfg(any(test, fuzzing))]
-pub(crate) const PARALLEL_MOVES_FROM: usize = 32;
 
 /// Tasks per thread that
 /// [`DynamicTree::move_proxies_parallel`](crate::tree::DynamicTree::move_proxies_parallel)
@@ -221,8 +214,77 @@ pub(crate) const REFIT_TASKS_PER_THREAD: usize = 4;
 
 /// The fewest proxies per task of a parallel refit: refitting a smaller subtree costs
 /// less than handing it to a thread. The unit tests and the fuzz target use small tasks,
-/// so that small trees make many.
-#[cfg(not(any(test, fuzzing)))]
+/// so that small trees make many ([`BatchThresholds::min_proxies_per_task`]).
 pub(crate) const MIN_PROXIES_PER_TASK: usize = 1024;
-#[cfg(any(test, fuzzing))]
-pub(crate) const MIN_PROXIES_PER_TASK: usize = 8;
+
+// ---------------------------------------------------------------------------------------
+// The thresholds as a setting.
+// ---------------------------------------------------------------------------------------
+
+/// The batch sizes from which a tree's batches of moves take their other paths: sorting
+/// by place, spreading over threads, cutting into tasks.
+///
+/// The defaults are set for speed, and only change how fast a batch runs, never its
+/// result. Small values make small trees take every path, which is what tests and fuzzing
+/// use them for ([`DynamicTree::set_batch_thresholds`]).
+///
+/// # Examples
+///
+/// ```
+/// use bevy_aabb_tree::{BatchThresholds, DynamicTree, Vec2};
+///
+/// let mut tree: DynamicTree<Vec2> = DynamicTree::new();
+/// assert_eq!(tree.batch_thresholds(), BatchThresholds::default());
+/// // Every batch of 32 moves or more spreads over threads, in tasks of 8 or more.
+/// tree.set_batch_thresholds(BatchThresholds {
+///     parallel_moves_from: 32,
+///     min_moves_per_task: 8,
+///     ..BatchThresholds::default()
+/// });
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchThresholds {
+    /// Batches of this many moves or more are applied sorted by place in the arena, and
+    /// may refit the tree in one pass instead of growing each leaf's ancestors. Default
+    /// 256.
+    pub sort_from: usize,
+    /// The smallest batch that
+    /// [`DynamicTree::move_proxies_parallel`](crate::tree::DynamicTree::move_proxies_parallel)
+    /// spreads over threads. Default 16,384.
+    pub parallel_moves_from: usize,
+    /// The fewest moves a task of a parallel batch decides. Default 4,096.
+    pub min_moves_per_task: usize,
+    /// The fewest proxies per task of a parallel refit. Default 1,024.
+    pub min_proxies_per_task: usize,
+}
+
+impl Default for BatchThresholds {
+    fn default() -> Self {
+        Self {
+            sort_from: SORT_FROM,
+            parallel_moves_from: PARALLEL_MOVES_FROM,
+            min_moves_per_task: MIN_MOVES_PER_TASK,
+            min_proxies_per_task: MIN_PROXIES_PER_TASK,
+        }
+    }
+}
+
+impl<V: crate::Vector, T> crate::tree::DynamicTree<V, T> {
+    /// The batch sizes from which this tree's batches take their other paths (see
+    /// [`BatchThresholds`]).
+    pub fn batch_thresholds(&self) -> BatchThresholds {
+        self.thresholds
+    }
+
+    /// Sets the batch sizes from which this tree's batches take their other paths. A
+    /// zero is taken as one. The results of every operation stay the same; only their
+    /// speed changes.
+    pub fn set_batch_thresholds(&mut self, thresholds: BatchThresholds) {
+        self.thresholds = BatchThresholds {
+            sort_from: thresholds.sort_from.max(1),
+            parallel_moves_from: thresholds.parallel_moves_from.max(1),
+            min_moves_per_task: thresholds.min_moves_per_task.max(1),
+            min_proxies_per_task: thresholds.min_proxies_per_task.max(1),
+        };
+    }
+}

@@ -137,6 +137,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use crate::Vector;
 use crate::geometry::BoundingBox;
 
+pub use constants::BatchThresholds;
 pub use layers::{LayerTest, Layers};
 pub(crate) use node::{LEAF, Leaf, Link, MAX_PROXIES, Node, Stamp};
 pub use node::{NodeId, NodeView, ProxyId};
@@ -197,6 +198,8 @@ pub struct DynamicTree<V: Vector, T = ()> {
     pub(crate) root: NodeId,
     /// The root's box (every other node's and leaf's box is held in its parent's slot).
     pub(crate) root_box: BoundingBox<V>,
+    /// The batch sizes from which batches take their other paths.
+    pub(crate) thresholds: BatchThresholds,
     /// The root's change mark.
     pub(crate) root_stamp: Stamp,
     /// The first free internal node, null when none is free.
@@ -302,6 +305,7 @@ impl<V: Vector, T: Clone> Clone for DynamicTree<V, T> {
             leaves: self.leaves.clone(),
             fat_boxes: self.fat_boxes.clone(),
             move_cache: self.move_cache,
+            thresholds: self.thresholds,
             data: self.data.clone(),
             free_proxies: self.free_proxies.clone(),
             root: self.root,
@@ -335,6 +339,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             leaves: Vec::new(),
             fat_boxes: Vec::new(),
             move_cache: true,
+            thresholds: BatchThresholds::default(),
             data: Vec::new(),
             free_proxies: Vec::new(),
             root: NodeId::NULL,

@@ -37,7 +37,7 @@ use std::sync::{Mutex, PoisonError};
 use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::tree::arena::age_at;
-use crate::tree::constants::{MIN_PROXIES_PER_TASK, REFIT_TASKS_PER_THREAD};
+use crate::tree::constants::REFIT_TASKS_PER_THREAD;
 use crate::tree::parallel::TaskRunner;
 use crate::tree::{DynamicTree, Link, Node, NodeId, Stamp};
 
@@ -321,7 +321,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let threads = runner.threads();
         let wanted = threads
             .saturating_mul(REFIT_TASKS_PER_THREAD)
-            .min(self.proxy_count / MIN_PROXIES_PER_TASK);
+            .min(self.proxy_count / self.thresholds.min_proxies_per_task);
         // Depth of the task roots: about `wanted` nodes there in a balanced tree.
         let depth = wanted.max(1).next_power_of_two().trailing_zeros() as usize;
         let context = RefitContext {

@@ -4,8 +4,7 @@
 use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::tree::constants::{
-    BULK_FROM, LANES, MID_BULK_FROM, RECENT, RECENT_BELOW, REGION_BITS, SORT_FROM,
-    UNCONDITIONAL_LEVELS,
+    BULK_FROM, LANES, MID_BULK_FROM, RECENT, RECENT_BELOW, REGION_BITS, UNCONDITIONAL_LEVELS,
 };
 use crate::tree::parallel::TaskRunner;
 use crate::tree::{DynamicTree, Link, ProxyId};
@@ -34,7 +33,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     pub(crate) fn apply_pending(&mut self, pending: &mut PendingMoves<V>, runner: &dyn TaskRunner) {
         let count = pending.moves.len() + pending.in_bits;
         let proxies = self.proxy_count;
-        let bulk = count >= SORT_FROM
+        let sort_from = self.thresholds.sort_from;
+        let bulk = count >= sort_from
             && (count * BULK_FROM >= proxies
                 || (count * MID_BULK_FROM >= proxies && self.recent_refits.refit_pays()));
         let parallel = bulk && runner.threads() > 1 && self.move_cache && self.refits_recursively();
@@ -73,7 +73,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             if recent {
                 self.recent_refits.note(visited, self.node_count);
             }
-        } else if count < SORT_FROM {
+        } else if count < sort_from {
             for &(link, fat) in &pending.moves {
                 self.set_leaf_box(link, fat);
             }
@@ -238,7 +238,7 @@ mod tests {
                     })
                     .collect();
                 let count = moving.len();
-                assert!(count >= SORT_FROM, "{count}");
+                assert!(count >= tree.batch_thresholds().sort_from, "{count}");
                 assert!(count * MID_BULK_FROM >= ids.len() && count * BULK_FROM < ids.len());
                 let moves = moving
                     .iter()

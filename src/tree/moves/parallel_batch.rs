@@ -5,9 +5,7 @@ use std::sync::{Mutex, PoisonError};
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
-use crate::tree::constants::{
-    MAX_THREADS, MIN_MOVES_PER_TASK, MOVE_TASKS_PER_THREAD, PARALLEL_MOVES_FROM,
-};
+use crate::tree::constants::{MAX_THREADS, MOVE_TASKS_PER_THREAD};
 use crate::tree::parallel::{CallingThread, TaskRunner};
 use crate::tree::{DynamicTree, Link, ProxyId, TreeError};
 
@@ -132,7 +130,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     where
         T: Sync,
     {
-        let threads = if count < PARALLEL_MOVES_FROM {
+        let thresholds = self.thresholds;
+        let threads = if count < thresholds.parallel_moves_from {
             1
         } else {
             threads.clamp(1, MAX_THREADS)
@@ -142,7 +141,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         } else {
             threads
                 .saturating_mul(MOVE_TASKS_PER_THREAD)
-                .min(count / MIN_MOVES_PER_TASK)
+                .min(count / thresholds.min_moves_per_task)
                 .max(1)
         };
         // Task `t` decides moves `at(t)..at(t + 1)` (in 64 bits: the product may not fit

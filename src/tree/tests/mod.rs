@@ -18,6 +18,16 @@ use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::tree::{DynamicTree, NodeId, ProxyId};
 
+/// Batch thresholds small enough that the tests' trees of a few thousand proxies take
+/// the parallel paths (many tasks, refits as tasks); the tests that need them set them
+/// on their trees, and the random ones also run at the defaults.
+pub(crate) const SMALL_BATCHES: crate::tree::BatchThresholds = crate::tree::BatchThresholds {
+    sort_from: crate::tree::constants::SORT_FROM,
+    parallel_moves_from: 32,
+    min_moves_per_task: 8,
+    min_proxies_per_task: 8,
+};
+
 /// A runner on `n` threads started for each stage (scoped threads): the tests of the
 /// parallel stages run them on real threads with or without the `parallel` feature.
 pub(crate) struct ScopedThreads(pub usize);

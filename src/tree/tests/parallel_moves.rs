@@ -7,10 +7,12 @@ use glam::Vec2;
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
-use crate::tree::{DynamicTree, ProxyId};
+use crate::tree::{BatchThresholds, DynamicTree, ProxyId};
 
 use super::tree_scene::{lcg, uniform_tree, unknown_id, v};
-use super::{LATTICE_SIDE, assert_same_tree, brute_pairs, lattice_box, lattice_tree};
+use super::{
+    LATTICE_SIDE, SMALL_BATCHES, assert_same_tree, brute_pairs, lattice_box, lattice_tree,
+};
 
 /// Batches of distinct moves for [`parallel_moves()`]: the share `share` of the proxies,
 /// in id order, in reverse, in id order but for a few put at the end, or strided; each box jumps by up to `jump` (most leave their
@@ -69,11 +71,12 @@ pub(super) fn distinct_moves<V: Vector>(
 /// subtrees, the ancestors grown in memory order, one by one), in id order (each task
 /// owns a run of the move cache), in id order with a few out of place (the calling
 /// thread decides those last), reversed and strided (the calling thread stores).
-fn parallel_moves<V: Vector + Sync>(move_cache: bool) {
+fn parallel_moves<V: Vector + Sync>(move_cache: bool, thresholds: BatchThresholds) {
     let mut r = lcg(4242);
     let n = 3000;
     let (mut centers, mut serial, ids) = uniform_tree::<V>(&mut r, n);
     serial.set_move_cache(move_cache);
+    serial.set_batch_thresholds(thresholds);
     let mut trees: Vec<_> = (1..=4).map(|_| serial.clone()).collect();
     let unknown = unknown_id::<V>(n, 5);
     let (mut want_pairs, mut got_pairs) = (Vec::new(), Vec::new());
@@ -113,11 +116,18 @@ fn parallel_moves<V: Vector + Sync>(move_cache: bool) {
     }
 }
 
-both_dims!(parallel_moves(true));
+both_dims!(parallel_moves(true, super::SMALL_BATCHES));
+
+/// [`parallel_moves`] at the default thresholds: these batches all run on one thread.
+fn parallel_moves_at_defaults<V: Vector + Sync>() {
+    parallel_moves::<V>(true, BatchThresholds::default());
+}
+
+both_dims!(parallel_moves_at_defaults);
 
 #[test]
 fn parallel_moves_without_move_cache() {
-    parallel_moves::<Vec2>(false);
+    parallel_moves::<Vec2>(false, SMALL_BATCHES);
 }
 
 /// Batches of middling size (a sixteenth to an eighth of the proxies) on 2 and 3 threads
@@ -129,6 +139,7 @@ fn parallel_moves_without_move_cache() {
 fn parallel_middling_batches() {
     for region in [true, false] {
         let (mut serial, ids) = lattice_tree(8);
+        serial.set_batch_thresholds(SMALL_BATCHES);
         let mut trees: Vec<_> = [2, 3].map(|threads| (threads, serial.clone())).into();
         let (mut refitted, mut grown, mut found) = (0, 0, 0);
         for update in 1..=12usize {
@@ -192,6 +203,7 @@ fn parallel_moves_repeats_and_panics<V: Vector + Sync>() {
     let mut r = lcg(515);
     let n = 2000;
     let (mut centers, mut tree, ids) = uniform_tree::<V>(&mut r, n);
+    tree.set_batch_thresholds(SMALL_BATCHES);
     let mut pairs = Vec::new();
     tree.update_pairs(&mut pairs);
     let unknown = unknown_id::<V>(n, 1);
@@ -214,9 +226,9 @@ fn parallel_moves_repeats_and_panics<V: Vector + Sync>() {
                 moves.push((id, tight.translated(d), d));
             }
         } else {
-            use crate::tree::constants::{MIN_MOVES_PER_TASK, MOVE_TASKS_PER_THREAD};
+            use crate::tree::constants::MOVE_TASKS_PER_THREAD;
             let count = moves.len() + 1;
-            let tasks = (3 * MOVE_TASKS_PER_THREAD).min(count / MIN_MOVES_PER_TASK);
+            let tasks = (3 * MOVE_TASKS_PER_THREAD).min(count / SMALL_BATCHES.min_moves_per_task);
             let at = |t: usize| t * count / tasks;
             // One past the start of the middle task.
             let middle = at(tasks / 2) + 1;
@@ -323,6 +335,7 @@ fn parallel_moves_panic_in_every_task() {
     let mut r = lcg(99);
     let n = 2000;
     let (mut centers, mut tree, ids) = uniform_tree::<Vec2>(&mut r, n);
+    tree.set_batch_thresholds(SMALL_BATCHES);
     let unknown = unknown_id::<Vec2>(n, 1);
     let mut pairs = Vec::new();
     tree.update_pairs(&mut pairs);

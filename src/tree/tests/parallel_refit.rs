@@ -34,6 +34,7 @@ type Moved = (
 fn moved_tree(seed: u32) -> Moved {
     let mut r = lcg(seed);
     let (centers, mut tree, ids) = uniform_tree::<Vec2>(&mut r, 3000);
+    tree.set_batch_thresholds(super::SMALL_BATCHES);
     let mut pairs = Vec::new();
     tree.update_pairs(&mut pairs);
     let mut bits = vec![0u64; tree.leaves.len().div_ceil(64)];
