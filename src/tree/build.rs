@@ -73,8 +73,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// free slot, so every internal [`NodeId`] may change. With no items, this rebuilds
     /// the tree as it stands (after many single insertions, for a better tree).
     ///
-    /// Nothing is added when any box is invalid (the error names none of them; check with
-    /// [`BoundingBox::is_valid`] first to find which).
+    /// # Errors
+    ///
+    /// [`TreeError::InvalidBox`] when any box is invalid (the error names none of them;
+    /// check with [`BoundingBox::is_valid`] first to find which), [`TreeError::Full`]
+    /// when the proxies would outnumber 2³⁰. Nothing is added then.
     pub fn build(
         &mut self,
         items: impl IntoIterator<Item = (BoundingBox<V>, T)>,

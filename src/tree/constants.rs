@@ -226,7 +226,7 @@ pub(crate) const MIN_PROXIES_PER_TASK: usize = 1024;
 ///
 /// The defaults are set for speed, and only change how fast a batch runs, never its
 /// result. Small values make small trees take every path, which is what tests and fuzzing
-/// use them for ([`DynamicTree::set_batch_thresholds`]).
+/// use them for ([`DynamicTree::set_batch_thresholds`](crate::tree::DynamicTree::set_batch_thresholds)).
 ///
 /// # Examples
 ///

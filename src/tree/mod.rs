@@ -378,8 +378,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.margin
     }
 
-    /// Sets the margin used by later moves. Returns an error (and keeps the old margin)
-    /// for a NaN, infinite or negative value.
+    /// Sets the margin used by later moves.
+    ///
+    /// # Errors
+    ///
+    /// [`TreeError::InvalidValue`] for a NaN, infinite or negative value; the old margin
+    /// stays.
     pub fn set_margin(&mut self, margin: f32) -> Result<(), TreeError> {
         if !(margin.is_finite() && margin >= 0.0) {
             return Err(TreeError::InvalidValue);

@@ -20,6 +20,28 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Adds a proxy for `tight` with `data`; its fat box is `tight` grown by the margin.
     /// The new proxy counts as moved: its pairs are reported by the next
     /// [`Self::update_pairs`].
+    ///
+    /// # Errors
+    ///
+    /// [`TreeError::InvalidBox`] for a box with a non-finite corner or `min > max` (or
+    /// one whose fat box overflows `f32`), [`TreeError::Full`] when the tree holds 2³⁰
+    /// proxies. The tree is unchanged then.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bevy_aabb_tree::{BoundingBox, DynamicTree, Vec2};
+    ///
+    /// let mut tree: DynamicTree<Vec2, &str> = DynamicTree::new();
+    /// let a = tree.create_proxy(BoundingBox::from_min_max(Vec2::ZERO, Vec2::ONE), "a")?;
+    /// let b = tree.create_proxy(BoundingBox::from_min_max(Vec2::splat(0.5), Vec2::splat(2.0)), "b")?;
+    /// let mut pairs = Vec::new();
+    /// tree.update_pairs(&mut pairs);
+    /// assert_eq!(pairs.len(), 1);
+    /// assert!(tree.create_proxy(BoundingBox::from_min_max(Vec2::ONE, Vec2::ZERO), "c").is_err());
+    /// # let _ = (a, b);
+    /// # Ok::<(), bevy_aabb_tree::TreeError>(())
+    /// ```
     pub fn create_proxy(&mut self, tight: BoundingBox<V>, data: T) -> Result<ProxyId, TreeError> {
         if !tight.is_valid() {
             return Err(TreeError::InvalidBox);
@@ -39,6 +61,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Removes a proxy and returns its payload.
+    ///
+    /// # Errors
+    ///
+    /// [`TreeError::UnknownProxy`] when `id` names no live proxy (never created, or
+    /// destroyed already); the tree is unchanged then.
     pub fn destroy_proxy(&mut self, id: ProxyId) -> Result<T, TreeError> {
         if self.live_leaf(id).is_none() {
             return Err(TreeError::UnknownProxy(id));
@@ -68,6 +95,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// box had grown far larger than needed), so the leaf got a new fat box and counts as
     /// moved. Returns `Ok(false)` when the fat box still encloses the tight box: nothing
     /// was touched.
+    ///
+    /// # Errors
+    ///
+    /// [`TreeError::UnknownProxy`] for an id that names no live proxy,
+    /// [`TreeError::InvalidBox`] for an invalid box (or one whose fat box overflows),
+    /// [`TreeError::InvalidValue`] for a non-finite displacement. The tree is unchanged
+    /// then.
     pub fn move_proxy(
         &mut self,
         id: ProxyId,

@@ -54,6 +54,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///   and unions held fresh are each the union of their children's.
     ///
     /// O(nodes). Meant for tests and debugging.
+    ///
+    /// # Errors
+    ///
+    /// The first broken invariant found, as a [`ValidationError`] naming the node or
+    /// proxy.
     pub fn validate(&self) -> Result<(), ValidationError> {
         let n = self.nodes.len();
         if self.data.len() != self.leaves.len() {
