@@ -283,11 +283,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///
     /// With one thread (or a walk that does not split), the tasks run in order on the
     /// calling thread, straight into `pairs`, and a warm tree allocates nothing. With
-    /// more, the tasks run on `threads - 1` worker threads that the tree starts on its
-    /// first parallel call and keeps between calls (each watches for work for a few tens
-    /// of microseconds after a stage, then sleeps) until the tree is dropped or a call
-    /// asks for another number of threads. To run the tasks on a pool of your own (as the
-    /// plugin does on Bevy's), use [`Self::parallel_pairs`].
+    /// more, and the `parallel` feature, the tasks run on the calling thread and a rayon
+    /// pool of `threads - 1` workers that the tree starts on its first parallel call and
+    /// keeps until it is dropped or a call asks for another number of threads. Without
+    /// the feature they run on the calling thread, one after the other, with the same
+    /// result. To run the tasks on a pool of your own (as the plugin does on Bevy's), use
+    /// [`Self::parallel_pairs`].
     pub fn update_pairs_parallel(&mut self, pairs: &mut Vec<(ProxyId, ProxyId)>, threads: usize)
     where
         T: Sync,

@@ -115,7 +115,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// than 16,384 moves runs on the calling thread alone (handing it out would cost more
     /// than it saves); small trees and a tree without its move cache
     /// ([`Self::set_move_cache`]) refit on the calling thread. The other threads are the
-    /// tree's workers, kept between calls (see [`Self::update_pairs_parallel`]).
+    /// tree's rayon pool with the `parallel` feature (see [`Self::update_pairs_parallel`]);
+    /// without it every task runs on the calling thread, with the same result.
     ///
     /// A panic in `moves` or `result` goes on in the calling thread once every thread has
     /// stopped, and leaves the tree valid, with the changes decided until then applied;
