@@ -536,6 +536,23 @@ fn a_non_square_map_warns_once_and_gets_no_colliders() {
         }
         map
     });
+    // A map without a `TileStorage`: named in a warning too.
+    let subscriber = Registry::default().with(warnings.clone());
+    let incomplete = bevy::log::tracing::subscriber::with_default(subscriber, || {
+        let entity = app
+            .world_mut()
+            .spawn((
+                Transform::default(),
+                TilemapType::Square,
+                GRID,
+                TilemapColliders::default(),
+            ))
+            .id();
+        for _ in 0..5 {
+            app.update();
+        }
+        entity
+    });
     assert_eq!(colliders_count(&mut app), 0);
     let name = format!("tile map {}:", map.entity);
     let seen: Vec<String> = warnings
@@ -548,4 +565,15 @@ fn a_non_square_map_warns_once_and_gets_no_colliders() {
         .collect();
     assert_eq!(seen.len(), 1, "{seen:#?}");
     assert!(seen[0].contains("Isometric"), "{}", seen[0]);
+    let name = format!("tile map {incomplete}:");
+    let seen: Vec<String> = warnings
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|w| w.contains(&name))
+        .cloned()
+        .collect();
+    assert_eq!(seen.len(), 1, "{seen:#?}");
+    assert!(seen[0].contains("TileStorage"), "{}", seen[0]);
 }

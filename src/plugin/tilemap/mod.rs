@@ -274,7 +274,7 @@ impl Plugin for AabbTreeTilemapPlugin {
             )
             .add_systems(
                 self.schedule,
-                sync::sync_tilemaps.in_set(TilemapCollidersSystems),
+                (sync::warn_incomplete_maps, sync::sync_tilemaps).in_set(TilemapCollidersSystems),
             )
             .add_observer(sync::on_tile_changed::<Insert, TilePos>)
             .add_observer(sync::on_tile_changed::<Discard, TilePos>)

@@ -193,6 +193,40 @@ pub(crate) fn sync_tilemaps(
     pending.rebuild.clear();
 }
 
+/// A map with [`TilemapColliders`] that lacks a component the colliders are made from:
+/// one warning naming it and what it lacks (again if it lacks it again later).
+pub(crate) fn warn_incomplete_maps(
+    maps: Query<
+        (
+            Entity,
+            Has<TileStorage>,
+            Has<TilemapType>,
+            Has<TilemapGridSize>,
+        ),
+        With<TilemapColliders>,
+    >,
+    mut warned: Local<EntityHashSet>,
+) {
+    for (map, storage, map_type, grid) in &maps {
+        let missing: Vec<&str> = [
+            (storage, "TileStorage"),
+            (map_type, "TilemapType"),
+            (grid, "TilemapGridSize"),
+        ]
+        .into_iter()
+        .filter_map(|(has, name)| (!has).then_some(name))
+        .collect();
+        if missing.is_empty() {
+            warned.remove(&map);
+        } else if warned.insert(map) {
+            warn!(
+                "tile map {map}: it has TilemapColliders but no {}, so it has no colliders",
+                missing.join(", ")
+            );
+        }
+    }
+}
+
 /// Builds a map's grid and spawns its colliders; a map the plugin cannot handle gets a
 /// warning naming it, and no colliders.
 #[allow(clippy::too_many_arguments)]
