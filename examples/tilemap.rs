@@ -249,7 +249,8 @@ fn control_player(
     let position = transform.translation.truncate();
     let (run, jump) = match autopilot {
         Some(mut pilot) => {
-            let filter = QueryFilter::default();
+            // The rays start inside the player: leave it out.
+            let filter = QueryFilter::default().excluding([entity]);
             // A wall ahead: dig a tunnel two tiles high through it.
             let ahead = Ray::new(position, Vec2::X);
             if !pilot.dug
@@ -351,11 +352,12 @@ fn outline_ground_tile(
     spatial: SpatialQuery,
     hits: TilemapHits,
     level: Res<Level>,
-    player: Single<&Transform, With<Player>>,
+    player: Single<(Entity, &Transform), With<Player>>,
 ) {
-    let feet = player.translation.truncate();
-    let ray = Ray::new(feet, Vec2::NEG_Y);
-    let Some(hit) = spatial.cast_ray(&ray, 3.0, &QueryFilter::default()) else {
+    let (entity, transform) = *player;
+    let ray = Ray::new(transform.translation.truncate(), Vec2::NEG_Y);
+    let filter = QueryFilter::default().excluding([entity]);
+    let Some(hit) = spatial.cast_ray(&ray, 3.0, &filter) else {
         return;
     };
     if let Some(tile) = hits.tile_of(&hit) {

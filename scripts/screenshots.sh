@@ -61,3 +61,5 @@ python3 scripts/check_image.py "$out/demo_3d.png" 1010 20 1250 240 10 10 970 710
 # platformer's floor tiles along the bottom, the room's floor in the middle).
 python3 scripts/check_image.py "$out/platformer.png" 40 580 1240 604 10 10 1270 710
 python3 scripts/check_image.py "$out/room_3d.png" 500 400 900 560 10 10 1270 710
+# The tile map: its stone rows along the bottom.
+python3 scripts/check_image.py "$out/tilemap.png" 40 590 1240 630 10 10 1270 710
