@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Renders the windowed examples headless (Xvfb + llvmpipe Vulkan): the two demos, the
-# platformer and the 3D room; saves a screenshot of each with the overlay, and checks them.
+# platformer, the 3D room and the tile map; saves a screenshot of each with the overlay,
+# and checks them.
 # Needs xvfb and mesa-vulkan-drivers (scripts/test.sh installs them when run as root).
 # Output: target/screenshots/NAME.png and NAME.log
 #
@@ -28,12 +29,15 @@ export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
 frames=${SCREENSHOT_FRAMES:-150}
 # Build first, so the demos' logs hold only what they print.
 cargo build --quiet --features examples --example demo_2d --example demo_3d --example platformer --example room_3d
+cargo build --quiet --features examples,tilemap --example tilemap
 failed=0
-for demo in demo_2d demo_3d platformer room_3d; do
+for demo in demo_2d demo_3d platformer room_3d tilemap; do
+    features=examples
+    [ "$demo" = tilemap ] && features=examples,tilemap
     rm -f "$out/$demo.png"
     log="$out/$demo.log"
     status=0
-    timeout 900 cargo run --quiet --features examples --example "$demo" -- \
+    timeout 900 cargo run --quiet --features "$features" --example "$demo" -- \
         --screenshot "$out/$demo.png" --frames "$frames" >"$log" 2>&1 || status=$?
     grep -E "saved|ERROR|panicked" "$log" || true
     problems=()
@@ -57,3 +61,5 @@ python3 scripts/check_image.py "$out/demo_3d.png" 1010 20 1250 240 10 10 970 710
 # platformer's floor tiles along the bottom, the room's floor in the middle).
 python3 scripts/check_image.py "$out/platformer.png" 40 580 1240 604 10 10 1270 710
 python3 scripts/check_image.py "$out/room_3d.png" 500 400 900 560 10 10 1270 710
+# The tile map: its stone rows along the bottom.
+python3 scripts/check_image.py "$out/tilemap.png" 40 590 1240 630 10 10 1270 710

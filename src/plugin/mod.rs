@@ -271,6 +271,8 @@ mod prepare;
 mod shape;
 mod spatial;
 mod state;
+#[cfg(feature = "tilemap")]
+pub mod tilemap;
 
 use core::marker::PhantomData;
 
@@ -298,6 +300,11 @@ pub use picking::{
 };
 pub use spatial::{PointProjection, QueryFilter, ShapeHit, SpatialQuery};
 pub use state::{AabbTree, StepStats, SweptHit};
+#[cfg(feature = "tilemap")]
+pub use tilemap::{
+    AabbTreeTilemapPlugin, SolidTile, SolidTiles, TileCollider, TileColliderMode, TileHit,
+    TilemapColliderStats, TilemapColliders, TilemapCollidersSystems, TilemapHits,
+};
 
 /// The stages of one collision tick, in order. Order your systems against them, for
 /// example `.after(CollisionSystems::Events)` to read this tick's events.
