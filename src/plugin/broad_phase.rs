@@ -1,4 +1,6 @@
-//! The broad phase: new candidate pairs from the tree.
+//! The broad phase
+//! ([`CollisionSystems::BroadPhase`](crate::plugin::CollisionSystems::BroadPhase)): new
+//! candidate pairs from the tree.
 
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
@@ -165,7 +167,9 @@ fn cross_pairs<V: Vector>(state: &mut AabbTree<V>) {
     }
 }
 
-/// Stage 4: new candidate pairs from the trees, filtered by layers.
+/// The system of [`CollisionSystems::BroadPhase`](crate::plugin::CollisionSystems::BroadPhase):
+/// new candidate pairs from the trees, filtered by layers, for the colliders the prepare
+/// stage moved (`TickBuffers::prepare`).
 pub(crate) fn broad_phase<V: Vector>(config: Res<CollisionConfig>, mut state: ResMut<AabbTree<V>>) {
     let start = Instant::now();
     let state = &mut *state;

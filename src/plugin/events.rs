@@ -109,7 +109,7 @@ pub struct CollisionEnded {
     pub reason: EndReason,
 }
 
-// The events stage.
+// The events stage (`CollisionSystems::Events`).
 
 /// Triggers the batch of entity events in `events` (`start_events`, then `end_events`) in
 /// one command: every start, then every end, each to its target only if it still exists
@@ -209,7 +209,8 @@ pub(crate) fn write_ended<V: Vector>(
     writer.write_batch(tick.events.end_events[first..].iter().step_by(2).copied());
 }
 
-/// Stage 6: writes this tick's messages and triggers the entity events: starts before
+/// The system of [`CollisionSystems::Events`](crate::plugin::CollisionSystems::Events):
+/// writes this tick's messages and triggers the entity events: starts before
 /// ends (a pass-through gives both, in that order), the starts sorted by time of impact
 /// and then by pair, the ends by pair, each with the entity of smaller index first, so
 /// the same scene gives the same sequence whatever the tree's shape.

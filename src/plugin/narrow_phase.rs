@@ -1,4 +1,6 @@
-//! The narrow phase: exact and swept tests of the candidate pairs.
+//! The narrow phase
+//! ([`CollisionSystems::NarrowPhase`](crate::plugin::CollisionSystems::NarrowPhase)):
+//! exact and swept tests of the candidate pairs.
 
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
@@ -50,8 +52,9 @@ fn sweep<V: Vector>(a0: &WorldShape<V>, da: V, b0: &WorldShape<V>, db: V) -> Opt
     Some((hit.u0, hit.normal))
 }
 
-/// Stage 5: exact and swept tests of the pairs of every collider processed this tick;
-/// records the transitions.
+/// The system of [`CollisionSystems::NarrowPhase`](crate::plugin::CollisionSystems::NarrowPhase):
+/// exact and swept tests of the pairs of every collider processed this tick; records the
+/// transitions in `TickBuffers::narrow`.
 ///
 /// A pair of two idle colliders is not visited: neither shape, displacement nor layers
 /// changed, so neither did its state. A pair of two processed colliders is visited once,
