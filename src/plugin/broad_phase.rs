@@ -1,4 +1,6 @@
-//! The broad phase: new candidate pairs from the tree.
+//! The broad phase
+//! ([`CollisionSystems::BroadPhase`](crate::plugin::CollisionSystems::BroadPhase)): new
+//! candidate pairs from the tree.
 
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
@@ -77,21 +79,23 @@ fn cross_pairs<V: Vector>(state: &mut AabbTree<V>) {
             })
     };
     let (tree, static_tree) = (&*tree, &*static_tree);
-    if static_tree.is_empty() && tick.moved.iter().all(|k| !k.is_static()) {
+    if static_tree.is_empty() && tick.prepare.moved.iter().all(|k| !k.is_static()) {
         return;
     }
-    tick.moved_static.clear();
-    tick.moved_static
-        .extend(tick.moved.iter().filter(|k| k.is_static()));
-    let static_moved = tick.moved_static.len();
+    tick.broad.moved_static.clear();
+    tick.broad
+        .moved_static
+        .extend(tick.prepare.moved.iter().filter(|k| k.is_static()));
+    let static_moved = tick.broad.moved_static.len();
     // (A moved collider is in its tree; were it not, every list near anything goes.)
     let everywhere = BoundingBox::from_min_max(-V::INFINITY, V::INFINITY);
     neighbourhoods.forget_near(
-        tick.moved_static
+        tick.broad
+            .moved_static
             .iter()
             .map(|k| static_tree.fat_box(k.proxy()).unwrap_or(everywhere)),
     );
-    let out = &mut tick.new_pairs;
+    let out = &mut tick.broad.new_pairs;
     let first = out.len();
     if static_moved > 0 && static_moved >= tree.len() {
         for (id, _, fat) in tree.proxies() {
@@ -103,8 +107,8 @@ fn cross_pairs<V: Vector>(state: &mut AabbTree<V>) {
         }
         return;
     }
-    let known = &mut tick.known_static;
-    for &key in &tick.moved {
+    let known = &mut tick.broad.known_static;
+    for &key in &tick.prepare.moved {
         if key.is_static() {
             let Some(fat) = static_tree.fat_box(key.proxy()) else {
                 continue;
@@ -149,7 +153,7 @@ fn cross_pairs<V: Vector>(state: &mut AabbTree<V>) {
             }
         });
     }
-    if static_moved > 0 && static_moved < tick.moved.len() {
+    if static_moved > 0 && static_moved < tick.prepare.moved.len() {
         let cross = &mut out[first..];
         cross.sort_unstable();
         let mut kept = first;
@@ -163,27 +167,29 @@ fn cross_pairs<V: Vector>(state: &mut AabbTree<V>) {
     }
 }
 
-/// Stage 4: new candidate pairs from the trees, filtered by layers.
+/// The system of [`CollisionSystems::BroadPhase`](crate::plugin::CollisionSystems::BroadPhase):
+/// new candidate pairs from the trees, filtered by layers, for the colliders the prepare
+/// stage moved (`TickBuffers::prepare`).
 pub(crate) fn broad_phase<V: Vector>(config: Res<CollisionConfig>, mut state: ResMut<AabbTree<V>>) {
     let start = Instant::now();
     let state = &mut *state;
-    state.tick.new_pairs.clear();
+    state.tick.broad.new_pairs.clear();
     // The static tree's layer unions for the searches into it (nothing to do unless new
     // static colliders changed its shape).
     state.static_tree.refresh_layers();
     // Before the moving tree's update, which forgets its moves.
     cross_pairs(state);
-    let mut tree_pairs = core::mem::take(&mut state.tick.tree_pairs);
+    let mut tree_pairs = core::mem::take(&mut state.tick.broad.tree_pairs);
     tree_pairs.clear();
     state.stats.parallel_tasks = update_pairs(&mut state.tree, &config, &mut tree_pairs);
-    if state.tick.moved.iter().any(|k| k.is_static()) {
+    if state.tick.prepare.moved.iter().any(|k| k.is_static()) {
         state.static_tree.refit();
     }
     // Fresh unions for the spatial queries of the rest of the frame.
     state.tree.refresh_layers();
     state.static_tree.refresh_layers();
     let first_added = state.pairs.len();
-    let new_pairs = core::mem::take(&mut state.tick.new_pairs);
+    let new_pairs = core::mem::take(&mut state.tick.broad.new_pairs);
     let moving_pairs = tree_pairs
         .iter()
         .map(|&(a, b)| (Key::moving(a), Key::moving(b)));
@@ -210,7 +216,7 @@ pub(crate) fn broad_phase<V: Vector>(config: Res<CollisionConfig>, mut state: Re
         .sort_unstable_by_key(|p| (p.a, p.b));
     state.pairs.link_from(first_added);
     state.stats.new_candidates = state.pairs.len() - first_added;
-    state.tick.new_pairs = new_pairs;
-    state.tick.tree_pairs = tree_pairs;
+    state.tick.broad.new_pairs = new_pairs;
+    state.tick.broad.tree_pairs = tree_pairs;
     state.stats.broad_ms = start.elapsed().as_secs_f32() * 1000.0;
 }

@@ -4,7 +4,7 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
 use crate::Vector;
-use crate::plugin::state::TickBuffers;
+use crate::plugin::state::{EventBuffers, TickBuffers};
 use crate::plugin::{AabbTree, CollidingEntities};
 
 /// Two colliders started touching during the last tick.
@@ -109,9 +109,9 @@ pub struct CollisionEnded {
     pub reason: EndReason,
 }
 
-// The events stage.
+// The events stage (`CollisionSystems::Events`).
 
-/// Triggers the batch of entity events in the tick's `start_events` and `end_events` in
+/// Triggers the batch of entity events in `events` (`start_events`, then `end_events`) in
 /// one command: every start, then every end, each to its target only if it still exists
 /// when the command runs. One command, because Bevy applies what observers queue (a
 /// despawn, say) between commands: with a command per event, an observer despawning its
@@ -119,12 +119,12 @@ pub struct CollisionEnded {
 ///
 /// The command takes the two buffers and gives them back to the resource once it has
 /// triggered them, so that a steady stream of events allocates nothing.
-pub(crate) fn trigger_batch<V: Vector>(commands: &mut Commands, tick: &mut TickBuffers<V>) {
-    if tick.start_events.is_empty() && tick.end_events.is_empty() {
+pub(crate) fn trigger_batch<V: Vector>(commands: &mut Commands, events: &mut EventBuffers) {
+    if events.start_events.is_empty() && events.end_events.is_empty() {
         return;
     }
-    let mut started = core::mem::take(&mut tick.start_events);
-    let mut ended = core::mem::take(&mut tick.end_events);
+    let mut started = core::mem::take(&mut events.start_events);
+    let mut ended = core::mem::take(&mut events.end_events);
     commands.queue(move |world: &mut World| {
         // The contact sets first, so that observers see them up to date.
         for event in &started {
@@ -150,12 +150,13 @@ pub(crate) fn trigger_batch<V: Vector>(commands: &mut Commands, tick: &mut TickB
         // Observers may have queued batches of their own meanwhile: keep the larger
         // buffers.
         if let Some(mut state) = world.get_resource_mut::<AabbTree<V>>() {
-            let tick = &mut state.bypass_change_detection().tick;
-            if tick.start_events.is_empty() && tick.start_events.capacity() < started.capacity() {
-                tick.start_events = started;
+            let events = &mut state.bypass_change_detection().tick.events;
+            if events.start_events.is_empty() && events.start_events.capacity() < started.capacity()
+            {
+                events.start_events = started;
             }
-            if tick.end_events.is_empty() && tick.end_events.capacity() < ended.capacity() {
-                tick.end_events = ended;
+            if events.end_events.is_empty() && events.end_events.capacity() < ended.capacity() {
+                events.end_events = ended;
             }
         }
     });
@@ -185,29 +186,31 @@ pub(crate) fn write_ended<V: Vector>(
     tick: &mut TickBuffers<V>,
     writer: &mut MessageWriter<CollisionEnded>,
 ) {
-    for end in &mut tick.ended {
+    for end in &mut tick.narrow.ended {
         (end.a, end.b, _) = canonical(end.a, end.b);
     }
-    tick.ended
+    tick.narrow
+        .ended
         .sort_by_key(|end| (entity_order(end.a), entity_order(end.b)));
-    let first = tick.end_events.len();
-    for end in tick.ended.drain(..) {
-        tick.end_events.push(CollisionEnded {
+    let first = tick.events.end_events.len();
+    for end in tick.narrow.ended.drain(..) {
+        tick.events.end_events.push(CollisionEnded {
             entity: end.a,
             other: end.b,
             reason: end.reason,
         });
-        tick.end_events.push(CollisionEnded {
+        tick.events.end_events.push(CollisionEnded {
             entity: end.b,
             other: end.a,
             reason: end.reason,
         });
     }
     // The messages are the events with the smaller index first: every other one.
-    writer.write_batch(tick.end_events[first..].iter().step_by(2).copied());
+    writer.write_batch(tick.events.end_events[first..].iter().step_by(2).copied());
 }
 
-/// Stage 6: writes this tick's messages and triggers the entity events: starts before
+/// The system of [`CollisionSystems::Events`](crate::plugin::CollisionSystems::Events):
+/// writes this tick's messages and triggers the entity events: starts before
 /// ends (a pass-through gives both, in that order), the starts sorted by time of impact
 /// and then by pair, the ends by pair, each with the entity of smaller index first, so
 /// the same scene gives the same sequence whatever the tree's shape.
@@ -220,9 +223,9 @@ pub(crate) fn emit_events<V: Vector>(
     let start = Instant::now();
     let state = &mut *state;
     let tick = &mut state.tick;
-    state.stats.started = tick.started.len();
-    state.stats.ended += tick.ended.len();
-    for s in &mut tick.started {
+    state.stats.started = tick.narrow.started.len();
+    state.stats.ended += tick.narrow.ended.len();
+    for s in &mut tick.narrow.started {
         let swapped;
         (s.a, s.b, swapped) = canonical(s.a, s.b);
         if swapped {
@@ -231,29 +234,29 @@ pub(crate) fn emit_events<V: Vector>(
     }
     // Earliest first, then by pair: an entity's first start of a tick is its earliest
     // contact, whatever the pairs' order.
-    tick.started.sort_unstable_by(|x, y| {
+    tick.narrow.started.sort_unstable_by(|x, y| {
         x.time_of_impact.total_cmp(&y.time_of_impact).then_with(|| {
             (entity_order(x.a), entity_order(x.b)).cmp(&(entity_order(y.a), entity_order(y.b)))
         })
     });
-    let first = tick.start_events.len();
-    for s in tick.started.drain(..) {
+    let first = tick.events.start_events.len();
+    for s in tick.narrow.started.drain(..) {
         let n = s.normal.extend_to_3d();
-        tick.start_events.push(CollisionStarted {
+        tick.events.start_events.push(CollisionStarted {
             entity: s.a,
             other: s.b,
             time_of_impact: s.time_of_impact,
             normal: n,
         });
-        tick.start_events.push(CollisionStarted {
+        tick.events.start_events.push(CollisionStarted {
             entity: s.b,
             other: s.a,
             time_of_impact: s.time_of_impact,
             normal: -n,
         });
     }
-    started.write_batch(tick.start_events[first..].iter().step_by(2).copied());
+    started.write_batch(tick.events.start_events[first..].iter().step_by(2).copied());
     write_ended(tick, &mut ended);
-    trigger_batch(&mut commands, tick);
+    trigger_batch::<V>(&mut commands, &mut tick.events);
     state.stats.events_ms = start.elapsed().as_secs_f32() * 1000.0;
 }

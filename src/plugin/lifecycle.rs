@@ -60,10 +60,10 @@ fn queue_static<V: Vector>(
     config: &CollisionConfig,
     state: &mut AabbTree<V>,
 ) {
-    let next = next_run(state.tick.number);
+    let next = next_run(state.tick.prepare.number);
     if config.static_changes == StaticChanges::OnInsert && tracked.queued != next {
         tracked.queued = next;
-        state.tick.revisit.push((entity, tracked.proxy));
+        state.tick.prepare.revisit.push((entity, tracked.proxy));
     }
 }
 
@@ -368,9 +368,9 @@ fn drop_proxy<V: Vector>(
         // Starts still pending means a user system between the narrow phase and the
         // events removed it: `emit_events` comes next in this tick and writes the starts
         // before the ends. Flushing here would send an end before its start.
-        if state.tick.started.is_empty() {
+        if state.tick.narrow.started.is_empty() {
             write_ended(&mut state.tick, ended);
-            trigger_batch(commands, &mut state.tick);
+            trigger_batch::<V>(commands, &mut state.tick.events);
         }
     }
 }

@@ -1,4 +1,6 @@
-//! The narrow phase: exact and swept tests of the candidate pairs.
+//! The narrow phase
+//! ([`CollisionSystems::NarrowPhase`](crate::plugin::CollisionSystems::NarrowPhase)):
+//! exact and swept tests of the candidate pairs.
 
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
@@ -50,8 +52,9 @@ fn sweep<V: Vector>(a0: &WorldShape<V>, da: V, b0: &WorldShape<V>, db: V) -> Opt
     Some((hit.u0, hit.normal))
 }
 
-/// Stage 5: exact and swept tests of the pairs of every collider processed this tick;
-/// records the transitions.
+/// The system of [`CollisionSystems::NarrowPhase`](crate::plugin::CollisionSystems::NarrowPhase):
+/// exact and swept tests of the pairs of every collider processed this tick; records the
+/// transitions in `TickBuffers::narrow`.
 ///
 /// A pair of two idle colliders is not visited: neither shape, displacement nor layers
 /// changed, so neither did its state. A pair of two processed colliders is visited once,
@@ -70,11 +73,11 @@ pub(crate) fn narrow_phase<V: Vector>(
 ) {
     let start = Instant::now();
     let state = &mut *state;
-    let processed = core::mem::take(&mut state.tick.processed);
-    let before = state.tick.processed_before;
+    let processed = core::mem::take(&mut state.tick.prepare.processed);
+    let before = state.tick.prepare.processed_before;
     let mut swept_hits = 0;
     let colliders = state.tree.len() + state.static_tree.len();
-    let mut statics = core::mem::take(&mut state.tick.processed_static);
+    let mut statics = core::mem::take(&mut state.tick.narrow.processed_static);
     statics.clear();
     let most = processed.len() * 2 >= colliders;
     let static_count = processed.iter().filter(|k| k.is_static()).count();
@@ -144,8 +147,8 @@ pub(crate) fn narrow_phase<V: Vector>(
             }
         }
     }
-    state.tick.processed = processed;
-    state.tick.processed_static = statics;
+    state.tick.prepare.processed = processed;
+    state.tick.narrow.processed_static = statics;
     state.stats.swept_hits = swept_hits;
     state.stats.candidates = state.pairs.len();
     state.stats.touching = state.pairs.touching_count();
@@ -179,7 +182,7 @@ fn pair_bodies<V: Vector>(state: &mut AabbTree<V>, i: usize, pair: &Pair) -> Opt
             let body = *state.body(fixed)?;
             // Processed this tick: no copy (a copy reads as not processed this tick), and
             // the fat box only if the test needs it.
-            if body.processed_at > state.tick.processed_before {
+            if body.processed_at > state.tick.prepare.processed_before {
                 (body, None)
             } else {
                 let fat = state.fat_box(fixed)?;
@@ -222,7 +225,7 @@ fn test_pair<V: Vector>(
         } else {
             EndReason::Separated
         };
-        state.tick.ended.push(EndRecord {
+        state.tick.narrow.ended.push(EndRecord {
             a: a.entity,
             b: b.entity,
             reason,
@@ -239,21 +242,21 @@ fn test_pair<V: Vector>(
                 .or_else(|| touching.then(|| (1.0, overlap_normal(&a.shape, &b.shape))))
         };
         if let Some((time_of_impact, normal)) = hit {
-            state.tick.started.push(StartRecord {
+            state.tick.narrow.started.push(StartRecord {
                 a: a.entity,
                 b: b.entity,
                 time_of_impact,
                 normal,
             });
             if !touching {
-                state.tick.swept_hits.push(SweptHit {
+                state.tick.narrow.swept_hits.push(SweptHit {
                     entity: a.entity,
                     other: b.entity,
                     position: a0.center() + a.displacement * time_of_impact,
                     time_of_impact,
                 });
                 swept_only = true;
-                state.tick.ended.push(EndRecord {
+                state.tick.narrow.ended.push(EndRecord {
                     a: a.entity,
                     b: b.entity,
                     reason: EndReason::PassedThrough,

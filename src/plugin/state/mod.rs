@@ -1,5 +1,7 @@
 //! The collision world resource: the two trees, what the pipeline keeps per collider, the
-//! pairs, and the figures of the last tick.
+//! pairs, the figures of the last tick, and the buffers of one tick ([`tick`]).
+
+mod tick;
 
 use bevy::ecs::entity::EntityHashMap;
 use bevy::prelude::*;
@@ -8,8 +10,10 @@ use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::plugin::neighbourhoods::Neighbourhoods;
 use crate::plugin::pairs::PairTable;
-use crate::plugin::{CollisionEnded, CollisionLayers, CollisionStarted, EndReason, WorldShape};
+use crate::plugin::{CollisionLayers, EndReason, WorldShape};
 use crate::tree::{DynamicTree, ProxyId, TreeStats};
+
+pub(crate) use tick::{EndRecord, EventBuffers, StartRecord, TickBuffers, next_run};
 
 /// A collider's place in the collision world: which tree holds it and its proxy id
 /// there. Keys of the static tree have the top bit set, so keys of the two trees never
@@ -176,90 +180,6 @@ impl<V: Vector> StaticSide<V> {
             layers: self.layers,
             sensor: self.sensor,
             processed_at: 0,
-        }
-    }
-}
-
-/// A pair whose contact started this tick, before the events stage names it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct StartRecord<V: Vector> {
-    pub a: Entity,
-    pub b: Entity,
-    pub time_of_impact: f32,
-    /// From `a` towards `b`.
-    pub normal: V,
-}
-
-/// A pair whose contact ended since the last events stage.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct EndRecord {
-    pub a: Entity,
-    pub b: Entity,
-    pub reason: EndReason,
-}
-
-/// Buffers of one tick, kept between ticks so that a steady stream allocates nothing.
-pub(crate) struct TickBuffers<V: Vector> {
-    /// Pairs the trees report this tick, before layers and known pairs filter them.
-    pub new_pairs: Vec<(Key, Key)>,
-    /// Pairs of the moving tree's own walk.
-    pub tree_pairs: Vec<(ProxyId, ProxyId)>,
-    /// New fat boxes of moving colliders, handed to the tree in one batch.
-    pub pending_fat: Vec<(ProxyId, BoundingBox<V>)>,
-    /// Colliders whose fat box changed this tick (or that are new), both trees.
-    pub moved: Vec<Key>,
-    /// The static colliders among [`Self::moved`].
-    pub moved_static: Vec<Key>,
-    /// One moving collider's static partners, sorted (see `broad_phase::cross_pairs`).
-    pub known_static: Vec<Key>,
-    /// Static proxies whose colliders are gone, leaving the static tree at the next tick.
-    pub dead_static: Vec<ProxyId>,
-    /// Colliders processed this tick: the narrow phase tests their pairs only.
-    pub processed: Vec<Key>,
-    /// The static ones among them, sorted, when the narrow phase takes its one pass for a
-    /// crowd (see `narrow_phase`).
-    pub processed_static: Vec<Key>,
-    /// Colliders to process at the next tick whatever their change ticks say: those that
-    /// moved at this one (to read as still) or were left out for invalid values, and the
-    /// static colliders the observers list under `StaticChanges::OnInsert`.
-    /// With the key each had then, which tells at a glance whether this tick has
-    /// processed it already.
-    pub revisit: Vec<(Entity, Option<Key>)>,
-    /// The prepare stage's count of runs, which marks the colliders it processed.
-    pub number: u32,
-    /// Colliders processed over all ticks (see [`Body::processed_at`]).
-    pub processed_total: u64,
-    /// [`Self::processed_total`] before this tick.
-    pub processed_before: u64,
-    pub started: Vec<StartRecord<V>>,
-    pub ended: Vec<EndRecord>,
-    pub swept_hits: Vec<SweptHit<V>>,
-    /// The entity events of one batch (see `events::trigger_batch`).
-    pub start_events: Vec<CollisionStarted>,
-    pub end_events: Vec<CollisionEnded>,
-}
-
-impl<V: Vector> Default for TickBuffers<V> {
-    fn default() -> Self {
-        Self {
-            new_pairs: Vec::new(),
-            tree_pairs: Vec::new(),
-            pending_fat: Vec::new(),
-            moved: Vec::new(),
-            moved_static: Vec::new(),
-            known_static: Vec::new(),
-            dead_static: Vec::new(),
-            processed: Vec::new(),
-            processed_static: Vec::new(),
-            revisit: Vec::new(),
-            number: 0,
-            processed_total: 0,
-            processed_before: 0,
-            started: Vec::new(),
-            ended: Vec::new(),
-            swept_hits: Vec::new(),
-            start_events: Vec::new(),
-            end_events: Vec::new(),
         }
     }
 }
@@ -439,7 +359,7 @@ impl<V: Vector> AabbTree<V> {
     /// The swept hits of the last tick: pairs that touched during the tick but no longer
     /// overlap at its end (one passed through the other), which only the swept test sees.
     pub fn swept_hits(&self) -> &[SweptHit<V>] {
-        &self.tick.swept_hits
+        &self.tick.narrow.swept_hits
     }
 
     /// The entities `key` touches after the last tick: a walk of its own pairs.
@@ -524,7 +444,7 @@ impl<V: Vector> AabbTree<V> {
             if p.touching
                 && let (Some(a), Some(b)) = (entity(p.a), entity(p.b))
             {
-                tick.ended.push(EndRecord { a, b, reason });
+                tick.narrow.ended.push(EndRecord { a, b, reason });
             }
         });
     }
@@ -537,7 +457,7 @@ impl<V: Vector> AabbTree<V> {
             // Out of the static tree at the next tick, together with the others of this
             // frame: a level unloaded at once leaves with one rebuild. Until then it has
             // no body, so no query or pair sees it.
-            self.tick.dead_static.push(key.proxy());
+            self.tick.prepare.dead_static.push(key.proxy());
             if let Some(owner) = self.static_tree.data_mut(key.proxy()) {
                 *owner = Entity::PLACEHOLDER;
             }
@@ -560,13 +480,14 @@ impl<V: Vector> AabbTree<V> {
     /// the prepare stage and the narrow phase; a collider processed this tick is left as
     /// it is. An idle collider's displacement is zero, so its pairs are tested in place.
     pub(crate) fn mark_for_narrow_phase(&mut self, key: Key) {
-        let before = self.tick.processed_before;
+        let before = self.tick.prepare.processed_before;
         if self.body(key).is_some_and(|b| b.processed_at <= before)
             && let Some(body) = self.bodies.get_or_grow(key, None)
         {
-            self.tick.processed_total += 1;
-            body.processed_at = self.tick.processed_total;
-            self.tick.processed.push(key);
+            let prepared = &mut self.tick.prepare;
+            prepared.processed_total += 1;
+            body.processed_at = prepared.processed_total;
+            prepared.processed.push(key);
         }
     }
 
@@ -576,12 +497,4 @@ impl<V: Vector> AabbTree<V> {
         self.bodies.reserve_to(moving, fixed);
         self.pairs.reserve_keys(moving, fixed);
     }
-}
-
-/// The number of the prepare stage's run after run `number`. Never 0, which a new
-/// collider's [`TrackedCollider`](crate::plugin::TrackedCollider) holds as "never
-/// processed" and "never listed".
-#[inline]
-pub(crate) fn next_run(number: u32) -> u32 {
-    number.wrapping_add(1).max(1)
 }

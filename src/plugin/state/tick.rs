@@ -1,0 +1,122 @@
+//! The buffers of one tick, grouped by the stage that fills each part. They are kept
+//! between ticks, so that a steady stream of moves, pairs and events allocates nothing.
+
+use bevy::prelude::*;
+
+use crate::Vector;
+use crate::geometry::BoundingBox;
+use crate::plugin::{CollisionEnded, CollisionStarted, EndReason};
+use crate::tree::ProxyId;
+
+use super::{Key, SweptHit};
+
+/// A pair whose contact started this tick, before the events stage names it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StartRecord<V: Vector> {
+    pub a: Entity,
+    pub b: Entity,
+    pub time_of_impact: f32,
+    /// From `a` towards `b`.
+    pub normal: V,
+}
+
+/// A pair whose contact ended since the last events stage.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EndRecord {
+    pub a: Entity,
+    pub b: Entity,
+    pub reason: EndReason,
+}
+
+/// Buffers of one tick, one group per stage of
+/// [`CollisionSystems`](crate::plugin::CollisionSystems) that fills it.
+#[derive(Default)]
+pub(crate) struct TickBuffers<V: Vector> {
+    pub prepare: PrepareBuffers<V>,
+    pub broad: BroadBuffers,
+    pub narrow: NarrowBuffers<V>,
+    pub events: EventBuffers,
+}
+
+/// What [`CollisionSystems::Prepare`](crate::plugin::CollisionSystems::Prepare) fills:
+/// the colliders it processed and moved, for the broad and narrow phases, and its own
+/// lists and counts from one tick to the next.
+#[derive(Default)]
+pub(crate) struct PrepareBuffers<V: Vector> {
+    /// The prepare stage's count of runs, which marks the colliders it processed.
+    pub number: u32,
+    /// Colliders processed over all ticks (see [`Body::processed_at`](super::Body)).
+    pub processed_total: u64,
+    /// [`Self::processed_total`] before this tick.
+    pub processed_before: u64,
+    /// Colliders to process at the next tick whatever their change ticks say: those that
+    /// moved at this one (to read as still) or were left out for invalid values, and the
+    /// static colliders the observers list under `StaticChanges::OnInsert`.
+    /// With the key each had then, which tells at a glance whether this tick has
+    /// processed it already.
+    pub revisit: Vec<(Entity, Option<Key>)>,
+    /// Static proxies whose colliders are gone (removed by the observers or by the
+    /// stages), leaving the static tree at the next prepare stage.
+    pub dead_static: Vec<ProxyId>,
+    /// New fat boxes of moving colliders, handed to the tree in one batch at the end of
+    /// the stage.
+    pub pending_fat: Vec<(ProxyId, BoundingBox<V>)>,
+    /// Colliders whose fat box changed this tick (or that are new), both trees: the broad
+    /// phase looks for their new pairs.
+    pub moved: Vec<Key>,
+    /// Colliders processed this tick: the narrow phase tests their pairs only. The
+    /// filter stage adds those whose pair's veto changed
+    /// ([`AabbTree::mark_for_narrow_phase`](super::AabbTree::mark_for_narrow_phase)).
+    pub processed: Vec<Key>,
+}
+
+/// The working lists of
+/// [`CollisionSystems::BroadPhase`](crate::plugin::CollisionSystems::BroadPhase), which
+/// fills and reads them within the stage.
+#[derive(Default)]
+pub(crate) struct BroadBuffers {
+    /// Pairs the trees report this tick, before layers and known pairs filter them.
+    pub new_pairs: Vec<(Key, Key)>,
+    /// Pairs of the moving tree's own walk.
+    pub tree_pairs: Vec<(ProxyId, ProxyId)>,
+    /// The static colliders among [`PrepareBuffers::moved`].
+    pub moved_static: Vec<Key>,
+    /// One moving collider's static partners, sorted (see `broad_phase::cross_pairs`).
+    pub known_static: Vec<Key>,
+}
+
+/// What [`CollisionSystems::NarrowPhase`](crate::plugin::CollisionSystems::NarrowPhase)
+/// fills: the contacts that started and ended, which
+/// [`CollisionSystems::Events`](crate::plugin::CollisionSystems::Events) turns into
+/// messages and entity events, and the swept hits the resource shows until the next
+/// tick.
+#[derive(Default)]
+pub(crate) struct NarrowBuffers<V: Vector> {
+    /// The processed static colliders, sorted, when the narrow phase takes its one pass
+    /// for a crowd (see `narrow_phase`).
+    pub processed_static: Vec<Key>,
+    pub started: Vec<StartRecord<V>>,
+    /// Ends of the narrow phase's tests, and of the pairs of colliders taken out of their
+    /// trees since the last events stage (by the observers and the prepare stage).
+    pub ended: Vec<EndRecord>,
+    /// Cleared by the prepare stage, so that they last until the next tick's narrow phase.
+    pub swept_hits: Vec<SweptHit<V>>,
+}
+
+/// The entity events of one batch, which
+/// [`CollisionSystems::Events`](crate::plugin::CollisionSystems::Events) (or an observer
+/// flushing the ends of a removal) fills and its command triggers (see
+/// `events::trigger_batch`).
+#[derive(Default)]
+pub(crate) struct EventBuffers {
+    pub start_events: Vec<CollisionStarted>,
+    pub end_events: Vec<CollisionEnded>,
+}
+
+/// The number of the prepare stage's run after run `number`. Never 0, which a new
+/// collider's [`TrackedCollider`](crate::plugin::TrackedCollider) holds as "never
+/// processed" and "never listed".
+#[inline]
+pub(crate) fn next_run(number: u32) -> u32 {
+    number.wrapping_add(1).max(1)
+}
