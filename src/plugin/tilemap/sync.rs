@@ -135,9 +135,11 @@ pub(crate) fn sync_tilemaps(
         };
         let rebuild = config.is_changed() || pending.rebuild.contains(&map);
         let state = &mut *state;
-        let mut stats = stats.map(Mut::into_inner);
         let mut fresh = TilemapColliderStats::default();
-        let stats = stats.as_deref_mut().unwrap_or(&mut fresh);
+        let stats = match stats {
+            Some(stats) => stats.into_inner(),
+            None => &mut fresh,
+        };
         if rebuild {
             despawn_all(state, &mut commands);
             *state = TilemapColliderState::default();
@@ -193,18 +195,18 @@ pub(crate) fn sync_tilemaps(
     pending.rebuild.clear();
 }
 
+/// Which of the components the colliders are made from a map has.
+type MapParts = (
+    Entity,
+    Has<TileStorage>,
+    Has<TilemapType>,
+    Has<TilemapGridSize>,
+);
+
 /// A map with [`TilemapColliders`] that lacks a component the colliders are made from:
 /// one warning naming it and what it lacks (again if it lacks it again later).
 pub(crate) fn warn_incomplete_maps(
-    maps: Query<
-        (
-            Entity,
-            Has<TileStorage>,
-            Has<TilemapType>,
-            Has<TilemapGridSize>,
-        ),
-        With<TilemapColliders>,
-    >,
+    maps: Query<MapParts, With<TilemapColliders>>,
     mut warned: Local<EntityHashSet>,
 ) {
     for (map, storage, map_type, grid) in &maps {
