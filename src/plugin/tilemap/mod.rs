@@ -3,7 +3,7 @@
 //! Insert [`TilemapColliders`] on a tile-map entity (the one with `TileStorage`,
 //! `TilemapSize`, `TilemapGridSize` and `TilemapType::Square`) and add
 //! [`AabbTreeTilemapPlugin`] beside `AabbTreePlugin::<Vec2>`: the plugin gives the layer's
-//! solid tiles [`Static`] box colliders, spawned as children of the map entity (so they
+//! solid tiles [`Static`](crate::plugin::Static) box colliders, spawned as children of the map entity (so they
 //! follow the map's `Transform`), each with a [`TileCollider`] saying which tiles it
 //! covers. The map's own rendering is untouched.
 //!
