@@ -60,14 +60,15 @@
 //!             .id();
 //!         storage.set(&position, tile);
 //!     }
+//!     // What the colliders are made from (a drawn map uses the tile-map crate's
+//!     // `TilemapBundle`, which holds these and what drawing needs).
 //!     commands.entity(map).insert((
-//!         TilemapBundle {
-//!             size,
-//!             storage,
-//!             grid_size: TilemapGridSize { x: 16.0, y: 16.0 },
-//!             tile_size: TilemapTileSize { x: 16.0, y: 16.0 },
-//!             ..default()
-//!         },
+//!         size,
+//!         storage,
+//!         TilemapGridSize { x: 16.0, y: 16.0 },
+//!         TilemapTileSize { x: 16.0, y: 16.0 },
+//!         TilemapType::Square,
+//!         Transform::default(),
 //!         TilemapColliders::default(),
 //!     ));
 //! }
