@@ -205,7 +205,7 @@ fn run(mode: TileColliderMode, solid: &[bool], solid_cells: &[TilePos]) {
     }
     let stats = *app.world().get::<TilemapColliderStats>(map).expect("stats");
     let tree = app.world().resource::<AabbTree>();
-    let (tree_bytes, static_nodes) = (tree.bytes(), tree.static_tree_stats().node_count);
+    let (tree_bytes, static_nodes) = (tree.bytes(), tree.static_tree_stats().nodes);
     let entity_bytes = collider_bytes(&mut app, map);
     let mut rng = Rng(0x0ed1_7000_0000_0003);
     let (mut remove, mut add, mut sync_remove, mut sync_add, mut replaced) =
