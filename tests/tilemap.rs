@@ -8,8 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use bevy::ecs::schedule::SingleThreadedExecutor;
 use bevy::ecs::system::RunSystemOnce;
-use bevy::log::tracing::{Event, Level, Subscriber, field};
-use bevy::log::tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+use bevy::log::tracing_subscriber::layer::SubscriberExt;
 use bevy::log::tracing_subscriber::registry::Registry;
 use bevy::prelude::*;
 use bevy::transform::TransformPlugin;
@@ -23,6 +22,10 @@ use bevy_ecs_tilemap::map::{
     IsoCoordSystem, TilemapGridSize, TilemapId, TilemapSize, TilemapTileSize, TilemapType,
 };
 use bevy_ecs_tilemap::tiles::{TilePos, TileStorage};
+
+#[path = "common/warnings.rs"]
+mod warnings;
+use warnings::Warnings;
 
 /// A small deterministic generator (xorshift).
 struct Rng(u64);
@@ -485,30 +488,6 @@ fn changing_the_settings_or_removing_them_rebuilds_or_clears() {
     settle(&mut app);
     assert_eq!(colliders_count(&mut app), 0);
     assert!(app.world().resource::<AabbTree>().static_tree().is_empty());
-}
-
-/// Collects warnings, for the test of a bad map.
-#[derive(Clone, Default)]
-struct Warnings(Arc<Mutex<Vec<String>>>);
-
-struct MessageText(String);
-
-impl field::Visit for MessageText {
-    fn record_debug(&mut self, field: &field::Field, value: &dyn std::fmt::Debug) {
-        if field.name() == "message" {
-            self.0 = format!("{value:?}");
-        }
-    }
-}
-
-impl<S: Subscriber> Layer<S> for Warnings {
-    fn on_event(&self, event: &Event<'_>, _: Context<'_, S>) {
-        if *event.metadata().level() == Level::WARN {
-            let mut text = MessageText(String::new());
-            event.record(&mut text);
-            self.0.lock().unwrap().push(text.0);
-        }
-    }
 }
 
 #[test]

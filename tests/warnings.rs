@@ -9,36 +9,15 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use bevy::log::tracing::{Event, Level, Subscriber, field};
-use bevy::log::tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+use bevy::log::tracing_subscriber::layer::SubscriberExt;
 use bevy::log::tracing_subscriber::registry::Registry;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_aabb_tree::prelude::*;
 
-/// Collects the message of every warning.
-#[derive(Clone, Default)]
-struct Warnings(Arc<Mutex<Vec<String>>>);
-
-struct MessageText(String);
-
-impl field::Visit for MessageText {
-    fn record_debug(&mut self, field: &field::Field, value: &dyn std::fmt::Debug) {
-        if field.name() == "message" {
-            self.0 = format!("{value:?}");
-        }
-    }
-}
-
-impl<S: Subscriber> Layer<S> for Warnings {
-    fn on_event(&self, event: &Event<'_>, _: Context<'_, S>) {
-        if *event.metadata().level() == Level::WARN {
-            let mut text = MessageText(String::new());
-            event.record(&mut text);
-            self.0.lock().unwrap().push(text.0);
-        }
-    }
-}
+#[path = "common/warnings.rs"]
+mod warnings;
+use warnings::Warnings;
 
 fn warnings_about(warnings: &Warnings, entity: Entity) -> Vec<String> {
     let name = format!("entity {entity} ");

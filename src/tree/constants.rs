@@ -208,6 +208,13 @@ pub(crate) const PARALLEL_MOVES_FROM: usize = 16_384;
 /// out a thread that the system delays.
 pub(crate) const MOVE_TASKS_PER_THREAD: usize = 4;
 
+/// How long the calling thread of a stage on the tree's own threads (feature `parallel`)
+/// watches for the workers to finish before it sleeps: stages last a fraction of a
+/// millisecond, and waking a sleeping thread costs tens of microseconds on some systems
+/// (virtual machines especially), as much as a small stage.
+#[cfg(feature = "parallel")]
+pub(crate) const SPIN_FOR: std::time::Duration = std::time::Duration::from_micros(50);
+
 /// Subtrees per thread that a parallel refit (`tree::parallel_refit`) cuts the tree into:
 /// their sizes vary, and each thread takes the next one left when it is done.
 pub(crate) const REFIT_TASKS_PER_THREAD: usize = 4;

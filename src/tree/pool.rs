@@ -6,7 +6,9 @@
 //! thread costs about as much as a small task, so the tree keeps its threads between
 //! calls: a [rayon](https://docs.rs/rayon) thread pool of `threads - 1` workers, built on
 //! the first parallel call and dropped with the tree, or replaced when a call asks for
-//! another number of threads. The calling thread takes tasks too.
+//! another number of threads. The calling thread takes tasks too, and when its tasks
+//! are done it watches for the workers to finish for up to `constants::SPIN_FOR` before it
+//! sleeps.
 //!
 //! The pool exists only with the crate's `parallel` feature. Without it the crate starts
 //! no thread of its own: [`WorkerPool::new`] makes a pool of the calling thread alone,
@@ -19,6 +21,8 @@
 
 use crate::Vector;
 use crate::tree::DynamicTree;
+#[cfg(feature = "parallel")]
+use crate::tree::constants::SPIN_FOR;
 use crate::tree::parallel::TaskRunner;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
@@ -93,11 +97,22 @@ impl WorkerPool {
             && count > 1
         {
             let helpers = self.threads().min(count) - 1;
+            let finished = AtomicUsize::new(0);
             workers.in_place_scope(|scope| {
                 for _ in 0..helpers {
-                    scope.spawn(|_| take_tasks(task, count, &next));
+                    scope.spawn(|_| {
+                        take_tasks(task, count, &next);
+                        finished.fetch_add(1, Ordering::Release);
+                    });
                 }
                 take_tasks(task, count, &next);
+                // The scope puts the calling thread to sleep until the workers are done,
+                // and waking it costs about as much as a small stage: it first watches
+                // for them a moment (a worker that panics only makes it wait longer).
+                let start = std::time::Instant::now();
+                while finished.load(Ordering::Acquire) < helpers && start.elapsed() < SPIN_FOR {
+                    core::hint::spin_loop();
+                }
             });
             return;
         }
