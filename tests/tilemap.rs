@@ -4,8 +4,6 @@
 //! tests from a slab test written here.
 #![cfg(feature = "tilemap")]
 
-use std::sync::{Arc, Mutex};
-
 use bevy::ecs::schedule::SingleThreadedExecutor;
 use bevy::ecs::system::RunSystemOnce;
 use bevy::log::tracing_subscriber::layer::SubscriberExt;

@@ -6,7 +6,6 @@
 //! warnings, which must not see other tests' apps.
 #![cfg(feature = "plugin")]
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bevy::log::tracing_subscriber::layer::SubscriberExt;
