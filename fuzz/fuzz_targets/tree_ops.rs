@@ -24,7 +24,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use arbitrary::{Result, Unstructured};
 use bevy_aabb_tree::geometry::box_cast_at;
-use bevy_aabb_tree::{Ball, BatchThresholds, BoundingBox, DynamicTree, ProxyId, Ray, TreeError, Vec2, Vec3, Vector};
+use bevy_aabb_tree::{
+    Ball, BatchThresholds, BoundingBox, DynamicTree, ProxyId, Ray, TreeError, Vec2, Vec3, Vector,
+};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
