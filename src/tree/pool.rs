@@ -125,14 +125,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// call uses them (it puts them back): those of an earlier call, or new ones when
     /// there are none yet or the earlier call asked for another count.
     pub(crate) fn take_workers(&mut self, threads: usize) -> WorkerPool {
-        match self.scratch.workers.take() {
-            Some(workers) if workers.asked == threads => workers,
-            other => {
-                // The old threads end before the new ones start.
-                drop(other);
-                WorkerPool::new(threads)
-            }
+        // Workers for another count end with this statement, before the new ones start.
+        if let Some(workers) = self.scratch.workers.take()
+            && workers.asked == threads
+        {
+            return workers;
         }
+        WorkerPool::new(threads)
     }
 }
 
