@@ -116,31 +116,19 @@ pub(crate) fn sync_tilemaps(
             })
         };
         let edits = pending.cells.remove(&map);
-        let Some(mut state) = state else {
-            let mut state = TilemapColliderState::default();
-            let stats = build(
-                map,
-                &config,
-                storage,
-                map_type,
-                grid_size,
-                tile_size,
-                anchor,
-                &mut state,
-                is_solid,
-                &mut commands,
-            );
-            commands.entity(map).insert((state, stats));
-            continue;
+        // A map seen for the first time gets its state and stats inserted after the build.
+        let is_new = state.is_none();
+        let mut new_state = None;
+        let state = match state {
+            Some(state) => state.into_inner(),
+            None => new_state.insert(TilemapColliderState::default()),
         };
-        let rebuild = config.is_changed() || pending.rebuild.contains(&map);
-        let state = &mut *state;
         let mut fresh = TilemapColliderStats::default();
         let stats = match stats {
             Some(stats) => stats.into_inner(),
             None => &mut fresh,
         };
-        if rebuild {
+        if is_new || config.is_changed() || pending.rebuild.contains(&map) {
             despawn_all(state, &mut commands);
             *state = TilemapColliderState::default();
             *stats = build(
@@ -155,6 +143,9 @@ pub(crate) fn sync_tilemaps(
                 is_solid,
                 &mut commands,
             );
+            if let Some(state) = new_state {
+                commands.entity(map).insert((state, *stats));
+            }
             continue;
         }
         let (Some(edits), Some(grid)) = (edits, state.grid.as_mut()) else {
