@@ -24,24 +24,10 @@ use bevy_ecs_tilemap::tiles::{TilePos, TileStorage};
 #[path = "common/warnings.rs"]
 mod warnings;
 use warnings::Warnings;
-
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u32) -> u32 {
-        (self.next() % u64::from(n)) as u32
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
+#[path = "common/rng.rs"]
+#[allow(dead_code)] // Not every helper of the shared generator is used here.
+mod rng;
+use rng::Rng;
 
 const GRID: TilemapGridSize = TilemapGridSize { x: 2.0, y: 1.5 };
 const MAP_AT: Vec3 = Vec3::new(10.0, -5.0, 0.0);
@@ -283,7 +269,7 @@ fn check_queries(
 fn random_tiles(rng: &mut Rng, size: UVec2, density: u32) -> Vec<bool> {
     let mut cells = vec![false; (size.x * size.y) as usize];
     for cell in cells.iter_mut() {
-        *cell = rng.below(100) < density;
+        *cell = (rng.below(100) as u32) < density;
     }
     // Solid rows and a wall, as in a platformer.
     for x in 0..size.x {
@@ -297,9 +283,9 @@ fn random_tiles(rng: &mut Rng, size: UVec2, density: u32) -> Vec<bool> {
 
 #[test]
 fn merged_and_per_tile_match_brute_force() {
-    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let mut rng = Rng::new(0x1234_5678_9abc_def1);
     for round in 0..6 {
-        let size = UVec2::new(5 + rng.below(20), 4 + rng.below(14));
+        let size = UVec2::new(5 + rng.below(20) as u32, 4 + rng.below(14) as u32);
         let density = [20, 50, 80][round % 3];
         let cells = random_tiles(&mut rng, size, density);
         let anchor = [
@@ -307,7 +293,7 @@ fn merged_and_per_tile_match_brute_force() {
             TilemapAnchor::Center,
             TilemapAnchor::BottomLeft,
         ][round % 3];
-        let max = UVec2::new(1 + rng.below(6), 1 + rng.below(6));
+        let max = UVec2::new(1 + rng.below(6) as u32, 1 + rng.below(6) as u32);
         let mut answers = Vec::new();
         for mode in [TileColliderMode::Merged, TileColliderMode::PerTile] {
             let mut app = app();
@@ -334,7 +320,7 @@ fn merged_and_per_tile_match_brute_force() {
             let stats = *app.world().get::<TilemapColliderStats>(map.entity).unwrap();
             assert_eq!(stats.colliders, count);
             // The same random queries for both modes.
-            let mut query_rng = Rng(0xfeed_0000 + round as u64);
+            let mut query_rng = Rng::new(0xfeed_0000 + round as u64);
             answers.push(check_queries(&mut app, &map, &solid, &mut query_rng));
         }
         assert_eq!(
@@ -363,7 +349,7 @@ struct Despawned(Vec<TileCollider>);
 
 #[test]
 fn edits_replace_only_nearby_rectangles() {
-    let mut rng = Rng(0x0bad_cafe_d00d_f00d);
+    let mut rng = Rng::new(0x0bad_cafe_d00d_f00d);
     for marked in [false, true] {
         let size = UVec2::new(40, 24);
         let cells = random_tiles(&mut rng, size, 55);
@@ -393,12 +379,12 @@ fn edits_replace_only_nearby_rectangles() {
             assert_eq!(colliders_count(&mut app), 0);
         }
         for step in 0..120 {
-            let edits = 1 + rng.below(3);
+            let edits = 1 + rng.below(3) as u32;
             let mut cells_edited = Vec::new();
             for _ in 0..edits {
                 let position = TilePos {
-                    x: rng.below(size.x),
-                    y: rng.below(size.y),
+                    x: rng.below(size.x as usize) as u32,
+                    y: rng.below(size.y as usize) as u32,
                 };
                 cells_edited.push(position);
                 let world = app.world_mut();
@@ -456,7 +442,7 @@ fn edits_replace_only_nearby_rectangles() {
             }
         }
         let solid = solid_cells(&mut app, &map, marked);
-        let mut query_rng = Rng(77);
+        let mut query_rng = Rng::new(77);
         check_queries(&mut app, &map, &solid, &mut query_rng);
     }
 }
@@ -532,25 +518,11 @@ fn a_non_square_map_warns_once_and_gets_no_colliders() {
     });
     assert_eq!(colliders_count(&mut app), 0);
     let name = format!("tile map {}:", map.entity);
-    let seen: Vec<String> = warnings
-        .0
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|w| w.contains(&name))
-        .cloned()
-        .collect();
+    let seen = warnings.containing(&name);
     assert_eq!(seen.len(), 1, "{seen:#?}");
     assert!(seen[0].contains("Isometric"), "{}", seen[0]);
     let name = format!("tile map {incomplete}:");
-    let seen: Vec<String> = warnings
-        .0
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|w| w.contains(&name))
-        .cloned()
-        .collect();
+    let seen = warnings.containing(&name);
     assert_eq!(seen.len(), 1, "{seen:#?}");
     assert!(seen[0].contains("TileStorage"), "{}", seen[0]);
 }

@@ -19,15 +19,7 @@ mod warnings;
 use warnings::Warnings;
 
 fn warnings_about(warnings: &Warnings, entity: Entity) -> Vec<String> {
-    let name = format!("entity {entity} ");
-    warnings
-        .0
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|w| w.contains(&name))
-        .cloned()
-        .collect()
+    warnings.containing(&format!("entity {entity} "))
 }
 
 fn run<V>(warnings: &Warnings)

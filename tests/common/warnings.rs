@@ -11,6 +11,14 @@ use bevy::log::tracing_subscriber::layer::{Context, Layer};
 #[derive(Clone, Default)]
 pub struct Warnings(pub Arc<Mutex<Vec<String>>>);
 
+impl Warnings {
+    /// The warnings so far whose message contains `text`.
+    pub fn containing(&self, text: &str) -> Vec<String> {
+        let all = self.0.lock().unwrap();
+        all.iter().filter(|w| w.contains(text)).cloned().collect()
+    }
+}
+
 struct MessageText(String);
 
 impl field::Visit for MessageText {
