@@ -1,232 +1,178 @@
-//! The tree's tuning constants, in one place, each with its reason: the thresholds, batch
-//! sizes, factors and limits that set how the tree behaves and performs (in the manner of
-//! Box2D's `constants.h`).
+//! The tree's tuning constants, each with its reason, in the manner of Box2D's
+//! `constants.h`.
 //!
-//! Constants that belong to a type's encoding (the tag bits of [`NodeId`], the sentinels
-//! `NULL`, `ROOT`, `FREE`...) stay with their type; [`DEFAULT_MARGIN`], part of the
-//! public API, stays in [`tree`](crate::tree). The batch sizes from which a batch takes
-//! another path are the defaults of [`BatchThresholds`], a setting of each tree, so that
-//! the unit tests and the fuzz target can reach every path with small trees (and run at
-//! the defaults too).
+//! Constants of a type's encoding (the tag bits of [`NodeId`], the sentinels `NULL`,
+//! `ROOT`, `FREE`) stay with their type, and the public [`DEFAULT_MARGIN`] stays in
+//! [`tree`](crate::tree). The batch sizes from which a batch takes another path are the
+//! defaults of [`BatchThresholds`], a setting of each tree, so that tests and the fuzz
+//! target can reach every path with small trees.
 //!
 //! [`NodeId`]: crate::tree::NodeId
 //! [`DEFAULT_MARGIN`]: crate::tree::DEFAULT_MARGIN
 
 use crate::tree::Stamp;
 
-// ---------------------------------------------------------------------------------------
-// Moves: how a move, or a batch of moves, updates the leaves' ancestors.
-// ---------------------------------------------------------------------------------------
+// --- Moves: how a move, or a batch of moves, updates the leaves' ancestors. ---
 
-/// Ancestors that a move always updates before it tests whether it may stop (see
-/// `DynamicTree::grow_from`): a branch per level costs more than the few writes it could
-/// save this close to the leaf.
+/// Ancestors a move always updates before it tests whether it may stop (see
+/// `DynamicTree::grow_from`): this close to the leaf, a branch per level costs more than
+/// the writes it could save.
 pub(crate) const UNCONDITIONAL_LEVELS: u32 = 2;
 
 /// Batches smaller than this are applied in the order given: sorting would cost more than
-/// it saves. The fuzz target's small trees use small batches, so that they reach every
-/// path of a batch ([`BatchThresholds::sort_from`]).
+/// it saves ([`BatchThresholds::sort_from`]).
 pub(crate) const SORT_FROM: usize = 256;
 
 /// Batches that change at least one leaf per this many proxies (and at least
-/// [`SORT_FROM`]) refit the tree in one pass (whole, or its recent subtrees, see
-/// [`RECENT`]) instead of growing each leaf's ancestors. The refit costs one visit per
-/// internal node it refits, in depth-first order (which the re-layouts make close to
-/// memory order); growing costs two or more scattered ancestors per leaf.
-/// From about one leaf in eight changed, the refit wins, and the pair walk gains too
-/// (exact boxes prune better, and its own refit has nothing left to do); when fewer
-/// change, growing the ancestors costs less.
+/// [`SORT_FROM`]) refit the tree in one pass (whole, or its [`RECENT`] subtrees) instead
+/// of growing each leaf's ancestors. The refit visits each internal node once, close to
+/// memory order; growing reads two or more scattered ancestors per leaf. From about one
+/// leaf in eight the refit wins, and the pair walk gains too, as exact boxes prune better.
 pub(crate) const BULK_FROM: usize = 8;
 
-/// Batches that change at least one leaf per this many proxies (and at least
-/// [`SORT_FROM`]) but fewer than one per [`BULK_FROM`] refit the recent subtrees in one
-/// pass when the tree's recent part is small: when the last such refit visited less than
-/// half of the internal nodes (see
-/// [`RecentRefits`](crate::tree::moves::RecentRefits)). Where many boxes stand still (a
-/// level, a crowd of which a part jiggles), the still parts are skipped whole and the one
-/// pass costs less than growing every changed leaf's scattered ancestors and refitting
-/// them again in the pair walk; where nearly everything moves, it visits most of the tree
-/// and growing the ancestors costs less.
+/// Batches that change at least one leaf per this many proxies but fewer than one per
+/// [`BULK_FROM`] refit the recent subtrees in one pass when the last such refit visited
+/// less than half of the internal nodes (see
+/// [`RecentRefits`](crate::tree::moves::RecentRefits)). Where many boxes stand still, the
+/// still parts are skipped whole and one pass costs less than growing every changed
+/// leaf's scattered ancestors; where nearly everything moves, growing costs less.
 pub(crate) const MID_BULK_FROM: usize = 16;
 
 /// Middling batches (see [`MID_BULK_FROM`]) that grow ancestors in a row before one
-/// refits the recent subtrees regardless, so that the share is measured again as the
-/// scene changes.
+/// refits regardless, so that the share is measured again as the scene changes.
 pub(crate) const REMEASURE_EVERY: u32 = 32;
 
-/// Batches that change at least one leaf in this many refit the whole tree: with that
-/// many changes nearly every subtree holds one, and checking each leaf's ancestors would
-/// cost more than the subtrees it lets the refit skip.
+/// Batches that change at least one leaf in this many refit the whole tree: nearly every
+/// subtree then holds a change, and marking each leaf's ancestors would cost more than
+/// the subtrees it lets the refit skip.
 pub(crate) const RECENT_BELOW: usize = 2;
 
 /// Walks up the tree that a large batch keeps in flight at once (see
-/// `DynamicTree::grow_ancestors_interleaved`): more walks hide more of the memory
-/// latency, up to what the processor can keep loading at once.
+/// `DynamicTree::grow_ancestors_interleaved`): more walks hide more memory latency, up to
+/// what the processor can keep loading at once.
 pub(crate) const LANES: usize = 8;
 
-/// The parent index's low bits that one arena region of a batch's counting sort spans
-/// (see `DynamicTree::group_by_place`): a region of 256 nodes stays in cache while it is
-/// worked through, and larger ones would not; smaller ones make more counters to sort by.
+/// The parent index's low bits one arena region of a batch's counting sort spans (see
+/// `DynamicTree::group_by_place`): a region of 256 nodes stays in cache while it is worked
+/// through; smaller regions make more counters to sort by.
 pub(crate) const REGION_BITS: u32 = 8;
 
-// ---------------------------------------------------------------------------------------
-// Change marks: how long a subtree counts as recent or as still.
-// ---------------------------------------------------------------------------------------
+// --- Change marks: how long a subtree counts as recent or as still. ---
 
 /// A subtree whose mark is younger than this many updates is *recent*: the refit after a
 /// batch that changes fewer than one leaf in [`RECENT_BELOW`] visits only the recent
-/// subtrees, after making recent every ancestor of a changed leaf (see
-/// `DynamicTree::refit_recent`). Where some boxes stand still (a level, the still parts
-/// that the incremental rebuilds set apart), their subtrees are skipped whole; a subtree
-/// with a moving box is most often recent already, so that its leaves' walks up stop at
-/// once.
+/// subtrees (see `DynamicTree::refit_recent`), so the subtrees of still boxes are skipped
+/// whole, and a moving box's subtree is most often recent already, so that its leaves'
+/// walks up stop at once.
 pub(crate) const RECENT: Stamp = 4;
 
-/// Updates without a moved leaf after which a subtree counts as still: the candidate
-/// rebuilds keep it whole and set it apart from the moving leaves. About a second of
-/// updates at 60 per second; a leaf whose fat box changes less often than that moves
-/// little enough to count as still.
+/// Updates without a moved leaf after which a subtree counts as still: candidate rebuilds
+/// keep it whole and set it apart from the moving leaves. About a second at 60 updates
+/// per second.
 pub(crate) const STILL_AFTER: Stamp = 64;
 
 /// How far the marks and the epoch go back when the epochs run out: half of a mark's
-/// range, so that every age below it ([`STILL_AFTER`] included) stays known across the
-/// wrap, and a wrap comes only once per that many updates.
+/// range, so that every age below it ([`STILL_AFTER`] included) survives the wrap.
 pub(crate) const EPOCH_SHIFT: Stamp = 128;
 
-// ---------------------------------------------------------------------------------------
-// Refits.
-// ---------------------------------------------------------------------------------------
-
-/// The tallest tree whose whole-tree refit recurses (see `DynamicTree::refit_below`);
-/// taller ones, which rotations make rare, take the walk with a stack of its own.
+/// The tallest tree whose refit recurses (see `DynamicTree::refit_below`); taller ones,
+/// which rotations make rare, are refit with a stack of their own.
 pub(crate) const MAX_RECURSIVE_REFIT: u16 = 256;
 
-// ---------------------------------------------------------------------------------------
-// Pairs: which search an update takes, how it batches its leaf tasks, what it rotates.
-// ---------------------------------------------------------------------------------------
+// --- Pairs: which search an update takes, how it batches leaf tasks, what it rotates. ---
 
 /// Updates where fewer than one proxy in this many moved may find their pairs leaf by
-/// leaf ([`DynamicTree::pairs_by_leaves`](crate::tree::DynamicTree::pairs_by_leaves));
-/// see [`Search`](crate::tree::pairs::Search).
+/// leaf (see [`Search`](crate::tree::pairs::Search)).
 pub(crate) const LEAVES_BELOW: usize = 8;
 
-/// What a node visited by the leaf-by-leaf search costs against one visited by the walk.
-/// Every leaf's walk starts at the root and ends at the leaves it meets, a branch on
-/// each; the walk reads each node once for many pairs. Set on touching lattices, where
-/// the two searches visit about as many nodes in 2D and the walk is the faster there.
+/// What a node visited by the leaf-by-leaf search costs against one visited by the walk:
+/// each leaf's search starts at the root, while the walk reads each node once for many
+/// pairs. Set on touching lattices, where both visit about as many nodes in 2D and the
+/// walk is the faster.
 pub(crate) const LEAF_VISIT_COST: f32 = 1.5;
 
 /// Updates that may search leaf by leaf between two runs of the search not preferred, so
 /// that its cost is known again when the scene has changed.
 pub(crate) const PROBE_EVERY: u32 = 32;
 
-/// The room of [`LeafTasks`](crate::tree::pairs::LeafTasks) (a power of two): its tasks
-/// run once fewer than four slots are free. Small batches run while the nodes their walks
-/// start from, just read, are still in cache.
+/// The room of [`LeafTasks`](crate::tree::pairs::LeafTasks) (a power of two); its tasks
+/// run once fewer than four slots are free, while the nodes they start from are still in
+/// cache.
 pub(crate) const LEAF_TASK_ROOM: usize = 16;
 
-/// The highest nodes the refit rotates. Rotations higher up swap large subtrees, which
-/// rarely lowers the cost, and each one reads six nodes far apart; rotating the low
-/// nodes alone keeps the tree as good for less work.
+/// The highest nodes the refit rotates. Higher rotations swap large subtrees, rarely lower
+/// the cost, and each reads six nodes far apart.
 pub(crate) const ROTATE_MAX_HEIGHT: u16 = 6;
 
 /// Changed nodes rotate only in updates where fewer than one proxy in this many moved.
-/// When more move, the incremental optimization rebuilds parts of the tree after every
-/// update, which keeps it as good for less, and rotating as well costs more than it
-/// saves the walk. A mostly static world, where few proxies move, relies on rotations.
+/// When more move, the incremental rebuilds keep the tree as good for less; a mostly
+/// static world relies on rotations.
 pub(crate) const ROTATE_BELOW: usize = 64;
 
-// ---------------------------------------------------------------------------------------
-// Builds and rebuilds (binned SAH).
-// ---------------------------------------------------------------------------------------
+// --- Builds and rebuilds (binned SAH). ---
 
-/// Most bins a split considers (fewer for small ranges): more bins find cuts closer to
-/// the best, at a cost per item and per bin in every split.
+/// Most bins a split considers: more bins find cuts closer to the best, at a cost per
+/// item and per bin.
 pub(crate) const BINS: usize = 16;
 
 /// The spread of [`DynamicTree::split`](crate::tree::DynamicTree::split)'s size keys from
-/// which it orders items by size as well: the keys of two areas differ by `1 << 23` per
-/// doubling (the exponent's lowest bit), so items whose areas lie within a factor of
-/// eight are ordered by place alone (boxes of one size, or subtrees of like spread, which
-/// a cut by size would scatter).
+/// which it orders items by size as well. Two areas' keys differ by `1 << 23` per doubling,
+/// so items whose areas lie within a factor of eight are ordered by place alone (boxes of
+/// one size, which a cut by size would scatter).
 pub(crate) const SIZES_FROM: f32 = (3 << 23) as f32;
 
-/// The fewest items a range needs for
-/// [`DynamicTree::split`](crate::tree::DynamicTree::split) to order them by size as well.
-/// A smaller range is a few levels above its leaves, where a large box widens few nodes,
-/// and binning the sizes would cost as much as binning the places.
+/// The fewest items a range needs to be ordered by size as well: a smaller range is a few
+/// levels above its leaves, where a large box widens few nodes.
 pub(crate) const SIZES_MIN_ITEMS: usize = 16;
 
-// ---------------------------------------------------------------------------------------
-// Incremental optimization (see also [`STILL_AFTER`]).
-// ---------------------------------------------------------------------------------------
+// --- Incremental optimization (see also [`STILL_AFTER`]). ---
 
-/// Moves (fat box changes) that pay for one leaf placed anew by a rebuild: fewer make
-/// the tree better at a higher cost per step, more let it degrade further between
-/// rebuilds.
+/// Moves (fat box changes) that pay for one leaf placed anew by a rebuild: fewer keep the
+/// tree better at a higher cost per step, more let it degrade further between rebuilds.
 pub(crate) const LEAVES_PER_MOVES: usize = 5;
 
 /// Most candidates an optimization run plans ahead at once (see
-/// `DynamicTree::optimize_on`). A run takes at most about `sqrt(n) / 20` of them: the
-/// bound keeps the plans' buffers small for very large trees.
+/// `DynamicTree::optimize_on`); it bounds the plans' buffers in very large trees.
 pub(crate) const MAX_PLANS: usize = 64;
 
-// ---------------------------------------------------------------------------------------
-// Threads: how the parallel stages cut their work.
-// ---------------------------------------------------------------------------------------
+// --- Threads: how the parallel stages cut their work. ---
 
-/// Most threads [`DynamicTree::update_pairs_parallel`](crate::tree::DynamicTree::update_pairs_parallel)
-/// and [`DynamicTree::move_proxies_parallel`](crate::tree::DynamicTree::move_proxies_parallel)
-/// use; more are not useful before the walk runs out of tasks.
+/// Most threads the parallel calls use; more are not useful before the walk runs out of
+/// tasks.
 pub(crate) const MAX_THREADS: usize = 256;
 
-/// Tasks per thread that
-/// [`DynamicTree::update_pairs_parallel`](crate::tree::DynamicTree::update_pairs_parallel)
-/// (and the plugin) ask the split for. The tasks of a split can differ in size by orders
-/// of magnitude, so there are many, and each thread takes the next one left when it is
-/// done.
+/// Tasks per thread that the parallel pair update (and the plugin) ask the split for: the
+/// tasks can differ in size by orders of magnitude, so there are many, and each thread
+/// takes the next one left.
 pub(crate) const TASKS_PER_THREAD: usize = 16;
 
-/// The fewest moves a task of
-/// [`DynamicTree::move_proxies_parallel`](crate::tree::DynamicTree::move_proxies_parallel)
-/// decides (a smaller batch makes fewer tasks): a decision takes nanoseconds, and each
-/// task costs a hand-over to a thread. The unit tests and the fuzz target use small
-/// tasks, so that small trees make many ([`BatchThresholds::min_moves_per_task`]).
+/// The fewest moves a task of a parallel batch decides: a decision takes nanoseconds and
+/// a task costs a hand-over to a thread ([`BatchThresholds::min_moves_per_task`]).
 pub(crate) const MIN_MOVES_PER_TASK: usize = 4096;
 
-/// The smallest batch that
-/// [`DynamicTree::move_proxies_parallel`](crate::tree::DynamicTree::move_proxies_parallel)
-/// spreads over threads: a smaller one gains too little from more threads to pay for
-/// handing the work out (waking the workers, merging the tasks' lists).
-/// The unit tests and the fuzz target use small batches too
-/// ([`BatchThresholds::parallel_moves_from`]).
+/// The smallest batch of moves spread over threads: a smaller one gains too little to
+/// pay for handing the work out ([`BatchThresholds::parallel_moves_from`]).
 pub(crate) const PARALLEL_MOVES_FROM: usize = 16_384;
 
-/// Tasks per thread that
-/// [`DynamicTree::move_proxies_parallel`](crate::tree::DynamicTree::move_proxies_parallel)
-/// cuts a batch into: the moves cost about the same each, so a few are enough to even
-/// out a thread that the system delays.
+/// Tasks per thread a parallel batch of moves is cut into: the moves cost about the same
+/// each, so a few even out a thread that the system delays.
 pub(crate) const MOVE_TASKS_PER_THREAD: usize = 4;
 
-/// How long the calling thread of a stage on the tree's own threads (feature `parallel`)
-/// watches for the workers to finish before it sleeps: stages last a fraction of a
-/// millisecond, and waking a sleeping thread costs tens of microseconds on some systems
-/// (virtual machines especially), as much as a small stage.
+/// How long the calling thread of a parallel stage (feature `parallel`) watches for the
+/// workers to finish before it sleeps: stages last a fraction of a millisecond, and waking
+/// a thread costs tens of microseconds on some systems, virtual machines especially.
 #[cfg(feature = "parallel")]
 pub(crate) const SPIN_FOR: std::time::Duration = std::time::Duration::from_micros(50);
 
-/// Subtrees per thread that a parallel refit (`tree::parallel_refit`) cuts the tree into:
-/// their sizes vary, and each thread takes the next one left when it is done.
+/// Subtrees per thread that a parallel refit cuts the tree into: their sizes vary, and
+/// each thread takes the next one left.
 pub(crate) const REFIT_TASKS_PER_THREAD: usize = 4;
 
-/// The fewest proxies per task of a parallel refit: refitting a smaller subtree costs
-/// less than handing it to a thread. The unit tests and the fuzz target use small tasks,
-/// so that small trees make many ([`BatchThresholds::min_proxies_per_task`]).
+/// The fewest proxies per task of a parallel refit: a smaller subtree costs less to refit
+/// than to hand to a thread ([`BatchThresholds::min_proxies_per_task`]).
 pub(crate) const MIN_PROXIES_PER_TASK: usize = 1024;
 
-// ---------------------------------------------------------------------------------------
-// The thresholds as a setting.
-// ---------------------------------------------------------------------------------------
+// --- The thresholds as a setting. ---
 
 /// The batch sizes from which a tree's batches of moves take their other paths: sorting
 /// by place, spreading over threads, cutting into tasks.

@@ -35,60 +35,38 @@
 //! # How it works
 //!
 //! - One arena of internal nodes with a free list. Each node holds its two children's
-//!   boxes and change marks beside their links (48 bytes in 2D, 64 in 3D), so a walk that
-//!   reaches a node tests both children without reading them. Leaves are not nodes: a
-//!   [`ProxyId`] indexes a table of leaves (where each leaf hangs), and a parent names a
-//!   leaf child by its proxy id with a tag bit ([`NodeId::is_leaf`]). Rebuilds lay every
-//!   subtree they make out in depth-first order, so that the nodes of one region sit next
-//!   to each other in memory.
+//!   boxes and change marks beside their links (48 bytes in 2D, 64 in 3D), so a walk tests
+//!   both children without reading them. Leaves are not nodes: a [`ProxyId`] indexes a
+//!   table of leaves, and a parent names a leaf child by its proxy id with a tag bit
+//!   ([`NodeId::is_leaf`]). Rebuilds lay subtrees out depth first, so that a region of
+//!   space is one stretch of memory.
 //! - Each leaf has a *fat* box: the tight box extended along the predicted displacement
-//!   and grown by a margin, held in its parent's slot. [`DynamicTree::move_proxy`] touches
-//!   the tree only when the tight box leaves the fat box; it then grows the ancestors that
-//!   no longer enclose the leaf and marks the path to the root as changed.
-//! - The *move cache* keeps a copy of every fat box by proxy id, so that moves decide in
-//!   proxy order rather than with a cache miss each. A tree with a `u32` payload takes 76
-//!   bytes per proxy in 2D and 100 in 3D with it, 60 and 76 without; turn it off with
-//!   [`DynamicTree::set_move_cache`] for a mostly static world.
+//!   and grown by a margin. [`DynamicTree::move_proxy`] touches the tree only when the
+//!   tight box leaves the fat box; it then grows the ancestors and marks the path to the
+//!   root as changed. The *move cache* keeps a copy of every fat box by proxy id, so that
+//!   moves decide in proxy order ([`DynamicTree::set_move_cache`]).
 //! - Insertion picks the sibling with the lowest surface-area cost (branch and bound) and
-//!   rotates nodes on the way up; [`DynamicTree::update_pairs`] refits and rotates the
-//!   changed part of the tree, then walks it against itself to find the new pairs.
-//! - When few proxies moved (under one in eight), an update may instead walk each moved
-//!   leaf against the whole tree. Where the moved leaves are scattered among touching
-//!   boxes (a packed crowd, a wall of crates), the walk of two changed subtrees side by
-//!   side follows their shared faces far down before it reaches the moved leaves, and a
-//!   walk from each leaf narrows at once. The tree notes the nodes each search visits per
-//!   moved proxy and takes the cheaper, trying the other now and then; the pairs are the
-//!   same either way.
-//! - [`DynamicTree::move_proxies`] applies a batch of moves: the same result as one
-//!   [`DynamicTree::move_proxy`] call each, but the leaves' ancestors are updated in the
-//!   order they sit in memory; when a batch changes a large share of the leaves, one
-//!   refit replaces the growing of their ancestors: of the whole tree, or, when fewer
-//!   than half of the leaves changed, of the subtrees changed in the last few updates
-//!   only, so that the still parts of a level cost nothing. From an eighth of the leaves
-//!   changed the refit always runs; from a sixteenth, only where the last such refit
-//!   visited less than half of the tree.
-//! - The pair walk and the queries ask the processor to start loading a node's children
-//!   as soon as they reach it, before their tests decide which are read: in a tree larger
-//!   than the caches, the loads then overlap instead of waiting for memory one by one (on
-//!   x86_64; one of the crate's two `unsafe` uses, a prefetch hint).
-//! - The whole step runs on several threads, with the same result as on one:
-//!   [`DynamicTree::move_proxies_parallel`] decides a batch's moves in runs and, after a
-//!   large batch, refits the tree as independent subtrees (the other `unsafe` use: the
-//!   tasks share the node arena, each writing only the nodes it reached through their own
-//!   links); [`DynamicTree::update_pairs_parallel`] (or [`DynamicTree::parallel_pairs`],
-//!   to use another thread pool) splits the walk over threads (or the moved leaves, when
-//!   the update searches leaf by leaf), then plans the incremental rebuilds that follow on
-//!   the same threads and writes them in order. The threads are a rayon pool the tree
-//!   keeps between calls, with the `parallel` feature; without it the tasks run on the
-//!   calling thread, with the same result.
-//! - [`DynamicTree::build`] builds a whole tree at once with a binned SAH split.
-//! - After every update a bounded part of the tree is rebuilt with the same split, paid for
-//!   by the moves (one leaf placed anew per five fat-box changes): changed subtrees of
-//!   about `4 * sqrt(n)` leaves, and every other time the top of the tree over subtrees of
-//!   about `sqrt(n)` leaves, so that a box that travels ends up among its new neighbours.
-//!   Where only some boxes move, the parts of a rebuilt subtree in which nothing moved for
-//!   64 updates are kept whole and set apart from the moving boxes: still boxes stay in
-//!   tight subtrees that the moving ones do not widen as they go.
+//!   rotates nodes on the way up. [`DynamicTree::update_pairs`] refits and rotates the
+//!   changed part of the tree and walks it against itself; when under one proxy in eight
+//!   moved, it may instead walk each moved leaf against the whole tree, whichever visited
+//!   fewer nodes per moved proxy lately (the pairs are the same either way).
+//! - [`DynamicTree::move_proxies`] applies a batch of moves with the result of one
+//!   [`DynamicTree::move_proxy`] call each, but grows the ancestors in memory order, or,
+//!   when a large share of the leaves changed, refits the whole tree (or only the subtrees
+//!   changed in the last few updates) in one pass.
+//! - The pair walk and the queries prefetch a node's children as soon as they reach it,
+//!   so that in a tree larger than the caches the loads overlap (on x86_64).
+//! - [`DynamicTree::move_proxies_parallel`] and [`DynamicTree::update_pairs_parallel`] (or
+//!   [`DynamicTree::parallel_pairs`], for another thread pool) run the step on several
+//!   threads with the same result as on one: the moves in runs, the refit as independent
+//!   subtrees, the walk as tasks, the rebuilds planned ahead. The threads are a rayon pool
+//!   with the `parallel` feature; without it the tasks run on the calling thread.
+//! - [`DynamicTree::build`] builds a whole tree at once with a binned SAH split. After
+//!   every update a bounded part of the tree is rebuilt with the same split, paid for by
+//!   the moves (one leaf placed anew per five fat-box changes): changed subtrees of about
+//!   `4 * sqrt(n)` leaves, and every other time the top of the tree, so that a box that
+//!   travels ends up among its new neighbours. Parts where nothing moved for 64 updates
+//!   are kept whole and set apart from the moving boxes.
 //! - [`DynamicTree::validate`] checks every invariant; the tests call it after every
 //!   operation.
 //!
@@ -180,6 +158,7 @@ pub const DEFAULT_MARGIN: f32 = 0.05;
 /// A dynamic AABB tree over proxies carrying a payload `T` (an entity, an index...).
 ///
 /// See the [module documentation](self) for a guide.
+#[derive(Clone)]
 pub struct DynamicTree<V: Vector, T = ()> {
     /// The arena of internal nodes; free ones are chained from `free_list`.
     pub(crate) nodes: Vec<Node<V>>,
@@ -235,15 +214,15 @@ pub struct DynamicTree<V: Vector, T = ()> {
     pub(crate) layers: layers::LayerTable,
     /// Nodes visited by queries and pair walks since the tree was made (see
     /// [`DynamicTree::stats`]); atomic so that queries can count through `&self`.
-    pub(crate) nodes_visited: AtomicU64,
+    pub(crate) nodes_visited: Counter,
     /// Leaves reached by queries, or pairs reported by pair walks, since the tree was made.
-    pub(crate) leaves_visited: AtomicU64,
+    pub(crate) leaves_visited: Counter,
 }
 
 /// Buffers that operations reuse from one call to the next, so that a steady stream of
 /// updates allocates nothing once warm. Only their room matters between calls: a clone
 /// starts with empty ones.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Scratch<V: Vector> {
     /// Rebuilds.
     pub build: build::BuildScratch<V>,
@@ -265,19 +244,27 @@ pub(crate) struct Scratch<V: Vector> {
     pub workers: Option<pool::WorkerPool>,
 }
 
-impl<V: Vector> Default for Scratch<V> {
-    fn default() -> Self {
-        Self {
-            build: Default::default(),
-            layout: Default::default(),
-            moves: Default::default(),
-            pairs: Default::default(),
-            plan: Default::default(),
-            plans: Vec::new(),
-            ahead: Vec::new(),
-            refit: Default::default(),
-            workers: None,
-        }
+impl<V: Vector> Clone for Scratch<V> {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+/// A statistics counter that queries bump through `&self`; a clone starts at the same count.
+#[derive(Debug, Default)]
+pub(crate) struct Counter(AtomicU64);
+
+impl Clone for Counter {
+    fn clone(&self) -> Self {
+        Self(AtomicU64::new(self.load(Ordering::Relaxed)))
+    }
+}
+
+impl core::ops::Deref for Counter {
+    type Target = AtomicU64;
+
+    fn deref(&self) -> &AtomicU64 {
+        &self.0
     }
 }
 
@@ -295,39 +282,6 @@ impl<V: Vector, T: fmt::Debug> fmt::Debug for DynamicTree<V, T> {
             .field("height", &self.height())
             .field("margin", &self.margin)
             .finish_non_exhaustive()
-    }
-}
-
-impl<V: Vector, T: Clone> Clone for DynamicTree<V, T> {
-    fn clone(&self) -> Self {
-        Self {
-            nodes: self.nodes.clone(),
-            leaves: self.leaves.clone(),
-            fat_boxes: self.fat_boxes.clone(),
-            move_cache: self.move_cache,
-            thresholds: self.thresholds,
-            data: self.data.clone(),
-            free_proxies: self.free_proxies.clone(),
-            root: self.root,
-            root_box: self.root_box,
-            root_stamp: self.root_stamp,
-            free_list: self.free_list,
-            proxy_count: self.proxy_count,
-            node_count: self.node_count,
-            epoch: self.epoch,
-            moved_count: self.moved_count,
-            exact: self.exact,
-            margin: self.margin,
-            optimizer: self.optimizer.clone(),
-            search: self.search,
-            recent_refits: self.recent_refits,
-            leaf_searches: self.leaf_searches,
-            parallel_refits: self.parallel_refits,
-            scratch: Default::default(),
-            layers: self.layers.clone(),
-            nodes_visited: AtomicU64::new(self.nodes_visited.load(Ordering::Relaxed)),
-            leaves_visited: AtomicU64::new(self.leaves_visited.load(Ordering::Relaxed)),
-        }
     }
 }
 
@@ -359,8 +313,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             parallel_refits: 0,
             scratch: Default::default(),
             layers: Default::default(),
-            nodes_visited: AtomicU64::new(0),
-            leaves_visited: AtomicU64::new(0),
+            nodes_visited: Counter::default(),
+            leaves_visited: Counter::default(),
         }
     }
 
