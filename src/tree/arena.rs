@@ -1,6 +1,5 @@
-//! The arena's plumbing: where each node and leaf hangs, the boxes and change marks held
-//! in parents' slots, node allocation, and the walks up that grow, mark and refit
-//! ancestors.
+//! The arena's plumbing: where each node and leaf hangs, the boxes and change marks held in
+//! parents' slots, node allocation, and the walks up that grow, mark and refit ancestors.
 
 use core::sync::atomic::Ordering;
 
@@ -26,7 +25,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Sets where a node or leaf hangs.
     #[inline(always)]
     pub(crate) fn set_link(&mut self, id: NodeId, link: Link) {
         if id.is_leaf() {
@@ -62,8 +60,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// How many updates ago a mark was made: 0 in this epoch (changed), 1 in the last
-    /// update, and so on (exact up to 127, see `clear_marks`).
+    /// How many updates ago a mark was made: 0 in this epoch (changed), 1 in the last update,
+    /// and so on (exact up to 127, see `clear_marks`).
     #[inline(always)]
     pub(crate) fn mark_age(&self, stamp: Stamp) -> Stamp {
         age_at(self.epoch, stamp)
@@ -79,8 +77,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Hangs `child` (with its box and mark) in slot `slot` of `parent`, or at the root
-    /// when `parent` is null.
+    /// Hangs `child` with its box and mark in slot `slot` of `parent` (at the root if null).
     #[inline(always)]
     pub(crate) fn attach(
         &mut self,
@@ -106,9 +103,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.set_link(child, link);
     }
 
-    /// Finishes a leaf's new fat box, given to [`Self::store_fat_box`] already: stores it
-    /// in the parent's slot (unless the move cache is off: it is there already) and grows
-    /// the ancestors.
+    /// Finishes a leaf's new fat box after [`Self::store_fat_box`]: writes it in the parent's
+    /// slot (already done there when the move cache is off) and grows the ancestors.
     #[inline(always)]
     pub(crate) fn set_leaf_box(&mut self, link: Link, fat: BoundingBox<V>) {
         if self.move_cache {
@@ -117,7 +113,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.grow_from(link, fat);
     }
 
-    /// Stores a leaf's new fat box in its parent's slot and marks it moved. Its ancestors
+    /// Stores a leaf's new fat box in its parent's slot and marks it moved. The ancestors
     /// must then be grown ([`Self::grow_from`]) or refit before the tree is used.
     #[inline(always)]
     pub(crate) fn write_slot(&mut self, link: Link, fat: BoundingBox<V>) {
@@ -135,20 +131,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
         *stamp = epoch;
     }
 
-    /// Grows the ancestors of a leaf hanging at `link`, whose box became `fat`, until they
-    /// enclose it, and marks them changed, in one walk up from the leaf's parent.
+    /// Grows the ancestors of the leaf at `link`, whose box became `fat`, to enclose it and
+    /// marks them changed, in one walk up from the leaf's parent.
     ///
-    /// At each ancestor: its box (its own parent's slot) grows to enclose `fat` (a no-op
-    /// when it already does) and is marked. Growing by `fat` rather than by the child's
-    /// new box is enough: the ancestor already encloses the child's old box, and the new
-    /// one is the old one plus `fat`. The walk may stop at an ancestor that already
-    /// enclosed `fat` and was already marked: every ancestor above it encloses it and is
-    /// marked too, so going on is harmless, only useless.
+    /// Growing each ancestor by `fat` rather than by its child's new box is enough: it already
+    /// encloses the child's old box, and the new one is the old one plus `fat`. The walk may
+    /// stop at an ancestor that already enclosed `fat` and was marked: all above it are too.
     ///
-    /// Where it stops is hard to predict, and a mispredicted stop also throws away the
-    /// work the processor had started on the next calls (the memory loads above all). So
-    /// the first [`UNCONDITIONAL_LEVELS`] ancestors are always updated, without a branch
-    /// on the data, and the stop is tested from there on.
+    /// Where it stops is hard to predict, and a mispredicted stop also throws away the work
+    /// the processor had started on the next calls (the memory loads above all). So the first
+    /// [`UNCONDITIONAL_LEVELS`] ancestors are always updated, without a branch on the data,
+    /// and the stop is tested from there on.
     pub(crate) fn grow_from(&mut self, link: Link, fat: BoundingBox<V>) {
         if link.is_root() {
             return;
@@ -165,9 +158,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// One step of a walk up: grows the box held at `link` (an ancestor's, in its parent's
-    /// slot, or the root's) to enclose `fat` and marks it changed. Returns whether it
-    /// enclosed `fat` and was marked already, and the link above (`None` at the root).
+    /// One step up: grows the box held at `link` to enclose `fat` and marks it changed. Returns
+    /// whether it enclosed `fat` and was marked already, and the link above (`None` at root).
     #[inline(always)]
     pub(crate) fn grow_step(&mut self, link: Link, fat: &BoundingBox<V>) -> (bool, Option<Link>) {
         let epoch = self.epoch;
@@ -184,8 +176,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         (done, Some(node.parent))
     }
 
-    /// Marks a leaf as moved and every ancestor as changed (stopping at the first one
-    /// already marked: its ancestors are marked too).
+    /// Marks a leaf moved and its ancestors changed, up to one already marked (as are those above).
     pub(crate) fn mark_moved(&mut self, leaf: NodeId) {
         let epoch = self.epoch;
         let mut link = self.link_of(leaf);
@@ -207,11 +198,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Starts a new epoch, in which nothing is changed yet.
-    ///
-    /// When the epochs run out, every mark and the epoch go back by [`EPOCH_SHIFT`]
-    /// (marks older than that become 0), so that how long ago a subtree last changed stays
-    /// known across the wrap (see `rebuild_subtree`) up to that many updates.
+    /// Starts a new epoch, in which nothing is changed yet. When the epochs run out, every
+    /// mark and the epoch go back by [`EPOCH_SHIFT`] (older marks become 0), so that how long
+    /// ago a subtree last changed (see `rebuild_subtree`) stays known across the wrap, up to
+    /// that many updates.
     pub(crate) fn clear_marks(&mut self) {
         self.moved_count = 0;
         if self.epoch == Stamp::MAX {
@@ -252,9 +242,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.node_count -= 1;
     }
 
-    /// Recomputes an internal node's box (in its parent's slot), height and change mark
-    /// from its children. The mark is the later of its children's: changed when one of
-    /// them is, and otherwise the epoch at which a leaf below it last moved.
+    /// Recomputes an internal node's box (in its parent's slot), height and mark from its
+    /// children. The mark is the later of its children's: when a leaf below it last moved.
     #[inline(always)]
     pub(crate) fn refit_node(&mut self, id: NodeId) {
         let n = &self.nodes[id.index()];
@@ -274,8 +263,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Calls `visit` on every internal node of the tree (only the changed ones, below a
-    /// changed root, when `changed_only`), children before parents: the order of a refit.
+    /// Calls `visit` on every internal node (with `changed_only`, on the root and the changed
+    /// nodes below it), children before parents: the order of a refit.
     pub(crate) fn refit_order(
         &mut self,
         changed_only: bool,
@@ -288,9 +277,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         // (node, false): expand; (node, true): visit, its children being done.
         let mut stack = core::mem::take(&mut self.scratch.pairs.refits);
         stack.clear();
-        // At most the node being visited and one pending sibling per level, and the root.
-        // Room for trees up to height 63 is taken at once: growing with the height would
-        // allocate again whenever an update makes the tree a level taller than ever.
+        // One pending sibling per level, the visited node and the root. Room for height 63 is
+        // taken at once, so that a tree taller than ever does not allocate again.
         stack.reserve((2 * self.nodes[self.root.index()].height as usize + 1).max(127));
         stack.push((self.root, false));
         while let Some((id, expanded)) = stack.pop() {

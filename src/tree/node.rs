@@ -3,14 +3,13 @@
 use crate::Vector;
 use crate::geometry::BoundingBox;
 
-/// A node of the tree: an internal node, by its index in the tree's arena, or a leaf, by
-/// its proxy's index with [`NodeId::is_leaf`]'s tag bit set.
+/// A node of the tree: an internal node, by its index in the tree's arena, or a leaf, by its
+/// proxy's index with [`NodeId::is_leaf`]'s tag bit set.
 ///
-/// A leaf's id is its proxy's, so it is stable for the proxy's lifetime. An internal
-/// node's id is valid until the tree next changes shape: internal nodes come and go as it
-/// is rebalanced, and updates may move them to new slots (rebuilt parts are re-laid out).
-/// Use [`ProxyId`] to refer to a proxy. Node ids are useful for inspecting the tree (the
-/// debug overlay's inspector).
+/// A leaf's id is its proxy's, so it is stable for the proxy's lifetime. An internal node's id
+/// is valid until the tree next changes shape: internal nodes come and go as it is rebalanced,
+/// and updates may move them to new slots (rebuilt parts are re-laid out). Use [`ProxyId`] to
+/// refer to a proxy; node ids serve to inspect the tree (the debug overlay's inspector).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "plugin", derive(bevy::reflect::Reflect))]
 pub struct NodeId(pub(crate) u32);
@@ -19,15 +18,13 @@ pub struct NodeId(pub(crate) u32);
 pub(crate) const LEAF: u32 = 1 << 31;
 
 /// The most proxies a tree holds (2³⁰): the pair walk names a leaf by its parent's index
-/// shifted left by one, with the leaf tag (see `tree::pairs`), so internal node indices
-/// (fewer than the proxies) stay below 2³⁰.
+/// shifted left by one, with the leaf tag (see `tree::pairs`), so internal node indices (fewer
+/// than the proxies) stay below 2³⁰.
 pub(crate) const MAX_PROXIES: u32 = 1 << 30;
 
 impl NodeId {
-    /// "No node".
     pub(crate) const NULL: NodeId = NodeId(u32::MAX);
 
-    /// The leaf of a proxy.
     #[inline(always)]
     pub(crate) fn leaf(proxy: ProxyId) -> NodeId {
         NodeId(LEAF | proxy.0)
@@ -40,8 +37,7 @@ impl NodeId {
         self.0 as usize
     }
 
-    /// Whether this is a leaf's id (a proxy's, see [`NodeId::proxy`]) rather than an
-    /// internal node's.
+    /// Whether this is a leaf's id (a proxy's, see [`NodeId::proxy`]), not an internal node's.
     #[inline(always)]
     pub fn is_leaf(self) -> bool {
         self.0 & LEAF != 0
@@ -61,9 +57,9 @@ impl NodeId {
 
 /// A handle to one proxy (leaf) of a [`DynamicTree`](crate::DynamicTree).
 ///
-/// Stable for the proxy's lifetime: rebalancing and re-laying out the arena never change
-/// it. After the proxy is destroyed its id may be reused by a later proxy. Ids are dense
-/// (from 0 up to about the most proxies alive at once), so they index side tables well.
+/// Stable for the proxy's lifetime: rebalancing and re-laying out the arena never change it.
+/// A destroyed proxy's id may be reused by a later proxy. Ids are dense (from 0 up to about the
+/// most proxies alive at once), so they index side tables well.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "plugin", derive(bevy::reflect::Reflect))]
 pub struct ProxyId(pub(crate) u32);
@@ -79,13 +75,12 @@ impl ProxyId {
 /// The height that marks a free node.
 pub(crate) const FREE_HEIGHT: u16 = u16::MAX;
 
-/// A change mark: the tree's epoch when the mark was made. 8 bits keep a 2D node at 48
-/// bytes; when the epochs run out, every mark and the epoch go back by 128 (marks older
-/// than that become 0), so a mark's age is exact up to 127 updates.
+/// A change mark: the tree's epoch when the mark was made. 8 bits keep a 2D node at 48 bytes;
+/// a mark's age stays exact up to 127 updates when the epochs wrap (see `clear_marks`).
 pub(crate) type Stamp = u8;
 
-/// Where a node or leaf hangs: its parent's arena index, with [`SECOND`] set when it is
-/// the parent's second child. [`Link::ROOT`] for the root, [`Link::FREE`] for a free leaf.
+/// Where a node or leaf hangs: its parent's arena index, with [`SECOND`] set when it is the
+/// parent's second child. [`Link::ROOT`] for the root, [`Link::FREE`] for a free leaf.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Link(pub u32);
 
@@ -93,9 +88,7 @@ pub(crate) struct Link(pub u32);
 pub(crate) const SECOND: u32 = 1 << 31;
 
 impl Link {
-    /// No parent: the root.
     pub(crate) const ROOT: Link = Link(u32::MAX);
-    /// A free leaf slot (a free proxy id).
     pub(crate) const FREE: Link = Link(u32::MAX - 1);
 
     /// The link to slot `slot` (0 or 1) of `parent`.
@@ -132,24 +125,20 @@ impl Link {
     }
 }
 
-/// One internal node of the arena, holding its two children's boxes and marks: 48 bytes
-/// in 2D, 64 in 3D. A child is an internal node or a leaf (by its tagged id). The node's
-/// own box and mark are its parent's slot (the tree's root box and mark for the root). A
-/// free node has height [`FREE_HEIGHT`] and `parent` links the free list (as an index).
+/// One internal node of the arena, holding its two children's boxes and marks: 48 bytes in
+/// 2D, 64 in 3D. A child is an internal node or a leaf (by its tagged id). The node's own box
+/// and mark are its parent's slot (the tree's root box and mark for the root).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Node<V: Vector> {
     /// Each child's box: a leaf's fat box, or a box enclosing an internal child's two.
     pub boxes: [BoundingBox<V>; 2],
-    /// The two children.
     pub children: [NodeId; 2],
     /// Where this node hangs. In a free node: the next free node (an index).
     pub parent: Link,
     /// Each child's change mark: the epoch at which the leaf last moved, or at which the
-    /// internal child's subtree last held a moved leaf; "changed" when it equals the
-    /// tree's current epoch.
+    /// internal child's subtree last held a moved leaf; "changed" when it is the current one.
     pub stamps: [Stamp; 2],
-    /// 1 + the larger height of the children (a leaf's is 0); [`FREE_HEIGHT`] for a free
-    /// node.
+    /// 1 + the larger height of the children (a leaf's is 0); [`FREE_HEIGHT`] when free.
     pub height: u16,
 }
 
@@ -176,13 +165,11 @@ impl<V: Vector> Node<V> {
     }
 }
 
-/// One leaf, in the tree's table of leaves by proxy id: where it hangs (4 bytes). Leaves
-/// are not nodes of the arena: a parent names its leaf child by [`NodeId::leaf`] and holds
-/// its fat box in its slot. (The tree's move cache, when on, keeps a copy of that box by
-/// proxy id too, for the moves to decide against in proxy order.)
+/// One leaf, in the tree's table of leaves by proxy id: where it hangs (4 bytes). Leaves are
+/// not nodes of the arena: a parent names its leaf child by [`NodeId::leaf`] and holds its fat
+/// box in its slot (the move cache, when on, copies it by proxy id, for moves in proxy order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Leaf {
-    /// Where the leaf hangs ([`Link::FREE`] for a free proxy id).
     pub parent: Link,
 }
 

@@ -10,22 +10,20 @@ use crate::tree::{DynamicTree, Leaf, Link, MAX_PROXIES, NodeId, ProxyId, TreeErr
 pub(crate) type Decision<V> = Result<Option<(Link, BoundingBox<V>)>, TreeError>;
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// The fat box for a tight box and a predicted displacement: the tight box extended
-    /// along the displacement and grown by the margin on every side.
+    /// The fat box of `tight`: swept along `displacement`, then grown by the margin.
     #[inline]
     pub(crate) fn fatten(&self, tight: &BoundingBox<V>, displacement: V) -> BoundingBox<V> {
         tight.swept(displacement).grown(self.margin)
     }
 
-    /// Adds a proxy for `tight` with `data`; its fat box is `tight` grown by the margin.
-    /// The new proxy counts as moved: its pairs are reported by the next
-    /// [`Self::update_pairs`].
+    /// Adds a proxy for `tight` with `data`; its fat box is `tight` grown by the margin. The
+    /// new proxy counts as moved: its pairs are reported by the next [`Self::update_pairs`].
     ///
     /// # Errors
     ///
-    /// [`TreeError::InvalidBox`] for a box with a non-finite corner or `min > max` (or
-    /// one whose fat box overflows `f32`), [`TreeError::Full`] when the tree holds 2³⁰
-    /// proxies. The tree is unchanged then.
+    /// [`TreeError::InvalidBox`] for a box with a non-finite corner or `min > max` (or one
+    /// whose fat box overflows `f32`), [`TreeError::Full`] when the tree holds 2³⁰ proxies.
+    /// The tree is unchanged then.
     ///
     /// # Examples
     ///
@@ -64,8 +62,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///
     /// # Errors
     ///
-    /// [`TreeError::UnknownProxy`] when `id` names no live proxy (never created, or
-    /// destroyed already); the tree is unchanged then.
+    /// [`TreeError::UnknownProxy`] when `id` names no live proxy (never created, or destroyed
+    /// already); the tree is unchanged then.
     pub fn destroy_proxy(&mut self, id: ProxyId) -> Result<T, TreeError> {
         if self.live_leaf(id).is_none() {
             return Err(TreeError::UnknownProxy(id));
@@ -88,20 +86,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
             .ok_or(TreeError::UnknownProxy(id))
     }
 
-    /// Moves a proxy: `tight` is its new tight box, `displacement` how far it is expected
-    /// to move before the next update (velocity × step × any safety factor).
+    /// Moves a proxy: `tight` is its new tight box, `displacement` how far it is expected to
+    /// move before the next update (velocity × step × any safety factor).
     ///
-    /// Returns `Ok(true)` when the tree changed: the tight box left the fat box (or the fat
-    /// box had grown far larger than needed), so the leaf got a new fat box and counts as
-    /// moved. Returns `Ok(false)` when the fat box still encloses the tight box: nothing
-    /// was touched.
+    /// Returns `Ok(true)` when the tight box left the fat box (or the fat box had grown far
+    /// larger than needed): the leaf got a new fat box and counts as moved. Returns `Ok(false)`
+    /// when the fat box still encloses the tight box: nothing was touched.
     ///
     /// # Errors
     ///
-    /// [`TreeError::UnknownProxy`] for an id that names no live proxy,
-    /// [`TreeError::InvalidBox`] for an invalid box (or one whose fat box overflows),
-    /// [`TreeError::InvalidValue`] for a non-finite displacement. The tree is unchanged
-    /// then.
+    /// [`TreeError::UnknownProxy`] for an id that names no live proxy, [`TreeError::InvalidBox`]
+    /// for an invalid box (or one whose fat box overflows), [`TreeError::InvalidValue`] for a
+    /// non-finite displacement. The tree is unchanged then.
     pub fn move_proxy(
         &mut self,
         id: ProxyId,
@@ -115,10 +111,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         Ok(fat.is_some())
     }
 
-    /// The checks and decision of a move, reading the proxy's leaf and its fat box: when
-    /// the fat box must change, it is stored ([`Self::store_fat_box`]) and the leaf's link
-    /// and the box are returned, for the caller to finish with [`Self::set_leaf_box`];
-    /// `None` when the move changes nothing.
+    /// [`Self::decide_fat_box`], storing a new fat box ([`Self::store_fat_box`]) for the caller
+    /// to finish with [`Self::set_leaf_box`].
     #[inline(always)]
     pub(crate) fn new_fat_box(
         &mut self,
@@ -133,8 +127,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         Ok(change)
     }
 
-    /// The checks and decision of [`Self::new_fat_box`], without storing anything: the
-    /// leaf's link and the new fat box when the move changes it, `None` when it does not.
+    /// The checks and [`Decision`] of a move, against the proxy's stored fat box.
     #[inline(always)]
     pub(crate) fn decide_fat_box(
         &self,
@@ -149,10 +142,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
             .map(|fat| (leaf.parent, fat)))
     }
 
-    /// The decision of a move of proxy `id` whose fat box lies in `boxes`, the move cache
-    /// from proxy `base` on, stored there when the move changes it: the leaf's link and
-    /// the new box, as [`Self::decide_fat_box`] gives them; `None`, deciding nothing, when
-    /// the proxy is live but its box lies outside `boxes`.
+    /// [`Self::decide_fat_box`] for proxy `id` whose fat box lies in `boxes` (the move cache
+    /// from proxy `base` on), storing a new box there; `None`, deciding nothing, when the
+    /// proxy is live but its box lies outside `boxes`.
     #[inline(always)]
     pub(crate) fn decide_in_run(
         &self,
@@ -166,18 +158,15 @@ impl<V: Vector, T> DynamicTree<V, T> {
             return Some(Err(TreeError::UnknownProxy(id)));
         };
         let old = boxes.get_mut(id.index().checked_sub(base)?)?;
-        Some(match self.decide_from(old, tight, displacement) {
-            Ok(Some(fat)) => {
+        Some(self.decide_from(old, tight, displacement).map(|fat| {
+            fat.map(|fat| {
                 *old = fat;
-                Ok(Some((leaf.parent, fat)))
-            }
-            Ok(None) => Ok(None),
-            Err(e) => Err(e),
-        })
+                (leaf.parent, fat)
+            })
+        }))
     }
 
-    /// The decision of a move of a live proxy whose fat box is `old`: the new fat box
-    /// when the move changes it, `None` when it does not.
+    /// The decision of a move of a live proxy whose fat box is `old`: the new fat box, if any.
     #[inline(always)]
     pub(crate) fn decide_from(
         &self,
@@ -185,8 +174,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         tight: BoundingBox<V>,
         displacement: V,
     ) -> Result<Option<BoundingBox<V>>, TreeError> {
-        // Most calls change nothing, so the checks of the common path make every
-        // comparison and combine them with `&`: no branch on the data until the verdict.
+        // Most calls change nothing, so the checks of the common path make every comparison
+        // and combine them with `&`: no branch on the data until the verdict.
         if !(tight.is_valid() & displacement.abs().all_lt(V::INFINITY)) {
             return Err(if tight.is_valid() {
                 TreeError::InvalidValue
@@ -194,8 +183,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 TreeError::InvalidBox
             });
         }
-        // The first half of `keeps_fat_box`, which needs no fat box: the common case keeps
-        // its fat box without computing the new one.
+        // The first half of `keeps_fat_box`: the common case keeps its fat box without
+        // computing the new one.
         if old.contains(&tight) && Self::small_enough(old, &tight) {
             return Ok(None);
         }
@@ -209,19 +198,15 @@ impl<V: Vector, T> DynamicTree<V, T> {
         Ok(Some(fat))
     }
 
-    /// Whether a move keeps the proxy's fat box `old` (the tree is not touched): the new
-    /// tight box `tight` lies inside it, and it is at most four times the area of `fat`,
-    /// the fat box the move would give. A fat box far larger than needed (a fast proxy
-    /// that slowed down) is replaced, or it would report stale pairs forever.
+    /// Whether a move keeps the proxy's fat box `old`, touching nothing: the new tight box
+    /// `tight` lies inside it, and it is at most four times the area of `fat`, the fat box the
+    /// move would give; a fat box far larger than needed (a fast proxy that slowed down) would
+    /// report stale pairs forever. The rule of [`Self::move_proxy`], and of the plugin, which
+    /// hands its changed fat boxes over with [`Self::set_fat_boxes`].
     ///
-    /// The area test is made against `tight` first, and against `fat` only when that
-    /// fails: a fat box is never smaller than its tight box on any axis, so the outcome
-    /// is the same (short of an area that overflows to infinity times zero), and most
-    /// moves are decided without the new fat box.
-    ///
-    /// This is the rule of [`Self::move_proxy`], also applied by the plugin, which keeps
-    /// its proxies' fat boxes and hands the changed ones over with
-    /// [`Self::set_fat_boxes`].
+    /// The area is tested against `tight` first, `fat` only when that fails: a fat box is never
+    /// smaller than its tight box on any axis, so the outcome is the same (short of an area
+    /// that overflows to infinity times zero), and most moves need no new fat box.
     #[inline(always)]
     pub(crate) fn keeps_fat_box(
         old: &BoundingBox<V>,
@@ -237,8 +222,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         old.area() <= 4.0 * new.area()
     }
 
-    /// Replaces a proxy's fat box with exactly `fat` (no margin added) and marks it moved.
-    /// For the plugin, which computes fat boxes itself.
+    /// Replaces a proxy's fat box with exactly `fat` (no margin added) and marks it moved,
+    /// for the plugin, which computes fat boxes itself.
     #[cfg(any(feature = "plugin", test))]
     pub(crate) fn set_fat_box(
         &mut self,
@@ -251,8 +236,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         Ok(())
     }
 
-    /// Where the leaf of proxy `id` hangs, if it is live and `fat` is a valid box: the
-    /// checks of [`Self::set_fat_box`].
+    /// The checks of [`Self::set_fat_box`]: where live proxy `id`'s leaf hangs, if `fat` is valid.
     #[cfg(any(feature = "plugin", test))]
     #[inline]
     pub(crate) fn checked_link(
@@ -271,8 +255,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         Ok(leaf.parent)
     }
 
-    /// Whether live proxy `id` is in the tree: not one given an id by `create_unlinked`
-    /// and not linked yet, whose leaf names the root as its place without being it.
+    /// Whether live proxy `id` is in the tree: not one given an id by `create_unlinked` and
+    /// not linked yet, whose leaf names the root as its place without being it.
     pub(crate) fn is_linked(&self, id: ProxyId) -> bool {
         self.leaves[id.index()].parent != Link::ROOT || self.root == NodeId::leaf(id)
     }
@@ -283,9 +267,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.leaves.len() + count.saturating_sub(self.free_proxies.len()) <= MAX_PROXIES as usize
     }
 
-    /// Gives a new leaf with fat box `fat` a proxy id (the last one freed, or a new one)
-    /// and its payload. The leaf is not linked into the tree yet. The caller checks
-    /// [`Self::has_room`] first.
+    /// Gives a new leaf with fat box `fat` a proxy id (the last one freed, or a new one) and
+    /// its payload, not linked into the tree yet. The caller checks [`Self::has_room`] first.
     pub(crate) fn allocate_proxy(&mut self, fat: BoundingBox<V>, data: T) -> ProxyId {
         let id = match self.free_proxies.pop() {
             Some(id) => id,
@@ -307,8 +290,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         ProxyId(id)
     }
 
-    /// The fat box that moves of proxy `id` (whose leaf is `leaf`) decide against: the
-    /// move cache's copy, or, with the cache off, the box in the parent's slot.
+    /// The fat box that moves of proxy `id` decide against: the move cache's copy, or, with
+    /// the cache off, the box in the parent's slot.
     #[inline(always)]
     pub(crate) fn stored_fat_box(&self, id: ProxyId, leaf: Leaf) -> BoundingBox<V> {
         if self.move_cache {
@@ -318,11 +301,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Stores a proxy's new fat box where moves decide against it: the move cache, or,
-    /// with the cache off, the parent's slot at `link` (marking it moved), so that a later
-    /// move of the same proxy in a batch decides against it. Counts the change for the
-    /// optimizer. The slot (with the cache) and the ancestors are then updated by
-    /// [`Self::set_leaf_box`], or by a batch's [`Self::apply_pending`].
+    /// Stores a proxy's new fat box where [`Self::stored_fat_box`] reads it (with the cache
+    /// off, in the slot at `link`, marked moved), so that a later move in the same batch
+    /// decides against it. The slot (with the cache) and the ancestors are then updated by
+    /// [`Self::set_leaf_box`] or a batch's [`Self::apply_pending`].
     #[inline(always)]
     pub(crate) fn store_fat_box(&mut self, id: ProxyId, link: Link, fat: BoundingBox<V>) {
         if self.move_cache {

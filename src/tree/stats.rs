@@ -23,24 +23,20 @@ pub struct TreeStats {
     pub area_ratio: f32,
     /// Proxies moved since the last pair update.
     pub moved: usize,
-    /// Bytes the tree's lasting arrays use (nodes, the proxy tables and payload slots, by
-    /// capacity); the scratch buffers kept between updates are not counted.
+    /// Bytes the tree's lasting arrays use: see [`DynamicTree::bytes`].
     pub bytes: usize,
-    /// Nodes visited by queries and pair finding since the tree was made (a clone starts
-    /// from its original's count). The work of a stretch of calls is the difference
-    /// between two snapshots.
+    /// Nodes visited by queries and pair finding since the tree was made (a clone starts from
+    /// its original's count). The work of a stretch of calls is the difference of two snapshots.
     pub nodes_visited: u64,
     /// Leaves reached (queries) or pairs reported (pair finding) since the tree was made,
     /// counted like [`Self::nodes_visited`].
     pub leaves_visited: u64,
-    /// Pair updates, serial or parallel, that found their pairs by a walk from each moved
-    /// leaf rather than by the walk of the changed part of the tree against itself (see
-    /// [`DynamicTree::update_pairs`]), since the tree was made, counted like
-    /// [`Self::nodes_visited`].
+    /// Pair updates, serial or parallel, that walked from each moved leaf rather than the
+    /// changed part of the tree against itself (see [`DynamicTree::update_pairs`]), counted
+    /// like [`Self::nodes_visited`].
     pub leaf_searches: u64,
     /// Refits after a large batch of moves that ran as tasks on several threads (see
-    /// [`DynamicTree::move_proxies_parallel`]), since the tree was made, counted like
-    /// [`Self::nodes_visited`].
+    /// [`DynamicTree::move_proxies_parallel`]), counted like [`Self::nodes_visited`].
     pub parallel_refits: u64,
 }
 
@@ -48,8 +44,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Size, shape and work counters. Walks every node: O(nodes).
     pub fn stats(&self) -> TreeStats {
         let mut internal_area = 0.0f64;
-        // Each internal node's box as its parent holds it (what queries test; between a
-        // move and the next update it may be larger than the children's).
+        // Each internal node's box as its parent holds it (what queries test; between a move
+        // and the next update it may be larger than the children's).
         for node in &self.nodes {
             if node.is_allocated() {
                 internal_area += self.slot_box(node.parent).area() as f64;
