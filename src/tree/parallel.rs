@@ -6,24 +6,16 @@
 //!
 //! 1. the changed part of the tree is refitted first, alone (it writes nodes);
 //! 2. the walk's first levels are unrolled, breadth first, into tasks that share no pair,
-//!    until there are enough to keep every thread busy; or, when the update searches leaf
-//!    by leaf, the moved leaves are listed and cut into as many even slices;
-//! 3. the tasks run on any threads, reading the tree only, each into its own list
-//!    ([`ParallelPairs::run_buffered`]; the lists are kept by the tree between updates);
-//! 4. the lists are joined in task order ([`ParallelPairs::append_buffered`]), and the
-//!    moves are forgotten;
+//!    enough to keep every thread busy; or, when the update searches leaf by leaf, the
+//!    moved leaves are cut into as many even slices;
+//! 3. the tasks run on any threads, reading the tree only, each into its own list;
+//! 4. the lists are joined in task order, and the moves are forgotten;
 //! 5. the incremental rebuilds that end every update are planned as tasks on the same
-//!    threads and written in order (`ParallelPairs::finish_on`, which
-//!    [`DynamicTree::update_pairs_parallel`] and the plugin call; a job dropped instead
+//!    threads and written in order (`ParallelPairs::finish_on`; a job dropped instead
 //!    rebuilds on the dropping thread).
 //!
-//! The pairs found are exactly those of the serial update. Their order may differ from it
-//! but depends only on the operations applied to the tree and the number of tasks asked
-//! for, never on the threads.
-//!
-//! [`DynamicTree::update_pairs_parallel`] does all of it on the tree's own worker threads
-//! (see `tree::pool`). To run the tasks on another pool (Bevy's, in the plugin), use
-//! [`DynamicTree::parallel_pairs`].
+//! The pairs are exactly those of the serial update, in an order that depends only on the
+//! operations applied to the tree and the number of tasks asked for, never on the threads.
 
 use crate::Vector;
 use crate::tree::constants::{MAX_THREADS, TASKS_PER_THREAD};
@@ -68,9 +60,9 @@ impl TaskRunner for CallingThread {
     }
 }
 
-/// Room for the tasks of a split into at least `min_tasks`, which makes at most
-/// `min_tasks + 2` (see [`DynamicTree::split_pair_walk`]); capped at what the largest
-/// [`DynamicTree::update_pairs_parallel`] asks for, larger splits growing their lists.
+/// Room for the tasks of a split into at least `min_tasks` (see
+/// [`DynamicTree::split_pair_walk`]), capped at what the largest
+/// [`DynamicTree::update_pairs_parallel`] asks for: larger splits grow their lists.
 fn task_room(min_tasks: usize) -> usize {
     min_tasks.min(MAX_THREADS * TASKS_PER_THREAD) + 3
 }
@@ -95,8 +87,7 @@ pub struct ParallelPairs<'a, V: Vector, T> {
     tree: &'a mut DynamicTree<V, T>,
     tasks: Vec<PairTask>,
     /// A list of pairs per task for [`Self::run_buffered`], taken from the tree and given
-    /// back on drop, so that a list grows only when its task reports more pairs than it
-    /// ever has.
+    /// back on drop.
     buffers: Vec<TaskPairs>,
     /// When the update searches leaf by leaf: its tasks are this many even slices of the
     /// changed leaves instead of `tasks`.
@@ -142,14 +133,12 @@ impl<V: Vector, T> ParallelPairs<'_, V, T> {
     /// [`Self::append_buffered`] reads. Tasks may run at the same time on different
     /// threads: each locks only its own list.
     ///
-    /// The lists are kept between updates, but each grows whenever its task reports more
-    /// pairs than it ever has, and tasks vary in size from one update to the next, so a
-    /// warm tree may still allocate here now and then; with [`Self::run`] into one list of
-    /// the caller's, it does not.
+    /// The lists are kept between updates, but one grows whenever its task reports more
+    /// pairs than it ever has, so a warm tree may still allocate here now and then; with
+    /// [`Self::run`] into one list of the caller's, it does not.
     pub fn run_buffered(&self, index: usize) {
         if index < self.task_count() {
-            // The list is filled out of the job's array and put back: its length lives
-            // in this thread's own memory meanwhile, not on a cache line that the
+            // Filled out of the job's array, so that its length is not on a cache line the
             // neighbouring tasks' lists share. The lock is never contended (one task per
             // list) nor poisoned (the walk has no path that panics).
             let lock = || {
@@ -212,12 +201,10 @@ impl<V: Vector, T> Drop for ParallelPairs<'_, V, T> {
 }
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// Starts a pair update whose walk runs as independent tasks: refits the changed part
-    /// of the tree, then unrolls the walk's first levels, breadth first, into at least
-    /// `min_tasks` tasks that share no pair, where the tree allows (or, when the update
-    /// searches leaf by leaf, cuts the moved leaves into `min_tasks` slices, fewer when
-    /// fewer leaves moved). The tasks only read the tree, so they may run on any threads
-    /// at once.
+    /// Starts a pair update whose walk is split into at least `min_tasks` independent tasks
+    /// where the tree allows (or, when the update searches leaf by leaf, `min_tasks` slices
+    /// of the moved leaves, fewer when fewer moved). The tasks only read the tree, so they
+    /// may run on any threads at once.
     ///
     /// The update ends when the returned value is dropped; the pairs of all its tasks are
     /// exactly those [`Self::update_pairs`] would have reported.
@@ -267,19 +254,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// [`Self::update_pairs`] with the walk spread over `threads` threads (the calling one
-    /// included; at most 256). The pairs are the same; their order, joined task by task,
-    /// depends on `threads` but not on how the threads ran.
+    /// included; at most 256). The pairs are the same; their order depends on `threads`
+    /// but not on how the threads ran.
     ///
-    /// The walk (or the list of moved leaves, when the update searches leaf by leaf) is
-    /// split into about sixteen tasks per thread; each thread takes the next task not yet
-    /// taken until none is left, so a thread that drew small tasks goes on with more.
-    ///
-    /// With one thread (or a walk that does not split), the tasks run in order on the
-    /// calling thread, straight into `pairs`, and a warm tree allocates nothing. With more,
-    /// and the `parallel` feature, they run on the calling thread and a rayon pool of
-    /// `threads - 1` workers that the tree starts on its first parallel call and keeps
-    /// until it is dropped or a call asks for another number of threads. Without the
-    /// feature they run on the calling thread, one after the other, with the same result.
+    /// The work is split into about sixteen tasks per thread; each thread takes the next
+    /// task not yet taken until none is left, so a thread that drew small tasks goes on
+    /// with more. With one thread (or a walk that does not split), the tasks run in order
+    /// straight into `pairs`, and a warm tree allocates nothing. With more, and the
+    /// `parallel` feature, they run on the calling thread and a rayon pool of `threads - 1`
+    /// workers that the tree keeps until it is dropped or a call asks for another number
+    /// of threads; without the feature, on the calling thread alone, with the same result.
     /// To run the tasks on a pool of your own (as the plugin does on Bevy's), use
     /// [`Self::parallel_pairs`].
     pub fn update_pairs_parallel(&mut self, pairs: &mut Vec<(ProxyId, ProxyId)>, threads: usize)
@@ -304,10 +288,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.scratch.workers = Some(workers);
     }
 
-    /// The first step of a parallel update or of one searched leaf by leaf, which leaves
-    /// the pair search only reading: refit(N) of the walk for every changed internal node,
-    /// children first; or, when every box is exact already and nothing rotates, only the
-    /// optimizer's candidates noted ([`Self::note_changed_candidates`]).
+    /// The first step of a parallel or leaf-by-leaf update, which leaves the pair search
+    /// only reading: refit(N) of the walk for every changed internal node, children first,
+    /// or only the candidates noted when no refit is needed.
     pub(crate) fn refit_changed(&mut self) {
         self.optimizer.candidates.clear();
         if !self.has_walk() {
@@ -321,10 +304,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Notes the candidates for [`Self::optimize`] that refits would (with every box exact
-    /// and no rotation): the changed nodes of at most `subtree_height` whose parent is
-    /// higher. They are found from the root down, without visiting the changed nodes
-    /// below them (after a large batch of moves, most of the tree).
+    /// Notes the candidates for [`Self::optimize`] that refits would: the changed nodes of
+    /// at most `subtree_height` whose parent is higher, found from the root down without
+    /// visiting the changed nodes below them (after a large batch of moves, most of them).
     fn note_changed_candidates(&mut self, subtree_height: u16) {
         let epoch = self.epoch;
         let mut stack = core::mem::take(&mut self.scratch.pairs.walk);
@@ -346,9 +328,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.scratch.pairs.walk = stack;
     }
 
-    /// Unrolls the first levels of the pair walk, breadth first, into tasks that share no
-    /// pair, until there are `min_tasks` or nothing left to unroll; `tasks` receives them
-    /// (cleared first).
+    /// Unrolls the first levels of the pair walk, breadth first, into `tasks` (cleared
+    /// first), until there are `min_tasks` or nothing left to unroll.
     fn split_pair_walk(&mut self, min_tasks: usize, tasks: &mut Vec<PairTask>) {
         tasks.clear();
         if !self.has_walk() {
@@ -414,11 +395,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.count_visits(visited, 0);
     }
 
-    /// Runs one task of a parallel walk (no refits: [`Self::refit_changed`] did them).
-    ///
-    /// Each thread keeps its stacks between tasks (and updates), so that a pool's
-    /// long-lived threads allocate nothing once warm. A task started from `f` on the same
-    /// thread (nothing in the crate does) gets stacks of its own.
+    /// Runs one task of a parallel walk (no refits: [`Self::refit_changed`] did them),
+    /// with this thread's stacks, kept between tasks so that a pool's long-lived threads
+    /// allocate nothing once warm. A task started from `f` gets stacks of its own.
     fn run_pair_task(&self, task: PairTask, f: impl FnMut(ProxyId, ProxyId)) {
         TASK_STACKS.with(|cell| match cell.try_borrow_mut() {
             Ok(mut stacks) => self.run_pair_task_with(task, &mut stacks, f),
@@ -426,8 +405,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         });
     }
 
-    /// Runs one slice of the changed leaves of a parallel update searched leaf by leaf
-    /// ([`Self::search_leaves`]), with this thread's stacks (as [`Self::run_pair_task`]).
+    /// [`Self::search_leaves`] for one slice of the changed leaves, with this thread's
+    /// stacks (as [`Self::run_pair_task`]).
     fn run_leaf_slice(&self, leaves: &[NodeId], f: impl FnMut(ProxyId, ProxyId)) {
         TASK_STACKS.with(|cell| match cell.try_borrow_mut() {
             Ok(mut stacks) => self.search_leaves(leaves, &mut stacks.walk, f),

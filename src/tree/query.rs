@@ -1,14 +1,11 @@
 //! Queries: boxes, points, balls, rays and box casts.
 //!
 //! Leaves are tested by their **fat** boxes; callbacks test the exact shape and can stop
-//! the query early. Every traversal keeps its pending nodes on a [`SmallVec`] that spills
-//! to the heap, so no node is dropped however deep the tree. It tests a node's two
-//! children before going further and goes straight on into one that passes, pushing the
-//! other only when both do: one push and one pop per fork rather than two of each per node.
-//!
-//! The forms ending in `_in` take a [`LayerTest`] too: a leaf passes only when its layers
-//! do, and a subtree whose layer unions fail is skipped whole (see
-//! [`DynamicTree::refresh_layers`]).
+//! the query early. Pending nodes go on a [`SmallVec`] that spills to the heap, so none is
+//! dropped however deep the tree. A traversal tests a node's two children and goes straight
+//! on into one that passes, pushing the other only when both do: one push and one pop per
+//! fork rather than two of each per node. The forms ending in `_in` also skip the leaves
+//! and subtrees whose layers fail a [`LayerTest`] (see [`DynamicTree::refresh_layers`]).
 
 use smallvec::SmallVec;
 
@@ -27,9 +24,8 @@ pub struct RayHit {
 }
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// Calls `f(proxy, data, p)` for every proxy whose fat box passes `test` (which gives
-    /// `Some(p)` for a box that passes), with subtrees pruned by the same test. Stops when
-    /// `f` returns `false`.
+    /// Calls `f(proxy, data, p)` for every proxy whose fat box passes `test` (`Some(p)`),
+    /// with subtrees pruned by the same test, until `f` returns `false`.
     fn walk_hits<P: Copy>(
         &self,
         layers: LayerTest,
@@ -222,12 +218,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Closest-hit traversal of the ray against every node box grown by `expand` (the
     /// Minkowski sum that turns a box cast into a ray cast).
     ///
-    /// Cases at each popped node: its entry parameter (computed when it was pushed) is
-    /// beyond the best hit so far, skip; otherwise descend from it. Cases at each node of
-    /// the descent: a leaf, ask `hit`, shrink the range and end the descent; internal,
-    /// compute both children's entry parameters: both hit, push the farther and go on
-    /// into the nearer (so the nearer is always visited first); one hit, go on into it;
-    /// none, end the descent.
+    /// Cases at each popped node: its entry parameter (computed when pushed) is beyond the
+    /// best hit so far, skip; otherwise descend from it. At each node of the descent: a
+    /// leaf, ask `hit`, shrink the range and end the descent; internal, both children hit,
+    /// push the farther and go on into the nearer; one hit, go on into it; none, end.
     fn cast_expanded(
         &self,
         ray: &Ray<V>,
@@ -245,8 +239,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             return None;
         }
         let slabs = RaySlabs::new(ray);
-        // A plain ray (no expansion) tests the node boxes as they are: one branch that
-        // goes the same way for the whole query instead of two additions per box.
+        // A plain ray tests the boxes as they are: a branch that goes the same way for the
+        // whole query instead of two additions per box.
         let plain = expand == V::ZERO;
         let grow = |b: &BoundingBox<V>| {
             if plain {

@@ -23,8 +23,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Puts the changed leaves in `leaves` (as [`child_ref`]s, cleared first), found from
-    /// the root down the changed nodes with `walk` as the stack; returns the nodes visited
-    /// (also added to the tree's count).
+    /// the root down the changed nodes; returns the nodes visited (also counted).
     pub(crate) fn collect_changed_leaves(
         &self,
         leaves: &mut Vec<NodeId>,
@@ -60,9 +59,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         visited
     }
 
-    /// Walks each of the changed `leaves` (from [`Self::collect_changed_leaves`]) against
-    /// the whole tree, a pair of two changed leaves reported by the lower proxy id; returns
-    /// the nodes visited (also added to the tree's count).
+    /// Walks each of the changed `leaves` against the whole tree; returns the nodes visited
+    /// (also added to the tree's count).
     pub(crate) fn search_leaves(
         &self,
         leaves: &[NodeId],
@@ -83,26 +81,22 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// overlaps and one of the two changed. Adds the nodes visited and the pairs reported
     /// to `counts`.
     ///
-    /// `walk` holds the nodes still to visit, from `head` to `tail`. In 3D the walk goes
-    /// breadth first (`walk` is a queue, read at `head`): when several nodes are queued,
-    /// the next one's address does not wait on the tests of the node just read, and the
-    /// processor loads several 64-byte nodes at once. In 2D it goes depth first (`walk` is
-    /// a stack, read at `tail`): the next node is the one a test has just chosen, but it
-    /// lies next in memory (subtrees are laid out depth first) among smaller nodes, and
-    /// that order is the faster one there.
+    /// In 3D the walk goes breadth first (`walk` is a queue, read at `head`): with several
+    /// nodes queued, the next one's address does not wait on the tests of the node just
+    /// read, and the processor loads several 64-byte nodes at once. In 2D it goes depth
+    /// first (`walk` is a stack, read at `tail`): the next node, the one a test has just
+    /// chosen, lies next in memory (subtrees are laid out depth first) among smaller nodes,
+    /// and that order is the faster one there.
     ///
-    /// At each internal node both children are tested, their boxes and marks read from
-    /// the node itself. Which of them continue is hard to predict, so it is settled
-    /// without branching: both are written at the tail and the tail moves by one for each
-    /// passing internal child (in the order they are to be read). Only a passing leaf (a
-    /// pair to report, rarer) and the end of the walk take a branch. `walk` is used as a
-    /// fixed array (its length is its capacity); when the tail reaches its end, the part
-    /// read moves out (once half of it is read) or the array grows.
+    /// Which children continue is hard to predict, so it is settled without branching:
+    /// both are written at the tail, which moves by one for each passing internal child.
+    /// Only a passing leaf (a pair to report, rarer) and the end of the walk branch. `walk`
+    /// is used as a fixed array (its length is its capacity), compacted or grown when the
+    /// tail reaches its end.
     ///
     /// With `ONCE`, the leaf changed and `top` may hold it and other changed leaves: the
     /// leaf itself is skipped, and another changed leaf is reported only when its proxy id
-    /// is higher, so that over the walks from all the changed leaves each pair of them is
-    /// reported once.
+    /// is higher, so that each pair of changed leaves is reported once.
     #[inline]
     pub(super) fn leaf_against_subtree<const ONCE: bool>(
         &self,
@@ -113,10 +107,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         f: &mut impl FnMut(ProxyId, ProxyId),
     ) {
         let epoch = self.epoch;
-        // The arena and the walk's array as plain slices: their addresses and lengths stay
-        // in registers, where through the vectors they would be read again after every
-        // pair reported (the tree holds atomics, so `f`'s writes may alias it as far as
-        // the compiler knows). The counts stay local for the same reason.
+        // Plain slices and local counts stay in registers, where through the vectors they
+        // would be read again after every pair reported (the tree holds atomics, so `f`'s
+        // writes may alias it as far as the compiler knows).
         let nodes = self.nodes.as_slice();
         let aabb = *held.0;
         let leaf_changed = held.1 == epoch;
@@ -145,7 +138,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let hit2 = (leaf_changed | (node.stamps[1] == epoch)) & node.boxes[1].overlaps(&aabb);
             let (leaf1, leaf2) = (c1.is_leaf(), c2.is_leaf());
             if (hit1 & leaf1) | (hit2 & leaf2) {
-                // With `ONCE`, a changed leaf met is reported by the walk of the lower id.
                 let once =
                     |k: usize, c: NodeId| !ONCE || node.stamps[k] != epoch || c.proxy() > proxy;
                 if hit1 & leaf1 && once(0, c1) {

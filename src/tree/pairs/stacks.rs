@@ -4,22 +4,19 @@
 use crate::tree::NodeId;
 use crate::tree::constants::LEAF_TASK_ROOM;
 
-/// The stacks and buffers of the pair walks, serial and parallel, kept by the tree
-/// between updates.
+/// The stacks and buffers of the pair walks, serial and parallel.
 #[derive(Debug, Default)]
 pub(crate) struct PairStacks {
     /// Pending tasks: `(x, x)` is self(x), `(x, null)` refit(x), `(x, y)` cross(x, y) (or,
     /// as the first task of a parallel walk, any pair of nodes).
     pub tasks: Vec<(NodeId, NodeId)>,
-    /// Pending nodes of a leaf-against-subtree walk; also the stack that collects the
-    /// changed leaves and notes the optimizer's candidates.
+    /// Pending nodes of a leaf-against-subtree walk, or of the walks that collect the
+    /// changed leaves or the optimizer's candidates.
     pub walk: Vec<NodeId>,
-    /// Pending nodes of a refit (of the whole tree after a large batch of moves, or of the
-    /// changed part before a parallel or leaf-by-leaf update): (node, children done).
+    /// Pending nodes of a refit of the whole tree or of its changed part: (node, children
+    /// done).
     pub refits: Vec<(NodeId, bool)>,
-    /// The tasks of the last parallel split, kept for the next one.
     pub split_tasks: Vec<crate::tree::parallel::PairTask>,
-    /// The queue of the parallel split's breadth-first unrolling.
     pub split_queue: std::collections::VecDeque<crate::tree::parallel::PairTask>,
     /// One list of pairs per task of a parallel update (`ParallelPairs::run_buffered`).
     pub task_pairs: Vec<crate::tree::parallel::TaskPairs>,
@@ -52,8 +49,7 @@ impl Default for LeafTasks {
 }
 
 impl LeafTasks {
-    /// Whether, with `fill` tasks waiting, fewer than the four slots a task may fill are
-    /// free.
+    /// Whether, with `fill` tasks waiting, fewer than the four slots a task may fill are free.
     #[inline(always)]
     pub fn is_full(fill: usize) -> bool {
         fill + 4 > LEAF_TASK_ROOM
@@ -70,9 +66,9 @@ impl LeafTasks {
 }
 
 impl PairStacks {
-    /// Readies `tasks` to hold `first` alone. `tasks` is used as a fixed array: its length
-    /// is its capacity, the walk's `fill` how much of it is in use, so that a push can
-    /// write its slot and move `fill` by 0 or 1 without a branch.
+    /// Readies `tasks` to hold `first` alone. `tasks` is used as a fixed array (its length
+    /// is its capacity, the walk's `fill` the part in use), so that a push can write its
+    /// slot and move `fill` by 0 or 1 without a branch.
     pub(crate) fn start(&mut self, first: (NodeId, NodeId)) {
         if self.tasks.len() < 256 {
             self.tasks.resize(256, (NodeId::NULL, NodeId::NULL));

@@ -14,37 +14,28 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// back up.
     ///
     /// Pairs. Two leaves overlap only if every pair of their ancestors does, and each pair
-    /// of leaves has exactly one lowest common ancestor, where one leaf is under `child1`
-    /// and the other under `child2`. So the walk has these tasks:
+    /// of leaves has one lowest common ancestor, with one leaf under each child. Tasks:
     /// - *self(N)*, N internal and changed: self(child) for each internal changed child
-    ///   (an unchanged subtree has no moved leaf, so no new pair), and the pair (child1,
-    ///   child2); and, once all of that is done, refit(N);
-    /// - *cross(X, Y)*, both internal: each of the four pairs of a child of X and a child
-    ///   of Y is a pair of nodes;
-    /// - *a pair of nodes* A, B is dropped when neither changed or their boxes do not
-    ///   overlap ([`Self::hit`]). When it passes: two internal nodes become cross(A, B); a
-    ///   pair with a leaf becomes a *leaf task* ([`LeafTasks`]), which reports two leaves,
-    ///   or walks the internal node's subtree against the leaf
-    ///   ([`Self::leaf_against_subtree`]).
+    ///   (an unchanged subtree has no new pair), the pair (child1, child2), and, once all
+    ///   of that is done, refit(N);
+    /// - *cross(X, Y)*, both internal: the four pairs of a child of X and a child of Y;
+    /// - *a pair of nodes* A, B is dropped unless one changed and their boxes overlap
+    ///   ([`Self::hit`]). Two internal nodes become cross(A, B); a pair with a leaf becomes
+    ///   a *leaf task* ([`LeafTasks`]): two leaves reported, or the internal node's subtree
+    ///   walked against the leaf ([`Self::leaf_against_subtree`]).
     ///
-    /// Whether a pair of nodes passes, and so its kind, is hard to predict, so neither
-    /// takes a branch (see [`Self::node_pair`]). Leaf tasks run in small batches (whenever
-    /// a few are waiting, before any refit, and at the end), so the main loop pops only
-    /// self, cross and refit tasks, and a batch branches on a task's kind only for the
-    /// rarer pair of two leaves.
+    /// Whether a pair passes, and so its kind, is hard to predict, so neither takes a
+    /// branch ([`Self::node_pair`]). Leaf tasks run in small batches (when a few wait,
+    /// before any refit, and at the end), so the main loop pops only self, cross and refit
+    /// tasks.
     ///
-    /// Refits. *refit(N)* gives N its exact box back (moves only grow ancestors), lets it
-    /// rotate (up to [`ROTATE_MAX_HEIGHT`]) when few proxies moved (when many did, the
-    /// incremental rebuilds after the update do more for the tree, for less), and notes it
-    /// as a candidate for [`Self::optimize`] when it is a changed subtree of the size that
-    /// rebuilds. Tasks run last pushed first, and self(N) pushes refit(N) before anything
-    /// else, so refit(N) runs once every task inside N's subtree has and none left refers
-    /// to it: rotating there is safe, and the refits run children first. The pair tests
-    /// therefore see boxes that are not yet tight (last update's exact boxes grown by this
-    /// step's moves): they may look further, never miss a pair, and leaves' boxes are
-    /// always exact. When a large batch of moves has refit the tree in one pass already
-    /// (every box exact) and nothing rotates, no refit task is pushed: self(N) notes the
-    /// candidate itself.
+    /// Refits ([`Self::refit_task`]). Tasks run last pushed first, and self(N) pushes
+    /// refit(N) before anything else, so refit(N) runs once every task inside N's subtree
+    /// has and none left refers to it: rotating there is safe, and the refits run children
+    /// first. The pair tests therefore see boxes not yet tight (last update's exact boxes
+    /// grown by this step's moves): they may look further, never miss a pair, and leaves'
+    /// boxes are always exact. When no refit is needed ([`Self::refits_needed`]), none is
+    /// pushed: self(N) notes the candidate itself.
     pub(crate) fn refit_and_pairs(
         &mut self,
         stacks: &mut PairStacks,
@@ -85,9 +76,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         !self.root.is_null() && !self.root.is_leaf() && self.root_stamp == self.epoch
     }
 
-    /// How the refits of an update go: whether changed nodes rotate (only when fewer than
-    /// one proxy in [`ROTATE_BELOW`] moved), and the height of the subtrees the optimizer
-    /// rebuilds.
+    /// Whether changed nodes rotate (when fewer than one proxy in [`ROTATE_BELOW`] moved),
+    /// and the height of the subtrees the optimizer rebuilds.
     pub(crate) fn refit_settings(&self) -> (bool, u16) {
         (
             self.moved_count * ROTATE_BELOW < self.proxy_count,
@@ -95,16 +85,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
         )
     }
 
-    /// Whether the changed nodes need refit(x) this update: to rotate, or because moves
-    /// only grew their ancestors. Otherwise a refit would only note the optimizer's
-    /// candidates.
+    /// Whether changed nodes need refit(x): to rotate, or because moves only grew their
+    /// ancestors' boxes. Otherwise a refit would only note the optimizer's candidates.
     #[inline]
     pub(crate) fn refits_needed(&self, rotate: bool) -> bool {
         rotate || !self.exact
     }
 
-    /// refit(x) (see [`Self::refit_and_pairs`]): the exact box back when
-    /// [`Self::refits_needed`], a rotation, and the candidate noted.
+    /// refit(x) of [`Self::refit_and_pairs`]: gives x its exact box back, rotates it (up
+    /// to [`ROTATE_MAX_HEIGHT`]) when few proxies moved (when many did, the rebuilds after
+    /// the update do more for the tree, for less), and notes it as a candidate.
     #[inline]
     pub(crate) fn refit_task(&mut self, x: NodeId, rotate: bool, subtree_height: u16) {
         if self.refits_needed(rotate) {
@@ -129,11 +119,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Runs one popped task of the walk other than a refit: self(x) when `x == y` (which
-    /// first pushes refit(x) when `refits`), else a pair of nodes that passed
-    /// [`Self::hit`]; then the leaf tasks waiting, if there is no room for more.
-    /// `stacks.tasks` must have [`TASK_ROOM`] slots above `fill` (as [`pop_task`] leaves
-    /// it), and `counts` are the nodes visited and the pairs reported.
+    /// Runs a popped task other than a refit: self(x) when `x == y` (pushing refit(x) first
+    /// when `refits`), else a pair of nodes that passed [`Self::hit`]; then the waiting
+    /// leaf tasks if they fill up. [`pop_task`] leaves the [`TASK_ROOM`] slots it needs.
+    /// `counts`: the nodes visited and the pairs reported.
     #[inline(always)]
     pub(crate) fn run_task(
         &self,
@@ -145,11 +134,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         f: &mut impl FnMut(ProxyId, ProxyId),
     ) {
         let epoch = self.epoch;
-        // A plain slice: its address and length stay in registers (see
-        // `leaf_against_subtree`).
+        // A plain slice, kept in registers (see `leaf_against_subtree`).
         let nodes = self.nodes.as_slice();
-        // The slots above `fill` as an array: each write is checked against its length
-        // once, here, rather than once per slot written.
+        // The free slots as an array: one bounds check here, not one per slot written.
         let Some(room) = stacks
             .tasks
             .get_mut(*fill..)
@@ -212,14 +199,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
         ((a.1 == epoch) | (b.1 == epoch)) & a.0.overlaps(b.0)
     }
 
-    /// A pair of nodes met by the walk (see [`Self::refit_and_pairs`]), each with its
-    /// entry: tested, and kept when it passes, as a task when both are internal, else as a
-    /// leaf task. `leaf_tasks` must have room for one more.
+    /// A pair of nodes met by the walk, with their entries: kept when it passes, as a task
+    /// when both are internal, else as a leaf task (`leaf_tasks` must have room for one).
     ///
-    /// Both are written in any case (at `room[pushed]`, and above `leaf_tasks`' count) and
-    /// kept by moving `pushed` (or that count) by 0 or 1, without a branch: whether a pair
-    /// passes follows no pattern a predictor learns, and the mispredictions would cost
-    /// more than the writes.
+    /// Both are written in any case and kept by moving `pushed` (or the leaf tasks' count)
+    /// by 0 or 1, without a branch: whether a pair passes follows no pattern a predictor
+    /// learns, and the mispredictions would cost more than the writes.
     #[inline(always)]
     fn node_pair(
         &self,
