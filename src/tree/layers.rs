@@ -5,13 +5,10 @@
 //! A proxy's [`Layers`] are [`Layers::ALL`] until [`DynamicTree::set_layers`] gives it
 //! others. While every proxy has `ALL`, the tree keeps no table at all and no test prunes.
 //!
-//! The unions depend on the tree's shape and the proxies' layers, never on the boxes: the
-//! moves that only refit boxes keep them. Any change of shape (an insertion, a removal, a
-//! rotation, a rebuild, a re-layout) marks them stale, and [`DynamicTree::refresh_layers`]
-//! computes them again in one pass from the leaves up. Stale unions are never read: a
-//! walk over a tree whose unions are stale tests its leaves only (the same results, without
-//! the pruning). [`DynamicTree::set_layers`] on a tree whose unions are fresh updates the
-//! path to the root at once.
+//! The unions depend on the tree's shape and the proxies' layers, not on the boxes. Any
+//! change of shape (an insertion, a removal, a rotation, a rebuild, a re-layout) marks
+//! them stale until [`DynamicTree::refresh_layers`]; a walk over stale unions tests its
+//! leaves only (the same results, without the pruning).
 
 use smallvec::SmallVec;
 
@@ -44,7 +41,7 @@ impl Layers {
         }
     }
 
-    /// Whether the two interact: each one's memberships meet the other's filters.
+    /// Whether the two interact (see [`Layers`]).
     #[inline]
     pub const fn interacts_with(&self, other: &Self) -> bool {
         self.memberships & other.filters != 0 && other.memberships & self.filters != 0
@@ -102,8 +99,7 @@ impl LayerTest {
 pub(crate) struct LayerTable {
     /// Each proxy's layers, by proxy id; empty while every proxy has [`Layers::ALL`].
     proxies: Vec<Layers>,
-    /// Each internal node's unions, by arena index; meaningful only when `fresh` and
-    /// `masked > 0`.
+    /// Each internal node's unions, by arena index; meaningful when `fresh` and `masked > 0`.
     nodes: Vec<Layers>,
     /// Live proxies whose layers are not [`Layers::ALL`].
     masked: usize,
@@ -117,7 +113,6 @@ impl LayerTable {
         (self.proxies.capacity() + self.nodes.capacity()) * core::mem::size_of::<Layers>()
     }
 
-    /// The layers of a proxy.
     #[inline(always)]
     fn of(&self, id: ProxyId) -> Layers {
         self.proxies.get(id.index()).copied().unwrap_or(Layers::ALL)
@@ -140,9 +135,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.layers.of(id)
     }
 
-    /// Sets the layers of a proxy, which layer tests read (queries with a [`LayerTest`]).
-    /// On a tree whose unions are fresh, the path to the root is updated at once;
-    /// otherwise [`Self::refresh_layers`] does it.
+    /// Sets the layers of a proxy, which queries with a [`LayerTest`] read. On a tree whose
+    /// unions are fresh, the path to the root is updated at once; otherwise
+    /// [`Self::refresh_layers`] does it.
     ///
     /// # Errors
     ///
@@ -185,8 +180,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         Ok(())
     }
 
-    /// Computes the layer unions of every internal node again when the tree's shape
-    /// changed since they were last computed (O(nodes)); otherwise does nothing. Call it
+    /// Computes the layer unions of every internal node again, in one pass from the leaves
+    /// up (O(nodes)), when the tree's shape changed since they were last computed. Call it
     /// after updates so that queries with a [`LayerTest`] skip the subtrees that cannot
     /// pass. Trees whose proxies all have [`Layers::ALL`] need nothing.
     pub fn refresh_layers(&mut self) {

@@ -5,32 +5,21 @@
 //! and the pairs across two subtrees are those across each pair of their children. So:
 //!
 //! 1. the changed part of the tree is refitted first, alone (it writes nodes);
-//! 2. the walk's first levels are unrolled, breadth first, into a list of
-//!    tasks that share no pair, until there are enough of them to keep every
-//!    thread busy; or, when the update searches leaf by leaf (few moved leaves, see
-//!    [`DynamicTree::update_pairs`]), the moved leaves are listed and cut into as many
-//!    even slices, each leaf walked against the whole tree;
-//! 3. the tasks run on any threads, reading the tree only, each into its own list
-//!    ([`ParallelPairs::run_buffered`]; the lists are kept by the tree between updates);
-//! 4. the lists are joined in task order ([`ParallelPairs::append_buffered`]), and the
-//!    moves are forgotten;
-//! 5. the tree's incremental rebuilds that end every update (see
-//!    [`DynamicTree::update_pairs`]) are planned as tasks on the same threads and written
-//!    in order (`ParallelPairs::finish_on`, which [`DynamicTree::update_pairs_parallel`]
-//!    and the plugin call; a job dropped instead rebuilds on the dropping thread).
+//! 2. the walk's first levels are unrolled, breadth first, into tasks that share no pair,
+//!    enough to keep every thread busy; or, when the update searches leaf by leaf, the
+//!    moved leaves are cut into as many even slices;
+//! 3. the tasks run on any threads, reading the tree only, each into its own list;
+//! 4. the lists are joined in task order, and the moves are forgotten;
+//! 5. the incremental rebuilds that end every update are planned as tasks on the same
+//!    threads and written in order (`ParallelPairs::finish_on`; a job dropped instead
+//!    rebuilds on the dropping thread).
 //!
-//! The pairs found are exactly those of the serial update. Their order may differ from
-//! it but, as with the serial update, depends only on the operations applied to the tree (and
-//! the number of tasks asked for), never on the threads.
-//!
-//! [`DynamicTree::update_pairs_parallel`] does all of it on the tree's own worker threads
-//! (see `tree::pool`). To run the tasks on another pool (Bevy's, in this crate's plugin),
-//! use [`DynamicTree::parallel_pairs`].
+//! The pairs are exactly those of the serial update, in an order that depends only on the
+//! operations applied to the tree and the number of tasks asked for, never on the threads.
 
 use crate::Vector;
 use crate::tree::constants::{MAX_THREADS, TASKS_PER_THREAD};
-use crate::tree::pairs::{LeafTasks, PairStacks, child_ref, pop_task};
-
+use crate::tree::pairs::{Entry, PairStacks, children, pop_task};
 use crate::tree::{DynamicTree, NodeId, ProxyId};
 use core::cell::RefCell;
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -55,7 +44,6 @@ std::thread_local! {
 pub(crate) trait TaskRunner: Sync {
     /// How many threads the tasks may run on (1: the calling thread alone).
     fn threads(&self) -> usize;
-    /// Runs tasks `0..count` with `task`.
     fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync));
 }
 
@@ -72,10 +60,9 @@ impl TaskRunner for CallingThread {
     }
 }
 
-/// Room for the tasks of a split into at least `min_tasks`: a split never makes more than
-/// `min_tasks + 2` (see [`DynamicTree::split_pair_walk`]). Capped at what the largest
-/// [`DynamicTree::update_pairs_parallel`] asks for; larger splits grow their lists as they
-/// go.
+/// Room for the tasks of a split into at least `min_tasks` (see
+/// [`DynamicTree::split_pair_walk`]), capped at what the largest
+/// [`DynamicTree::update_pairs_parallel`] asks for: larger splits grow their lists.
 fn task_room(min_tasks: usize) -> usize {
     min_tasks.min(MAX_THREADS * TASKS_PER_THREAD) + 3
 }
@@ -88,9 +75,9 @@ pub(crate) struct PairTask {
     b: NodeId,
 }
 
-/// A pair update split into tasks, holding the tree until it is dropped. Dropping it ends
-/// the update: the moves are forgotten and the tree optimizes itself, as at the end of
-/// [`DynamicTree::update_pairs`]. Made by [`DynamicTree::parallel_pairs`].
+/// A pair update split into tasks, made by [`DynamicTree::parallel_pairs`], holding the
+/// tree until it is dropped. Dropping it ends the update as [`DynamicTree::update_pairs`]
+/// does: the moves are forgotten and the tree optimizes itself.
 ///
 /// Run every task before dropping it: the pairs of a task never run are not reported by
 /// any later update, nor are those of tasks run with [`ParallelPairs::run_buffered`]
@@ -99,26 +86,24 @@ pub(crate) struct PairTask {
 pub struct ParallelPairs<'a, V: Vector, T> {
     tree: &'a mut DynamicTree<V, T>,
     tasks: Vec<PairTask>,
-    /// A list of pairs for each task (at least `tasks.len()` of them) for
-    /// [`Self::run_buffered`], taken from the tree and given back to it on drop, so that a
-    /// list grows only when its task reports more pairs than it ever has.
+    /// A list of pairs per task for [`Self::run_buffered`], taken from the tree and given
+    /// back on drop.
     buffers: Vec<TaskPairs>,
-    /// The update searches leaf by leaf ([`Search`](crate::tree::pairs::Search)): its
-    /// tasks are this many even slices of the changed leaves instead of `tasks`.
+    /// When the update searches leaf by leaf: its tasks are this many even slices of the
+    /// changed leaves instead of `tasks`.
     leaf_slices: Option<usize>,
     /// Proxies moved in this update, the tree's count of nodes visited at its start, and
-    /// whether any task ran: what the search cost is noted on drop, when tasks ran.
+    /// whether any task ran: the search cost is noted on drop when tasks ran.
     moved: usize,
     visits_from: u64,
     ran: AtomicBool,
-    /// Whether [`Self::finish_on`] ended the update already.
+    /// [`Self::finish_on`] ended the update already.
     finished: bool,
 }
 
 impl<V: Vector, T> ParallelPairs<'_, V, T> {
     /// The number of tasks: run each of `0..task_count()` once with [`Self::run`], in any
-    /// order and on any threads. Joining their pairs in index order gives a deterministic
-    /// result.
+    /// order and on any threads. Their pairs joined in index order are deterministic.
     pub fn task_count(&self) -> usize {
         self.leaf_slices.unwrap_or(self.tasks.len())
     }
@@ -148,14 +133,12 @@ impl<V: Vector, T> ParallelPairs<'_, V, T> {
     /// [`Self::append_buffered`] reads. Tasks may run at the same time on different
     /// threads: each locks only its own list.
     ///
-    /// The lists are kept by the tree between updates, but each grows whenever its task
-    /// reports more pairs than it ever has, and the tasks of a split vary in size from
-    /// one update to the next, so a warm tree may still allocate now and then here; with
+    /// The lists are kept between updates, but one grows whenever its task reports more
+    /// pairs than it ever has, so a warm tree may still allocate here now and then; with
     /// [`Self::run`] into one list of the caller's, it does not.
     pub fn run_buffered(&self, index: usize) {
         if index < self.task_count() {
-            // The list is filled out of the job's array and put back: its length lives
-            // in this thread's own memory meanwhile, not on a cache line that the
+            // Filled out of the job's array, so that its length is not on a cache line the
             // neighbouring tasks' lists share. The lock is never contended (one task per
             // list) nor poisoned (the walk has no path that panics).
             let lock = || {
@@ -170,9 +153,9 @@ impl<V: Vector, T> ParallelPairs<'_, V, T> {
         }
     }
 
-    /// Moves the pairs of the tasks run with [`Self::run_buffered`] to the end of
-    /// `pairs`, in task order, whatever threads ran them: the same pairs in the same order
-    /// as running every task in turn with [`Self::run`].
+    /// Moves the pairs of the tasks run with [`Self::run_buffered`] to the end of `pairs`,
+    /// in task order: the same pairs in the same order as every task run in turn with
+    /// [`Self::run`], whatever threads ran them.
     pub fn append_buffered(&mut self, pairs: &mut Vec<(ProxyId, ProxyId)>) {
         let count = self.task_count();
         for list in &mut self.buffers[..count] {
@@ -196,7 +179,6 @@ impl<V: Vector, T: Sync> ParallelPairs<'_, V, T> {
 impl<V: Vector, T> ParallelPairs<'_, V, T> {
     /// Gives the tree back its lists and notes what the search cost.
     fn end(&mut self) {
-        // Kept for the next split.
         self.tree.scratch.pairs.split_tasks = core::mem::take(&mut self.tasks);
         self.tree.scratch.pairs.task_pairs = core::mem::take(&mut self.buffers);
         let tree = &mut *self.tree;
@@ -219,12 +201,11 @@ impl<V: Vector, T> Drop for ParallelPairs<'_, V, T> {
 }
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// Starts a pair update whose walk runs as independent tasks: refits the changed part
-    /// of the tree, then unrolls the walk's first levels, breadth first, into at least
-    /// `min_tasks` tasks that share no pair, where the tree allows (or, when the update
-    /// searches leaf by leaf, cuts the moved leaves into `min_tasks` slices, fewer when
-    /// fewer leaves moved). The tasks only read the tree, so they may run on any threads
-    /// at once.
+    /// Starts a pair update whose walk is split into at least `min_tasks` independent tasks
+    /// where the tree allows (or, when the update searches leaf by leaf, `min_tasks` slices
+    /// of the moved leaves, fewer when fewer moved). The tasks only read the tree, so they
+    /// may run on any threads at once.
+    ///
     /// The update ends when the returned value is dropped; the pairs of all its tasks are
     /// exactly those [`Self::update_pairs`] would have reported.
     #[must_use = "dropping the job without running its tasks loses this update's pairs"]
@@ -247,10 +228,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
             None
         };
         let count = leaf_slices.unwrap_or(tasks.len());
-        // At least one list per task, grown at most once for this `min_tasks` (see
-        // `split_pair_walk`; lists past the task count are kept for later updates, so a
-        // split into very many tasks keeps its lists until the tree is dropped), and
-        // emptied: a job dropped without `append_buffered` may have left pairs.
+        // At least one list per task, grown at most once for this `min_tasks` (lists past
+        // the task count are kept until the tree is dropped), and emptied: a job dropped
+        // without `append_buffered` may have left pairs.
         let mut buffers = core::mem::take(&mut self.scratch.pairs.task_pairs);
         if buffers.len() < count {
             buffers.reserve(task_room(min_tasks).saturating_sub(buffers.len()));
@@ -273,21 +253,18 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// [`Self::update_pairs`] with the walk spread over `threads` threads (the
-    /// calling one included; at most 256). The pairs are the same; their order, joined
-    /// task by task, depends on `threads` but not on how the threads ran.
+    /// [`Self::update_pairs`] with the walk spread over `threads` threads (the calling one
+    /// included; at most 256). The pairs are the same; their order depends on `threads`
+    /// but not on how the threads ran.
     ///
-    /// The walk (or, when the update searches leaf by leaf, the list of moved leaves) is
-    /// split into about sixteen tasks per thread; each thread takes the next task not yet
-    /// taken until none is left, so a thread that drew small tasks goes on with more.
-    ///
-    /// With one thread (or a walk that does not split), the tasks run in order on the
-    /// calling thread, straight into `pairs`, and a warm tree allocates nothing. With
-    /// more, and the `parallel` feature, the tasks run on the calling thread and a rayon
-    /// pool of `threads - 1` workers that the tree starts on its first parallel call and
-    /// keeps until it is dropped or a call asks for another number of threads. Without
-    /// the feature they run on the calling thread, one after the other, with the same
-    /// result. To run the tasks on a pool of your own (as the plugin does on Bevy's), use
+    /// The work is split into about sixteen tasks per thread; each thread takes the next
+    /// task not yet taken until none is left, so a thread that drew small tasks goes on
+    /// with more. With one thread (or a walk that does not split), the tasks run in order
+    /// straight into `pairs`, and a warm tree allocates nothing. With more, and the
+    /// `parallel` feature, they run on the calling thread and a rayon pool of `threads - 1`
+    /// workers that the tree keeps until it is dropped or a call asks for another number
+    /// of threads; without the feature, on the calling thread alone, with the same result.
+    /// To run the tasks on a pool of your own (as the plugin does on Bevy's), use
     /// [`Self::parallel_pairs`].
     pub fn update_pairs_parallel(&mut self, pairs: &mut Vec<(ProxyId, ProxyId)>, threads: usize)
     where
@@ -298,7 +275,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut job = self.parallel_pairs(threads.saturating_mul(TASKS_PER_THREAD));
         let count = job.task_count();
         if threads.min(count) <= 1 {
-            // One thread: the tasks in order, straight into `pairs`.
             for task in 0..count {
                 job.run(task, |a, b| pairs.push((a, b)));
             }
@@ -312,11 +288,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.scratch.workers = Some(workers);
     }
 
-    /// The first step of a parallel update or of one searched leaf by leaf, which leaves
-    /// the pair search only reading:
-    /// refit(N) of the walk for every changed internal node, children first; or, when
-    /// every box is exact already and nothing rotates, only the optimizer's candidates
-    /// noted ([`Self::note_changed_candidates`]).
+    /// The first step of a parallel or leaf-by-leaf update, which leaves the pair search
+    /// only reading: refit(N) of the walk for every changed internal node, children first,
+    /// or only the candidates noted when no refit is needed.
     pub(crate) fn refit_changed(&mut self) {
         self.optimizer.candidates.clear();
         if !self.has_walk() {
@@ -330,11 +304,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// With every box exact and no rotation, a refit would only note the candidates for
-    /// [`Self::optimize`]: the changed nodes of at most `subtree_height` whose parent is
-    /// higher. They are found from the root down, without visiting the changed nodes
-    /// below them (after a large batch of moves, most of the tree, whose visit would be a
-    /// good share of the update).
+    /// Notes the candidates for [`Self::optimize`] that refits would: the changed nodes of
+    /// at most `subtree_height` whose parent is higher, found from the root down without
+    /// visiting the changed nodes below them (after a large batch of moves, most of them).
     fn note_changed_candidates(&mut self, subtree_height: u16) {
         let epoch = self.epoch;
         let mut stack = core::mem::take(&mut self.scratch.pairs.walk);
@@ -356,9 +328,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.scratch.pairs.walk = stack;
     }
 
-    /// Unrolls the first levels of the pair walk, breadth first, into tasks that share no
-    /// pair, until there are `min_tasks` or nothing left to unroll; `tasks` receives them
-    /// (cleared first).
+    /// Unrolls the first levels of the pair walk, breadth first, into `tasks` (cleared
+    /// first), until there are `min_tasks` or nothing left to unroll.
     fn split_pair_walk(&mut self, min_tasks: usize, tasks: &mut Vec<PairTask>) {
         tasks.clear();
         if !self.has_walk() {
@@ -366,8 +337,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         let mut queue = core::mem::take(&mut self.scratch.pairs.split_queue);
         queue.clear();
-        // The unrolling splits only while there are fewer than `min_tasks - 1` tasks, and
-        // a split adds at most 4: never more than `min_tasks + 2`, so that once these have
+        // The unrolling splits only while there are fewer than `min_tasks - 1` tasks, and a
+        // split adds at most 4: never more than `min_tasks + 2`, so that once these have
         // the room, later splits never grow them.
         tasks.reserve(task_room(min_tasks));
         queue.reserve(task_room(min_tasks));
@@ -396,34 +367,23 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 queue.push_front(task);
                 break;
             }
-            let hits = |a: NodeId, b: NodeId| {
-                Self::hit(self.ref_entry(a), self.ref_entry(b), epoch).then_some(PairTask { a, b })
+            let hits = |(a, ea): (NodeId, Entry<'_, V>), (b, eb): (NodeId, Entry<'_, V>)| {
+                Self::hit(ea, eb, epoch).then_some(PairTask { a, b })
             };
             if task.a == task.b {
                 // self(N): self of each changed internal child, and child against child.
                 visited += 1;
-                let na = &self.nodes[task.a.index()];
-                for k in 0..2 {
-                    let child = na.children[k];
-                    if !child.is_leaf() && na.stamps[k] == epoch {
+                let [c1, c2] = children(task.a, &self.nodes[task.a.index()]);
+                for (child, (_, stamp)) in [c1, c2] {
+                    if !child.is_leaf() && stamp == epoch {
                         queue.push_back(PairTask { a: child, b: child });
                     }
                 }
-                queue.extend(hits(
-                    child_ref(task.a, 0, na.children[0]),
-                    child_ref(task.a, 1, na.children[1]),
-                ));
+                queue.extend(hits(c1, c2));
             } else if !task.a.is_leaf() && !task.b.is_leaf() {
                 visited += 1;
-                let (na, nb) = (&self.nodes[task.a.index()], &self.nodes[task.b.index()]);
-                let refs = |t: NodeId, n: &crate::tree::Node<V>| {
-                    [
-                        child_ref(t, 0, n.children[0]),
-                        child_ref(t, 1, n.children[1]),
-                    ]
-                };
-                for x in refs(task.a, na) {
-                    for y in refs(task.b, nb) {
+                for x in children(task.a, &self.nodes[task.a.index()]) {
+                    for y in children(task.b, &self.nodes[task.b.index()]) {
                         queue.extend(hits(x, y));
                     }
                 }
@@ -435,11 +395,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.count_visits(visited, 0);
     }
 
-    /// Runs one task of a parallel walk (no refits: [`Self::refit_changed`] did them).
-    ///
-    /// Each thread keeps its stacks between tasks (and updates), so that a pool's
-    /// long-lived threads allocate nothing once warm. A task started from `f` on the same
-    /// thread (nothing in the crate does) gets stacks of its own.
+    /// Runs one task of a parallel walk (no refits: [`Self::refit_changed`] did them),
+    /// with this thread's stacks, kept between tasks so that a pool's long-lived threads
+    /// allocate nothing once warm. A task started from `f` gets stacks of its own.
     fn run_pair_task(&self, task: PairTask, f: impl FnMut(ProxyId, ProxyId)) {
         TASK_STACKS.with(|cell| match cell.try_borrow_mut() {
             Ok(mut stacks) => self.run_pair_task_with(task, &mut stacks, f),
@@ -447,8 +405,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         });
     }
 
-    /// Runs one slice of the changed leaves of a parallel update searched leaf by leaf
-    /// ([`Self::search_leaves`]), with this thread's stacks (as [`Self::run_pair_task`]).
+    /// [`Self::search_leaves`] for one slice of the changed leaves, with this thread's
+    /// stacks (as [`Self::run_pair_task`]).
     fn run_leaf_slice(&self, leaves: &[NodeId], f: impl FnMut(ProxyId, ProxyId)) {
         TASK_STACKS.with(|cell| match cell.try_borrow_mut() {
             Ok(mut stacks) => self.search_leaves(leaves, &mut stacks.walk, f),
@@ -463,37 +421,15 @@ impl<V: Vector, T> DynamicTree<V, T> {
         mut f: impl FnMut(ProxyId, ProxyId),
     ) {
         stacks.start((task.a, task.b));
-        let tasks = &mut stacks.tasks;
         let (mut fill, mut leaf_fill) = (1, 0);
-        let (mut visited, mut reported) = (0u64, 0u64);
+        let mut counts = (0u64, 0u64);
         while fill > 0 {
-            let (x, y) = pop_task(tasks, &mut fill);
-            visited += 1;
-            let mut counts = (&mut visited, &mut reported);
-            self.run_task(
-                x,
-                y,
-                false,
-                tasks,
-                &mut fill,
-                (&mut stacks.leaf_tasks, &mut leaf_fill),
-                &mut stacks.walk,
-                &mut counts,
-                &mut f,
-            );
-            if LeafTasks::is_full(leaf_fill) {
-                let counts = (&mut visited, &mut reported);
-                let leaf_tasks = (&stacks.leaf_tasks, core::mem::take(&mut leaf_fill));
-                self.run_leaf_tasks(leaf_tasks, &mut stacks.walk, counts, &mut f);
-            }
+            let popped = pop_task(&mut stacks.tasks, &mut fill);
+            counts.0 += 1;
+            let fills = (&mut fill, &mut leaf_fill);
+            self.run_task(popped, false, stacks, fills, &mut counts, &mut f);
         }
-        let counts = (&mut visited, &mut reported);
-        self.run_leaf_tasks(
-            (&stacks.leaf_tasks, leaf_fill),
-            &mut stacks.walk,
-            counts,
-            &mut f,
-        );
-        self.count_visits(visited, reported);
+        self.run_leaf_tasks(stacks, leaf_fill, &mut counts, &mut f);
+        self.count_visits(counts.0, counts.1);
     }
 }

@@ -1,15 +1,15 @@
 //! Asking the processor to start loading a node before a walk reads it.
 //!
-//! The pair walk knows its next nodes a few steps before it reads them (the children of
-//! the pairs it keeps), but which of them it reads next depends on the box tests of the
-//! node in hand, so the processor cannot start those loads early on its own: in a tree
-//! larger than its caches each read waits for memory in turn. A prefetch, issued where a
-//! node's children are first seen, starts the loads at once and overlaps them with the
-//! work in between; the walk reads the same nodes as without it.
+//! A walk knows its next nodes a few steps before it reads them (the children of the node
+//! in hand), but which of them it reads next depends on the box tests, so the processor
+//! cannot start those loads early on its own: in a tree larger than its caches each read
+//! waits for memory in turn. A prefetch, issued where a node's children are first seen,
+//! starts the loads at once and overlaps them with the work in between; the walk reads the
+//! same nodes as without it.
 //!
-//! This is one of the crate's two `unsafe` uses (the other is `tree::parallel_refit`): the prefetch instruction is reached only through an intrinsic that
-//! Rust marks `unsafe`. The reasons it is sound are given beside it. The release benchmarks (`bench_compare`)
-//! measure the gain on trees larger than the caches; on other targets than x86_64,
+//! This is one of the crate's two `unsafe` uses (the other is `tree::parallel_refit`): the
+//! prefetch instruction is reached only through an intrinsic that Rust marks `unsafe`. The
+//! reasons it is sound are given beside it. On targets other than x86_64,
 //! [`prefetch_node`] does nothing.
 
 use crate::Vector;
@@ -38,9 +38,8 @@ pub(crate) fn prefetch_node<V: Vector>(nodes: &[Node<V>], index: usize) {
 }
 
 /// [`prefetch_node`] for the internal ones of `children`, the children of the node `at`,
-/// as soon as a walk reaches `at`: before their tests choose which are read, since
-/// waiting for the tests would start the loads later. A leaf child (not a node) names
-/// `at` itself, already loaded.
+/// as soon as a walk reaches `at`, before their tests choose which are read (waiting for
+/// the tests would start the loads later). A leaf child names `at` itself, already loaded.
 #[inline(always)]
 pub(crate) fn prefetch_children<V: Vector>(nodes: &[Node<V>], at: NodeId, children: [NodeId; 2]) {
     for child in children {

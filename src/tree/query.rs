@@ -1,16 +1,11 @@
 //! Queries: boxes, points, balls, rays and box casts.
 //!
-//! Every traversal keeps its pending nodes on a [`SmallVec`] that spills to the heap, so
-//! no node is ever dropped however deep the tree, and every callback can stop the query
-//! early. Leaves are tested by their **fat** boxes; callbacks test the exact shape.
-//!
-//! Every traversal tests a node's two children before going further and goes straight on
-//! into one that passes, pushing the other only when both do: the stack sees one push and
-//! one pop per fork rather than two of each per node.
-//!
-//! The forms ending in `_in` take a [`LayerTest`] too: a leaf passes only when its layers
-//! do, and a subtree whose layer unions fail is skipped whole (see
-//! [`DynamicTree::refresh_layers`]); the other forms test no layers.
+//! Leaves are tested by their **fat** boxes; callbacks test the exact shape and can stop
+//! the query early. Pending nodes go on a [`SmallVec`] that spills to the heap, so none is
+//! dropped however deep the tree. A traversal tests a node's two children and goes straight
+//! on into one that passes, pushing the other only when both do: one push and one pop per
+//! fork rather than two of each per node. The forms ending in `_in` also skip the leaves
+//! and subtrees whose layers fail a [`LayerTest`] (see [`DynamicTree::refresh_layers`]).
 
 use smallvec::SmallVec;
 
@@ -29,9 +24,8 @@ pub struct RayHit {
 }
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// Calls `f(proxy, data, p)` for every proxy whose fat box passes `test` (which gives
-    /// `Some(p)` for a box that passes), with subtrees pruned by the same test. Stops when
-    /// `f` returns `false`.
+    /// Calls `f(proxy, data, p)` for every proxy whose fat box passes `test` (`Some(p)`),
+    /// with subtrees pruned by the same test, until `f` returns `false`.
     fn walk_hits<P: Copy>(
         &self,
         layers: LayerTest,
@@ -44,8 +38,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         });
     }
 
-    /// [`Self::walk_hits`] without the proxies' data: `f(proxy, p)`, which reads nothing
-    /// of the table of payloads (a scattered read per leaf found in a large tree).
+    /// [`Self::walk_hits`] without the proxies' data: `f(proxy, p)`, which spares a
+    /// scattered read of the table of payloads per leaf found.
     ///
     /// Depth first. A node is tested before it is entered (the root first), so a popped
     /// node is always entered, with what its test gave. Cases at each node entered: a
@@ -100,16 +94,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// [`Self::walk_hits`] for a test that passes or fails.
     #[inline]
-    fn query_by(
-        &self,
-        overlaps: impl Fn(&BoundingBox<V>) -> bool,
-        f: impl FnMut(ProxyId, &T) -> bool,
-    ) {
-        self.query_by_in(LayerTest::Any, overlaps, f);
-    }
-
-    /// [`Self::query_by`] with a layer test.
-    #[inline]
     fn query_by_in(
         &self,
         layers: LayerTest,
@@ -126,7 +110,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Calls `f` for every proxy whose fat box overlaps `aabb` (touching counts). Return
     /// `false` from `f` to stop.
     pub fn query_box(&self, aabb: &BoundingBox<V>, f: impl FnMut(ProxyId, &T) -> bool) {
-        self.query_by(|b| b.overlaps(aabb), f);
+        self.query_by_in(LayerTest::Any, |b| b.overlaps(aabb), f);
     }
 
     /// [`Self::query_box`] for the proxies whose layers pass `layers` only.
@@ -139,8 +123,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.query_by_in(layers, |b| b.overlaps(aabb), f);
     }
 
-    /// Calls `f(proxy, fat box)` for every proxy whose fat box overlaps `aabb`. Return
-    /// `false` from `f` to stop.
+    /// Calls `f(proxy, fat box)` for every proxy whose fat box overlaps `aabb` and whose
+    /// layers pass `layers`. Return `false` from `f` to stop.
     #[cfg(feature = "plugin")]
     pub(crate) fn query_box_boxes(
         &self,
@@ -158,7 +142,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Calls `f` for every proxy whose fat box contains `point`. Return `false` to stop.
     pub fn query_point(&self, point: V, f: impl FnMut(ProxyId, &T) -> bool) {
-        self.query_by(|b| b.contains_point(point), f);
+        self.query_by_in(LayerTest::Any, |b| b.contains_point(point), f);
     }
 
     /// [`Self::query_point`] for the proxies whose layers pass `layers` only.
@@ -168,7 +152,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Calls `f` for every proxy whose fat box overlaps `ball`. Return `false` to stop.
     pub fn query_ball(&self, ball: &Ball<V>, f: impl FnMut(ProxyId, &T) -> bool) {
-        self.query_by(|b| ball.overlaps_box(b), f);
+        self.query_by_in(LayerTest::Any, |b| ball.overlaps_box(b), f);
     }
 
     /// [`Self::query_ball`] for the proxies whose layers pass `layers` only.
@@ -234,12 +218,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Closest-hit traversal of the ray against every node box grown by `expand` (the
     /// Minkowski sum that turns a box cast into a ray cast).
     ///
-    /// Cases at each popped node: its entry parameter (computed when it was pushed) is
-    /// beyond the best hit so far, skip; otherwise descend from it. Cases at each node of
-    /// the descent: a leaf, ask `hit`, shrink the range and end the descent; internal,
-    /// compute both children's entry parameters: both hit, push the farther and go on
-    /// into the nearer (the nearer is always visited first, and the stack is touched once
-    /// per level instead of three times); one hit, go on into it; none, end the descent.
+    /// Cases at each popped node: its entry parameter (computed when pushed) is beyond the
+    /// best hit so far, skip; otherwise descend from it. At each node of the descent: a
+    /// leaf, ask `hit`, shrink the range and end the descent; internal, both children hit,
+    /// push the farther and go on into the nearer; one hit, go on into it; none, end.
     fn cast_expanded(
         &self,
         ray: &Ray<V>,
@@ -257,8 +239,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             return None;
         }
         let slabs = RaySlabs::new(ray);
-        // A plain ray (no expansion) tests the node boxes as they are: one branch that
-        // goes the same way for the whole query instead of two additions per box.
+        // A plain ray tests the boxes as they are: a branch that goes the same way for the
+        // whole query instead of two additions per box.
         let plain = expand == V::ZERO;
         let grow = |b: &BoundingBox<V>| {
             if plain {
@@ -282,8 +264,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
             if t_enter > best_t {
                 continue;
             }
-            // Descend towards the nearer child without going through the stack; the
-            // farther one is pushed and revisited once this branch is done.
             loop {
                 visited += 1;
                 if id.is_leaf() {

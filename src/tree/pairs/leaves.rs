@@ -1,17 +1,15 @@
 //! The leaf-by-leaf search: each changed leaf walked against the whole tree.
 
 use crate::Vector;
+use crate::tree::constants::LEAVES_BELOW;
 use crate::tree::prefetch::prefetch_children;
 use crate::tree::{DynamicTree, NodeId, ProxyId};
 
 use super::{Entry, PairStacks, child_ref};
-use crate::tree::constants::LEAVES_BELOW;
 
 impl<V: Vector, T> DynamicTree<V, T> {
     /// The pairs of an update searched leaf by leaf (see [`Search`](super::Search)), the
-    /// changed part of the tree refitted already: each changed leaf is walked against the
-    /// whole tree ([`Self::leaf_against_subtree`]), and a pair of two changed leaves is
-    /// reported by the one of lower proxy id. Returns the nodes visited.
+    /// changed part of the tree refitted already. Returns the nodes visited.
     pub(crate) fn pairs_by_leaves(
         &self,
         stacks: &mut PairStacks,
@@ -25,8 +23,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Puts the changed leaves in `leaves` (as [`child_ref`]s, cleared first), found from
-    /// the root down the changed nodes with `walk` as the stack; returns the nodes
-    /// visited (also added to the tree's count).
+    /// the root down the changed nodes; returns the nodes visited (also counted).
     pub(crate) fn collect_changed_leaves(
         &self,
         leaves: &mut Vec<NodeId>,
@@ -36,12 +33,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if !self.has_walk() {
             return 0;
         }
-        // Room for as many as an update searched leaf by leaf can have, so that it grows
-        // only with the tree.
+        // Room for as many as an update searched leaf by leaf can have, and for two nodes a
+        // level of any tree short of the tallest: both grow only with the tree.
         leaves.reserve(self.proxy_count / LEAVES_BELOW + 1);
         let epoch = self.epoch;
         walk.clear();
-        // Room for two nodes a level of any tree short of the tallest, which then grows it.
         walk.reserve(2 * 128);
         walk.push(self.root);
         let mut visited = 0u64;
@@ -63,73 +59,57 @@ impl<V: Vector, T> DynamicTree<V, T> {
         visited
     }
 
-    /// Walks each of the changed `leaves` (from [`Self::collect_changed_leaves`]) against
-    /// the whole tree, a pair of two changed leaves reported by the lower proxy id; returns
-    /// the nodes visited (also added to the tree's count).
+    /// Walks each of the changed `leaves` against the whole tree; returns the nodes visited
+    /// (also added to the tree's count).
     pub(crate) fn search_leaves(
         &self,
         leaves: &[NodeId],
         walk: &mut Vec<NodeId>,
         mut f: impl FnMut(ProxyId, ProxyId),
     ) -> u64 {
-        let (mut visited, mut reported) = (0u64, 0u64);
+        let mut counts = (0u64, 0u64);
         for &leaf in leaves {
-            let (proxy, held) = self.leaf_ref(leaf);
-            self.leaf_against_subtree::<true>(
-                proxy,
-                held,
-                self.root,
-                walk,
-                &mut visited,
-                &mut reported,
-                &mut f,
-            );
+            let held = self.leaf_ref(leaf);
+            self.leaf_against_subtree::<true>(held, self.root, walk, &mut counts, &mut f);
         }
-        self.count_visits(visited, reported);
-        visited
+        self.count_visits(counts.0, counts.1);
+        counts.0
     }
 
     /// Reports every leaf under the internal node `top` whose box overlaps the leaf of
     /// `proxy` (`held`: its box and mark), of which one of the two moved; `top`'s own box
-    /// overlaps and one of the two changed.
+    /// overlaps and one of the two changed. Adds the nodes visited and the pairs reported
+    /// to `counts`.
     ///
-    /// The leaf's box and mark are held at hand; `walk` holds the nodes still to visit,
-    /// from `head` to `tail`. In 3D the walk goes breadth first (`walk` is a queue, read
-    /// at `head`): when several nodes are queued, the next one's address does not wait
-    /// on the tests of the node just read, and the processor loads several 64-byte nodes
-    /// at once. In 2D it goes depth first (`walk` is a stack, read at `tail`): the next
-    /// node is the one a test has just chosen, but it lies next in memory (subtrees are
-    /// laid out depth first) among smaller nodes, and that order is the faster one there.
+    /// In 3D the walk goes breadth first (`walk` is a queue, read at `head`): with several
+    /// nodes queued, the next one's address does not wait on the tests of the node just
+    /// read, and the processor loads several 64-byte nodes at once. In 2D it goes depth
+    /// first (`walk` is a stack, read at `tail`): the next node, the one a test has just
+    /// chosen, lies next in memory (subtrees are laid out depth first) among smaller nodes,
+    /// and that order is the faster one there.
     ///
-    /// At each internal node both children are tested, their boxes and marks read from
-    /// the node itself. Which of them continue is hard to predict, so it is settled
-    /// without branching: both are written at the tail and the tail moves by one for each
-    /// passing internal child (in the order they are to be read). Only a passing leaf (a
-    /// pair to report, rarer) and the end of the walk take a branch. `walk` is used as a
-    /// fixed array (its length is its capacity); when the tail reaches its end, the part
-    /// read moves out (once half of it is read) or the array grows.
+    /// Which children continue is hard to predict, so it is settled without branching:
+    /// both are written at the tail, which moves by one for each passing internal child.
+    /// Only a passing leaf (a pair to report, rarer) and the end of the walk branch. `walk`
+    /// is used as a fixed array (its length is its capacity), compacted or grown when the
+    /// tail reaches its end.
     ///
     /// With `ONCE`, the leaf changed and `top` may hold it and other changed leaves: the
     /// leaf itself is skipped, and another changed leaf is reported only when its proxy id
-    /// is higher, so that over the walks from all the changed leaves each pair of them is
-    /// reported once.
-    #[allow(clippy::too_many_arguments)]
+    /// is higher, so that each pair of changed leaves is reported once.
     #[inline]
     pub(super) fn leaf_against_subtree<const ONCE: bool>(
         &self,
-        proxy: ProxyId,
-        held: Entry<'_, V>,
+        (proxy, held): (ProxyId, Entry<'_, V>),
         top: NodeId,
         walk: &mut Vec<NodeId>,
-        visited: &mut u64,
-        reported: &mut u64,
+        counts: &mut (u64, u64),
         f: &mut impl FnMut(ProxyId, ProxyId),
     ) {
         let epoch = self.epoch;
-        // The arena and the walk's array as plain slices: their addresses and lengths stay
-        // in registers, where through the vectors they would be read again after every
-        // pair reported (the tree holds atomics, so `f`'s writes may alias it as far as
-        // the compiler knows). The counts stay local for the same reason.
+        // Plain slices and local counts stay in registers, where through the vectors they
+        // would be read again after every pair reported (the tree holds atomics, so `f`'s
+        // writes may alias it as far as the compiler knows).
         let nodes = self.nodes.as_slice();
         let aabb = *held.0;
         let leaf_changed = held.1 == epoch;
@@ -158,7 +138,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let hit2 = (leaf_changed | (node.stamps[1] == epoch)) & node.boxes[1].overlaps(&aabb);
             let (leaf1, leaf2) = (c1.is_leaf(), c2.is_leaf());
             if (hit1 & leaf1) | (hit2 & leaf2) {
-                // With `ONCE`, a changed leaf met is reported by the walk of the lower id.
                 let once =
                     |k: usize, c: NodeId| !ONCE || node.stamps[k] != epoch || c.proxy() > proxy;
                 if hit1 & leaf1 && once(0, c1) {
@@ -171,9 +150,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 }
             }
             if tail + 2 > queue.len() {
-                // The tail reached the end: when at least half of the array has been read
-                // (breadth first only), the unread part moves to the front; otherwise the
-                // array doubles. Either way each entry moves at most once per doubling.
+                // Once at least half of the array has been read (breadth first only), the
+                // unread part moves to the front; otherwise the array doubles. Either way
+                // each entry moves at most once per doubling.
                 if 2 * head >= queue.len() {
                     queue.copy_within(head..tail, 0);
                     (head, tail) = (0, tail - head);
@@ -194,7 +173,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             queue[tail] = second.0;
             tail += second.1 as usize;
         }
-        *visited += visits;
-        *reported += found;
+        counts.0 += visits;
+        counts.1 += found;
     }
 }

@@ -4,7 +4,7 @@
 use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::tree::parallel::TaskRunner;
-use crate::tree::{DynamicTree, LEAF, NodeId, ProxyId, Stamp};
+use crate::tree::{DynamicTree, LEAF, Node, NodeId, ProxyId, Stamp};
 
 mod leaves;
 mod search;
@@ -18,9 +18,8 @@ pub(crate) use stacks::{LeafTasks, PairStacks, TASK_ROOM, pop_task};
 pub(crate) type Entry<'a, V> = (&'a BoundingBox<V>, Stamp);
 
 /// The walk's name for child `slot` of `parent`: an internal child's own id, or, for a
-/// leaf, where it hangs (the parent's index and the slot, with the leaf tag), so that a
-/// task that reaches it reads its box, mark and proxy from the parent just read, not from
-/// the table of leaves.
+/// leaf, the parent's index and the slot with the leaf tag, so that a task reaching it
+/// reads its box, mark and proxy from the parent just read, not from the table of leaves.
 #[inline(always)]
 pub(crate) fn child_ref(parent: NodeId, slot: usize, child: NodeId) -> NodeId {
     if child.is_leaf() {
@@ -30,6 +29,16 @@ pub(crate) fn child_ref(parent: NodeId, slot: usize, child: NodeId) -> NodeId {
     }
 }
 
+/// The children of the internal node `id` (`node`), as [`child_ref`]s with their entries.
+#[inline(always)]
+pub(crate) fn children<V: Vector>(id: NodeId, node: &Node<V>) -> [(NodeId, Entry<'_, V>); 2] {
+    let child = |k: usize| {
+        let entry = (&node.boxes[k], node.stamps[k]);
+        (child_ref(id, k, node.children[k]), entry)
+    };
+    [child(0), child(1)]
+}
+
 impl<V: Vector, T> DynamicTree<V, T> {
     /// Finishes a step of moves: tightens and rebalances the changed part of the tree, then
     /// appends to `pairs` every pair of proxies whose fat boxes overlap and of which at
@@ -37,12 +46,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///
     /// The pairs are found by a walk of the changed part of the tree against itself or,
     /// when fewer than one proxy in eight moved, by a walk from each moved leaf if that
-    /// has cost less recently (see the [module guide](crate::tree)): the tree counts the
-    /// nodes each visits.
+    /// has visited fewer nodes recently (see the [module guide](crate::tree)).
     ///
     /// Each pair appears once, as `(a, b)` with `a < b`, in an order that depends only on
-    /// the sequence of operations applied to the tree (the same operations give the same
-    /// order). `pairs` is not cleared first.
+    /// the sequence of operations applied to the tree. `pairs` is not cleared first.
     pub fn update_pairs(&mut self, pairs: &mut Vec<(ProxyId, ProxyId)>) {
         let push = |a: ProxyId, b: ProxyId| pairs.push(if a < b { (a, b) } else { (b, a) });
         let moved = self.moved_count;
@@ -85,16 +92,5 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let node = &self.nodes[((r.0 & !LEAF) >> 1) as usize];
         let k = (r.0 & 1) as usize;
         (node.children[k].proxy(), (&node.boxes[k], node.stamps[k]))
-    }
-
-    /// The box and mark of a task's operand: a [`child_ref`].
-    #[inline(always)]
-    pub(crate) fn ref_entry(&self, r: NodeId) -> Entry<'_, V> {
-        if r.is_leaf() {
-            self.leaf_ref(r).1
-        } else {
-            let link = self.link_of(r);
-            (self.slot_box(link), self.slot_stamp(link))
-        }
     }
 }

@@ -8,29 +8,25 @@ use crate::tree::constants::{LEAF_VISIT_COST, LEAVES_BELOW, PROBE_EVERY};
 /// How a pair update finds its pairs, serial or parallel.
 ///
 /// The walk of [`DynamicTree::refit_and_pairs`] goes down two changed subtrees side by
-/// side, testing the boxes of both at every level: where many leaves moved it shares the
-/// work of their paths. Where the moved leaves are few and scattered, a changed subtree
-/// is mostly still leaves, and where boxes touch (a packed crowd, a wall of crates, a
-/// lattice of cells) its box overlaps its neighbours' along whole faces: the walk follows
-/// those faces far down on both sides before it narrows to the moved leaves, and a walk
-/// from each moved leaf ([`DynamicTree::pairs_by_leaves`]) narrows at once. Which wins
-/// depends on the shapes as much as on the count, so the tree measures: each search
-/// notes the nodes it visited and the proxies moved, as running averages; an update with
-/// fewer than one proxy in [`LEAVES_BELOW`] moved takes the one that has cost less per
-/// moved proxy recently (the leaf-by-leaf visits weighted by [`LEAF_VISIT_COST`]), and
-/// every [`PROBE_EVERY`] such updates it runs the other once. Updates with more moves
-/// always walk.
+/// side, sharing the work of many moved leaves' paths. Where the moved leaves are few and
+/// scattered and boxes touch (a packed crowd, a wall of crates), a changed subtree's box
+/// overlaps its neighbours' along whole faces: the walk follows those faces far down on
+/// both sides before it narrows to the moved leaves, where a walk from each moved leaf
+/// ([`DynamicTree::pairs_by_leaves`]) narrows at once. Which wins depends on the shapes, so
+/// the tree measures: each search notes the nodes it visited and the proxies moved, as
+/// running averages; an update with fewer than one proxy in [`LEAVES_BELOW`] moved takes
+/// the one that has cost less per moved proxy recently (leaf-by-leaf visits weighted by
+/// [`LEAF_VISIT_COST`]), and every [`PROBE_EVERY`] such updates runs the other once.
+/// Updates with more moves always walk.
 ///
 /// Cases: a search never run yet is run (the walk first); counts alone decide, so the
-/// same operations give the same searches and the same order of pairs. A parallel
-/// walk's count includes the levels its split unrolled, so it does not depend on the
-/// number of tasks; it differs from a serial walk's (which also counts its refits), so a
-/// tree updated both ways chooses from both.
+/// same operations give the same searches and order of pairs. A parallel walk's count
+/// includes the levels its split unrolled, so it does not depend on the number of tasks;
+/// it differs from a serial walk's (which counts its refits), so a tree updated both ways
+/// chooses from both.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Search {
-    /// The recent walks.
     walk: SearchCost,
-    /// The recent leaf-by-leaf searches.
     leaves: SearchCost,
     /// Updates that could search leaf by leaf since the search not preferred last ran.
     since_probe: u32,
@@ -51,8 +47,7 @@ impl SearchCost {
 }
 
 impl Search {
-    /// Whether an update with `moved` of `proxies` moved searches leaf by leaf; counts the
-    /// update.
+    /// Whether an update with `moved` of `proxies` moved searches leaf by leaf.
     pub(crate) fn by_leaves(&mut self, moved: usize, proxies: usize) -> bool {
         if moved.saturating_mul(LEAVES_BELOW) >= proxies {
             return false;
@@ -63,7 +58,6 @@ impl Search {
         if !self.leaves.known() {
             return true;
         }
-        // Both are known: visits per moved proxy, weighted.
         let (walk, leaves) = (self.walk, self.leaves);
         let preferred = leaves.visits * LEAF_VISIT_COST * walk.moves < walk.visits * leaves.moves;
         self.since_probe += 1;
@@ -74,7 +68,6 @@ impl Search {
         preferred
     }
 
-    /// Whether both searches have run.
     #[cfg(test)]
     pub(crate) fn ran_both(&self) -> bool {
         self.walk.known() && self.leaves.known()
@@ -82,7 +75,7 @@ impl Search {
 
     /// Notes the cost of an update's search: `visited` nodes for `moved` of `proxies`.
     /// Only updates that could search leaf by leaf are noted, so that the two costs come
-    /// from like updates; one with nothing moved searched nothing and teaches nothing.
+    /// from like updates; one with nothing moved teaches nothing.
     ///
     /// Visits and moves are averaged apart, over the last few runs, and compared as a
     /// ratio: the updates with many moves weigh most, as they do in time (a walk for a

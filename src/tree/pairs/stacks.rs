@@ -4,43 +4,37 @@
 use crate::tree::NodeId;
 use crate::tree::constants::LEAF_TASK_ROOM;
 
-/// The stacks and buffers of the pair walks, serial and parallel, kept by the tree
-/// between updates.
+/// The stacks and buffers of the pair walks, serial and parallel.
 #[derive(Debug, Default)]
 pub(crate) struct PairStacks {
     /// Pending tasks: `(x, x)` is self(x), `(x, null)` refit(x), `(x, y)` cross(x, y) (or,
     /// as the first task of a parallel walk, any pair of nodes).
     pub tasks: Vec<(NodeId, NodeId)>,
-    /// Pending nodes of a leaf-against-subtree walk; also the stack that collects the
-    /// changed leaves and notes the optimizer's candidates.
+    /// Pending nodes of a leaf-against-subtree walk, or of the walks that collect the
+    /// changed leaves or the optimizer's candidates.
     pub walk: Vec<NodeId>,
-    /// Pending nodes of a refit (of the whole tree after a large batch of moves, or of the
-    /// changed part before a parallel or leaf-by-leaf update): (node, children done).
+    /// Pending nodes of a refit of the whole tree or of its changed part: (node, children
+    /// done).
     pub refits: Vec<(NodeId, bool)>,
-    /// The tasks of the last parallel split, kept for the next one.
     pub split_tasks: Vec<crate::tree::parallel::PairTask>,
-    /// The queue of the parallel split's breadth-first unrolling.
     pub split_queue: std::collections::VecDeque<crate::tree::parallel::PairTask>,
-    /// The pairs of each task of a parallel update (`ParallelPairs::run_buffered`), one
-    /// list per task.
+    /// One list of pairs per task of a parallel update (`ParallelPairs::run_buffered`).
     pub task_pairs: Vec<crate::tree::parallel::TaskPairs>,
-    /// The leaf tasks waiting to run.
     pub leaf_tasks: LeafTasks,
-    /// The changed leaves of an update searched leaf by leaf
-    /// ([`DynamicTree::pairs_by_leaves`](crate::tree::DynamicTree::pairs_by_leaves)), as
+    /// The changed leaves of an update searched leaf by leaf, as
     /// [`child_ref`](super::child_ref)s.
     pub changed_leaves: Vec<NodeId>,
 }
 
 /// Pairs of nodes of which one or both are leaves that passed the pair test, waiting to
-/// run: a leaf and a leaf (a pair to report) or a leaf and an internal node (a walk of the
-/// internal node's subtree against the leaf). They run in batches, apart from the other
-/// tasks, so that the walk's main loop never branches on the kind of a task it pops, an
-/// outcome hard to predict. A pair is written to its slot in any case and kept by moving
-/// the count by 0 or 1.
+/// run: a leaf and a leaf (a pair to report) or a leaf and an internal node (a walk of its
+/// subtree against the leaf). They run in batches, apart from the other tasks, so that the
+/// walk's main loop never branches on the kind of a task it pops, an outcome hard to
+/// predict. A pair is written to its slot in any case and kept by moving the count by 0
+/// or 1.
 ///
-/// The walk keeps the count of waiting tasks itself, in a local variable: as a field
-/// beside the slots it would be read from and written to memory at every push.
+/// The walk keeps the count of waiting tasks in a local variable: as a field beside the
+/// slots it would be read from and written to memory at every push.
 #[derive(Debug)]
 pub(crate) struct LeafTasks {
     pub(super) tasks: [(NodeId, NodeId); LEAF_TASK_ROOM],
@@ -55,8 +49,7 @@ impl Default for LeafTasks {
 }
 
 impl LeafTasks {
-    /// Whether, with `fill` tasks waiting, fewer than the four slots a task may fill are
-    /// free.
+    /// Whether, with `fill` tasks waiting, fewer than the four slots a task may fill are free.
     #[inline(always)]
     pub fn is_full(fill: usize) -> bool {
         fill + 4 > LEAF_TASK_ROOM
@@ -73,10 +66,9 @@ impl LeafTasks {
 }
 
 impl PairStacks {
-    /// Readies `tasks` to hold `first` alone. `tasks` is used as a fixed array: its length
-    /// is its capacity, the walk's `fill` how much of it is in use. Every push writes its
-    /// slot and moves `fill` by 0 or 1, so that the outcome of a test that is hard to
-    /// predict takes no branch.
+    /// Readies `tasks` to hold `first` alone. `tasks` is used as a fixed array (its length
+    /// is its capacity, the walk's `fill` the part in use), so that a push can write its
+    /// slot and move `fill` by 0 or 1 without a branch.
     pub(crate) fn start(&mut self, first: (NodeId, NodeId)) {
         if self.tasks.len() < 256 {
             self.tasks.resize(256, (NodeId::NULL, NodeId::NULL));

@@ -6,7 +6,7 @@ use crate::tree::constants::{ROTATE_BELOW, ROTATE_MAX_HEIGHT};
 use crate::tree::prefetch::prefetch_children;
 use crate::tree::{DynamicTree, NodeId, ProxyId, Stamp};
 
-use super::{Entry, LeafTasks, PairStacks, TASK_ROOM, child_ref, pop_task};
+use super::{Entry, LeafTasks, PairStacks, TASK_ROOM, children, pop_task};
 
 impl<V: Vector, T> DynamicTree<V, T> {
     /// One walk over the changed part of the tree that calls `f` for each overlapping pair
@@ -14,40 +14,28 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// back up.
     ///
     /// Pairs. Two leaves overlap only if every pair of their ancestors does, and each pair
-    /// of leaves has exactly one lowest common ancestor, where one leaf is under `child1`
-    /// and the other under `child2`. So the walk has these tasks:
-    /// - *self(N)*, N internal and changed: the pairs inside N's subtree: self(child) for
-    ///   each internal changed child (an unchanged subtree has no moved leaf, so no new
-    ///   pair), and the pair (child1, child2); and, once all of that is done, refit(N);
-    /// - *cross(X, Y)*, both internal: the pairs with one leaf in X and one in Y. Both are
-    ///   split at once: each of the four pairs of a child of X and a child of Y is a pair
-    ///   of nodes;
-    /// - *a pair of nodes* A, B is dropped when neither changed or their boxes do not
-    ///   overlap ([`Self::hit`]). When it passes: two internal nodes become the task
-    ///   cross(A, B); a pair with a leaf becomes a *leaf task* ([`LeafTasks`]), which
-    ///   reports two leaves, or walks the internal node's subtree against the leaf
-    ///   ([`Self::leaf_against_subtree`]).
+    /// of leaves has one lowest common ancestor, with one leaf under each child. Tasks:
+    /// - *self(N)*, N internal and changed: self(child) for each internal changed child
+    ///   (an unchanged subtree has no new pair), the pair (child1, child2), and, once all
+    ///   of that is done, refit(N);
+    /// - *cross(X, Y)*, both internal: the four pairs of a child of X and a child of Y;
+    /// - *a pair of nodes* A, B is dropped unless one changed and their boxes overlap
+    ///   ([`Self::hit`]). Two internal nodes become cross(A, B); a pair with a leaf becomes
+    ///   a *leaf task* ([`LeafTasks`]): two leaves reported, or the internal node's subtree
+    ///   walked against the leaf ([`Self::leaf_against_subtree`]).
     ///
-    /// Whether a pair of nodes passes, and so its kind, is hard to predict, so neither
-    /// takes a branch: a pair is written to both stacks in any case and kept or not by how
-    /// far each top moves. Leaf tasks run in small batches (whenever a few are waiting,
+    /// Whether a pair passes, and so its kind, is hard to predict, so neither takes a
+    /// branch ([`Self::node_pair`]). Leaf tasks run in small batches (when a few wait,
     /// before any refit, and at the end), so the main loop pops only self, cross and refit
-    /// tasks, and a batch's loop over leaf tasks branches on their kind only for the rarer
-    /// pair of two leaves.
+    /// tasks.
     ///
-    /// Refits. *refit(N)* gives N its exact box back (single moves and small batches only
-    /// grow ancestors), lets it rotate (up to [`ROTATE_MAX_HEIGHT`]) when few proxies
-    /// moved (when many did, the incremental optimization rebuilds parts of the tree
-    /// after every update, which does more for the tree than rotations, for less), and
-    /// notes it as a candidate for [`Self::optimize`] when it is a changed subtree of the
-    /// size that rebuilds. Tasks run last pushed first, and self(N) pushes refit(N) before
-    /// anything else, so refit(N) runs once every task inside N's subtree has, and no task
-    /// left refers to it: rotating there is safe, and the refits run children first. The
-    /// pair tests therefore see boxes that are not yet tight (the exact boxes of the last
-    /// update grown by this step's moves): they may look further, never miss a pair, and
-    /// leaves' boxes are always exact. When a large batch of moves has refit the tree in
-    /// one pass already (every box exact) and nothing rotates, no refit task is pushed:
-    /// self(N) notes the candidate itself.
+    /// Refits ([`Self::refit_task`]). Tasks run last pushed first, and self(N) pushes
+    /// refit(N) before anything else, so refit(N) runs once every task inside N's subtree
+    /// has and none left refers to it: rotating there is safe, and the refits run children
+    /// first. The pair tests therefore see boxes not yet tight (last update's exact boxes
+    /// grown by this step's moves): they may look further, never miss a pair, and leaves'
+    /// boxes are always exact. When no refit is needed ([`Self::refits_needed`]), none is
+    /// pushed: self(N) notes the candidate itself.
     pub(crate) fn refit_and_pairs(
         &mut self,
         stacks: &mut PairStacks,
@@ -58,55 +46,29 @@ impl<V: Vector, T> DynamicTree<V, T> {
             return 0;
         }
         let (rotate, subtree_height) = self.refit_settings();
-        // With every box exact and no rotation, a refit would only note candidates: that
-        // is done when self(x) runs, and no refit task is pushed.
         let refits = self.refits_needed(rotate);
-        let mut visited = 0u64;
-        let mut reported = 0u64;
+        let mut counts = (0u64, 0u64);
         stacks.start((self.root, self.root));
-        let tasks = &mut stacks.tasks;
         let (mut fill, mut leaf_fill) = (1, 0);
         while fill > 0 {
-            let (x, y) = pop_task(tasks, &mut fill);
-            visited += 1;
+            let (x, y) = pop_task(&mut stacks.tasks, &mut fill);
+            counts.0 += 1;
             if y.is_null() {
                 // The leaf tasks found so far may lie under x: they run before x changes.
-                let counts = (&mut visited, &mut reported);
-                let leaf_tasks = (&stacks.leaf_tasks, core::mem::take(&mut leaf_fill));
-                self.run_leaf_tasks(leaf_tasks, &mut stacks.walk, counts, &mut f);
+                let waiting = core::mem::take(&mut leaf_fill);
+                self.run_leaf_tasks(stacks, waiting, &mut counts, &mut f);
                 self.refit_task(x, rotate, subtree_height);
                 continue;
             }
             if !refits && x == y {
                 self.note_candidate(x, subtree_height);
             }
-            let mut counts = (&mut visited, &mut reported);
-            self.run_task(
-                x,
-                y,
-                refits,
-                tasks,
-                &mut fill,
-                (&mut stacks.leaf_tasks, &mut leaf_fill),
-                &mut stacks.walk,
-                &mut counts,
-                &mut f,
-            );
-            if LeafTasks::is_full(leaf_fill) {
-                let counts = (&mut visited, &mut reported);
-                let leaf_tasks = (&stacks.leaf_tasks, core::mem::take(&mut leaf_fill));
-                self.run_leaf_tasks(leaf_tasks, &mut stacks.walk, counts, &mut f);
-            }
+            let fills = (&mut fill, &mut leaf_fill);
+            self.run_task((x, y), refits, stacks, fills, &mut counts, &mut f);
         }
-        let counts = (&mut visited, &mut reported);
-        self.run_leaf_tasks(
-            (&stacks.leaf_tasks, leaf_fill),
-            &mut stacks.walk,
-            counts,
-            &mut f,
-        );
-        self.count_visits(visited, reported);
-        visited
+        self.run_leaf_tasks(stacks, leaf_fill, &mut counts, &mut f);
+        self.count_visits(counts.0, counts.1);
+        counts.0
     }
 
     /// Whether an update has a walk to do: the root is an internal node and changed.
@@ -114,9 +76,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         !self.root.is_null() && !self.root.is_leaf() && self.root_stamp == self.epoch
     }
 
-    /// How the refits of an update go: whether changed nodes rotate (only when fewer than
-    /// one proxy in [`ROTATE_BELOW`] moved), and the height of the subtrees the optimizer
-    /// rebuilds.
+    /// Whether changed nodes rotate (when fewer than one proxy in [`ROTATE_BELOW`] moved),
+    /// and the height of the subtrees the optimizer rebuilds.
     pub(crate) fn refit_settings(&self) -> (bool, u16) {
         (
             self.moved_count * ROTATE_BELOW < self.proxy_count,
@@ -124,17 +85,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
         )
     }
 
-    /// Whether the changed nodes need refit(x) this update: to rotate, or because moves
-    /// only grew their ancestors (not every box is exact). Otherwise a refit would only
-    /// note the optimizer's candidates.
+    /// Whether changed nodes need refit(x): to rotate, or because moves only grew their
+    /// ancestors' boxes. Otherwise a refit would only note the optimizer's candidates.
     #[inline]
     pub(crate) fn refits_needed(&self, rotate: bool) -> bool {
         rotate || !self.exact
     }
 
-    /// refit(x): x gets its exact box back (unless every box is exact already and nothing
-    /// rotates), may rotate, and is noted as a candidate for [`Self::optimize`] when it is
-    /// a changed subtree of the size that rebuilds.
+    /// refit(x) of [`Self::refit_and_pairs`]: gives x its exact box back, rotates it (up
+    /// to [`ROTATE_MAX_HEIGHT`]) when few proxies moved (when many did, the rebuilds after
+    /// the update do more for the tree, for less), and notes it as a candidate.
     #[inline]
     pub(crate) fn refit_task(&mut self, x: NodeId, rotate: bool, subtree_height: u16) {
         if self.refits_needed(rotate) {
@@ -159,103 +119,76 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Runs one task of the walk other than a refit: self(x) when `x == y` (which first
-    /// pushes refit(x) when `refits`), else a pair of nodes that passed [`Self::hit`].
-    /// `tasks` must have [`TASK_ROOM`] slots above `fill` (as [`pop_task`] leaves it),
-    /// `leaf_tasks` (the slots and the count of tasks waiting) room for four.
-    #[allow(clippy::too_many_arguments)]
+    /// Runs a popped task other than a refit: self(x) when `x == y` (pushing refit(x) first
+    /// when `refits`), else a pair of nodes that passed [`Self::hit`]; then the waiting
+    /// leaf tasks if they fill up. [`pop_task`] leaves the [`TASK_ROOM`] slots it needs.
+    /// `counts`: the nodes visited and the pairs reported.
     #[inline(always)]
     pub(crate) fn run_task(
         &self,
-        x: NodeId,
-        y: NodeId,
+        (x, y): (NodeId, NodeId),
         refits: bool,
-        tasks: &mut [(NodeId, NodeId)],
-        fill: &mut usize,
-        leaf_tasks: (&mut LeafTasks, &mut usize),
-        walk: &mut Vec<NodeId>,
-        (visited, reported): &mut (&mut u64, &mut u64),
+        stacks: &mut PairStacks,
+        (fill, leaf_fill): (&mut usize, &mut usize),
+        counts: &mut (u64, u64),
         f: &mut impl FnMut(ProxyId, ProxyId),
     ) {
         let epoch = self.epoch;
-        // A plain slice: its address and length stay in registers (see
-        // `leaf_against_subtree`).
+        // A plain slice, kept in registers (see `leaf_against_subtree`).
         let nodes = self.nodes.as_slice();
-        // The slots above `fill` as an array: each write is checked against its length
-        // once, here, rather than once per slot written.
-        let Some(room) = tasks
+        // The free slots as an array: one bounds check here, not one per slot written.
+        let Some(room) = stacks
+            .tasks
             .get_mut(*fill..)
             .and_then(|free| free.first_chunk_mut::<TASK_ROOM>())
         else {
             unreachable!("pop_task leaves TASK_ROOM slots above fill");
         };
+        let leaf_tasks = &mut stacks.leaf_tasks;
         let mut pushed = 0;
-        if x == y {
-            let nx = &nodes[x.index()];
-            room[0] = (x, NodeId::NULL);
-            pushed += refits as usize;
-            let (c1, c2) = (
-                child_ref(x, 0, nx.children[0]),
-                child_ref(x, 1, nx.children[1]),
-            );
-            // The children's nodes are read by the tasks pushed here, if they pass.
-            prefetch_children(nodes, x, nx.children);
-            let (e1, e2) = ((&nx.boxes[0], nx.stamps[0]), (&nx.boxes[1], nx.stamps[1]));
-            room[pushed & (TASK_ROOM - 1)] = (c2, c2);
-            pushed += ((e2.1 == epoch) & !c2.is_leaf()) as usize;
-            room[pushed & (TASK_ROOM - 1)] = (c1, c1);
-            pushed += ((e1.1 == epoch) & !c1.is_leaf()) as usize;
-            self.node_pair(
-                c1,
-                c2,
-                (e1, e2),
-                epoch,
-                (room, &mut pushed),
-                (leaf_tasks.0, leaf_tasks.1),
-            );
-            *fill += pushed;
-            return;
-        }
         match (x.is_leaf(), y.is_leaf()) {
+            _ if x == y => {
+                // self(x).
+                let nx = &nodes[x.index()];
+                room[0] = (x, NodeId::NULL);
+                pushed += refits as usize;
+                // The children's nodes are read by the tasks pushed here, if they pass.
+                prefetch_children(nodes, x, nx.children);
+                let [(c1, e1), (c2, e2)] = children(x, nx);
+                room[pushed & (TASK_ROOM - 1)] = (c2, c2);
+                pushed += ((e2.1 == epoch) & !c2.is_leaf()) as usize;
+                room[pushed & (TASK_ROOM - 1)] = (c1, c1);
+                pushed += ((e1.1 == epoch) & !c1.is_leaf()) as usize;
+                let leaf_tasks = (leaf_tasks, &mut *leaf_fill);
+                self.node_pair((c1, e1), (c2, e2), epoch, (room, &mut pushed), leaf_tasks);
+            }
             (true, true) => {
-                **reported += 1;
+                counts.1 += 1;
                 f(self.leaf_ref(x).0, self.leaf_ref(y).0);
             }
             (true, false) => {
-                let (proxy, held) = self.leaf_ref(x);
-                self.leaf_against_subtree::<false>(proxy, held, y, walk, visited, reported, f)
+                let held = self.leaf_ref(x);
+                self.leaf_against_subtree::<false>(held, y, &mut stacks.walk, counts, f)
             }
             (false, true) => {
-                let (proxy, held) = self.leaf_ref(y);
-                self.leaf_against_subtree::<false>(proxy, held, x, walk, visited, reported, f)
+                let held = self.leaf_ref(y);
+                self.leaf_against_subtree::<false>(held, x, &mut stacks.walk, counts, f)
             }
             (false, false) => {
                 // cross(x, y): the four pairs of a child of each.
                 let (nx, ny) = (&nodes[x.index()], &nodes[y.index()]);
-                let (x1, x2) = (
-                    child_ref(x, 0, nx.children[0]),
-                    child_ref(x, 1, nx.children[1]),
-                );
-                let (y1, y2) = (
-                    child_ref(y, 0, ny.children[0]),
-                    child_ref(y, 1, ny.children[1]),
-                );
                 prefetch_children(nodes, x, nx.children);
                 prefetch_children(nodes, y, ny.children);
-                let (ex1, ex2) = ((&nx.boxes[0], nx.stamps[0]), (&nx.boxes[1], nx.stamps[1]));
-                let (ey1, ey2) = ((&ny.boxes[0], ny.stamps[0]), (&ny.boxes[1], ny.stamps[1]));
-                let pairs = [
-                    (x2, y2, (ex2, ey2)),
-                    (x2, y1, (ex2, ey1)),
-                    (x1, y2, (ex1, ey2)),
-                    (x1, y1, (ex1, ey1)),
-                ];
-                for (a, b, entries) in pairs {
-                    let leaf_tasks = (&mut *leaf_tasks.0, &mut *leaf_tasks.1);
-                    self.node_pair(a, b, entries, epoch, (room, &mut pushed), leaf_tasks);
+                let ([x1, x2], [y1, y2]) = (children(x, nx), children(y, ny));
+                for (a, b) in [(x2, y2), (x2, y1), (x1, y2), (x1, y1)] {
+                    let leaf_tasks = (&mut *leaf_tasks, &mut *leaf_fill);
+                    self.node_pair(a, b, epoch, (room, &mut pushed), leaf_tasks);
                 }
-                *fill += pushed;
             }
+        }
+        *fill += pushed;
+        if LeafTasks::is_full(*leaf_fill) {
+            self.run_leaf_tasks(stacks, core::mem::take(leaf_fill), counts, f);
         }
     }
 
@@ -266,20 +199,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
         ((a.1 == epoch) | (b.1 == epoch)) & a.0.overlaps(b.0)
     }
 
-    /// A pair of nodes met by the walk (see [`Self::refit_and_pairs`]): tested, and kept
-    /// when it passes, as a task when both are internal, else as a leaf task.
-    /// `leaf_tasks` must have room for one more.
+    /// A pair of nodes met by the walk, with their entries: kept when it passes, as a task
+    /// when both are internal, else as a leaf task (`leaf_tasks` must have room for one).
     ///
-    /// Both are written in any case (at `room[pushed]`, and above `leaf_tasks`' count)
-    /// and kept by moving `pushed` (or that count) by 0 or 1, without a branch: whether a
-    /// pair passes follows no pattern a predictor learns, and the mispredictions would
-    /// cost more than the writes.
+    /// Both are written in any case and kept by moving `pushed` (or the leaf tasks' count)
+    /// by 0 or 1, without a branch: whether a pair passes follows no pattern a predictor
+    /// learns, and the mispredictions would cost more than the writes.
     #[inline(always)]
     fn node_pair(
         &self,
-        a: NodeId,
-        b: NodeId,
-        (ea, eb): (Entry<'_, V>, Entry<'_, V>),
+        (a, ea): (NodeId, Entry<'_, V>),
+        (b, eb): (NodeId, Entry<'_, V>),
         epoch: Stamp,
         (room, pushed): (&mut [(NodeId, NodeId); TASK_ROOM], &mut usize),
         (leaf_tasks, leaf_fill): (&mut LeafTasks, &mut usize),
@@ -292,26 +222,26 @@ impl<V: Vector, T> DynamicTree<V, T> {
         leaf_tasks.push(leaf_fill, a, b, hit & !internal);
     }
 
-    /// Runs the `fill` leaf tasks waiting in `leaf_tasks`, in the order found.
+    /// Runs the `fill` leaf tasks waiting in `stacks.leaf_tasks`, in the order found.
     #[inline]
     pub(crate) fn run_leaf_tasks(
         &self,
-        (leaf_tasks, fill): (&LeafTasks, usize),
-        walk: &mut Vec<NodeId>,
-        (visited, reported): (&mut u64, &mut u64),
+        stacks: &mut PairStacks,
+        fill: usize,
+        counts: &mut (u64, u64),
         f: &mut impl FnMut(ProxyId, ProxyId),
     ) {
-        for &(a, b) in &leaf_tasks.tasks[..fill] {
+        for &(a, b) in &stacks.leaf_tasks.tasks[..fill] {
             let (leaf, other) = if a.is_leaf() { (a, b) } else { (b, a) };
-            let (proxy, held) = self.leaf_ref(leaf);
+            let held = self.leaf_ref(leaf);
             if other.is_leaf() {
-                *reported += 1;
-                f(proxy, self.leaf_ref(other).0);
+                counts.1 += 1;
+                f(held.0, self.leaf_ref(other).0);
             } else {
-                self.leaf_against_subtree::<false>(proxy, held, other, walk, visited, reported, f);
+                self.leaf_against_subtree::<false>(held, other, &mut stacks.walk, counts, f);
             }
         }
         // Each leaf task counts as a task popped, as the walk's other tasks do.
-        *visited += fill as u64;
+        counts.0 += fill as u64;
     }
 }
