@@ -33,8 +33,7 @@ impl<V: Vector> BuildItem<V> {
 #[derive(Debug, Default)]
 pub(crate) struct BuildScratch<V: Vector> {
     pub items: Vec<BuildItem<V>>,
-    /// Each item's [`DynamicTree::sort_keys`], worked out once per build and reordered with
-    /// the items.
+    /// Each item's [`DynamicTree::sort_keys`], reordered with the items.
     keys: Vec<[f32; 4]>,
     /// The bin of each item of the range being split, by place and by size.
     bins: [Vec<u8>; 2],
@@ -50,9 +49,8 @@ pub(crate) struct BuildScratch<V: Vector> {
 
 impl<V: Vector> BuildScratch<V> {
     /// Drops the splits' keys and bins after a build of the whole tree: sized for every leaf,
-    /// they are far larger than the incremental rebuilds that follow need, and a level built
-    /// once would hold them for good (slowing the plugin's later scans of a large level's
-    /// components, which never touch them).
+    /// they far outsize what the incremental rebuilds need, and held for good they slow the
+    /// plugin's later scans of a large level's components.
     fn drop_sort_buffers(&mut self) {
         self.keys = Vec::new();
         self.bins = [Vec::new(), Vec::new()];
@@ -99,18 +97,15 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut new = Vec::with_capacity(items.len());
         for (tight, data) in items {
             let fat = self.fatten(&tight, V::ZERO);
-            // Not linked yet: `link_unlinked` links every leaf.
             new.push((self.allocate_proxy(fat, data), fat));
         }
         self.link_unlinked(&new, true);
         Ok(new.into_iter().map(|(id, _)| id).collect())
     }
 
-    /// Gives a proxy id to a new proxy for `tight` without linking its leaf, and returns the
-    /// id with the fat box; [`Self::link_unlinked`] links it. Until then no query finds it
-    /// and its fat box must not be read, moved or destroyed. The plugin hands out the ids of
-    /// a level's colliders as it reads them and builds their tree once, at the end of its
-    /// prepare stage.
+    /// Gives a new proxy for `tight` an id and a fat box, returned, without linking its leaf
+    /// ([`Self::link_unlinked`] does): until then no query finds it and its fat box must not
+    /// be read, moved or destroyed. The plugin builds a level's tree so, once.
     #[cfg(feature = "plugin")]
     pub(crate) fn create_unlinked(
         &mut self,
@@ -191,9 +186,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         removed
     }
 
-    /// Takes the build scratch with every leaf of the tree in `items`, each with the box and
-    /// mark its parent holds for it, and frees every internal node: the start of a build of
-    /// the whole tree, which [`Self::build_whole`] finishes.
+    /// Takes the build scratch with every leaf of the tree in `items` (with the box and mark
+    /// its parent holds for it) and frees every internal node: the start of a whole build.
     fn take_leaves(&mut self) -> BuildScratch<V> {
         let mut scratch = core::mem::take(&mut self.scratch.build);
         scratch.items.clear();
@@ -220,8 +214,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         scratch
     }
 
-    /// Builds the whole tree over `scratch.items`, lays it out from slot 0 (see
-    /// [`Self::compact`]) and puts the scratch back.
+    /// Builds the whole tree over `scratch.items`, [compacted](Self::compact).
     fn build_whole(&mut self, mut scratch: BuildScratch<V>) {
         let first_split = self.sort_for_build(&mut scratch.items);
         self.root = NodeId::NULL;
@@ -258,9 +251,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// below them moved since) are kept whole too, and the new top's first split puts these
     /// still items on one side and the others on the other, when there are both.
     ///
-    /// The new subtree takes back exactly the old one's slots, so no node outside it moves
-    /// and the optimizer's other candidates stay valid. Planned, then written: see
-    /// `tree::rebuild`.
+    /// Planned, then written, so that no node outside the subtree moves (see `tree::rebuild`)
+    /// and the optimizer's other candidates stay valid.
     pub(crate) fn rebuild_subtree(
         &mut self,
         top: NodeId,
@@ -275,13 +267,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
         items
     }
 
-    /// Builds a tree over `scratch.items` (at least one) at the root. With `first_split`
-    /// `Some(m)` (`0 < m < ` the count of items), the top's two sides are the first `m` items
-    /// and the rest.
-    ///
-    /// Top-down: each range of items is split in two by [`Self::split`] and gets a new
-    /// internal node, a range of one item is that item's node. Boxes, heights and marks are
-    /// then computed bottom-up, children before parents.
+    /// Builds a tree over `scratch.items` (at least one) at the root, the top split after the
+    /// first `m` items when `first_split` is `Some(m)`. Top-down: each range of items is split
+    /// in two by [`Self::split`] under a new internal node, a range of one item is that
+    /// item's node; boxes, heights and marks are then refitted, children first.
     fn build_items(&mut self, scratch: &mut BuildScratch<V>, first_split: Option<usize>) {
         let count = scratch.items.len();
         debug_assert!(count > 0);

@@ -99,8 +99,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let (sibling_box, sibling_stamp) = (*self.slot_box(link), self.slot_stamp(link));
         let sibling_height = self.height_of(sibling);
         let new_parent = self.allocate_node();
-        // The new parent takes the sibling's place; its subtree holds whatever was changed
-        // in the sibling's.
+        // The new parent takes the sibling's place and mark.
         self.attach(
             link.parent_or_null(),
             link.slot(),
@@ -112,7 +111,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.attach(new_parent, 0, sibling, sibling_box, sibling_stamp);
         self.attach(new_parent, 1, leaf, leaf_box, 0);
 
-        // Walk back up fixing boxes and heights, rotating as we go.
         let mut index = new_parent;
         while !index.is_null() {
             self.refit_node(index);

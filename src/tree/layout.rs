@@ -1,15 +1,12 @@
 //! Where nodes sit in the arena: laying subtrees out so that the walks read memory in order.
 //!
 //! Every walk of the tree (the pair walk above all) reads a node, which holds both of its
-//! children's boxes, then goes down into one or both children. Nodes placed at random in the
-//! arena make each of those reads a cache miss once the tree outgrows the caches. So whenever
-//! a subtree is rebuilt, its nodes are moved, over the same set of arena slots, into this
-//! order:
-//! - the subtree's top first;
-//! - the two internal children of a node side by side;
-//! - the pairs in depth-first order, first child first: a pair of children is followed by
-//!   the pair below the first child, and so on down, then the pairs of the second child's
-//!   side. A region of space, which is a subtree, is then one stretch of memory.
+//! children's boxes, then goes down into one or both children; nodes placed at random make
+//! each of those reads a cache miss once the tree outgrows the caches. So a rebuilt
+//! subtree's nodes are moved, over the same set of arena slots, into this order: its top
+//! first, then the two internal children of each node side by side, the pairs in depth-first
+//! order (a pair, the pair below its first child and so on down, then the pairs of the second
+//! child's side). A region of space, which is a subtree, is then one stretch of memory.
 //!
 //! Rebuilds around a subtree and of the top of the tree leave its slots scattered, so they
 //! are handed out by pairs (see [`assign_slots`]), and a rebuilt subtree's top goes back to
@@ -151,10 +148,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Moves node `order[i]` to slot `slots[i]` for every `i` and rewrites the links that
-    /// named the old slots: children's and leaves' parent links, parents' child links (the
-    /// top's parent, or the root, included). No node outside `order` may sit in one of
-    /// `slots`.
+    /// Moves node `order[i]` to slot `slots[i]` for every `i`, rewriting every link that
+    /// named an old slot (the top's parent's, or the root, included). No node outside `order`
+    /// may sit in one of `slots`.
     fn move_nodes(&mut self, scratch: &mut LayoutScratch<V>) {
         self.shape_changed();
         let LayoutScratch {

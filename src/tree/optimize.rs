@@ -77,19 +77,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///
     /// The work follows the moves: every move that changed a fat box (counted by `move_proxy`
     /// and `set_fat_box`; new proxies are placed well and count for nothing) earns the right
-    /// to place 1/[`LEAVES_PER_MOVES`] of a leaf anew. A fat box changes each time its proxy
-    /// has gone about a margin, fast or slow, so this is about the damage done. Once the
+    /// to place 1/[`LEAVES_PER_MOVES`] of a leaf anew; a fat box changes each time its proxy
+    /// has gone about a margin, fast or slow, so this measures the damage done. Once the
     /// credit covers a subtree of the rebuild size (about `4 * sqrt(n)` leaves), a run:
     /// - rebuilds candidate subtrees (changed subtrees of that size noted by the refit, so the
     ///   work goes where boxes moved), starting at a different candidate each run, while
-    ///   credit is left (at most `n / 10` leaves a run). The parts of a candidate where
-    ///   nothing moved for [`STILL_AFTER`] updates are kept whole, the rest is rebuilt from
-    ///   its leaves, and the two go to the two sides of the candidate's top: still boxes then
-    ///   sit in tight subtrees that are not rebuilt again while they stay still (only the top
-    ///   rebuild regroups them, above its kept subtrees), and the moving boxes, whose
-    ///   subtrees grow as they move, are rebuilt among themselves;
+    ///   credit is left (at most `n / 10` leaves a run). A candidate's parts where nothing
+    ///   moved for [`STILL_AFTER`] updates are kept whole on one side of its top, the rest is
+    ///   rebuilt from its leaves on the other: still boxes stay in tight subtrees that are not
+    ///   rebuilt again while still, and moving boxes are rebuilt among themselves;
     /// - every other run, rebuilds the top of the tree over its subtrees of about `sqrt(n)`
-    ///   leaves, kept whole, which regroups them; with the subtree rebuilds, this lets a leaf
+    ///   leaves, kept whole, which regroups them (still parts included), so that a leaf can
     ///   migrate to the part of the tree it has moved into.
     ///
     /// A static tree is never touched. Each candidate is checked again before its rebuild

@@ -1,17 +1,16 @@
-//! Rebuilding one subtree in two steps: a plan made from the tree as it stands, then written
-//! at once.
+//! Rebuilding a subtree in two steps: a plan made from the tree as it stands, then written.
 //!
 //! [`DynamicTree::plan_rebuild`] only reads the tree: it collects the subtree's items (its
 //! leaves, and the subtrees kept whole), splits them with the binned SAH of
 //! [`DynamicTree::build`], lays the new nodes out over the old ones' slots (see
 //! `tree::layout`) and works out every new node, box, mark and height included.
-//! [`DynamicTree::apply_rebuild`] then writes the new nodes into their slots and the items'
-//! links, and refits the heights above. Planning is most of the work, and plans of subtrees
-//! that share no node can be made at the same time on several threads (see
-//! `DynamicTree::optimize_on`).
+//! [`DynamicTree::apply_rebuild`] then writes the new nodes and the items' links at once, and
+//! refits the heights above. Planning is most of the work, and plans of subtrees that share
+//! no node can be made at the same time on several threads (see `DynamicTree::optimize_on`).
 //!
-//! The free list is left as it is: the new subtree has exactly as many internal nodes as the
-//! old one and takes back its slots, the new top the old top's.
+//! The new subtree has exactly as many internal nodes as the old one and takes back its
+//! slots, the new top the old top's: the free list is left as it is, and no node outside the
+//! subtree moves.
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
@@ -210,9 +209,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Splits the items top-down as [`Self::build_items`] does (the first split by
-    /// `first_split` when given), numbering the new nodes in the order they are made,
-    /// parents first.
+    /// Splits the items as [`Self::build_items`] does (the first split by `first_split` when
+    /// given), numbering the new nodes parents first.
     fn plan_splits(plan: &mut RebuildPlan<V>, first_split: Option<usize>) {
         let count = plan.items.len();
         plan.keys.clear();
