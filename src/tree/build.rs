@@ -5,7 +5,7 @@ use glam::Vec4;
 use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::tree::constants::{BINS, SIZES_FROM, SIZES_MIN_ITEMS};
-use crate::tree::{DynamicTree, Leaf, NodeId, ProxyId, Stamp, TreeError};
+use crate::tree::{DynamicTree, Leaf, Node, NodeId, ProxyId, Stamp, TreeError};
 
 /// One item of a build: a leaf, or a whole subtree kept as it is and placed like a leaf.
 #[derive(Clone, Copy, Debug)]
@@ -16,47 +16,41 @@ pub(crate) struct BuildItem<V: Vector> {
     pub stamp: Stamp,
 }
 
-/// Buffers reused from one build to the next, so that the incremental rebuilds done by
-/// every [`DynamicTree::update_pairs`] allocate nothing once they have grown.
-#[derive(Debug)]
-pub(crate) struct BuildScratch<V: Vector> {
-    pub items: Vec<BuildItem<V>>,
-    /// What the splits sort each item by, worked out once per build and reordered with
-    /// the items: its center doubled (`min + max`, zero on a missing third axis), and
-    /// its size key ([`DynamicTree::size_key`]) last.
-    keys: Vec<[f32; 4]>,
-    /// The bin of each item of the range being split, by place and by size.
-    bins: [Vec<u8>; 2],
-    /// Ranges still to split: (start, end, parent, slot in the parent). All four are
-    /// 32 bits: a task is often read right after it is written, and a narrower field
-    /// read as part of a wider load would wait for the write to reach the cache.
-    tasks: Vec<(u32, u32, NodeId, u32)>,
-    /// Internal nodes created, parents before children.
-    internal: Vec<NodeId>,
-    /// Nodes still to visit while collecting items, with the box and mark their parent
-    /// held for them.
-    pub stack: Vec<BuildItem<V>>,
-}
-
-impl<V: Vector> Default for BuildScratch<V> {
-    fn default() -> Self {
+impl<V: Vector> BuildItem<V> {
+    /// Child `k` of `node`, with the box and mark `node` holds for it.
+    #[inline(always)]
+    pub(crate) fn child_of(node: &Node<V>, k: usize) -> Self {
         Self {
-            items: Vec::new(),
-            keys: Vec::new(),
-            bins: [Vec::new(), Vec::new()],
-            tasks: Vec::new(),
-            internal: Vec::new(),
-            stack: Vec::new(),
+            aabb: node.boxes[k],
+            node: node.children[k],
+            stamp: node.stamps[k],
         }
     }
 }
 
+/// Buffers reused from one build to the next, so that the incremental rebuilds done by every
+/// [`DynamicTree::update_pairs`] allocate nothing once they have grown.
+#[derive(Debug, Default)]
+pub(crate) struct BuildScratch<V: Vector> {
+    pub items: Vec<BuildItem<V>>,
+    /// Each item's [`DynamicTree::sort_keys`], reordered with the items.
+    keys: Vec<[f32; 4]>,
+    /// The bin of each item of the range being split, by place and by size.
+    bins: [Vec<u8>; 2],
+    /// Ranges still to split: (start, end, parent, slot in the parent). All four are 32 bits:
+    /// a task is often read right after it is written, and a narrower field read as part of
+    /// a wider load would wait for the write to reach the cache.
+    tasks: Vec<(u32, u32, NodeId, u32)>,
+    /// Internal nodes created, parents before children.
+    internal: Vec<NodeId>,
+    /// Nodes still to visit while collecting items, with the box and mark their parent holds.
+    pub stack: Vec<BuildItem<V>>,
+}
+
 impl<V: Vector> BuildScratch<V> {
-    /// Drops the splits' keys and bins after a build of the whole tree. Sized for every
-    /// leaf, they are far larger than the incremental rebuilds that follow need, and a
-    /// level built once would hold them for good. (Kept, they also slowed the plugin's
-    /// later scans of a million-entity level's components in the tile-map benchmark,
-    /// which never touch them.)
+    /// Drops the splits' keys and bins after a build of the whole tree: sized for every leaf,
+    /// they far outsize what the incremental rebuilds need, and held for good they slow the
+    /// plugin's later scans of a large level's components.
     fn drop_sort_buffers(&mut self) {
         self.keys = Vec::new();
         self.bins = [Vec::new(), Vec::new()];
@@ -64,20 +58,20 @@ impl<V: Vector> BuildScratch<V> {
 }
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// Adds many proxies at once and rebuilds the whole tree top-down, which is faster
-    /// than inserting them one by one and gives a better tree. Fat boxes are the tight
-    /// boxes grown by the margin. New proxies count as moved.
+    /// Adds many proxies at once and rebuilds the whole tree top-down, which is faster than
+    /// inserting them one by one and gives a better tree. Fat boxes are the tight boxes grown
+    /// by the margin. New proxies count as moved.
     ///
-    /// The proxies already in the tree go into the same build, keeping their ids, fat
-    /// boxes and moved marks; the arena is laid out anew in depth-first order with no
-    /// free slot, so every internal [`NodeId`] may change. With no items, this rebuilds
-    /// the tree as it stands (after many single insertions, for a better tree).
+    /// The proxies already in the tree go into the same build, keeping their ids, fat boxes
+    /// and moved marks; the arena is laid out anew in depth-first order with no free slot, so
+    /// every internal [`NodeId`] may change. With no items, this rebuilds the tree as it
+    /// stands (after many single insertions, for a better tree).
     ///
     /// # Errors
     ///
-    /// [`TreeError::InvalidBox`] when any box is invalid (the error names none of them;
-    /// check with [`BoundingBox::is_valid`] first to find which), [`TreeError::Full`]
-    /// when the proxies would outnumber 2³⁰. Nothing is added then.
+    /// [`TreeError::InvalidBox`] when any box is invalid (the error names none of them; check
+    /// with [`BoundingBox::is_valid`] first to find which), [`TreeError::Full`] when the
+    /// proxies would outnumber 2³⁰. Nothing is added then.
     pub fn build(
         &mut self,
         items: impl IntoIterator<Item = (BoundingBox<V>, T)>,
@@ -103,19 +97,15 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut new = Vec::with_capacity(items.len());
         for (tight, data) in items {
             let fat = self.fatten(&tight, V::ZERO);
-            // Not linked yet: `link_unlinked` links every leaf.
             new.push((self.allocate_proxy(fat, data), fat));
         }
         self.link_unlinked(&new, true);
         Ok(new.into_iter().map(|(id, _)| id).collect())
     }
 
-    /// Gives a proxy id to a new proxy for `tight` (fat box: `tight` grown by the
-    /// margin) without putting its leaf in the tree, and returns the id with the fat box;
-    /// [`Self::link_unlinked`] puts it in. Until then no query finds it and its fat box
-    /// must not be read, moved or destroyed. The plugin hands out the ids of a level's
-    /// colliders as it reads them and builds their tree once, at the end of its prepare
-    /// stage.
+    /// Gives a new proxy for `tight` an id and a fat box, returned, without linking its leaf
+    /// ([`Self::link_unlinked`] does): until then no query finds it and its fat box must not
+    /// be read, moved or destroyed. The plugin builds a level's tree so, once.
     #[cfg(feature = "plugin")]
     pub(crate) fn create_unlinked(
         &mut self,
@@ -132,17 +122,23 @@ impl<V: Vector, T> DynamicTree<V, T> {
         Ok((self.allocate_proxy(fat, data), fat))
     }
 
-    /// Puts proxies given ids but not linked yet (with their fat boxes) into the tree,
-    /// marked moved: with one build of the whole tree when `rebuild`, one insertion each
-    /// otherwise.
+    /// Links proxies given ids but not linked yet (with their fat boxes), marked moved: with
+    /// one build of the whole tree when `rebuild`, one insertion each otherwise.
     pub(crate) fn link_unlinked(&mut self, unlinked: &[(ProxyId, BoundingBox<V>)], rebuild: bool) {
         if rebuild {
-            self.rebuild_with_extra(unlinked);
+            let mut scratch = self.take_leaves();
+            scratch
+                .items
+                .extend(unlinked.iter().map(|&(id, aabb)| BuildItem {
+                    aabb,
+                    node: NodeId::leaf(id),
+                    stamp: 0,
+                }));
+            self.build_whole(scratch);
             for &(id, _) in unlinked {
                 self.mark_moved(NodeId::leaf(id));
             }
         } else {
-            // As `create_proxy` does, one proxy after the other.
             for &(id, fat) in unlinked {
                 self.insert_leaf(NodeId::leaf(id), fat);
                 self.mark_moved(NodeId::leaf(id));
@@ -151,10 +147,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// Removes many proxies at once and returns how many it removed (ids that are not live
-    /// are skipped, as are repeats). When they are at least a quarter of the tree, the
-    /// proxies that remain are rebuilt into a new tree (one build, as [`Self::build`] makes)
-    /// instead of one removal each, which is what a level unloaded in one frame needs.
-    /// Either way the remaining proxies keep their ids, fat boxes and moved marks.
+    /// are skipped, as are repeats). When they are at least a quarter of the tree, the proxies
+    /// that remain are rebuilt into a new tree (one build, as [`Self::build`] makes) instead
+    /// of one removal each, which is what a level unloaded in one frame needs. Either way the
+    /// remaining proxies keep their ids, fat boxes and moved marks.
     pub fn destroy_proxies(&mut self, ids: &[ProxyId]) -> usize {
         if ids.len() * 4 < self.proxy_count {
             return ids
@@ -162,11 +158,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 .filter(|&&id| self.destroy_proxy(id).is_ok())
                 .count();
         }
-        let mut scratch = core::mem::take(&mut self.scratch.build);
-        scratch.items.clear();
-        if !self.root.is_null() {
-            self.collect_leaves(&mut scratch);
-        }
+        let mut scratch = self.take_leaves();
         let mut removed = 0;
         for &id in ids {
             if self.live_leaf(id).is_none() {
@@ -189,50 +181,57 @@ impl<V: Vector, T> DynamicTree<V, T> {
             live
         });
         self.moved_count -= marked_gone;
-        let first_split = self.sort_for_build(&mut scratch.items);
-        self.root = NodeId::NULL;
-        if !scratch.items.is_empty() {
-            self.build_items(&mut scratch, NodeId::NULL, 0, first_split);
-        }
-        scratch.drop_sort_buffers();
-        self.scratch.build = scratch;
         self.optimizer.candidates.clear();
-        self.compact();
+        self.build_whole(scratch);
         removed
     }
 
-    /// Rebuilds the whole tree from its leaves and the `unlinked` ones (proxies with their
-    /// fat boxes, not in the tree yet).
-    fn rebuild_with_extra(&mut self, unlinked: &[(ProxyId, BoundingBox<V>)]) {
+    /// Takes the build scratch with every leaf of the tree in `items` (with the box and mark
+    /// its parent holds for it) and frees every internal node: the start of a whole build.
+    fn take_leaves(&mut self) -> BuildScratch<V> {
         let mut scratch = core::mem::take(&mut self.scratch.build);
         scratch.items.clear();
-        if !self.root.is_null() {
-            self.collect_leaves(&mut scratch);
+        if self.root.is_null() {
+            return scratch;
+        }
+        scratch.stack.clear();
+        scratch.stack.push(BuildItem {
+            aabb: self.root_box,
+            node: self.root,
+            stamp: self.root_stamp,
+        });
+        while let Some(item) = scratch.stack.pop() {
+            if item.node.is_leaf() {
+                scratch.items.push(item);
+                continue;
+            }
+            let node = &self.nodes[item.node.index()];
+            for k in [1, 0] {
+                scratch.stack.push(BuildItem::child_of(node, k));
+            }
+            self.free_node(item.node);
         }
         scratch
-            .items
-            .extend(unlinked.iter().map(|&(id, aabb)| BuildItem {
-                aabb,
-                node: NodeId::leaf(id),
-                stamp: 0,
-            }));
+    }
+
+    /// Builds the whole tree over `scratch.items`, [compacted](Self::compact).
+    fn build_whole(&mut self, mut scratch: BuildScratch<V>) {
         let first_split = self.sort_for_build(&mut scratch.items);
         self.root = NodeId::NULL;
         if !scratch.items.is_empty() {
-            self.build_items(&mut scratch, NodeId::NULL, 0, first_split);
+            self.build_items(&mut scratch, first_split);
         }
         scratch.drop_sort_buffers();
         self.scratch.build = scratch;
         self.compact();
     }
 
-    /// Orders the leaves of a whole-tree build: by proxy id, so that the result does not
-    /// depend on the order they were found in, the proxies that interact with nothing
-    /// (memberships or filters 0, see [`crate::tree::Layers::interacts_with_any`]) after the others.
-    /// Returns the top's split between the two groups when there are both: those proxies
-    /// then fill a subtree of their own under the root, which every search with a layer
-    /// test skips at once, where spread among the others (a floor under a level) they
-    /// would share nearly every subtree with them and prune nothing.
+    /// Orders the leaves of a whole-tree build by proxy id (so that the result does not
+    /// depend on the order they were found in), those that interact with nothing (see
+    /// [`crate::tree::Layers::interacts_with_any`]) last, and returns the top's split between
+    /// the two groups when there are both. The inert proxies then fill a subtree of their
+    /// own, which every search with a layer test skips at once; spread among the others (a
+    /// floor under a level), they would share nearly every subtree and prune nothing.
     fn sort_for_build(&self, items: &mut [BuildItem<V>]) -> Option<usize> {
         let inert = |item: &BuildItem<V>| {
             item.node.is_leaf() && !self.layers(item.node.proxy()).interacts_with_any()
@@ -244,19 +243,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Rebuilds the subtree under `top` with a binned SAH split over its nodes of height
     /// `keep_height` or less (kept whole and placed like leaves; 0 rebuilds down to the
-    /// leaves), lays the new subtree out over the slots the old one held (see
-    /// `tree::layout`), then refits `top`'s ancestors, whose heights may change. Marks are
-    /// kept: each new node carries the latest mark below it (see `refit_node`).
+    /// leaves), lays it out over the slots the old one held (see `tree::layout`), then refits
+    /// `top`'s ancestors, whose heights may change. Each new node carries the latest mark
+    /// below it (see `refit_node`). Returns the number of items placed.
     ///
-    /// With `still_for > 0`, subtrees whose mark is `still_for` updates old or more (no
-    /// leaf below them moved since) are kept whole too, and the new top's first split is
-    /// not the SAH's: the still items (those subtrees and still leaves) go to one side,
-    /// the others to the other, when there are both.
+    /// With `still_for > 0`, subtrees whose mark is `still_for` updates old or more (no leaf
+    /// below them moved since) are kept whole too, and the new top's first split puts these
+    /// still items on one side and the others on the other, when there are both.
     ///
-    /// The new subtree has exactly as many internal nodes as the old one and takes back
-    /// its slots, so no node outside the subtree moves, and the optimizer's other
-    /// candidates stay valid. Planned, then written (see `tree::rebuild`); returns the
-    /// number of items placed.
+    /// Planned, then written, so that no node outside the subtree moves (see `tree::rebuild`)
+    /// and the optimizer's other candidates stay valid.
     pub(crate) fn rebuild_subtree(
         &mut self,
         top: NodeId,
@@ -271,47 +267,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
         items
     }
 
-    /// Appends to `scratch.items` every leaf of the tree, with the box and mark its parent
-    /// holds for it, and frees every internal node (for a build of the whole tree).
-    fn collect_leaves(&mut self, scratch: &mut BuildScratch<V>) {
-        scratch.stack.clear();
-        scratch.stack.push(BuildItem {
-            aabb: self.root_box,
-            node: self.root,
-            stamp: self.root_stamp,
-        });
-        while let Some(item) = scratch.stack.pop() {
-            if item.node.is_leaf() {
-                scratch.items.push(item);
-                continue;
-            }
-            let node = &self.nodes[item.node.index()];
-            for k in [1, 0] {
-                scratch.stack.push(BuildItem {
-                    aabb: node.boxes[k],
-                    node: node.children[k],
-                    stamp: node.stamps[k],
-                });
-            }
-            self.free_node(item.node);
-        }
-    }
-
-    /// Builds a tree over `scratch.items` (at least one), hangs it in slot `slot` of
-    /// `parent` (at the root when `parent` is null) and returns its top. With
-    /// `first_split` `Some(m)` (`0 < m < ` the count of items), the top's two sides are
-    /// the first `m` items and the rest.
-    ///
-    /// Top-down: each range of items is split in two by [`Self::split`] and gets a new
-    /// internal node, a range of one item is that item's node. Boxes, heights and marks
-    /// are then computed bottom-up, children before parents.
-    fn build_items(
-        &mut self,
-        scratch: &mut BuildScratch<V>,
-        parent: NodeId,
-        slot: usize,
-        first_split: Option<usize>,
-    ) -> NodeId {
+    /// Builds a tree over `scratch.items` (at least one) at the root, the top split after the
+    /// first `m` items when `first_split` is `Some(m)`. Top-down: each range of items is split
+    /// in two by [`Self::split`] under a new internal node, a range of one item is that
+    /// item's node; boxes, heights and marks are then refitted, children first.
+    fn build_items(&mut self, scratch: &mut BuildScratch<V>, first_split: Option<usize>) {
         let count = scratch.items.len();
         debug_assert!(count > 0);
         scratch.keys.clear();
@@ -320,60 +280,53 @@ impl<V: Vector, T> DynamicTree<V, T> {
             .extend(scratch.items.iter().map(Self::sort_keys));
         scratch.internal.clear();
         scratch.tasks.clear();
-        scratch.tasks.push((0, count as u32, parent, slot as u32));
-        let mut top = NodeId::NULL;
+        scratch.tasks.push((0, count as u32, NodeId::NULL, 0));
         while let Some((lo, hi, parent, slot)) = scratch.tasks.pop() {
             let (lo, hi, slot) = (lo as usize, hi as usize, slot as usize);
-            let id = if hi - lo == 1 {
+            if hi - lo == 1 {
                 let item = scratch.items[lo];
                 self.attach(parent, slot, item.node, item.aabb, item.stamp);
-                item.node
-            } else {
-                let mid = match first_split {
-                    Some(mid) if top.is_null() => mid,
-                    _ => {
-                        let range = (&mut scratch.items[lo..hi], &mut scratch.keys[lo..hi]);
-                        lo + Self::split(range, &mut scratch.bins)
-                    }
-                };
-                let id = self.allocate_node();
-                scratch.internal.push(id);
-                // Its box and mark are set by its refit, below.
-                self.attach(parent, slot, id, BoundingBox::default(), 0);
-                scratch.tasks.push((mid as u32, hi as u32, id, 1));
-                scratch.tasks.push((lo as u32, mid as u32, id, 0));
-                id
-            };
-            // The first range popped is the whole set.
-            if top.is_null() {
-                top = id;
+                continue;
             }
+            let mid = match first_split {
+                // The first range split is the whole set.
+                Some(mid) if scratch.internal.is_empty() => mid,
+                _ => {
+                    let range = (&mut scratch.items[lo..hi], &mut scratch.keys[lo..hi]);
+                    lo + Self::split(range, &mut scratch.bins)
+                }
+            };
+            let id = self.allocate_node();
+            scratch.internal.push(id);
+            // Its box and mark are set by its refit, below.
+            self.attach(parent, slot, id, BoundingBox::default(), 0);
+            scratch.tasks.push((mid as u32, hi as u32, id, 1));
+            scratch.tasks.push((lo as u32, mid as u32, id, 0));
         }
         for &id in scratch.internal.iter().rev() {
             self.refit_node(id);
         }
-        top
     }
 
-    /// Reorders `items` in two parts and returns the size of the first, which is never 0
-    /// or the whole range.
+    /// Reorders `items` in two parts and returns the size of the first, never 0 nor the
+    /// whole range.
     ///
-    /// Two orders are binned (one bin per item, up to [`BINS`]), and every boundary
-    /// between bins of either is scored by
-    /// `area(left) * count(left) + area(right) * count(right)`; the cheapest wins:
+    /// Two orders are binned (one bin per item, up to [`BINS`]), and every boundary between
+    /// bins of either is scored by `area(left) * count(left) + area(right) * count(right)`;
+    /// the cheapest wins:
     /// - the centers along the axis where they spread most: splits space;
-    /// - the items' areas (bins even in the logarithm of the area), when the largest is
-    ///   at least eight times the smallest and there are [`SIZES_MIN_ITEMS`] items or
-    ///   more: splits sizes. Where sizes vary widely, a few large boxes among many small
-    ///   ones widen every node above them, and no cut through space sets them apart;
-    ///   here they go into a subtree of their own near the top, met once by a walk
-    ///   rather than in every subtree they would have widened.
+    /// - the items' areas (bins even in the logarithm of the area), when the largest is at
+    ///   least eight times the smallest and there are [`SIZES_MIN_ITEMS`] items or more:
+    ///   splits sizes. Where sizes vary widely, a few large boxes among many small ones widen
+    ///   every node above them, and no cut through space sets them apart; here they go into
+    ///   a subtree of their own near the top, met once by a walk rather than in every
+    ///   subtree they would have widened.
     ///
     /// Cases:
     /// - two items: one each;
-    /// - neither order spreads (all centers equal, or not numbers, and areas within a
-    ///   factor of eight or too few items), or every boundary of both leaves one side
-    ///   empty: cut in half;
+    /// - neither order spreads (all centers equal, or not numbers, and areas within a factor
+    ///   of eight or too few items), or every boundary of both leaves one side empty: cut in
+    ///   half;
     /// - a tie between the two orders goes to the centers.
     pub(crate) fn split(
         (items, keys): (&mut [BuildItem<V>], &mut [[f32; 4]]),
@@ -383,7 +336,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if n <= 2 {
             return n / 2;
         }
-        // The bounds of the keys: of the centers on each axis, and of the size keys.
+        // The bounds of the keys: the centers on each axis, and the size keys.
         let mut lo = Vec4::INFINITY;
         let mut hi = Vec4::NEG_INFINITY;
         for key in keys.iter() {
@@ -448,31 +401,30 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if i == 0 || i == n { n / 2 } else { i }
     }
 
-    /// What [`Self::split`] sorts an item by: its center doubled on each axis (zero on a
-    /// missing third), and its size key.
+    /// What [`Self::split`] sorts an item by: its center doubled (`min + max`, zero on a
+    /// missing third axis), and its [`Self::size_key`] last.
     pub(crate) fn sort_keys(item: &BuildItem<V>) -> [f32; 4] {
         let c = (item.aabb.min + item.aabb.max).extend_to_3d();
         [c.x, c.y, c.z, Self::size_key(item)]
     }
 
-    /// An item's size as a number that orders like its area and spreads like its
-    /// logarithm: the bits of the (non-negative) area read as an integer (a float's
-    /// exponent sits above its fraction, so the bits grow with the value).
+    /// An item's size as a number that orders like its area and spreads like its logarithm:
+    /// the bits of the (non-negative) area read as an integer (a float's exponent sits above
+    /// its fraction, so the bits grow with the value).
     #[inline(always)]
     fn size_key(item: &BuildItem<V>) -> f32 {
-        // Flat boxes (area 0 or -0) count as the smallest positive area, so the keys'
-        // spread stays that of the sizes (and `max` gives it for NaN, too).
+        // Flat boxes (area 0 or -0) count as the smallest positive area, so the keys' spread
+        // stays that of the sizes (and `max` gives it for NaN, too).
         item.aabb.area().max(f32::MIN_POSITIVE).to_bits() as f32
     }
 
     /// The cheapest boundary between bins of the items' keys in `lane` (from `origin`, over
-    /// `extent`), and its
-    /// cost: infinite when the keys do not spread or every boundary leaves a side empty.
-    /// Writes each item's bin to `bins` (unless the keys do not spread).
+    /// `extent`), and its cost: infinite when the keys do not spread or every boundary leaves
+    /// a side empty. Writes each item's bin to `bins` (unless the keys do not spread).
     ///
-    /// The items go into two sets of bins in turn and the sets are merged at the end:
-    /// neighbouring items often fall into the same bin, and with one set each would wait
-    /// for the previous one's write to that bin.
+    /// The items go into two sets of bins in turn, merged at the end: neighbouring items
+    /// often fall into the same bin, and with one set each would wait for the previous one's
+    /// write to that bin.
     fn best_boundary(
         (items, keys): (&[BuildItem<V>], &[[f32; 4]]),
         (lane, origin, extent): (usize, f32, f32),
@@ -484,8 +436,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             return (f32::INFINITY, 0);
         }
         let scale = count_bins as f32 / extent;
-        // Each bin's box as two SIMD vectors (the corners, a zero lane beyond the
-        // dimension): merging a box costs two instructions.
+        // Each bin's box as its `corners`: merging a box costs two instructions.
         let empty = (Vec4::INFINITY, Vec4::NEG_INFINITY);
         let mut bin_box = [[empty; BINS]; 2];
         let mut bin_count = [[0u32; BINS]; 2];
@@ -555,8 +506,8 @@ fn area<V: Vector>((min, max): (Vec4, Vec4)) -> f32 {
     V::area_of_size(V::truncate_from_3d((max - min).truncate()))
 }
 
-/// The bin of `key` among `count_bins` bins of width `1 / scale` from `origin` (the last
-/// bin takes the end of the range).
+/// The bin of `key` among `count_bins` bins of width `1 / scale` from `origin` (the last bin
+/// takes the end of the range).
 #[inline(always)]
 fn bin(key: f32, origin: f32, scale: f32, count_bins: usize) -> usize {
     // Through i32: a cheaper conversion than to usize; the value is at least 0.

@@ -9,10 +9,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///
     /// Inserting leaf D next to node S creates a new parent P = S ∪ D and enlarges every
     /// ancestor of S. The cost of that choice is `area(S ∪ D)` (the new parent) plus the
-    /// *inherited* cost: the area each ancestor gains from enclosing D. The search is a
-    /// branch and bound descent from the root:
-    /// - at an internal node, the cost of choosing the node itself is its direct cost plus
-    ///   the inherited cost; record it if best so far;
+    /// *inherited* cost: the area each ancestor gains from enclosing D. The search is a branch
+    /// and bound descent from the root:
+    /// - at an internal node, the cost of choosing the node itself is its direct cost plus the
+    ///   inherited cost; record it if best so far;
     /// - a leaf child is scored exactly, the same way;
     /// - an internal child C gets a lower bound: inherited cost (now including the current
     ///   node's growth) + `area(C ∪ D)` + `min(area(D) - area(C), 0)` (the best any
@@ -20,7 +20,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// - stop when both children are leaves or neither lower bound beats the best cost;
     ///   otherwise descend into the child with the lower bound. When both bounds are equal
     ///   (both children already contain D) break the tie by the distance between centers.
-    pub(crate) fn find_best_sibling(&self, leaf_box: &crate::BoundingBox<V>) -> NodeId {
+    pub(crate) fn find_best_sibling(&self, leaf_box: &BoundingBox<V>) -> NodeId {
         let area_d = leaf_box.area();
         let center_d = leaf_box.center();
         let mut index = self.root;
@@ -45,28 +45,22 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let (leaf1, leaf2) = (child1.is_leaf(), child2.is_leaf());
             let direct1 = box1.merged(leaf_box).area();
             let direct2 = box2.merged(leaf_box).area();
-            let (mut lower1, mut lower2) = (f32::MAX, f32::MAX);
-            let (mut area1, mut area2) = (0.0, 0.0);
-            if leaf1 {
-                let cost1 = direct1 + inherited_cost;
-                if cost1 < best_cost {
-                    best_sibling = child1;
-                    best_cost = cost1;
+            // A child's lower bound and area (`f32::MAX` and 0 for a leaf, scored here).
+            let mut score = |child: NodeId, child_box: &BoundingBox<V>, direct: f32| {
+                if child.is_leaf() {
+                    let cost = direct + inherited_cost;
+                    if cost < best_cost {
+                        best_sibling = child;
+                        best_cost = cost;
+                    }
+                    (f32::MAX, 0.0)
+                } else {
+                    let area = child_box.area();
+                    (inherited_cost + direct + (area_d - area).min(0.0), area)
                 }
-            } else {
-                area1 = box1.area();
-                lower1 = inherited_cost + direct1 + (area_d - area1).min(0.0);
-            }
-            if leaf2 {
-                let cost2 = direct2 + inherited_cost;
-                if cost2 < best_cost {
-                    best_sibling = child2;
-                    best_cost = cost2;
-                }
-            } else {
-                area2 = box2.area();
-                lower2 = inherited_cost + direct2 + (area_d - area2).min(0.0);
-            }
+            };
+            let (mut lower1, area1) = score(child1, box1, direct1);
+            let (mut lower2, area2) = score(child2, box2, direct2);
             if leaf1 && leaf2 {
                 break;
             }
@@ -105,8 +99,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let (sibling_box, sibling_stamp) = (*self.slot_box(link), self.slot_stamp(link));
         let sibling_height = self.height_of(sibling);
         let new_parent = self.allocate_node();
-        // The new parent takes the sibling's place; its subtree holds whatever was changed
-        // in the sibling's.
+        // The new parent takes the sibling's place and mark.
         self.attach(
             link.parent_or_null(),
             link.slot(),
@@ -118,7 +111,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.attach(new_parent, 0, sibling, sibling_box, sibling_stamp);
         self.attach(new_parent, 1, leaf, leaf_box, 0);
 
-        // Walk back up fixing boxes and heights, rotating as we go.
         let mut index = new_parent;
         while !index.is_null() {
             self.refit_node(index);

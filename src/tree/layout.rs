@@ -1,30 +1,23 @@
-//! Where nodes sit in the arena: laying subtrees out so that the walks read memory in
-//! order.
+//! Where nodes sit in the arena: laying subtrees out so that the walks read memory in order.
 //!
 //! Every walk of the tree (the pair walk above all) reads a node, which holds both of its
-//! children's boxes, then goes down into one or both children. Nodes placed at random in
-//! the arena make each of those reads a cache miss once the tree outgrows the caches. So
-//! whenever a subtree is rebuilt, its nodes are moved, over the same set of arena slots,
-//! into this order:
+//! children's boxes, then goes down into one or both children; nodes placed at random make
+//! each of those reads a cache miss once the tree outgrows the caches. So a rebuilt
+//! subtree's nodes are moved, over the same set of arena slots, into this order: its top
+//! first, then the two internal children of each node side by side, the pairs in depth-first
+//! order (a pair, the pair below its first child and so on down, then the pairs of the second
+//! child's side). A region of space, which is a subtree, is then one stretch of memory.
 //!
-//! - the subtree's top first;
-//! - the two internal children of a node side by side;
-//! - the pairs in depth-first order, first child first: a pair of children is followed by
-//!   the pair below the first child, and so on down, then the pairs of the second child's
-//!   side. A region of space, which is a subtree, is then one stretch of memory.
-//!
-//! The slots a subtree holds are not always one stretch: rebuilds of the parts around
-//! it, and of the top of the tree, leave them scattered. So the slots are handed out by
-//! pairs: two children go to two free slots that are side by side, whatever gaps lie
-//! between pairs. A rebuilt subtree's top goes back to the slot the old top held, beside
-//! its sibling. A rotation that exchanges two internal nodes exchanges their records
-//! rather than their places (`rotate`), so it leaves every pair where it was; one that
-//! exchanges a leaf with an internal node moves the internal node under another parent,
-//! away from its new sibling.
+//! Rebuilds around a subtree and of the top of the tree leave its slots scattered, so they
+//! are handed out by pairs (see [`assign_slots`]), and a rebuilt subtree's top goes back to
+//! the old top's slot, beside its sibling. A rotation that exchanges two internal nodes
+//! exchanges their records rather than their places (`rotate`), so it leaves every pair
+//! where it was; one that exchanges a leaf with an internal node moves the internal node
+//! under another parent, away from its new sibling.
 //!
 //! Leaves are not in the arena (they sit in the table of leaves, by proxy id) and never
-//! move; only their links are rewritten. Subtrees that a rebuild keeps whole (the top
-//! rebuild's, and the still parts a candidate rebuild keeps) stay where they are too.
+//! move; only their links are rewritten. Subtrees that a rebuild keeps whole stay where they
+//! are too.
 
 use crate::Vector;
 use crate::tree::{DynamicTree, Link, Node, NodeId};
@@ -35,15 +28,14 @@ pub(crate) const SECOND: u32 = 1 << 31;
 pub(crate) const NO_PARENT: u32 = u32::MAX;
 
 /// Buffers reused by re-layouts.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct LayoutScratch<V: Vector> {
     /// The nodes moved, in their new order.
     order: Vec<NodeId>,
     /// For each of `order`: the position of its parent in `order`, with [`SECOND`] set
     /// for a second child ([`NO_PARENT`] for the top).
     parent: Vec<u32>,
-    /// Nodes kept in place (and leaves) whose parent moves: (node, parent's position in
-    /// `order`, with [`SECOND`] set for a second child).
+    /// Leaves whose parent moves, with that parent as in [`Self::parent`].
     kept: Vec<(NodeId, u32)>,
     /// The slots the moved nodes go to.
     slots: Vec<NodeId>,
@@ -53,30 +45,16 @@ pub(crate) struct LayoutScratch<V: Vector> {
     stack: Vec<(NodeId, u32)>,
 }
 
-impl<V: Vector> Default for LayoutScratch<V> {
-    fn default() -> Self {
-        Self {
-            order: Vec::new(),
-            parent: Vec::new(),
-            kept: Vec::new(),
-            slots: Vec::new(),
-            copies: Vec::new(),
-            stack: Vec::new(),
-        }
-    }
-}
-
 /// Chooses `slots` for the nodes of a layout order whose parents' positions are `parent`
-/// (see [`LayoutScratch::parent`]), among the slots in `pool` (as many as the nodes, in
-/// any order; sorted here): `top_slot` for the top when it is one of them, and two
-/// side-by-side slots for each pair of siblings. `spare` is scratch space.
+/// (see [`LayoutScratch::parent`]), among the slots in `pool` (as many as the nodes, in any
+/// order; sorted here): `top_slot` for the top when it is one of them, and two side-by-side
+/// slots for each pair of siblings. `spare` is scratch space.
 ///
-/// A subtree rebuilt after others were rebuilt around it may hold a scattered set of
-/// slots, so handing them out in sorted order would split pairs. Cases, in order:
+/// Handing a scattered set of slots out in sorted order would split pairs. Cases, in order:
 /// - a pair of siblings (consecutive in the order, same parent): the next two free slots
 ///   that are side by side, in increasing order; slots passed over are kept aside;
-/// - a node without an internal sibling, or a pair when no two side-by-side slots are
-///   left: a slot kept aside if there is one, else the next free slot.
+/// - a node without an internal sibling, or a pair when no two side-by-side slots are left:
+///   a slot kept aside if there is one, else the next free slot.
 ///
 /// Every position gets exactly one slot: the slots kept aside and those not reached yet
 /// always number the positions left.
@@ -119,8 +97,8 @@ pub(crate) fn assign_slots(
 }
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// Lays the whole tree out in the [module's order](self) from slot 0 and drops the
-    /// free slots: the arena ends up exactly as large as the tree.
+    /// Lays the whole tree out in the [module's order](self) from slot 0 and drops the free
+    /// slots: the arena ends up exactly as large as the tree.
     pub(crate) fn compact(&mut self) {
         self.shape_changed();
         if self.root.is_null() || self.root.is_leaf() {
@@ -170,10 +148,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Moves node `order[i]` to slot `slots[i]` for every `i` and rewrites the links that
-    /// named the old slots: children's, kept nodes' and leaves' parent links, parents'
-    /// child links (the top's parent, or the root, included). No node outside `order` may
-    /// sit in one of `slots`.
+    /// Moves node `order[i]` to slot `slots[i]` for every `i`, rewriting every link that
+    /// named an old slot (the top's parent's, or the root, included). No node outside `order`
+    /// may sit in one of `slots`.
     fn move_nodes(&mut self, scratch: &mut LayoutScratch<V>) {
         self.shape_changed();
         let LayoutScratch {

@@ -1,16 +1,15 @@
-//! Incremental optimization: rebuilding a little of the tree after every update, so that
-//! it stays good while its boxes wander.
+//! Incremental optimization: rebuilding a little of the tree after every update, so that it
+//! stays good while its boxes wander.
 //!
 //! Moves grow ancestors in place and rotations only swap neighbours, so a leaf that drifts
-//! away from its siblings keeps them, and their common ancestors, large; left alone, a tree
-//! of boxes that all move degrades steadily (the summed area of its internal nodes grows
-//! step after step). Rebuilding parts of it with the binned SAH split of
-//! [`DynamicTree::build`] (`DynamicTree::rebuild_subtree`) repairs that at a bounded cost per step.
+//! away from its siblings keeps them, and their common ancestors, large: left alone, a tree
+//! of moving boxes degrades steadily. Rebuilding parts of it with the binned SAH split of
+//! [`DynamicTree::build`] (`DynamicTree::rebuild_subtree`) repairs that at a bounded cost
+//! per step.
 //!
-//! Where only some boxes move (a crowd in a level, a swarm around still targets), still and
-//! moving boxes are set apart by the rebuilds: mixed in one subtree, a moving box widens
-//! every node above its still neighbours as it goes, and the pair walk then tests the
-//! still boxes under those wide nodes again and again.
+//! Where only some boxes move, the rebuilds set still and moving boxes apart: mixed in one
+//! subtree, a moving box widens every node above its still neighbours as it goes, and the
+//! pair walk then tests the still boxes under those wide nodes again and again.
 
 use crate::Vector;
 use std::sync::PoisonError;
@@ -19,8 +18,8 @@ use crate::tree::constants::{LEAVES_PER_MOVES, MAX_PLANS, STILL_AFTER};
 use crate::tree::parallel::TaskRunner;
 use crate::tree::{DynamicTree, NodeId};
 
-/// One optimization run: the height of the subtrees it rebuilds, the leaves it may
-/// place anew, and the candidate it starts at.
+/// One optimization run: the height of the subtrees it rebuilds, the leaves it may place
+/// anew, and the candidate it starts at.
 struct Run {
     subtree_height: u16,
     credit: usize,
@@ -50,8 +49,8 @@ pub(crate) struct Optimizer {
     pub changes: usize,
     /// Optimizations run so far.
     pub runs: u32,
-    /// Items placed anew per candidate rebuilt, over the last run that rebuilt one (0
-    /// before): how many candidates a parallel run plans ahead for the credit it has.
+    /// Items placed anew per candidate rebuilt, over the last run that rebuilt one (0 before):
+    /// how many candidates a parallel run plans ahead for the credit it has.
     pub items_per_candidate: usize,
 }
 
@@ -61,8 +60,7 @@ fn ceil_log2(x: f32) -> u16 {
 }
 
 impl Optimizer {
-    /// Height of the subtrees rebuilt from their leaves: about `4 * sqrt(n)` leaves, and at
-    /// least 2.
+    /// Height of the subtrees rebuilt from their leaves: about `4 * sqrt(n)` leaves, at least 2.
     pub(crate) fn subtree_height(&self, proxies: usize) -> u16 {
         ceil_log2(4.0 * (proxies as f32).sqrt()).max(2)
     }
@@ -77,29 +75,23 @@ impl Optimizer {
 impl<V: Vector, T> DynamicTree<V, T> {
     /// Called after each pair update (marks already cleared).
     ///
-    /// The work follows the moves: every move that changed a fat box (counted by
-    /// `move_proxy` and `set_fat_box`; new proxies are inserted or built in good places
-    /// and count for nothing) earns the right to place 1/[`LEAVES_PER_MOVES`] of a leaf
-    /// anew (a fat box changes each time its proxy
-    /// has gone about a margin, fast or slow, so this is about the damage done). Once the
+    /// The work follows the moves: every move that changed a fat box (counted by `move_proxy`
+    /// and `set_fat_box`; new proxies are placed well and count for nothing) earns the right
+    /// to place 1/[`LEAVES_PER_MOVES`] of a leaf anew; a fat box changes each time its proxy
+    /// has gone about a margin, fast or slow, so this measures the damage done. Once the
     /// credit covers a subtree of the rebuild size (about `4 * sqrt(n)` leaves), a run:
-    /// - rebuilds candidate subtrees (changed subtrees of that size noted by the refit, so
-    ///   the work goes where boxes moved), starting at a different candidate each run,
-    ///   while credit is left (at most `n / 10` leaves a run): the parts of a candidate
-    ///   where nothing moved for [`STILL_AFTER`] updates are kept whole, everything else
-    ///   is rebuilt from its leaves, and the two go to the two sides of the candidate's
-    ///   top. Boxes that stand still then sit in subtrees that stay tight and are not
-    ///   rebuilt from their leaves again while they stay still (only the top rebuild
-    ///   below regroups the parts of them above its kept subtrees), and the moving boxes,
-    ///   whose subtrees grow as they move, are rebuilt among themselves;
-    /// - every other run, rebuilds the top of the tree over its subtrees of about
-    ///   `sqrt(n)` leaves, kept whole, which regroups them; together with the subtree
-    ///   rebuilds this lets a leaf migrate to the part of the tree it has moved into.
+    /// - rebuilds candidate subtrees (changed subtrees of that size noted by the refit, so the
+    ///   work goes where boxes moved), starting at a different candidate each run, while
+    ///   credit is left (at most `n / 10` leaves a run). A candidate's parts where nothing
+    ///   moved for [`STILL_AFTER`] updates are kept whole on one side of its top, the rest is
+    ///   rebuilt from its leaves on the other: still boxes stay in tight subtrees that are not
+    ///   rebuilt again while still, and moving boxes are rebuilt among themselves;
+    /// - every other run, rebuilds the top of the tree over its subtrees of about `sqrt(n)`
+    ///   leaves, kept whole, which regroups them (still parts included), so that a leaf can
+    ///   migrate to the part of the tree it has moved into.
     ///
-    /// A static tree is never touched. A candidate is checked again before it is rebuilt
-    /// (an earlier rebuild may have freed and reused its node): it must be an internal
-    /// node of at most the subtree height whose parent is above that height, and not still
-    /// itself (a reused node may be: nothing to rebuild there).
+    /// A static tree is never touched. Each candidate is checked again before its rebuild
+    /// (see [`Self::is_candidate`]).
     pub(crate) fn optimize(&mut self) {
         let Some(run) = self.start_optimizing() else {
             return;
@@ -120,18 +112,17 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.finish_optimizing(&run, rebuilt);
     }
 
-    /// [`Self::optimize`] with the candidates' rebuilds planned ahead on `runner`'s
-    /// threads (see `tree::rebuild`): the same rebuilds in the same order, so the same
-    /// tree.
+    /// [`Self::optimize`] with the candidates' rebuilds planned ahead on `runner`'s threads
+    /// (see `tree::rebuild`): the same rebuilds in the same order, so the same tree.
     ///
-    /// The candidates valid now are planned a batch at a time, about as many as the
-    /// credit left will take, each plan on any thread (a plan only reads the tree); the
-    /// plans are then carried out in the candidates' order, each candidate checked again
-    /// first, as the serial run does. The valid candidates' subtrees share no node (each
-    /// hangs from a node above the rebuild height, and holds none), so carrying out one
-    /// plan leaves the others exact. A candidate that became valid only after an earlier
-    /// rebuild (it got lower, or its parent taller) is rebuilt there and then, and the
-    /// candidates after it are planned again.
+    /// The candidates valid now are planned a batch at a time, about as many as the credit
+    /// left will take, each plan on any thread (a plan only reads the tree); the plans are
+    /// then carried out in the candidates' order, each candidate checked again first, as the
+    /// serial run does. The valid candidates' subtrees share no node (each hangs from a node
+    /// above the rebuild height, and holds none), so carrying out one plan leaves the others
+    /// exact. A candidate that became valid only after an earlier rebuild (it got lower, or
+    /// its parent taller) is rebuilt there and then, and the candidates after it are planned
+    /// again.
     pub(crate) fn optimize_on(&mut self, runner: &dyn TaskRunner)
     where
         T: Sync,
@@ -148,10 +139,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let mut ahead = core::mem::take(&mut self.scratch.ahead);
         let count = candidates.len();
         let at = |k: usize| candidates[(run.start + k) % count];
-        // Items of a typical candidate (those of the last run, else half a full subtree
-        // of the height): the credit left over this, plus one, is about how many more
-        // candidates the run takes. A batch that falls short is followed by another, a
-        // stage of its own.
+        // Items of a typical candidate (those of the last run, else half a full subtree of
+        // the height): the credit left over this, plus one, is about how many more candidates
+        // the run takes. A batch that falls short is followed by another, a stage of its own.
         let per_candidate = match self.optimizer.items_per_candidate {
             0 => (1usize << (run.subtree_height - 1)) / 2,
             items => items,
@@ -164,8 +154,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let mut next = k;
             while next < count && ahead.len() < wanted {
                 let id = at(next);
-                // A candidate listed twice is rebuilt again in turn, from the tree as
-                // the first rebuild left it: planned then, not now.
+                // A candidate listed twice is rebuilt again in turn, from the tree as the
+                // first rebuild left it: planned then, not now.
                 if self.is_candidate(id, run.subtree_height)
                     && !ahead.iter().any(|&planned| at(planned) == id)
                 {
@@ -179,11 +169,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let tree = &*self;
             let (plans_ref, ahead_ref) = (&plans, &ahead);
             runner.run(ahead.len(), &|task| {
-                // The plan is made out of the array and put back, so that its buffers'
-                // lengths live in this thread's own memory meanwhile, not on cache lines
-                // that the neighbouring plans share. The lock is never contended (one
-                // task per plan) nor poisoned (a panic in a task goes on in the calling
-                // thread before any plan is read).
+                // The plan is made out of the array and put back, so that its buffers' lengths
+                // live in this thread's own memory meanwhile, not on cache lines that the
+                // neighbouring plans share. The lock is never contended (one task per plan)
+                // nor poisoned (a panic in a task goes on in the calling thread before any
+                // plan is read).
                 let lock = || {
                     plans_ref[task]
                         .lock()
@@ -210,11 +200,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
                         rebuilt.add(plan.items.len());
                     }
                     None => {
-                        // Not planned: it was not a candidate when the batch was planned
-                        // (an earlier rebuild made it one). Its subtree may hold planned
-                        // candidates that stopped being ones, and its rebuild may make
-                        // them candidates again, with plans of nodes it has rewritten:
-                        // the rest of the batch is planned again.
+                        // Not planned: an earlier rebuild made it a candidate. Its subtree
+                        // may hold planned candidates that stopped being ones, and its
+                        // rebuild may make them candidates again, with plans of nodes it has
+                        // rewritten: the rest of the batch is planned again.
                         rebuilt.add(self.rebuild_subtree(id, 0, STILL_AFTER));
                         break;
                     }
@@ -227,9 +216,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.finish_optimizing(&run, rebuilt);
     }
 
-    /// Whether `id` is still a candidate to rebuild: an internal node of at most
-    /// `subtree_height` whose parent is above that height, and not still itself (an
-    /// earlier rebuild may have reused the node, or changed the heights around it).
+    /// Whether `id` is still a candidate to rebuild (an earlier rebuild may have freed and
+    /// reused the node, or changed the heights around it): an internal node of at most
+    /// `subtree_height` whose parent is above that height, and not still itself (nothing to
+    /// rebuild there).
     fn is_candidate(&self, id: NodeId, subtree_height: u16) -> bool {
         let node = &self.nodes[id.index()];
         node.is_allocated()
@@ -239,8 +229,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             && self.mark_age(self.slot_stamp(node.parent)) < STILL_AFTER
     }
 
-    /// The start of an optimization run: `None` (and the candidates dropped) when the
-    /// credit does not cover a subtree of the rebuild size yet.
+    /// The start of an optimization run: `None` (and the candidates dropped) when the credit
+    /// does not cover a subtree of the rebuild size yet.
     fn start_optimizing(&mut self) -> Option<Run> {
         let n = self.proxy_count;
         let subtree_height = self.optimizer.subtree_height(n);

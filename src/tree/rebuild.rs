@@ -1,17 +1,16 @@
-//! Rebuilding one subtree in two steps: a plan made from the tree as it stands, then
-//! written at once.
+//! Rebuilding a subtree in two steps: a plan made from the tree as it stands, then written.
 //!
-//! [`DynamicTree::plan_rebuild`] only reads the tree: it collects the subtree's items
-//! (its leaves, and the subtrees kept whole), splits them with the binned SAH of
-//! [`DynamicTree::build`], lays the new nodes out over the slots the old ones hold (see
-//! `tree::layout`), and works out every new node, its box, mark and height included.
-//! [`DynamicTree::apply_rebuild`] then writes the new nodes into their slots and the
-//! items' links, and refits the heights above. Planning is most of the work, and plans of
-//! subtrees that share no node can be made at the same time on several threads (see
-//! `DynamicTree::optimize_on`).
+//! [`DynamicTree::plan_rebuild`] only reads the tree: it collects the subtree's items (its
+//! leaves, and the subtrees kept whole), splits them with the binned SAH of
+//! [`DynamicTree::build`], lays the new nodes out over the old ones' slots (see
+//! `tree::layout`) and works out every new node, box, mark and height included.
+//! [`DynamicTree::apply_rebuild`] then writes the new nodes and the items' links at once, and
+//! refits the heights above. Planning is most of the work, and plans of subtrees that share
+//! no node can be made at the same time on several threads (see `DynamicTree::optimize_on`).
 //!
-//! The free list is left as it is: the new subtree has exactly as many internal nodes as
-//! the old one and takes back its slots, the new top the old top's.
+//! The new subtree has exactly as many internal nodes as the old one and takes back its
+//! slots, the new top the old top's: the free list is left as it is, and no node outside the
+//! subtree moves.
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
@@ -23,7 +22,7 @@ use crate::tree::{DynamicTree, Link, Node, NodeId, Stamp};
 const ITEM: u32 = 1 << 31;
 
 /// One new node of a plan, in the order the splits made them (parents first).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Planned<V: Vector> {
     /// Children: new nodes, or items with [`ITEM`].
     children: [u32; 2],
@@ -32,24 +31,32 @@ struct Planned<V: Vector> {
     height: u16,
 }
 
+impl<V: Vector> Planned<V> {
+    /// The box and mark its parent holds for it: those enclosing its children's.
+    #[inline(always)]
+    fn enclosing(&self) -> (BoundingBox<V>, Stamp) {
+        (
+            self.boxes[0].merged(&self.boxes[1]),
+            self.stamps[0].max(self.stamps[1]),
+        )
+    }
+}
+
 /// The plan of a subtree's rebuild, and the buffers it is made in (kept between plans).
 #[derive(Debug)]
 pub(crate) struct RebuildPlan<V: Vector> {
     /// The subtree's top and where it hangs.
     top: NodeId,
     link: Link,
-    /// The items: leaves and subtrees kept whole, with the boxes and marks their parents
-    /// hold for them.
+    /// The items, with the boxes and marks their parents hold for them.
     pub items: Vec<BuildItem<V>>,
     /// The slots the old internal nodes hold, which the new ones take.
     old: Vec<NodeId>,
     /// Each item's split keys and bins (see `DynamicTree::split`).
     keys: Vec<[f32; 4]>,
     bins: [Vec<u8>; 2],
-    /// Ranges of items still to split: start, end, parent (a new node, or [`NO_PARENT`])
-    /// and slot.
+    /// Ranges of items still to split: start, end, parent (a new node, or [`NO_PARENT`]), slot.
     ranges: Vec<(u32, u32, u32, u32)>,
-    /// The new nodes.
     planned: Vec<Planned<V>>,
     /// The new nodes in layout order, their parents' positions in it (see
     /// `tree::layout`), and each new node's position.
@@ -60,8 +67,7 @@ pub(crate) struct RebuildPlan<V: Vector> {
     slots: Vec<NodeId>,
     pool: Vec<NodeId>,
     spare: Vec<NodeId>,
-    /// Nodes still to visit while collecting the items, with the box and mark their
-    /// parent holds for them; new nodes still to lay out.
+    /// Nodes still to visit while collecting the items; new nodes still to lay out.
     stack: Vec<BuildItem<V>>,
     walk: Vec<u32>,
 }
@@ -90,8 +96,8 @@ impl<V: Vector> Default for RebuildPlan<V> {
 }
 
 impl<V: Vector> RebuildPlan<V> {
-    /// Gives every buffer room for `items` entries, or for as many as the items have room
-    /// for if that is more (a plan has at most that many of each): the buffers then grow
+    /// Gives every buffer room for `items` entries, or for as many as the items have room for
+    /// if that is more (a plan has at most that many of each): the buffers then grow
     /// together, and only when a rebuild has more items than any before it.
     fn reserve(&mut self, items: usize) {
         fn room_for<T>(buffer: &mut Vec<T>, room: usize) {
@@ -120,8 +126,7 @@ impl<V: Vector> RebuildPlan<V> {
         self.planned.is_empty()
     }
 
-    /// The new node `child` of `at` (a new node, or an item), as the tree names it: its
-    /// slot, or the item's node.
+    /// A planned child as the tree names it: the item's node, or the new node's slot.
     fn node_of(&self, child: u32) -> NodeId {
         if child & ITEM != 0 {
             self.items[(child & !ITEM) as usize].node
@@ -133,12 +138,8 @@ impl<V: Vector> RebuildPlan<V> {
 
 impl<V: Vector, T> DynamicTree<V, T> {
     /// Plans the rebuild of the subtree under `top` into `plan`, reading the tree only;
-    /// [`Self::apply_rebuild`] carries it out. The plan is that of
-    /// [`Self::rebuild_subtree`] (which is this and the apply): items are the nodes under
-    /// `top` (itself included) that are leaves, have height `keep_height` or less, or
-    /// (with `still_for > 0`) a mark `still_for` updates old or more, each placed like a
-    /// leaf; with `still_for > 0` the new top's first split sets the still items apart
-    /// from the others, when there are both.
+    /// [`Self::apply_rebuild`] carries it out. Together they are [`Self::rebuild_subtree`],
+    /// which says what the items are and how the first split is made.
     pub(crate) fn plan_rebuild(
         &self,
         top: NodeId,
@@ -154,9 +155,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if top.is_leaf() || self.nodes[top.index()].height <= keep_height {
             return;
         }
-        // Room at once for the largest candidate of the optimizer (a subtree of its
-        // rebuild height has at most this many leaves), so that the buffers do not grow
-        // each time a larger one comes along.
+        // Room at once for the largest candidate of the optimizer (a subtree of its rebuild
+        // height has at most this many leaves), so that the buffers do not grow each time a
+        // larger one comes along.
         plan.reserve(1 << self.optimizer.subtree_height(self.proxy_count));
         self.collect_plan_items(keep_height, still_for, plan);
         if plan.items.len() < 2 {
@@ -202,20 +203,14 @@ impl<V: Vector, T> DynamicTree<V, T> {
             }
             let node = &self.nodes[id.index()];
             for k in [1, 0] {
-                plan.stack.push(BuildItem {
-                    aabb: node.boxes[k],
-                    node: node.children[k],
-                    stamp: node.stamps[k],
-                });
+                plan.stack.push(BuildItem::child_of(node, k));
             }
             plan.old.push(id);
         }
     }
 
-    /// Splits the items top-down, as [`Self::build`] does: each range of items is split
-    /// in two by [`Self::split`] (the first by `first_split` when given) and gets a new
-    /// node; a range of one item is that item. The new nodes are numbered in the order
-    /// they are made, parents first.
+    /// Splits the items as [`Self::build_items`] does (the first split by `first_split` when
+    /// given), numbering the new nodes parents first.
     fn plan_splits(plan: &mut RebuildPlan<V>, first_split: Option<usize>) {
         let count = plan.items.len();
         plan.keys.clear();
@@ -235,12 +230,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     }
                 };
                 let id = plan.planned.len() as u32;
-                plan.planned.push(Planned {
-                    children: [0; 2],
-                    boxes: [BoundingBox::default(); 2],
-                    stamps: [0; 2],
-                    height: 0,
-                });
+                plan.planned.push(Planned::default());
                 plan.ranges.push((mid as u32, hi as u32, id, 1));
                 plan.ranges.push((lo as u32, mid as u32, id, 0));
                 id
@@ -251,8 +241,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Works out each new node's children's boxes and marks, and its height, children
-    /// first: a node's box encloses its children's, its mark is the later of theirs.
+    /// Works out each new node's children's boxes and marks, and its height, children first.
     fn plan_boxes(&self, plan: &mut RebuildPlan<V>) {
         for id in (0..plan.planned.len()).rev() {
             let mut node = plan.planned[id];
@@ -264,11 +253,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
                     (item.aabb, item.stamp, self.height_of(item.node))
                 } else {
                     let below = &plan.planned[child as usize];
-                    (
-                        below.boxes[0].merged(&below.boxes[1]),
-                        below.stamps[0].max(below.stamps[1]),
-                        below.height,
-                    )
+                    let (aabb, stamp) = below.enclosing();
+                    (aabb, stamp, below.height)
                 };
                 node.boxes[k] = aabb;
                 node.stamps[k] = stamp;
@@ -279,9 +265,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Orders the new nodes as `tree::layout` lays subtrees out (the top first, the two
-    /// new children of a node side by side, depth first, first child first) and gives
-    /// them the old nodes' slots, the top the old top's.
+    /// Orders the new nodes as `tree::layout` lays subtrees out and gives them the old
+    /// nodes' slots, the top the old top's.
     fn plan_layout(plan: &mut RebuildPlan<V>) {
         plan.order.clear();
         plan.parent.clear();
@@ -316,11 +301,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
         );
     }
 
-    /// Carries out a plan of [`Self::plan_rebuild`] made on the tree as it stands (or as
-    /// it stood, when the writes since touched nothing under the planned top): writes the
-    /// new nodes into their slots, the items' links and the top's box and mark where it
-    /// hangs, then refits the top's ancestors, whose heights may change (their boxes are
-    /// exact already: the same leaves lie below).
+    /// Carries out a plan of [`Self::plan_rebuild`] made on the tree as it stands (or as it
+    /// stood, when the writes since touched nothing under the planned top): writes the new
+    /// nodes into their slots, the items' links and the top's box and mark where it hangs,
+    /// then refits the top's ancestors, whose heights may change (their boxes are exact
+    /// already: the same leaves lie below).
     pub(crate) fn apply_rebuild(&mut self, plan: &RebuildPlan<V>) {
         if plan.is_empty() {
             return;
@@ -356,11 +341,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 }
             }
         }
-        let top = &plan.planned[0];
-        let (aabb, stamp) = (
-            top.boxes[0].merged(&top.boxes[1]),
-            top.stamps[0].max(top.stamps[1]),
-        );
+        let (aabb, stamp) = plan.planned[0].enclosing();
         let top_slot = plan.slots[0];
         if plan.link.is_root() {
             self.root = top_slot;

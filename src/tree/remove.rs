@@ -18,19 +18,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         let link = self.link_of(leaf);
         let parent = link.parent();
-        let (sibling, sibling_box, sibling_stamp, parent_link) = {
+        let (sibling, aabb, stamp, parent_link) = {
             let p = &self.nodes[parent.index()];
             let other = 1 - link.slot();
             (p.children[other], p.boxes[other], p.stamps[other], p.parent)
         };
         let grand = parent_link.parent_or_null();
-        self.attach(
-            grand,
-            parent_link.slot(),
-            sibling,
-            sibling_box,
-            sibling_stamp,
-        );
+        self.attach(grand, parent_link.slot(), sibling, aabb, stamp);
         self.free_node(parent);
         let mut index = grand;
         while !index.is_null() {

@@ -3,26 +3,9 @@
 use crate::Vector;
 use crate::tree::{DynamicTree, Link, NodeId};
 
-#[derive(Clone, Copy, PartialEq)]
-enum Rotation {
-    None,
-    /// Swap B with F.
-    BF,
-    /// Swap B with G.
-    BG,
-    /// Swap C with D.
-    CD,
-    /// Swap C with E.
-    CE,
-    /// Swap grandchildren D and F.
-    DF,
-    /// Swap grandchildren D and G.
-    DG,
-}
-
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// Tries the rotations at node A and applies the one that lowers the summed area of
-    /// the nodes below A the most, if any. A's own box is the same after any of them.
+    /// Tries the rotations at node A and applies the one that lowers the summed area of the
+    /// nodes below A the most, if any. A's own box is the same after any of them.
     ///
     /// ```text
     ///         A
@@ -38,8 +21,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///   grandchild, so the cost is `area(B ∪ G)` or `area(B ∪ F)` against `area(C)`;
     /// - C is a leaf (B is not): the mirror image, swapping C with D or E;
     /// - both internal: the four swaps above, each changing one of B and C, and the two
-    ///   grandchild swaps D↔F and D↔G, each changing both; every candidate is scored by
-    ///   the change in `area(B) + area(C)`.
+    ///   grandchild swaps D↔F and D↔G, each changing both; every candidate is scored by the
+    ///   change in `area(B) + area(C)`.
     pub(crate) fn rotate(&mut self, a: NodeId) {
         if a.is_leaf() {
             return;
@@ -50,84 +33,63 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         let [b, c] = na.children;
         let [box_b, box_c] = na.boxes;
-        // The grandchildren under an internal B (D, E) and C (F, G), with their boxes.
+        // The children of an internal node, with their boxes.
         let below = |x: NodeId| {
             let n = &self.nodes[x.index()];
-            (n.children[0], n.children[1], n.boxes[0], n.boxes[1])
+            (n.children, n.boxes)
         };
-        let mut best = Rotation::None;
+        // The best swap so far, as the two nodes to swap.
+        let mut best = None;
         let mut best_delta = 0.0f32;
-        let mut consider = |rotation: Rotation, delta: f32| {
+        let mut consider = |x: NodeId, y: NodeId, delta: f32| {
             if delta < best_delta {
                 best_delta = delta;
-                best = rotation;
+                best = Some((x, y));
             }
         };
-        let (mut d, mut e, mut f, mut g) = (NodeId::NULL, NodeId::NULL, NodeId::NULL, NodeId::NULL);
         if b.is_leaf() {
-            let (f_id, g_id, box_f, box_g) = below(c);
-            (f, g) = (f_id, g_id);
+            let ([f, g], [box_f, box_g]) = below(c);
             let area_c = box_c.area();
-            consider(Rotation::BF, box_b.merged(&box_g).area() - area_c);
-            consider(Rotation::BG, box_b.merged(&box_f).area() - area_c);
+            consider(b, f, box_b.merged(&box_g).area() - area_c);
+            consider(b, g, box_b.merged(&box_f).area() - area_c);
         } else if c.is_leaf() {
-            let (d_id, e_id, box_d, box_e) = below(b);
-            (d, e) = (d_id, e_id);
+            let ([d, e], [box_d, box_e]) = below(b);
             let area_b = box_b.area();
-            consider(Rotation::CD, box_c.merged(&box_e).area() - area_b);
-            consider(Rotation::CE, box_c.merged(&box_d).area() - area_b);
+            consider(c, d, box_c.merged(&box_e).area() - area_b);
+            consider(c, e, box_c.merged(&box_d).area() - area_b);
         } else {
-            let (d_id, e_id, box_d, box_e) = below(b);
-            let (f_id, g_id, box_f, box_g) = below(c);
-            (d, e, f, g) = (d_id, e_id, f_id, g_id);
+            let ([d, e], [box_d, box_e]) = below(b);
+            let ([f, g], [box_f, box_g]) = below(c);
             let area_b = box_b.area();
             let area_c = box_c.area();
-            consider(Rotation::BF, box_b.merged(&box_g).area() - area_c);
-            consider(Rotation::BG, box_b.merged(&box_f).area() - area_c);
-            consider(Rotation::CD, box_c.merged(&box_e).area() - area_b);
-            consider(Rotation::CE, box_c.merged(&box_d).area() - area_b);
+            consider(b, f, box_b.merged(&box_g).area() - area_c);
+            consider(b, g, box_b.merged(&box_f).area() - area_c);
+            consider(c, d, box_c.merged(&box_e).area() - area_b);
+            consider(c, e, box_c.merged(&box_d).area() - area_b);
             let base = area_b + area_c;
             consider(
-                Rotation::DF,
+                d,
+                f,
                 box_f.merged(&box_e).area() + box_d.merged(&box_g).area() - base,
             );
             consider(
-                Rotation::DG,
+                d,
+                g,
                 box_g.merged(&box_e).area() + box_f.merged(&box_d).area() - base,
             );
         }
-        match best {
-            Rotation::None => {}
-            Rotation::BF => {
-                self.swap_subtrees(b, f);
-                self.refit_node(c);
-            }
-            Rotation::BG => {
-                self.swap_subtrees(b, g);
-                self.refit_node(c);
-            }
-            Rotation::CD => {
-                self.swap_subtrees(c, d);
-                self.refit_node(b);
-            }
-            Rotation::CE => {
-                self.swap_subtrees(c, e);
-                self.refit_node(b);
-            }
-            Rotation::DF => {
-                self.swap_subtrees(d, f);
-                self.refit_node(b);
-                self.refit_node(c);
-            }
-            Rotation::DG => {
-                self.swap_subtrees(d, g);
-                self.refit_node(b);
-                self.refit_node(c);
-            }
+        let Some((x, y)) = best else {
+            return;
+        };
+        self.swap_subtrees(x, y);
+        // B and C are refitted unless swapped away themselves (B for F or G, C for D or E).
+        if x != b {
+            self.refit_node(b);
         }
-        if best != Rotation::None {
-            self.refit_node(a);
+        if x != c {
+            self.refit_node(c);
         }
+        self.refit_node(a);
     }
 
     /// Exchanges two subtrees that have different parents (neither is an ancestor of the
