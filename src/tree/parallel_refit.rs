@@ -1,8 +1,8 @@
 //! Refitting the tree on several threads.
 //!
-//! After a large batch of moves ([`DynamicTree::move_proxies_parallel`]), every internal node
-//! under a changed path gets its exact box again, children first. The subtrees of two
-//! different nodes, neither above the other, share no node, so:
+//! After a large batch of moves ([`DynamicTree::move_proxies_parallel`]), every internal node under
+//! a changed path gets its exact box again, children first. Subtrees of two nodes, neither above
+//! the other, share no node, so:
 //!
 //! 1. the tree's first levels are walked on the calling thread, down to a depth where there
 //!    are a few subtrees per thread: their roots, in depth-first order, are the tasks;
@@ -11,22 +11,21 @@
 //! 3. the first levels are refitted on the calling thread, taking each task's box where its
 //!    subtree hangs.
 //!
-//! Each node is visited once and written once, by one thread: the boxes, the marks and the
-//! count of moved leaves are exactly those of the serial refit. The refit also stores the
-//! leaves' new boxes as it passes their parents (see `DynamicTree::apply_pending`): a parallel
-//! batch sets one bit per changed proxy, and a leaf whose bit is set takes its box from the
-//! move cache and its mark.
+//! Each node is visited once and written once, by one thread: the boxes, the marks and the count of
+//! moved leaves are exactly those of the serial refit. The refit also stores the leaves' new boxes
+//! as it passes their parents (see `DynamicTree::apply_pending`): a parallel batch sets one bit per
+//! changed proxy, and a leaf whose bit is set takes its box from the move cache and its mark.
 //!
 //! # Why `unsafe`
 //!
-//! The tasks write nodes of one arena at the same time, each its own subtree; safe Rust lends
-//! a slice to one writer or to readers only, and a subtree's nodes are scattered over the
-//! arena. [`SharedNodes`] lends the arena to every task through a raw pointer, and the walk
-//! below keeps the tasks apart by checking the tree's links as it goes (`accept`), so that no
-//! node is ever reached by two visits, even in a tree whose links were wrong. The pointer is
-//! used only while `refit_root_parallel` holds the arena borrowed, and its tasks all return
-//! before it does (the contract of [`TaskRunner`]; the tasks catch their own panics).
-//! `docs/bench/README.md` ("The parallel step") measures the gain over the serial refit.
+//! The tasks write nodes of one arena at the same time, each its own subtree; safe Rust lends a
+//! slice to one writer or to readers only, and a subtree's nodes are scattered over the arena.
+//! [`SharedNodes`] lends the arena to every task through a raw pointer, and the walk below keeps
+//! the tasks apart by checking the tree's links as it goes (`accept`), so that no node is ever
+//! reached by two visits, even in a tree whose links were wrong. The pointer is used only while
+//! `refit_root_parallel` holds the arena borrowed, and its tasks all return before it does (the
+//! contract of [`TaskRunner`]; the tasks catch their own panics). `docs/bench/README.md` ("The
+//! parallel step") measures the gain over the serial refit.
 
 use core::marker::PhantomData;
 use std::sync::{Mutex, PoisonError};
@@ -38,8 +37,8 @@ use crate::tree::constants::REFIT_TASKS_PER_THREAD;
 use crate::tree::parallel::TaskRunner;
 use crate::tree::{DynamicTree, Link, Node, NodeId, Stamp};
 
-/// The arena's nodes, lent to the tasks of a parallel refit, each of which writes only
-/// the nodes it has accepted (see [`SharedNodes::accept`]).
+/// The arena's nodes, lent to the tasks of a parallel refit, each of which writes only the nodes it
+/// has accepted (see [`SharedNodes::accept`]).
 struct SharedNodes<'a, V: Vector> {
     ptr: *mut Node<V>,
     len: usize,
@@ -47,11 +46,11 @@ struct SharedNodes<'a, V: Vector> {
     borrow: PhantomData<&'a mut [Node<V>]>,
 }
 
-// SAFETY: the pointer is to an arena of `Node<V>` (plain data, `Send` and `Sync` as `V` is)
-// that the refit borrows mutably for as long as this value lives. Sharing it between threads
-// is sound because every read and write through it goes to a node the visit has accepted, and
-// no node is accepted twice (see `accept`), except the two fields that `accept` reads, which
-// nobody writes during a refit.
+// SAFETY: the pointer is to an arena of `Node<V>` (plain data, `Send` and `Sync` as `V` is) that
+// the refit borrows mutably for as long as this value lives. Sharing it between threads is sound
+// because every read and write through it goes to a node the visit has accepted, and no node is
+// accepted twice (see `accept`), except the two fields that `accept` reads, which nobody writes
+// during a refit.
 #[allow(unsafe_code)]
 unsafe impl<V: Vector> Sync for SharedNodes<'_, V> {}
 
@@ -64,27 +63,26 @@ impl<'a, V: Vector> SharedNodes<'a, V> {
         }
     }
 
-    /// Whether `child`, found in slot `slot` of the accepted node `parent` of height `height`,
-    /// is an internal node that this visit may take as its own: in the arena, hanging from that
-    /// very slot by its own link, and lower than `parent`.
+    /// Whether `child`, found in slot `slot` of the accepted node `parent` of height `height`, is
+    /// an internal node that this visit may take as its own: in the arena, hanging from that very
+    /// slot by its own link, and lower than `parent`.
     ///
-    /// Every visit, the serial first levels and the tasks alike, reaches a node only through
-    /// this check (the root, through the tree's root link). A node's link names one slot of one
-    /// parent, so two visits accepting the same node must come from the same slot of the same
-    /// accepted parent, and by the same argument from the same grandparent, up to where they
-    /// started: the root (visited once) or a task's root (each given to one task, and skipped
-    /// by the first levels). Heights fall at every step, so no visit comes back to a node
-    /// through a cycle either.
+    /// Every visit, the serial first levels and the tasks alike, reaches a node only through this
+    /// check (the root, through the tree's root link). A node's link names one slot of one parent,
+    /// so two visits accepting the same node must come from the same slot of the same accepted
+    /// parent, and by the same argument from the same grandparent, up to where they started: the
+    /// root (visited once) or a task's root (each given to one task, and skipped by the first
+    /// levels). Heights fall at every step, so no visit revisits a node through a cycle either.
     #[allow(unsafe_code)]
     fn accept(&self, parent: NodeId, slot: usize, height: u16, child: NodeId) -> bool {
         if child.is_leaf() || child.index() >= self.len {
             return false;
         }
         let at = self.ptr.wrapping_add(child.index());
-        // SAFETY: `at` is in the arena (checked above). Only the fields `parent` and `height`
-        // are read, through raw field pointers (no reference to the node is made): the node
-        // may belong to another task, which writes only its `boxes` and `stamps`, other
-        // memory, and nothing writes these two during a refit.
+        // SAFETY: `at` is in the arena (checked above). Only the fields `parent` and `height` are
+        // read, through raw field pointers (no reference to the node is made): the node may belong
+        // to another task, which writes only its `boxes` and `stamps`, other memory, and nothing
+        // writes these two during a refit.
         let (link, child_height) = unsafe {
             (
                 core::ptr::addr_of!((*at).parent).read(),
@@ -98,8 +96,8 @@ impl<'a, V: Vector> SharedNodes<'a, V> {
     #[allow(unsafe_code)]
     fn read(&self, id: NodeId) -> Node<V> {
         debug_assert!(id.index() < self.len);
-        // SAFETY: `id` was accepted by this visit (in the arena, and no other visit
-        // accepts it), so nothing else reads or writes it meanwhile.
+        // SAFETY: `id` was accepted by this visit (in the arena, and no other visit accepts it), so
+        // nothing else reads or writes it meanwhile.
         unsafe { self.ptr.add(id.index()).read() }
     }
 
@@ -108,9 +106,8 @@ impl<'a, V: Vector> SharedNodes<'a, V> {
     fn write(&self, id: NodeId, boxes: [BoundingBox<V>; 2], stamps: [Stamp; 2]) {
         debug_assert!(id.index() < self.len);
         let at = self.ptr.wrapping_add(id.index());
-        // SAFETY: as in `read`: the node is this visit's alone. The two fields are written
-        // through raw field pointers, leaving `parent` and `height` (which other visits'
-        // `accept` may read) untouched.
+        // SAFETY: as in `read`, the node is this visit's alone. The two fields are written through
+        // raw field pointers, leaving `parent` and `height` (which `accept` reads) untouched.
         unsafe {
             core::ptr::addr_of_mut!((*at).boxes).write(boxes);
             core::ptr::addr_of_mut!((*at).stamps).write(stamps);
@@ -162,8 +159,8 @@ enum Below<'r, V: Vector> {
     Take(usize, &'r [Mutex<Option<Refitted<V>>>], usize),
 }
 
-/// A task's refit of the accepted node `id`'s subtree, children first: its box and whether it
-/// holds a change; the leaves it marks moved and the nodes it refits count in `count`.
+/// A task's refit of the accepted node `id`'s subtree, children first: its box and whether it holds
+/// a change; the leaves it marks moved and the nodes it refits count in `count`.
 fn refit_task<V: Vector>(
     context: &RefitContext<'_, V>,
     nodes: &SharedNodes<'_, V>,
@@ -203,9 +200,8 @@ impl<V: Vector> RefitContext<'_, V> {
         (aabb, changed, count)
     }
 
-    /// Gives the leaf `leaf` (a child whose slot holds `aabb` and `stamp`) its box from the
-    /// move cache and its mark when its proxy's bit is set, counting it in `moved` when it was
-    /// not marked yet; as [`DynamicTree::write_slot`] would.
+    /// Gives `leaf` its box from the move cache and, if its proxy's bit is set, its mark (counted
+    /// in `moved` if new), in `aabb` and `stamp`, as [`DynamicTree::write_slot`] would.
     #[inline(always)]
     fn take_leaf(
         &self,
@@ -215,8 +211,8 @@ impl<V: Vector> RefitContext<'_, V> {
         moved: &mut usize,
     ) {
         let proxy = leaf.proxy().index();
-        // No branch on the bit, which is as good as random: a leaf whose bit is clear gets
-        // its box again (the move cache holds each proxy's box in its slot) and keeps its mark.
+        // No branch on the bit, which is as good as random: a leaf whose bit is clear gets its box
+        // again (the move cache holds each proxy's box in its slot) and keeps its mark.
         let bit = self
             .changed
             .get(proxy / 64)
@@ -228,10 +224,9 @@ impl<V: Vector> RefitContext<'_, V> {
         *stamp = if bit { self.epoch } else { *stamp };
     }
 
-    /// Refits the accepted node `id` of the first levels, at depth `depth` (or, while listing,
-    /// only walks them); `below` says what happens at the task roots. Returns the node's box,
-    /// whether it holds a change, and the counts of its subtree (while listing, of the levels
-    /// walked).
+    /// Refits the accepted node `id` of the first levels, at depth `depth` (or, while listing, only
+    /// walks them); `below` says what happens at the task roots. Returns the node's box, whether it
+    /// holds a change, and the counts of its subtree (while listing, of the levels walked).
     fn refit(
         &self,
         nodes: &SharedNodes<'_, V>,
@@ -288,12 +283,11 @@ impl<V: Vector> RefitContext<'_, V> {
 }
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// The refit of every internal node that hangs under nodes marked less than `age` updates
-    /// ago (`u16::MAX`: every node), children first, its tasks run by `runner`; the leaves whose
-    /// proxy's bit is set in `changed` take their boxes from the move cache (which must be on).
-    /// The root must be internal and low enough for the recursion. Gives the boxes, marks and
-    /// count of moved leaves of the serial refit after [`Self::write_slot`] for each leaf, and
-    /// returns the internal nodes refitted, as it does.
+    /// The refit of every internal node under nodes marked less than `age` updates ago (`u16::MAX`:
+    /// every node), children first, its tasks run by `runner`; leaves whose proxy's bit is set in
+    /// `changed` take their boxes from the move cache (which must be on). The root must be internal
+    /// and low enough to recurse. Boxes, marks, moved count and return value (internal nodes
+    /// refitted) match the serial refit after [`Self::write_slot`] per changed leaf.
     pub(crate) fn refit_root_parallel(
         &mut self,
         age: u16,

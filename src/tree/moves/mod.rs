@@ -1,5 +1,5 @@
-//! Moving many proxies at once: the batch's buffers, the guard that applies a batch
-//! even when the caller panics, and the sizes that choose how its ancestors are updated.
+//! Moving many proxies at once: the batch's buffers, the guard that applies a batch even when the
+//! caller panics, and the sizes that choose how its ancestors are updated.
 
 use std::sync::Mutex;
 
@@ -17,12 +17,10 @@ mod refit;
 mod serial;
 
 /// What the last refit of the recent subtrees visited, which decides how a middling batch (see
-/// [`MID_BULK_FROM`](crate::tree::constants::MID_BULK_FROM)) updates its leaves' ancestors.
-///
-/// Cases: before the first such refit, and after [`REMEASURE_EVERY`] batches that grew
-/// ancestors instead, the batch refits (and so measures); otherwise it refits when the last
-/// refit visited less than half of the internal nodes. Counts alone decide, so the same
-/// operations take the same path on any number of threads.
+/// [`MID_BULK_FROM`](crate::tree::constants::MID_BULK_FROM)) updates its leaves' ancestors: it
+/// refits (and so measures) before the first such refit and after [`REMEASURE_EVERY`] batches that
+/// grew ancestors instead, and otherwise when the last refit visited less than half of the internal
+/// nodes. Counts alone decide, so the same operations take the same path on any number of threads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct RecentRefits {
     /// Internal nodes the last refit visited, of the `nodes` in the tree then (0 before it).
@@ -56,9 +54,8 @@ impl RecentRefits {
 /// Buffers of [`DynamicTree::move_proxies`], reused.
 #[derive(Debug, Default)]
 pub(crate) struct PendingMoves<V: Vector> {
-    /// The decided changes (in the move cache already, when the tree keeps one) whose parents'
-    /// slots and ancestors wait to be updated: each leaf's link and new fat box, in move order
-    /// (those listed from `changed` after them, in proxy order).
+    /// Decided changes whose parents' slots and ancestors wait to be updated: each leaf's link and
+    /// new fat box, in move order (then those listed from `changed`, in proxy order).
     moves: Vec<(Link, BoundingBox<V>)>,
     /// The same, grouped by where the parents sit in the arena, and where each group starts.
     sorted: Vec<(Link, BoundingBox<V>)>,
@@ -69,11 +66,9 @@ pub(crate) struct PendingMoves<V: Vector> {
     /// themselves (counted in `in_bits`, not listed in `moves`), and for those of `ids` while a
     /// parallel refit stores their boxes (see [`DynamicTree::apply_pending`]); clear otherwise.
     changed: Vec<u64>,
-    /// Changes noted only by their bit in `changed` (a proxy moved twice counts twice): their
-    /// links and boxes are read from the table of leaves and the move cache.
+    /// Changes noted only by their bit in `changed` (a proxy moved twice counts twice).
     in_bits: usize,
-    /// What each task of [`DynamicTree::move_proxies_parallel`] decided, and the first
-    /// proxy id of each task after the first.
+    /// What each task of [`DynamicTree::move_proxies_parallel`] decided; later tasks' first ids.
     decided: Vec<Mutex<Decided<V>>>,
     task_starts: Vec<usize>,
 }
@@ -100,15 +95,14 @@ fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
-/// A batch of leaf updates under way. Dropping it applies the pending ancestor updates, so that
-/// a panic in the caller's iterator or callback midway still leaves ancestors enclosing leaves.
+/// A batch of leaf updates under way. Dropping it applies the pending ancestor updates, so that a
+/// panic in the caller's iterator or callback midway still leaves ancestors enclosing leaves.
 struct Batch<'a, V: Vector, T> {
     tree: &'a mut DynamicTree<V, T>,
     pending: PendingMoves<V>,
     /// Where the refit's tasks run.
     runner: &'a dyn TaskRunner,
-    /// The tree's move cache while a parallel batch's tasks hold it (else empty): given back
-    /// first if the batch ends in a panic.
+    /// The move cache while a parallel batch's tasks hold it (else empty); a panic gives it back.
     cache: Vec<BoundingBox<V>>,
 }
 
@@ -132,8 +126,8 @@ impl<'a, V: Vector, T> Batch<'a, V, T> {
 
 impl<V: Vector, T> Batch<'_, V, T> {
     /// [`DynamicTree::new_fat_box`] for one move, its change (if any) noted for the end of the
-    /// batch and its outcome (whether the fat box changed) told to `result` where it is known,
-    /// so that a caller's count of the changes compiles to an increment.
+    /// batch and its outcome (whether the fat box changed) told to `result` where it is known, so
+    /// that a caller's count of the changes compiles to an increment.
     #[inline(always)]
     fn decide(
         &mut self,

@@ -10,26 +10,26 @@ use crate::tree::{DynamicTree, Link, ProxyId, TreeError};
 
 use super::{Batch, set_bit};
 
-/// The moves one task of [`DynamicTree::move_proxies_parallel`] decided, in batch order. A
-/// task that owns a run of the move cache stores its changes there and notes each by its
-/// proxy's bit; another lists them for the calling thread to store.
+/// The moves one task of [`DynamicTree::move_proxies_parallel`] decided, in batch order. A task
+/// that owns a run of the move cache stores its changes there and notes each by its proxy's bit;
+/// another lists them for the calling thread to store.
 #[derive(Debug, Default)]
 pub(crate) struct Decided<V: Vector> {
     /// The listed changes (where each leaf hangs and its new fat box), and their proxies.
     moves: Vec<(Link, BoundingBox<V>)>,
     ids: Vec<ProxyId>,
-    /// The changes stored in the task's run, one bit per proxy of the run; `bits[0]` is word
-    /// `first_word` of the batch's bits.
+    /// The changes stored in the task's run, one bit per proxy of the run from word `first_word` of
+    /// the batch's bits, and their count (a proxy moved twice counts twice).
     bits: Vec<u64>,
     first_word: usize,
-    /// How many changes are noted in `bits` (a proxy moved twice counts twice).
     in_bits: usize,
     /// The moves left to the calling thread (their index in the batch).
     deferred: Vec<usize>,
 }
 
-/// A task's list of [`Decided`] moves, taken out of the job's array and put back when
-/// dropped, whether the task ends or unwinds.
+/// A task's list of [`Decided`] moves, taken out of the job's array while the task fills it, so
+/// that its lengths live in the thread's own memory rather than on a cache line that the
+/// neighbouring lists share, and put back when dropped, whether the task ends or unwinds.
 struct PutBack<'a, V: Vector> {
     slot: &'a Mutex<Decided<V>>,
     list: Decided<V>,
@@ -77,32 +77,31 @@ impl<V: Vector> Decided<V> {
 }
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// [`Self::move_proxies`] on up to `threads` threads (the calling one included; at most
-    /// 256): move `i`, for `i` in `0..count`, is `moves(i)`, a `(id, tight, displacement)`.
-    /// Returns how many moves changed their proxy's fat box; `result` is told each move's
-    /// outcome, from the thread that decided it.
+    /// [`Self::move_proxies`] on up to `threads` threads (the calling one included; at most 256):
+    /// move `i`, for `i` in `0..count`, is `moves(i)`, a `(id, tight, displacement)`. Returns how
+    /// many moves changed their proxy's fat box; `result` is told each move's outcome, from the
+    /// thread that decided it.
     ///
-    /// Give each proxy at most once: the fat boxes, the tree and the next update's pairs are
-    /// then exactly those of `move_proxies` on the same moves, whatever the threads. A proxy
-    /// given twice may be decided against its box from before the batch both times, and keeps
-    /// the box of one of its moves. `moves` must give the same move for the same index each
-    /// time it is called (the first move of each run is read twice).
+    /// Give each proxy at most once: the fat boxes, the tree and the next update's pairs are then
+    /// exactly those of `move_proxies` on the same moves, whatever the threads. A proxy given twice
+    /// may be decided against its box from before the batch both times, and keeps the box of one of
+    /// its moves. `moves` must give the same move for the same index each time it is called (the
+    /// first move of each run is read twice).
     ///
-    /// Each thread decides runs of consecutive moves. When the runs' first ids increase (a
-    /// batch in id order), each thread also stores its changes in its own stretch of the move
-    /// cache, and the few moves whose id lies outside it are decided on the calling thread at
-    /// the end; otherwise the calling thread stores every change, in batch order. When the
-    /// batch refits the tree in one pass (see [`Self::move_proxies`]), each thread refits whole
-    /// subtrees, storing the changed leaves' boxes in their parents as it passes them. A batch
-    /// of fewer than 16,384 moves runs on the calling thread alone (handing it out would cost
-    /// more than it saves); small trees and a tree without its move cache
-    /// ([`Self::set_move_cache`]) refit on the calling thread. The other threads are the tree's
-    /// rayon pool with the `parallel` feature (see [`Self::update_pairs_parallel`]); without it
-    /// every task runs on the calling thread, with the same result.
+    /// Each thread decides runs of consecutive moves. When the runs' first ids increase (a batch in
+    /// id order), each thread also stores its changes in its own stretch of the move cache, and the
+    /// few moves whose id lies outside it are decided on the calling thread at the end; otherwise
+    /// the calling thread stores every change, in batch order. A batch that refits the tree in one
+    /// pass (see [`Self::move_proxies`]) refits whole subtrees on each thread, storing the changed
+    /// leaves' boxes as it passes them, except in small trees and without the move cache
+    /// ([`Self::set_move_cache`]). A batch of fewer than 16,384 moves runs on the calling thread
+    /// alone (handing it out would cost more than it saves). The other threads are the tree's rayon
+    /// pool with the `parallel` feature (see [`Self::update_pairs_parallel`]); without it every
+    /// task runs on the calling thread, with the same result.
     ///
-    /// A panic in `moves` or `result` goes on in the calling thread once every thread has
-    /// stopped, and leaves the tree valid, with the changes decided until then applied; the
-    /// other threads' runs are decided to their end.
+    /// A panic in `moves` or `result` goes on in the calling thread once every thread has stopped,
+    /// and leaves the tree valid, with the changes decided until then applied; the other threads'
+    /// runs are decided to their end.
     pub fn move_proxies_parallel(
         &mut self,
         count: usize,
@@ -127,8 +126,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 .min(count / thresholds.min_moves_per_task)
                 .max(1)
         };
-        // Task `t` decides moves `at(t)..at(t + 1)` (in 64 bits: the product may not fit a
-        // 32-bit `usize`, and the quotient is at most `count`).
+        // Task `t` decides moves `at(t)..at(t + 1)` (in 64 bits: the product may not fit a 32-bit
+        // `usize`, and the quotient is at most `count`).
         let at = |t: usize| (t as u64 * count as u64 / tasks as u64) as usize;
         let workers = (threads > 1).then(|| self.take_workers(threads));
         let runner: &dyn TaskRunner = match &workers {
@@ -140,9 +139,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if lists.len() < tasks {
             lists.resize_with(tasks, Default::default);
         }
-        // Each task after the first starts at its first move's id. When these increase (a
-        // batch in id order, the usual one), each task owns the run of the move cache from its
-        // start to the next and stores its changes there itself.
+        // Each later task's first id: when these increase (a batch in id order, the usual one),
+        // each task owns the run of the move cache from its start to the next.
         let mut starts = core::mem::take(&mut batch.pending.task_starts);
         starts.clear();
         starts.extend((1..tasks).map(|t| moves(at(t)).0.index()));
@@ -164,8 +162,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             }
             runs.push(Mutex::new((rest, base)));
         }
-        // Cleared here rather than by each task: a task that never starts (its thread
-        // stopped at a panic) leaves its list empty, not as the last batch left it.
+        // Cleared here rather than by each task: a task that never starts (its thread stopped at a
+        // panic) leaves its list empty, not as the last batch left it.
         for list in &mut lists[..tasks] {
             list.get_mut()
                 .unwrap_or_else(PoisonError::into_inner)
@@ -173,9 +171,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         let tree = &*batch.tree;
         let decide = |task: usize| {
-            // The list is filled out of the array (see `PutBack`) so that its lengths live in
-            // this thread's own memory, not on a cache line the neighbouring tasks' lists
-            // share. Locks are never contended (one task per list and run).
+            // Locks are never contended (one task per list and run).
             let mut taken = PutBack::new(&lists[task]);
             let list = &mut taken.list;
             let mut run = runs
@@ -260,8 +256,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         batch.pending.decided = lists;
         drop(batch);
-        // Kept for the next call, also after a panic in a task (the stage caught it, and the
-        // workers are idle).
+        // Kept for the next call, even after a task's panic: the stage caught it, the workers idle.
         if let Some(workers) = workers {
             self.scratch.workers = Some(workers);
         }
