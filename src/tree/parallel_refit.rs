@@ -11,10 +11,9 @@
 //! 3. the first levels are refitted on the calling thread, taking each task's box where its
 //!    subtree hangs.
 //!
-//! Each node is visited once and written once, by one thread: the boxes, the marks and the count of
-//! moved leaves are exactly those of the serial refit. The refit also stores the leaves' new boxes
-//! as it passes their parents (see `DynamicTree::apply_pending`): a parallel batch sets one bit per
-//! changed proxy, and a leaf whose bit is set takes its box from the move cache and its mark.
+//! Each node is visited and written once, by one thread: the boxes, the marks and the count of
+//! moved leaves are exactly those of the serial refit. It also stores the boxes of the leaves whose
+//! bits are set as it passes their parents ([`RefitContext::take_leaf`]).
 //!
 //! # Why `unsafe`
 //!
@@ -251,7 +250,7 @@ impl<V: Vector> RefitContext<'_, V> {
             {
                 continue;
             }
-            let result = match below {
+            let (aabb, changed, below_count) = match below {
                 Below::List(at, roots) if depth + 1 == *at => {
                     roots.push(child);
                     continue;
@@ -266,7 +265,6 @@ impl<V: Vector> RefitContext<'_, V> {
                 }
                 _ => self.refit(nodes, child, depth + 1, below),
             };
-            let (aabb, changed, below_count) = result;
             boxes[k] = aabb;
             stamps[k] = if changed { self.epoch } else { stamps[k] };
             count += below_count;

@@ -1,11 +1,11 @@
 //! The threads of the tree's own parallel calls.
 //!
 //! [`DynamicTree::move_proxies_parallel`] and [`DynamicTree::update_pairs_parallel`] run several
-//! stages a step (the moves' decisions, the refit, the pair walk, the rebuild plans), each a
-//! handful of tasks that last a fraction of a millisecond. Starting a thread costs about as much as
-//! a small task, so the tree keeps its threads between calls: a [rayon](https://docs.rs/rayon)
-//! thread pool of `threads - 1` workers, built on the first parallel call and dropped with the
-//! tree, or replaced when a call asks for another count. The calling thread takes tasks too.
+//! stages a step, each a handful of tasks that last a fraction of a millisecond. Starting a thread
+//! costs about as much as a small task, so the tree keeps its threads between calls: a
+//! [rayon](https://docs.rs/rayon) thread pool of `threads - 1` workers, built on the first parallel
+//! call and dropped with the tree, or replaced when a call asks for another count. The calling
+//! thread takes tasks too.
 //!
 //! The pool exists only with the crate's `parallel` feature. Without it the crate starts no thread
 //! of its own (what a web build needs): [`WorkerPool::new`] makes a pool of the calling thread

@@ -13,11 +13,9 @@ use super::{PendingMoves, set_bit, set_bits};
 
 impl<V: Vector, T> DynamicTree<V, T> {
     /// Stores the pending leaves' new boxes in their parents' slots (unless the move cache is off:
-    /// they are there already, see [`Self::store_fat_box`]) and updates their ancestors: grown leaf
-    /// by leaf, in memory order when there are enough leaves, or by one refit when many changed (of
-    /// the recent subtrees, see [`RECENT`], or of the whole tree when at least half of the leaves
-    /// changed) and, for a middling batch, when the last refit of the recent subtrees visited
-    /// little of the tree (see [`MID_BULK_FROM`]).
+    /// they are there already, see [`Self::store_fat_box`]) and updates their ancestors (see
+    /// [`BULK_FROM`], [`MID_BULK_FROM`], [`RECENT_BELOW`]): grown leaf by leaf, in memory order
+    /// from `sort_from` on, or by one refit of the recent subtrees ([`RECENT`]) or the whole tree.
     ///
     /// With more than one thread and the move cache on, that refit runs in parallel and stores the
     /// leaves' boxes itself, by their proxies' bits, spreading those scattered writes over the

@@ -43,11 +43,9 @@ impl RecentRefits {
 
     /// Notes a refit of the recent subtrees that visited `visited` of `nodes` internal nodes.
     fn note(&mut self, visited: usize, nodes: usize) {
-        *self = Self {
-            visited,
-            nodes,
-            grown: 0,
-        };
+        self.visited = visited;
+        self.nodes = nodes;
+        self.grown = 0;
     }
 }
 
