@@ -36,8 +36,8 @@ use crate::tree::constants::REFIT_TASKS_PER_THREAD;
 use crate::tree::parallel::TaskRunner;
 use crate::tree::{DynamicTree, Link, Node, NodeId, Stamp};
 
-/// The arena's nodes, lent to the tasks of a parallel refit, each of which writes only the nodes it
-/// has accepted (see [`SharedNodes::accept`]).
+/// The arena's nodes, lent to a parallel refit's tasks, each writing only the nodes it accepted
+/// ([`SharedNodes::accept`]).
 struct SharedNodes<'a, V: Vector> {
     ptr: *mut Node<V>,
     len: usize,

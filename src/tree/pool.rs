@@ -1,11 +1,11 @@
 //! The threads of the tree's own parallel calls.
 //!
 //! [`DynamicTree::move_proxies_parallel`] and [`DynamicTree::update_pairs_parallel`] run several
-//! stages a step, each a handful of tasks that last a fraction of a millisecond. Starting a thread
+//! stages a step, each a handful of tasks lasting a fraction of a millisecond. Starting a thread
 //! costs about as much as a small task, so the tree keeps its threads between calls: a
-//! [rayon](https://docs.rs/rayon) thread pool of `threads - 1` workers, built on the first parallel
-//! call and dropped with the tree, or replaced when a call asks for another count. The calling
-//! thread takes tasks too.
+//! [rayon](https://docs.rs/rayon) pool of `threads - 1` workers, built on the first parallel call
+//! and dropped with the tree, or replaced when a call asks for another count; the calling thread
+//! takes tasks too.
 //!
 //! The pool exists only with the crate's `parallel` feature. Without it the crate starts no thread
 //! of its own (what a web build needs): [`WorkerPool::new`] makes a pool of the calling thread
@@ -21,8 +21,8 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 
 /// The tree's threads: the calling one and, with the `parallel` feature, a rayon pool of workers.
 pub(crate) struct WorkerPool {
-    /// Unwind safe: a task's panic goes on in the caller after the stage has ended, and leaves the
-    /// pool able to run the next stage.
+    /// Unwind safe: a task's panic goes on in the caller once the stage has ended, leaving the pool
+    /// able to run the next.
     #[cfg(feature = "parallel")]
     workers: Option<std::panic::AssertUnwindSafe<rayon::ThreadPool>>,
     /// The threads the call that made the pool asked for.
@@ -114,8 +114,7 @@ impl WorkerPool {
 
 impl<V: Vector, T> DynamicTree<V, T> {
     /// Workers for a parallel call on `threads` threads, taken out of the tree while the call uses
-    /// them (it puts them back): an earlier call's, or new ones if there are none or they have
-    /// another count.
+    /// them (it puts them back): an earlier call's if it asked for as many, else new ones.
     pub(crate) fn take_workers(&mut self, threads: usize) -> WorkerPool {
         // Workers for another count end with this statement, before the new ones start.
         if let Some(workers) = self.scratch.workers.take()

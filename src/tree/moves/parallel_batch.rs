@@ -78,15 +78,15 @@ impl<V: Vector> Decided<V> {
 
 impl<V: Vector, T> DynamicTree<V, T> {
     /// [`Self::move_proxies`] on up to `threads` threads (the calling one included; at most 256):
-    /// move `i`, for `i` in `0..count`, is `moves(i)`, a `(id, tight, displacement)`. Returns how
-    /// many moves changed their proxy's fat box; `result` is told each move's outcome, from the
-    /// thread that decided it.
+    /// move `i` (`i < count`) is `moves(i)`, a `(id, tight, displacement)`. Returns how many moves
+    /// changed their proxy's fat box; `result` is told each move's outcome, from the thread that
+    /// decided it.
     ///
     /// Give each proxy at most once: the fat boxes, the tree and the next update's pairs are then
     /// exactly those of `move_proxies` on the same moves, whatever the threads. A proxy given twice
     /// may be decided against its box from before the batch both times, and keeps the box of one of
-    /// its moves. `moves` must give the same move for the same index each time it is called (the
-    /// first move of each run is read twice).
+    /// its moves. `moves` must give the same move for the same index on every call (the first move
+    /// of each run is read twice).
     ///
     /// Each thread decides runs of consecutive moves. When the runs' first ids increase (a batch in
     /// id order), each thread also stores its changes in its own stretch of the move cache, and the
@@ -100,8 +100,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// task runs on the calling thread, with the same result.
     ///
     /// A panic in `moves` or `result` goes on in the calling thread once every thread has stopped,
-    /// and leaves the tree valid, with the changes decided until then applied; the other threads'
-    /// runs are decided to their end.
+    /// leaving the tree valid with the changes decided so far applied; the other threads decide
+    /// their runs to the end.
     pub fn move_proxies_parallel(
         &mut self,
         count: usize,
