@@ -71,7 +71,8 @@ impl<'a, V: Vector> SharedNodes<'a, V> {
     /// so two visits accepting the same node must come from the same slot of the same accepted
     /// parent, and by the same argument from the same grandparent, up to where they started: the
     /// root (visited once) or a task's root (each given to one task, and skipped by the first
-    /// levels). Heights fall at every step, so no visit revisits a node through a cycle either.
+    /// levels). Heights fall at every step, so no visit comes back to a node through a cycle
+    /// either.
     #[allow(unsafe_code)]
     fn accept(&self, parent: NodeId, slot: usize, height: u16, child: NodeId) -> bool {
         if child.is_leaf() || child.index() >= self.len {
@@ -105,8 +106,9 @@ impl<'a, V: Vector> SharedNodes<'a, V> {
     fn write(&self, id: NodeId, boxes: [BoundingBox<V>; 2], stamps: [Stamp; 2]) {
         debug_assert!(id.index() < self.len);
         let at = self.ptr.wrapping_add(id.index());
-        // SAFETY: as in `read`, the node is this visit's alone. The two fields are written through
-        // raw field pointers, leaving `parent` and `height` (which `accept` reads) untouched.
+        // SAFETY: as in `read`: the node is this visit's alone. The two fields are written through
+        // raw field pointers, leaving `parent` and `height` (which other visits' `accept` may read)
+        // untouched.
         unsafe {
             core::ptr::addr_of_mut!((*at).boxes).write(boxes);
             core::ptr::addr_of_mut!((*at).stamps).write(stamps);
