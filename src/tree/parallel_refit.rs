@@ -1,35 +1,30 @@
 //! Refitting the tree on several threads.
 //!
-//! After a large batch of moves ([`DynamicTree::move_proxies_parallel`]), every internal
-//! node under a changed path gets its exact box again, children first. The subtrees of
-//! two different nodes, neither above the other, share no node, so:
+//! After a large batch of moves ([`DynamicTree::move_proxies_parallel`]), every internal node under
+//! a changed path gets its exact box again, children first. Subtrees of two nodes, neither above
+//! the other, share no node, so:
 //!
-//! 1. the tree's first levels are walked on the calling thread, down to a depth where
-//!    there are a few subtrees per thread: their roots, in depth-first order, are the
-//!    tasks;
-//! 2. the tasks run on the threads, each refitting its subtree in place and returning its
-//!    box, whether it holds a change, and the leaves it marked moved;
-//! 3. the first levels are refitted on the calling thread, taking each task's box where
-//!    its subtree hangs.
+//! 1. the tree's first levels are walked on the calling thread, down to a depth where there
+//!    are a few subtrees per thread: their roots, in depth-first order, are the tasks;
+//! 2. the tasks run on the threads, each refitting its subtree in place and returning its box,
+//!    whether it holds a change, and the leaves it marked moved;
+//! 3. the first levels are refitted on the calling thread, taking each task's box where its
+//!    subtree hangs.
 //!
-//! Each node is visited once and written once, by one thread: the boxes, the marks and
-//! the count of moved leaves are exactly those of the serial refit.
-//!
-//! The leaves' new boxes are stored by the refit itself, as it passes their parents (see
-//! `DynamicTree::apply_pending`): a parallel batch sets one bit per changed proxy, and a
-//! leaf whose bit is set takes its box from the move cache and its mark.
+//! Each node is visited and written once, by one thread: the boxes, the marks and the count of
+//! moved leaves are exactly those of the serial refit. It also stores the boxes of the leaves whose
+//! bits are set as it passes their parents ([`RefitContext::take_leaf`]).
 //!
 //! # Why `unsafe`
 //!
-//! The tasks write nodes of one arena at the same time, each its own subtree; safe Rust
-//! lends a slice to one writer or to readers only, and a subtree's nodes are scattered
-//! over the arena. [`SharedNodes`] lends the arena to every task through a raw pointer,
-//! and the walk below keeps the tasks apart by checking the tree's links as it goes
-//! (`accept`), so that no node is ever reached by two visits, even in a tree whose links
-//! were wrong. The pointer is used only while `refit_root_parallel` holds the arena
-//! borrowed, and its tasks all return before it does (the contract of
-//! [`TaskRunner`](crate::tree::parallel::TaskRunner); the tasks catch their own panics).
-//! `docs/bench/README.md` ("The parallel step") measures the gain over the serial refit.
+//! The tasks write nodes of one arena at the same time, each its own subtree; safe Rust lends a
+//! slice to one writer or to readers only, and a subtree's nodes are scattered over the arena.
+//! [`SharedNodes`] lends the arena to every task through a raw pointer, and the walk below keeps
+//! the tasks apart by checking the tree's links as it goes (`accept`), so that no node is ever
+//! reached by two visits, even in a tree whose links were wrong. The pointer is used only while
+//! `refit_root_parallel` holds the arena borrowed, and its tasks all return before it does (the
+//! contract of [`TaskRunner`]; the tasks catch their own panics). `docs/bench/README.md` ("The
+//! parallel step") measures the gain over the serial refit.
 
 use core::marker::PhantomData;
 use std::sync::{Mutex, PoisonError};
@@ -41,8 +36,8 @@ use crate::tree::constants::REFIT_TASKS_PER_THREAD;
 use crate::tree::parallel::TaskRunner;
 use crate::tree::{DynamicTree, Link, Node, NodeId, Stamp};
 
-/// The arena's nodes, lent to the tasks of a parallel refit, each of which writes only
-/// the nodes it has accepted (see [`SharedNodes::accept`]).
+/// The arena's nodes, lent to a parallel refit's tasks, each writing only the nodes it accepted
+/// ([`SharedNodes::accept`]).
 struct SharedNodes<'a, V: Vector> {
     ptr: *mut Node<V>,
     len: usize,
@@ -50,11 +45,11 @@ struct SharedNodes<'a, V: Vector> {
     borrow: PhantomData<&'a mut [Node<V>]>,
 }
 
-// SAFETY: the pointer is to an arena of `Node<V>` (plain data, `Send` and `Sync` as `V`
-// is) that the refit borrows mutably for as long as this value lives. Sharing it between
-// threads is sound because every read and write through it goes to a node the visit has
-// accepted, and no node is accepted twice (see `accept`), except the two fields that
-// `accept` reads, which nobody writes during a refit.
+// SAFETY: the pointer is to an arena of `Node<V>` (plain data, `Send` and `Sync` as `V` is) that
+// the refit borrows mutably for as long as this value lives. Sharing it between threads is sound
+// because every read and write through it goes to a node the visit has accepted, and no node is
+// accepted twice (see `accept`), except the two fields that `accept` reads, which nobody writes
+// during a refit.
 #[allow(unsafe_code)]
 unsafe impl<V: Vector> Sync for SharedNodes<'_, V> {}
 
@@ -67,27 +62,27 @@ impl<'a, V: Vector> SharedNodes<'a, V> {
         }
     }
 
-    /// Whether `child`, found in slot `slot` of the accepted node `parent` of height
-    /// `height`, is an internal node that this visit may take as its own: in the arena,
-    /// hanging from that very slot by its own link, and lower than `parent`.
+    /// Whether `child`, found in slot `slot` of the accepted node `parent` of height `height`, is
+    /// an internal node that this visit may take as its own: in the arena, hanging from that very
+    /// slot by its own link, and lower than `parent`.
     ///
-    /// Every visit, the serial first levels and the tasks alike, reaches a node only
-    /// through this check (the root, through the tree's root link). A node's link names
-    /// one slot of one parent, so two visits accepting the same node must come from the
-    /// same slot of the same accepted parent, and by the same argument from the same
-    /// grandparent, up to where they started: the root (visited once) or a task's root
-    /// (each given to one task, and skipped by the first levels). Heights fall at every
-    /// step, so no visit comes back to a node through a cycle either.
+    /// Every visit, the serial first levels and the tasks alike, reaches a node only through this
+    /// check (the root, through the tree's root link). A node's link names one slot of one parent,
+    /// so two visits accepting the same node must come from the same slot of the same accepted
+    /// parent, and by the same argument from the same grandparent, up to where they started: the
+    /// root (visited once) or a task's root (each given to one task, and skipped by the first
+    /// levels). Heights fall at every step, so no visit comes back to a node through a cycle
+    /// either.
     #[allow(unsafe_code)]
     fn accept(&self, parent: NodeId, slot: usize, height: u16, child: NodeId) -> bool {
         if child.is_leaf() || child.index() >= self.len {
             return false;
         }
         let at = self.ptr.wrapping_add(child.index());
-        // SAFETY: `at` is in the arena (checked above). Only the fields `parent` and
-        // `height` are read, through raw field pointers (no reference to the node is
-        // made): the node may belong to another task, which writes only its `boxes` and
-        // `stamps`, other memory, and nothing writes these two during a refit.
+        // SAFETY: `at` is in the arena (checked above). Only the fields `parent` and `height` are
+        // read, through raw field pointers (no reference to the node is made): the node may belong
+        // to another task, which writes only its `boxes` and `stamps`, other memory, and nothing
+        // writes these two during a refit.
         let (link, child_height) = unsafe {
             (
                 core::ptr::addr_of!((*at).parent).read(),
@@ -101,8 +96,8 @@ impl<'a, V: Vector> SharedNodes<'a, V> {
     #[allow(unsafe_code)]
     fn read(&self, id: NodeId) -> Node<V> {
         debug_assert!(id.index() < self.len);
-        // SAFETY: `id` was accepted by this visit (in the arena, and no other visit
-        // accepts it), so nothing else reads or writes it meanwhile.
+        // SAFETY: `id` was accepted by this visit (in the arena, and no other visit accepts it), so
+        // nothing else reads or writes it meanwhile.
         unsafe { self.ptr.add(id.index()).read() }
     }
 
@@ -111,9 +106,9 @@ impl<'a, V: Vector> SharedNodes<'a, V> {
     fn write(&self, id: NodeId, boxes: [BoundingBox<V>; 2], stamps: [Stamp; 2]) {
         debug_assert!(id.index() < self.len);
         let at = self.ptr.wrapping_add(id.index());
-        // SAFETY: as in `read`: the node is this visit's alone. The two fields are
-        // written through raw field pointers, leaving `parent` and `height` (which other
-        // visits' `accept` may read) untouched.
+        // SAFETY: as in `read`: the node is this visit's alone. The two fields are written through
+        // raw field pointers, leaving `parent` and `height` (which other visits' `accept` may read)
+        // untouched.
         unsafe {
             core::ptr::addr_of_mut!((*at).boxes).write(boxes);
             core::ptr::addr_of_mut!((*at).stamps).write(stamps);
@@ -121,8 +116,8 @@ impl<'a, V: Vector> SharedNodes<'a, V> {
     }
 }
 
-/// What a refit needs besides the nodes: the epoch, the age below which an internal child
-/// is refitted, and the changed proxies with their boxes.
+/// What a refit needs besides the nodes: the epoch, the age below which an internal child is
+/// refitted, and the changed proxies with their boxes.
 struct RefitContext<'a, V: Vector> {
     epoch: Stamp,
     age: u16,
@@ -137,9 +132,7 @@ type Refitted<V> = (BoundingBox<V>, bool, RefitCount);
 /// What a refit counts: the leaves it marked moved and the internal nodes it refitted.
 #[derive(Clone, Copy, Debug, Default)]
 struct RefitCount {
-    /// Leaves marked moved.
     moved: usize,
-    /// Internal nodes refitted.
     visited: usize,
 }
 
@@ -151,35 +144,24 @@ impl core::ops::AddAssign for RefitCount {
 }
 
 /// The task roots of a parallel refit and their results, kept between refits.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct RefitScratch<V: Vector> {
     roots: Vec<NodeId>,
     results: Vec<Mutex<Option<Refitted<V>>>>,
 }
 
-impl<V: Vector> Default for RefitScratch<V> {
-    fn default() -> Self {
-        Self {
-            roots: Vec::new(),
-            results: Vec::new(),
-        }
-    }
-}
-
-/// What a visit of the first levels does at the internal children it accepts at a given
-/// depth (above it, it refits them).
+/// What a visit of the first levels does at the internal children it accepts at a given depth
+/// (above it, it refits them).
 enum Below<'r, V: Vector> {
-    /// Lists those at this depth as task roots and goes no deeper (the first pass over
-    /// the first levels).
+    /// Lists those at this depth as task roots and goes no deeper (the first pass).
     List(usize, &'r mut Vec<NodeId>),
-    /// Takes the boxes of those at this depth from the tasks' results, in the order they
-    /// were listed, from the given index on (the last pass).
+    /// Takes the boxes of those at this depth from the tasks' results, in the order they were
+    /// listed, from the given index on (the last pass).
     Take(usize, &'r [Mutex<Option<Refitted<V>>>], usize),
 }
 
-/// A task's refit of the accepted node `id`'s subtree, children first: its box and
-/// whether it holds a change; the leaves it marks moved and the nodes it refits are
-/// counted in `count`.
+/// A task's refit of the accepted node `id`'s subtree, children first: its box and whether it holds
+/// a change; the leaves it marks moved and the nodes it refits count in `count`.
 fn refit_task<V: Vector>(
     context: &RefitContext<'_, V>,
     nodes: &SharedNodes<'_, V>,
@@ -219,9 +201,8 @@ impl<V: Vector> RefitContext<'_, V> {
         (aabb, changed, count)
     }
 
-    /// Gives the leaf `leaf` (a child whose slot holds `aabb` and `stamp`) its box from
-    /// the move cache and its mark when its proxy's bit is set, counting it in `moved`
-    /// when it was not marked yet; as [`DynamicTree::write_slot`] would.
+    /// Gives `leaf` its box from the move cache and, if its proxy's bit is set, its mark (counted
+    /// in `moved` if new), in `aabb` and `stamp`, as [`DynamicTree::write_slot`] would.
     #[inline(always)]
     fn take_leaf(
         &self,
@@ -231,9 +212,8 @@ impl<V: Vector> RefitContext<'_, V> {
         moved: &mut usize,
     ) {
         let proxy = leaf.proxy().index();
-        // Without a branch on the bit, which is as good as random: a leaf whose bit is
-        // clear gets its box again (the move cache holds each proxy's box in its slot)
-        // and keeps its mark.
+        // No branch on the bit, which is as good as random: a leaf whose bit is clear gets its box
+        // again (the move cache holds each proxy's box in its slot) and keeps its mark.
         let bit = self
             .changed
             .get(proxy / 64)
@@ -245,10 +225,9 @@ impl<V: Vector> RefitContext<'_, V> {
         *stamp = if bit { self.epoch } else { *stamp };
     }
 
-    /// Refits the accepted node `id` of the first levels, at depth `depth` (or, while
-    /// listing, only walks them); `below` says what happens at the task roots. Returns the node's
-    /// box, whether it holds a change, and the counts of its subtree (while listing, of
-    /// the levels walked).
+    /// Refits the accepted node `id` of the first levels, at depth `depth` (or, while listing, only
+    /// walks them); `below` says what happens at the task roots. Returns the node's box, whether it
+    /// holds a change, and the counts of its subtree (while listing, of the levels walked).
     fn refit(
         &self,
         nodes: &SharedNodes<'_, V>,
@@ -273,7 +252,7 @@ impl<V: Vector> RefitContext<'_, V> {
             {
                 continue;
             }
-            let result = match below {
+            let (aabb, changed, below_count) = match below {
                 Below::List(at, roots) if depth + 1 == *at => {
                     roots.push(child);
                     continue;
@@ -288,7 +267,6 @@ impl<V: Vector> RefitContext<'_, V> {
                 }
                 _ => self.refit(nodes, child, depth + 1, below),
             };
-            let (aabb, changed, below_count) = result;
             boxes[k] = aabb;
             stamps[k] = if changed { self.epoch } else { stamps[k] };
             count += below_count;
@@ -305,13 +283,11 @@ impl<V: Vector> RefitContext<'_, V> {
 }
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// The refit of every internal node that hangs under nodes marked less than `age`
-    /// updates ago (`u16::MAX`: every node), children first, its tasks run by `runner`;
-    /// the leaves whose proxy's bit is set in `changed` take their boxes from the move
-    /// cache (which must be on). The root must be internal and low enough for the
-    /// recursion. The same boxes, marks and count of moved leaves as the serial refit
-    /// after the leaves' boxes are written ([`Self::write_slot`]); returns the internal
-    /// nodes refitted, as the serial refit does.
+    /// The refit of every internal node under nodes marked less than `age` updates ago (`u16::MAX`:
+    /// every node), children first, its tasks run by `runner`; leaves whose proxy's bit is set in
+    /// `changed` take their boxes from the move cache (which must be on). The root must be internal
+    /// and low enough to recurse. Boxes, marks, moved count and return value (internal nodes
+    /// refitted) match the serial refit after [`Self::write_slot`] per changed leaf.
     pub(crate) fn refit_root_parallel(
         &mut self,
         age: u16,
@@ -352,9 +328,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         if roots.len() > 1 {
             self.parallel_refits += 1;
-            // No task unwinds into the runner (see `TaskRunner`'s safety contract): a
-            // panic (the refit has no path that panics) is held and goes on here once
-            // `run` has returned.
+            // No task unwinds into the runner (see `TaskRunner`'s safety contract): a panic (the
+            // refit has no path that panics) is held and goes on here once `run` has returned.
             let panicked = Mutex::new(None);
             runner.run(roots.len(), &|task| {
                 let refit = || {

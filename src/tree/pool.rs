@@ -1,23 +1,16 @@
 //! The threads of the tree's own parallel calls.
 //!
-//! [`DynamicTree::move_proxies_parallel`] and [`DynamicTree::update_pairs_parallel`] run
-//! several stages a step (the moves' decisions, the refit, the pair walk, the rebuild
-//! plans), each a handful of tasks that last a fraction of a millisecond. Starting a
-//! thread costs about as much as a small task, so the tree keeps its threads between
-//! calls: a [rayon](https://docs.rs/rayon) thread pool of `threads - 1` workers, built on
-//! the first parallel call and dropped with the tree, or replaced when a call asks for
-//! another number of threads. The calling thread takes tasks too, and when its tasks
-//! are done it watches for the workers to finish for up to `constants::SPIN_FOR` before it
-//! sleeps.
+//! [`DynamicTree::move_proxies_parallel`] and [`DynamicTree::update_pairs_parallel`] run several
+//! stages a step, each a handful of tasks lasting a fraction of a millisecond. Starting a thread
+//! costs about as much as a small task, so the tree keeps its threads between calls: a
+//! [rayon](https://docs.rs/rayon) pool of `threads - 1` workers, built on the first parallel call
+//! and dropped with the tree, or replaced when a call asks for another count; the calling thread
+//! takes tasks too.
 //!
-//! The pool exists only with the crate's `parallel` feature. Without it the crate starts
-//! no thread of its own: [`WorkerPool::new`] makes a pool of the calling thread alone,
-//! and the parallel calls run their tasks there, in order (what a web build needs). The
-//! plugin never uses this pool: it runs the same stages on Bevy's compute task pool
-//! (`plugin::pool`).
-//!
-//! [`DynamicTree::move_proxies_parallel`]: crate::tree::DynamicTree::move_proxies_parallel
-//! [`DynamicTree::update_pairs_parallel`]: crate::tree::DynamicTree::update_pairs_parallel
+//! The pool exists only with the crate's `parallel` feature. Without it the crate starts no thread
+//! of its own (what a web build needs): [`WorkerPool::new`] makes a pool of the calling thread
+//! alone, which runs the tasks in order. The plugin never uses this pool: it runs the same stages
+//! on Bevy's compute task pool (`plugin::pool`).
 
 use crate::Vector;
 use crate::tree::DynamicTree;
@@ -26,11 +19,10 @@ use crate::tree::constants::SPIN_FOR;
 use crate::tree::parallel::TaskRunner;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
-/// The tree's threads: the calling one and, with the `parallel` feature, a rayon pool of
-/// workers.
+/// The tree's threads: the calling one and, with the `parallel` feature, a rayon pool of workers.
 pub(crate) struct WorkerPool {
-    /// Unwind safe: a task's panic goes on in the caller after the stage has ended,
-    /// and leaves the pool able to run the next stage.
+    /// Unwind safe: a task's panic goes on in the caller once the stage has ended, leaving the pool
+    /// able to run the next.
     #[cfg(feature = "parallel")]
     workers: Option<std::panic::AssertUnwindSafe<rayon::ThreadPool>>,
     /// The threads the call that made the pool asked for.
@@ -45,8 +37,8 @@ impl core::fmt::Debug for WorkerPool {
     }
 }
 
-/// Runs tasks from `next` up to `count` until none is left: each thread takes the next
-/// task when it is done, which evens out tasks of very different sizes.
+/// Runs tasks from `next` up to `count` until none is left: each thread takes the next task when it
+/// is done, which evens out tasks of very different sizes.
 fn take_tasks(task: &(dyn Fn(usize) + Sync), count: usize, next: &AtomicUsize) {
     loop {
         let index = next.fetch_add(1, Ordering::Relaxed);
@@ -58,8 +50,8 @@ fn take_tasks(task: &(dyn Fn(usize) + Sync), count: usize, next: &AtomicUsize) {
 }
 
 impl WorkerPool {
-    /// A pool of `threads` threads: the calling one and `threads - 1` workers (none
-    /// without the `parallel` feature, or if the system refuses to start them).
+    /// A pool of `threads` threads: the calling one and `threads - 1` workers (none without the
+    /// `parallel` feature, or if the system refuses to start them).
     pub(crate) fn new(threads: usize) -> Self {
         #[cfg(feature = "parallel")]
         let workers = (threads > 1)
@@ -88,8 +80,8 @@ impl WorkerPool {
         1
     }
 
-    /// Runs tasks `0..count`, each once, on the workers and the calling thread; returns
-    /// when every task has returned. A task's panic goes on in the calling thread then.
+    /// Runs tasks `0..count`, each once, on the workers and the calling thread; returns when every
+    /// task has returned. A task's panic goes on in the calling thread then.
     pub(crate) fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
         let next = AtomicUsize::new(0);
         #[cfg(feature = "parallel")]
@@ -106,9 +98,9 @@ impl WorkerPool {
                     });
                 }
                 take_tasks(task, count, &next);
-                // The scope puts the calling thread to sleep until the workers are done,
-                // and waking it costs about as much as a small stage: it first watches
-                // for them a moment (a worker that panics only makes it wait longer).
+                // The scope puts the calling thread to sleep until the workers are done, and waking
+                // it costs about as much as a small stage: it first watches for them for up to
+                // `SPIN_FOR` (a worker that panics only makes it wait longer).
                 let start = std::time::Instant::now();
                 while finished.load(Ordering::Acquire) < helpers && start.elapsed() < SPIN_FOR {
                     core::hint::spin_loop();
@@ -121,9 +113,8 @@ impl WorkerPool {
 }
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// Workers for a parallel call on `threads` threads, taken out of the tree while the
-    /// call uses them (it puts them back): those of an earlier call, or new ones when
-    /// there are none yet or the earlier call asked for another count.
+    /// Workers for a parallel call on `threads` threads, taken out of the tree while the call uses
+    /// them (it puts them back): an earlier call's if it asked for as many, else new ones.
     pub(crate) fn take_workers(&mut self, threads: usize) -> WorkerPool {
         // Workers for another count end with this statement, before the new ones start.
         if let Some(workers) = self.scratch.workers.take()

@@ -1,5 +1,5 @@
-//! How a batch's changed leaves reach their ancestors: grown walk by walk in memory
-//! order, or left to one refit when many changed.
+//! How a batch's changed leaves reach their ancestors: grown walk by walk in memory order, or left
+//! to one refit when many changed.
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
@@ -12,24 +12,16 @@ use crate::tree::{DynamicTree, Link, ProxyId};
 use super::{PendingMoves, set_bit, set_bits};
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// Stores the pending leaves' new boxes in their parents' slots (unless the move cache
-    /// is off: they are there already, see [`Self::store_fat_box`]) and updates their
-    /// ancestors: grown leaf by leaf, in memory order when there are enough leaves, or by
-    /// one refit when many changed (of the recent subtrees, see [`RECENT`], or of the
-    /// whole tree when at least half of the leaves changed) and, for a batch of middling
-    /// size, when the last refit of the recent subtrees visited little of the tree (see
-    /// [`MID_BULK_FROM`]).
+    /// Stores the pending leaves' new boxes in their parents' slots (unless the move cache is off:
+    /// they are there already, see [`Self::store_fat_box`]) and updates their ancestors (see
+    /// [`BULK_FROM`], [`MID_BULK_FROM`], [`RECENT_BELOW`]): grown leaf by leaf, in memory order
+    /// from `sort_from` on, or by one refit of the recent subtrees ([`RECENT`]) or the whole tree.
     ///
-    /// A batch given more than one thread, with the move cache on, refits them in
-    /// parallel ([`Self::refit_root_parallel`]), and that refit stores the leaves' boxes
-    /// itself as it passes their parents: each changed proxy's bit is set, and a leaf
-    /// whose bit is set takes its box from the move cache and its mark, as
-    /// [`Self::write_slot`] would give them. The scattered writes of the slots are then
-    /// spread over the threads too.
-    ///
-    /// The changes that the tasks of a parallel batch stored in their own runs of the
-    /// move cache come as bits only (see [`PendingMoves::changed`]): that refit reads
-    /// them as they are, and any other update lists them first ([`Self::list_bits`]).
+    /// With more than one thread and the move cache on, that refit runs in parallel and stores the
+    /// leaves' boxes itself, by their proxies' bits, spreading those scattered writes over the
+    /// threads too (see [`Self::refit_root_parallel`]). The changes that a parallel batch's tasks
+    /// stored themselves come as bits only ([`PendingMoves::changed`]): that refit reads them as
+    /// they are, and any other update lists them first ([`Self::list_bits`]).
     pub(crate) fn apply_pending(&mut self, pending: &mut PendingMoves<V>, runner: &dyn TaskRunner) {
         let count = pending.moves.len() + pending.in_bits;
         let proxies = self.proxy_count;
@@ -93,19 +85,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// [`Self::grow_from`] for each `(link, fat)` (whose slot holds `fat` already), with
-    /// [`LANES`] walks up the tree in flight at once, one step of each in turn.
+    /// [`Self::grow_from`] for each `(link, fat)` (its slot holding `fat` already), with [`LANES`]
+    /// walks up the tree in flight at once, one step of each in turn.
     ///
-    /// A walk up is a chain of dependent loads (each parent is known only once its child
-    /// is read), so one walk at a time waits for each miss in turn; several walks taken
-    /// in turn have several misses outstanding together. The outcome is the same as one
-    /// walk after the other: an ancestor's box ends as its old box grown by the box of
-    /// every leaf below it that moved, whatever the order. A walk stops at a node that
-    /// already encloses its box and is marked; if another walk made it so and has not yet
-    /// grown the ancestors above, that walk will, by a box that covers the stopped one.
+    /// A walk is a chain of dependent loads, so one walk at a time waits for each miss in turn;
+    /// interleaved walks keep several misses outstanding. The outcome is that of serial walks: an
+    /// ancestor's box ends as its old box grown by the box of every moved leaf below it, in any
+    /// order. A walk stops at a node that already encloses its box and is marked; if another walk
+    /// made it so and has not yet grown the ancestors above, that walk will, by a covering box.
     fn grow_ancestors_interleaved(&mut self, items: &[(Link, BoundingBox<V>)]) {
-        // Each lane: the slot holding the next ancestor's box, the box, the level (1 for
-        // the leaf's parent).
+        // Each lane: the slot of the next ancestor's box, the box, the level (1: the parent).
         let mut lanes: [Option<(Link, BoundingBox<V>, u32)>; LANES] = [None; LANES];
         let mut next = 0;
         for lane in &mut lanes {
@@ -132,9 +121,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// The next walk up of `items`, from `*next` on: the slot holding the box of the
-    /// leaf's parent, the box, level 1 (a leaf at the root has no ancestor to grow and is
-    /// skipped); `None` when none is left.
+    /// The next walk up of `items` from `*next` on: the slot of the leaf's parent's box, the box,
+    /// level 1 (a leaf at the root has no ancestor and is skipped); `None` when none is left.
     #[inline(always)]
     fn next_walk(
         &self,
@@ -150,11 +138,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         None
     }
 
-    /// Puts `pending.moves` into `pending.sorted` grouped by the arena region of the
-    /// leaves' parents (a counting sort on the parent index's high bits, stable, so that
-    /// two moves of one proxy keep their order; a leaf at the root counts in region 0).
-    /// Regions are small enough for the nodes of one to stay in cache while it is worked
-    /// through.
+    /// Puts `pending.moves` into `pending.sorted` grouped by the arena region of the leaves'
+    /// parents (small enough to stay in cache while worked through) with a stable counting sort:
+    /// two moves of one proxy keep their order; a leaf at the root counts in region 0.
     fn group_by_place(&self, pending: &mut PendingMoves<V>) {
         let regions = (self.nodes.len() >> REGION_BITS) + 1;
         let region = |link: Link| {
@@ -187,9 +173,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Lists the changes noted by their bits (see [`PendingMoves::in_bits`]) after the
-    /// others, in proxy order, with each live leaf's link and its box from the move
-    /// cache, and clears their bits.
+    /// Lists the changes noted by their bits ([`PendingMoves::in_bits`]) after the others, in proxy
+    /// order, each live leaf's link with its box from the move cache; clears the bits.
     fn list_bits(&self, pending: &mut PendingMoves<V>) {
         for id in set_bits(&pending.changed) {
             let leaf = self.leaves.get(id).filter(|leaf| leaf.is_live());

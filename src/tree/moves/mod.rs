@@ -1,5 +1,5 @@
-//! Moving many proxies at once: the batch's buffers, the guard that applies a batch
-//! even when the caller panics, and the sizes that choose how its ancestors are updated.
+//! Moving many proxies at once: the batch's buffers, the guard that applies a batch even when the
+//! caller panics, and the sizes that choose how its ancestors are updated.
 
 use std::sync::Mutex;
 
@@ -16,26 +16,22 @@ mod parallel_batch;
 mod refit;
 mod serial;
 
-/// What the last refit of the recent subtrees visited, which decides how a batch of
-/// middling size (see [`MID_BULK_FROM`](crate::tree::constants::MID_BULK_FROM)) updates the ancestors of its leaves.
-///
-/// Cases: before the first such refit, and after [`REMEASURE_EVERY`] batches that grew
-/// ancestors instead, the batch refits (and so measures); otherwise it refits when the
-/// last refit visited less than half of the internal nodes. Counts alone decide, so the
-/// same operations take the same path, on any number of threads.
+/// What the last refit of the recent subtrees visited, which decides how a middling batch (see
+/// [`MID_BULK_FROM`](crate::tree::constants::MID_BULK_FROM)) updates its leaves' ancestors: it
+/// refits (and so measures) before the first such refit and after [`REMEASURE_EVERY`] batches that
+/// grew ancestors instead, and otherwise when the last refit visited less than half of the internal
+/// nodes. Counts alone decide, so the same operations take the same path on any number of threads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct RecentRefits {
-    /// Internal nodes the last refit of the recent subtrees visited.
+    /// Internal nodes the last refit visited, of the `nodes` in the tree then (0 before it).
     visited: usize,
-    /// Internal nodes in the tree at that refit (0 before the first).
     nodes: usize,
     /// Middling batches that grew ancestors since.
     grown: u32,
 }
 
 impl RecentRefits {
-    /// Whether a middling batch refits the recent subtrees; counts the batch when it
-    /// grows ancestors instead.
+    /// Whether a middling batch refits the recent subtrees; counts it when it grows ancestors.
     fn refit_pays(&mut self) -> bool {
         if self.nodes == 0 || self.grown >= REMEASURE_EVERY {
             return true;
@@ -45,48 +41,37 @@ impl RecentRefits {
         pays
     }
 
-    /// Notes a refit of the recent subtrees that visited `visited` of `nodes` internal
-    /// nodes.
+    /// Notes a refit of the recent subtrees that visited `visited` of `nodes` internal nodes.
     fn note(&mut self, visited: usize, nodes: usize) {
-        *self = Self {
-            visited,
-            nodes,
-            grown: 0,
-        };
+        self.visited = visited;
+        self.nodes = nodes;
+        self.grown = 0;
     }
 }
 
 /// Buffers of [`DynamicTree::move_proxies`], reused.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct PendingMoves<V: Vector> {
-    /// Where the leaves hang whose new fat boxes are decided (and in the move cache, when
-    /// the tree keeps one), with the boxes, in the order of the moves (those listed from
-    /// `changed` after them, in proxy order): their parents' slots and their ancestors
-    /// wait to be updated.
+    /// Decided changes whose parents' slots and ancestors wait to be updated: each leaf's link and
+    /// new fat box, in move order (then those listed from `changed`, in proxy order).
     moves: Vec<(Link, BoundingBox<V>)>,
-    /// The same, grouped by where the parents sit in the arena.
+    /// The same, grouped by where the parents sit in the arena, and where each group starts.
     sorted: Vec<(Link, BoundingBox<V>)>,
-    /// Start of each group in `sorted`.
     starts: Vec<u32>,
     /// The proxies of `moves`, in the same order.
     ids: Vec<ProxyId>,
-    /// One bit per proxy, set for the changes that the tasks of a parallel batch decided
-    /// and stored in the move cache themselves (counted in `in_bits`, not listed in
-    /// `moves`), and for those of `ids` while a parallel refit stores their boxes itself
-    /// (see [`DynamicTree::apply_pending`]); all clear otherwise.
+    /// One bit per proxy: set for the changes a parallel batch's tasks stored in the move cache
+    /// themselves (counted in `in_bits`, not listed in `moves`), and for those of `ids` while a
+    /// parallel refit stores their boxes (see [`DynamicTree::apply_pending`]); clear otherwise.
     changed: Vec<u64>,
-    /// How many changes are noted only by their bit in `changed` (a proxy moved twice
-    /// counts twice): the leaf's link and its box are then read from the table of leaves
-    /// and the move cache.
+    /// Changes noted only by their bit in `changed` (a proxy moved twice counts twice).
     in_bits: usize,
-    /// What each task of [`DynamicTree::move_proxies_parallel`] decided, and the first
-    /// proxy id of each task after the first.
+    /// What each task of [`DynamicTree::move_proxies_parallel`] decided; later tasks' first ids.
     decided: Vec<Mutex<Decided<V>>>,
     task_starts: Vec<usize>,
 }
 
-/// Sets bit `index` of `words` (one bit per proxy, 64 to a word); an index beyond them
-/// sets nothing.
+/// Sets bit `index` of `words` (one bit per proxy, 64 to a word); an index beyond sets nothing.
 #[inline(always)]
 fn set_bit(words: &mut [u64], index: usize) {
     if let Some(word) = words.get_mut(index / 64) {
@@ -108,31 +93,14 @@ fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
-impl<V: Vector> Default for PendingMoves<V> {
-    fn default() -> Self {
-        Self {
-            moves: Vec::new(),
-            sorted: Vec::new(),
-            starts: Vec::new(),
-            ids: Vec::new(),
-            changed: Vec::new(),
-            in_bits: 0,
-            decided: Vec::new(),
-            task_starts: Vec::new(),
-        }
-    }
-}
-
-/// A batch of leaf updates under way. Its pending ancestor updates are applied when it is
-/// dropped, so that a panic in the caller's iterator or callback, halfway through a batch,
-/// still leaves every ancestor enclosing its leaves.
+/// A batch of leaf updates under way. Dropping it applies the pending ancestor updates, so that a
+/// panic in the caller's iterator or callback midway still leaves ancestors enclosing leaves.
 struct Batch<'a, V: Vector, T> {
     tree: &'a mut DynamicTree<V, T>,
     pending: PendingMoves<V>,
     /// Where the refit's tasks run.
     runner: &'a dyn TaskRunner,
-    /// The tree's move cache while the tasks of a parallel batch hold it (empty
-    /// otherwise): given back first if the batch ends in a panic.
+    /// The move cache while a parallel batch's tasks hold it (else empty); a panic gives it back.
     cache: Vec<BoundingBox<V>>,
 }
 
@@ -155,10 +123,9 @@ impl<'a, V: Vector, T> Batch<'a, V, T> {
 }
 
 impl<V: Vector, T> Batch<'_, V, T> {
-    /// [`DynamicTree::new_fat_box`] for one move, its change (if any) noted for the end
-    /// of the batch and its outcome told to `result`: whether the move changed the fat
-    /// box. (Each outcome is told where it is known, so that a caller's count of the
-    /// changes compiles to an increment.)
+    /// [`DynamicTree::new_fat_box`] for one move, its change (if any) noted for the end of the
+    /// batch and its outcome (whether the fat box changed) told to `result` where it is known, so
+    /// that a caller's count of the changes compiles to an increment.
     #[inline(always)]
     fn decide(
         &mut self,

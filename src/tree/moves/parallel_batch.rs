@@ -1,5 +1,4 @@
-//! Batches of moves decided on several threads (`move_proxies_parallel`), and the lists
-//! their tasks fill.
+//! Batches of moves decided on several threads (`move_proxies_parallel`), and their tasks' lists.
 
 use std::sync::{Mutex, PoisonError};
 
@@ -11,42 +10,26 @@ use crate::tree::{DynamicTree, Link, ProxyId, TreeError};
 
 use super::{Batch, set_bit};
 
-/// The moves one task of [`DynamicTree::move_proxies_parallel`] decided, in batch order.
-///
-/// A task that owns a run of the move cache stores its changes there and notes each by
-/// its proxy's bit (`bits`, from word `first_word` of the batch's bits); another lists
-/// them (`moves`, `ids`) for the calling thread to store.
-#[derive(Debug)]
+/// The moves one task of [`DynamicTree::move_proxies_parallel`] decided, in batch order. A task
+/// that owns a run of the move cache stores its changes there and notes each by its proxy's bit;
+/// another lists them for the calling thread to store.
+#[derive(Debug, Default)]
 pub(crate) struct Decided<V: Vector> {
-    /// The changes: where each leaf hangs and its new fat box.
+    /// The listed changes (where each leaf hangs and its new fat box), and their proxies.
     moves: Vec<(Link, BoundingBox<V>)>,
-    /// Their proxies.
     ids: Vec<ProxyId>,
-    /// The changes stored in the task's run, one bit per proxy of the run.
+    /// The changes stored in the task's run, one bit per proxy of the run from word `first_word` of
+    /// the batch's bits, and their count (a proxy moved twice counts twice).
     bits: Vec<u64>,
-    /// The index of `bits[0]` among the words of the batch's bits.
     first_word: usize,
-    /// How many changes are noted in `bits` (a proxy moved twice counts twice).
     in_bits: usize,
     /// The moves left to the calling thread (their index in the batch).
     deferred: Vec<usize>,
 }
 
-impl<V: Vector> Default for Decided<V> {
-    fn default() -> Self {
-        Self {
-            moves: Vec::new(),
-            ids: Vec::new(),
-            bits: Vec::new(),
-            first_word: 0,
-            in_bits: 0,
-            deferred: Vec::new(),
-        }
-    }
-}
-
-/// A task's list of [`Decided`] moves, taken out of the job's array and put back when
-/// dropped, whether the task ends or unwinds.
+/// A task's list of [`Decided`] moves, taken out of the job's array while the task fills it, so
+/// that its lengths live in the thread's own memory rather than on a cache line that the
+/// neighbouring lists share, and put back when dropped, whether the task ends or unwinds.
 struct PutBack<'a, V: Vector> {
     slot: &'a Mutex<Decided<V>>,
     list: Decided<V>,
@@ -94,33 +77,31 @@ impl<V: Vector> Decided<V> {
 }
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// [`Self::move_proxies`] on up to `threads` threads (the calling one
-    /// included; at most 256): move `i`, for `i` in `0..count`, is `moves(i)`, a
-    /// `(id, tight, displacement)`. Returns how many moves changed their proxy's fat box;
-    /// `result` is told each move's outcome, from the thread that decided it.
+    /// [`Self::move_proxies`] on up to `threads` threads (the calling one included; at most 256):
+    /// move `i` (`i < count`) is `moves(i)`, a `(id, tight, displacement)`. Returns how many moves
+    /// changed their proxy's fat box; `result` is told each move's outcome, from the thread that
+    /// decided it.
     ///
-    /// Give each proxy at most once: the fat boxes, the tree and the next update's pairs
-    /// are then exactly those of `move_proxies` on the same moves, whatever the threads.
-    /// A proxy given twice may be decided against its box from before the batch both
-    /// times, and keeps the box of one of its moves. `moves` must give the same move for
-    /// the same index each time it is called (the first move of each run is read twice).
+    /// Give each proxy at most once: the fat boxes, the tree and the next update's pairs are then
+    /// exactly those of `move_proxies` on the same moves, whatever the threads. A proxy given twice
+    /// may be decided against its box from before the batch both times, and keeps the box of one of
+    /// its moves. `moves` must give the same move for the same index on every call (the first move
+    /// of each run is read twice).
     ///
-    /// Each thread decides runs of consecutive moves. When the runs' first ids increase
-    /// (a batch in id order), each thread also stores its changes, in its own stretch of
-    /// the move cache, and the few moves whose id lies outside it are decided on the
-    /// calling thread at the end; otherwise the calling thread stores every change, in
-    /// batch order. When the batch refits the tree in one pass (see
-    /// [`Self::move_proxies`]), each thread refits whole subtrees, storing
-    /// the changed leaves' boxes in their parents as it passes them. A batch of fewer
-    /// than 16,384 moves runs on the calling thread alone (handing it out would cost more
-    /// than it saves); small trees and a tree without its move cache
-    /// ([`Self::set_move_cache`]) refit on the calling thread. The other threads are the
-    /// tree's rayon pool with the `parallel` feature (see [`Self::update_pairs_parallel`]);
-    /// without it every task runs on the calling thread, with the same result.
+    /// Each thread decides runs of consecutive moves. When the runs' first ids increase (a batch in
+    /// id order), each thread also stores its changes in its own stretch of the move cache, and the
+    /// few moves whose id lies outside it are decided on the calling thread at the end; otherwise
+    /// the calling thread stores every change, in batch order. A batch that refits the tree in one
+    /// pass (see [`Self::move_proxies`]) refits whole subtrees on each thread, storing the changed
+    /// leaves' boxes as it passes them, except in small trees and without the move cache
+    /// ([`Self::set_move_cache`]). A batch of fewer than 16,384 moves runs on the calling thread
+    /// alone (handing it out would cost more than it saves). The other threads are the tree's rayon
+    /// pool with the `parallel` feature (see [`Self::update_pairs_parallel`]); without it every
+    /// task runs on the calling thread, with the same result.
     ///
-    /// A panic in `moves` or `result` goes on in the calling thread once every thread has
-    /// stopped, and leaves the tree valid, with the changes decided until then applied;
-    /// the other threads' runs are decided to their end.
+    /// A panic in `moves` or `result` goes on in the calling thread once every thread has stopped,
+    /// leaving the tree valid with the changes decided so far applied; the other threads decide
+    /// their runs to the end.
     pub fn move_proxies_parallel(
         &mut self,
         count: usize,
@@ -145,8 +126,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 .min(count / thresholds.min_moves_per_task)
                 .max(1)
         };
-        // Task `t` decides moves `at(t)..at(t + 1)` (in 64 bits: the product may not fit
-        // a 32-bit `usize`, and the quotient is at most `count`).
+        // Task `t` decides moves `at(t)..at(t + 1)` (in 64 bits: the product may not fit a 32-bit
+        // `usize`, and the quotient is at most `count`).
         let at = |t: usize| (t as u64 * count as u64 / tasks as u64) as usize;
         let workers = (threads > 1).then(|| self.take_workers(threads));
         let runner: &dyn TaskRunner = match &workers {
@@ -158,10 +139,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         if lists.len() < tasks {
             lists.resize_with(tasks, Default::default);
         }
-        // Where the ids of each task after the first start: its first move's. When they
-        // increase from task to task (a batch in id order, the usual one), the tasks own
-        // disjoint runs of the move cache, each from its start to the next, and store
-        // their changes there themselves.
+        // Each later task's first id: when these increase (a batch in id order, the usual one),
+        // each task owns the run of the move cache from its start to the next.
         let mut starts = core::mem::take(&mut batch.pending.task_starts);
         starts.clear();
         starts.extend((1..tasks).map(|t| moves(at(t)).0.index()));
@@ -183,8 +162,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
             }
             runs.push(Mutex::new((rest, base)));
         }
-        // Cleared here rather than by each task: a task that never starts (its thread
-        // stopped at a panic) leaves its list empty, not as the last batch left it.
+        // Cleared here rather than by each task: a task that never starts (its thread stopped at a
+        // panic) leaves its list empty, not as the last batch left it.
         for list in &mut lists[..tasks] {
             list.get_mut()
                 .unwrap_or_else(PoisonError::into_inner)
@@ -192,9 +171,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         let tree = &*batch.tree;
         let decide = |task: usize| {
-            // The list is filled out of the array and put back (also when the caller's
-            // closures panic), so that its lengths live in this thread's own memory
-            // meanwhile, not on a cache line that the neighbouring tasks' lists share.
             // Locks are never contended (one task per list and run).
             let mut taken = PutBack::new(&lists[task]);
             let list = &mut taken.list;
@@ -207,8 +183,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
             for i in at(task)..at(task + 1) {
                 let (id, tight, displacement) = moves(i);
                 let decided = match run.as_deref_mut() {
-                    // A box outside this task's run of the move cache is left for the
-                    // calling thread.
+                    // A box outside the task's run is left for the calling thread.
                     Some((boxes, base)) => {
                         match tree.decide_in_run(boxes, *base, id, tight, displacement) {
                             Some(decided) => decided,
@@ -242,12 +217,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
         drop(runs);
         if owned {
             batch.tree.fat_boxes = core::mem::take(&mut batch.cache);
-        }
-        let mut changed = 0;
-        if owned {
             let words = batch.tree.leaves.len().div_ceil(64);
             batch.pending.changed.resize(words, 0);
         }
+        let mut changed = 0;
         for list in &mut lists[..tasks] {
             let list = list.get_mut().unwrap_or_else(PoisonError::into_inner);
             if owned {
@@ -283,8 +256,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
         batch.pending.decided = lists;
         drop(batch);
-        // Kept for the next call, also after a panic in a task (the stage caught it, and
-        // the workers are idle).
+        // Kept for the next call, even after a task's panic: the stage caught it, the workers idle.
         if let Some(workers) = workers {
             self.scratch.workers = Some(workers);
         }

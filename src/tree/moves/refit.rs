@@ -1,5 +1,5 @@
-//! The refits that give internal nodes their exact boxes back: of the whole tree, of its
-//! recent subtrees after a batch, or of the changed paths alone (`refit`).
+//! The refits that give internal nodes their exact boxes back: of the whole tree, of its recent
+//! subtrees after a batch, or of the changed paths alone (`refit`).
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
@@ -13,15 +13,13 @@ use crate::tree::constants::{MAX_RECURSIVE_REFIT, RECENT};
 use super::set_bits;
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// Finishes a step of moves without looking for pairs: every internal node gets its
-    /// exact box back, the moves are forgotten and the tree improves itself as after
-    /// [`Self::update_pairs`]. For a tree whose proxies are never paired with each other
-    /// (the plugin's static tree, which other trees' proxies query).
+    /// Finishes a step of moves without looking for pairs: every internal node gets its exact box
+    /// back, the moves are forgotten and the tree improves itself as after [`Self::update_pairs`].
+    /// For a tree whose proxies are never paired with each other (the plugin's static tree).
     ///
-    /// A few moves refit only the changed nodes (the paths from the moved leaves up), so
-    /// that moving one static collider of a large level costs a path, not the level; at
-    /// least one moved leaf per [`BULK_FROM`] proxies refits the whole tree in memory
-    /// order.
+    /// A few moves refit only the paths from the moved leaves up, so that moving one static
+    /// collider of a large level costs a path, not the level; at least one moved leaf per
+    /// [`BULK_FROM`] proxies refits the whole tree in memory order.
     #[cfg(any(feature = "plugin", test))]
     pub(crate) fn refit(&mut self) {
         self.optimizer.candidates.clear();
@@ -33,24 +31,22 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.finish_update();
     }
 
-    /// Gives every internal node its exact box, children first, and marks it changed when
-    /// a child is; the pair walk then finds the boxes exact and leaves them alone.
+    /// Gives every internal node its exact box, children first, and marks it changed when a child
+    /// is; the pair walk then finds the boxes exact and leaves them alone.
     pub(super) fn refit_all(&mut self) -> usize {
         self.refit_younger_than(u16::MAX)
     }
 
-    /// [`Self::refit_all`] over the recent subtrees only (a mark younger than [`RECENT`]
-    /// updates), after [`Self::mark_stale_path`] for each of the batch's leaves: every
-    /// changed leaf then lies under recent nodes only, so an older subtree holds no
-    /// change and keeps its exact boxes.
+    /// [`Self::refit_all`] over the recent subtrees only (a mark younger than [`RECENT`] updates),
+    /// after [`Self::mark_stale_path`] for each of the batch's leaves: every changed leaf then lies
+    /// under recent nodes only, so an older subtree keeps its exact boxes.
     pub(super) fn refit_recent(&mut self) -> usize {
         self.refit_younger_than(RECENT.into())
     }
 
-    /// The refit of every internal node that hangs under recent nodes only, counting as
-    /// recent a mark younger than `age` updates (every node with `u16::MAX`). A tree too
-    /// tall for the recursion, which rotations make rare, is refit whole with a stack.
-    /// Returns the internal nodes refitted.
+    /// The refit of every internal node that hangs under recent nodes only, recent meaning a mark
+    /// younger than `age` updates (`u16::MAX`: every node); returns the internal nodes refitted. A
+    /// tree too tall to recurse (rare, given the rotations) is refit with a stack.
     pub(crate) fn refit_younger_than(&mut self, age: u16) -> usize {
         let mut visited = 0;
         if self.refits_recursively() {
@@ -67,19 +63,16 @@ impl<V: Vector, T> DynamicTree<V, T> {
         visited
     }
 
-    /// Whether the root is an internal node low enough for [`Self::refit_below`]'s
-    /// recursion (and [`Self::refit_root_parallel`]'s).
+    /// Whether [`Self::refit_below`] and [`Self::refit_root_parallel`] may recurse from the root.
     pub(super) fn refits_recursively(&self) -> bool {
         !self.root.is_null()
             && !self.root.is_leaf()
             && self.nodes[self.root.index()].height <= MAX_RECURSIVE_REFIT
     }
 
-    /// Makes every ancestor of the leaf at `link` recent (see [`RECENT`]) for
-    /// [`Self::refit_recent`]: walks up from the leaf's parent, marking each ancestor
-    /// changed, until one that is recent already. No mark is more recent than its
-    /// holder's ([`Self::validate`] checks it), so every ancestor above that one is recent
-    /// too.
+    /// Makes every ancestor of the leaf at `link` recent ([`RECENT`]) for [`Self::refit_recent`]:
+    /// marks each changed, from the leaf's parent up, until one recent already. No mark is more
+    /// recent than its holder's (checked by [`Self::validate`]), so all above it are recent too.
     pub(super) fn mark_stale_path(&mut self, link: Link) {
         if link.is_root() {
             return;
@@ -111,16 +104,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.refit_order(false, |tree, id| tree.refit_node(id));
     }
 
-    /// The refit of the subtree under internal node `id`, depth first: each internal
-    /// child whose mark is younger than `age` updates gets its exact box in `id`'s slot,
-    /// and its mark when it holds a changed child (an older child holds no change, see
-    /// [`Self::refit_recent`], and keeps both); returns `id`'s exact box and whether it
-    /// holds a changed child (for the caller to store in its own slot). Heights are left
-    /// alone: moves change no shape.
-    ///
-    /// A child's box comes back as the return value rather than through the parent's
-    /// slot, so each node is read once and written once. Recursion depth is the height.
-    /// Each node refitted counts in `visited`.
+    /// The refit of the subtree under internal node `id`, depth first: each internal child whose
+    /// mark is younger than `age` updates gets its exact box in `id`'s slot, and its mark when it
+    /// holds a changed child (an older one holds no change, see [`Self::refit_recent`], and keeps
+    /// both). Returns `id`'s exact box and whether it holds a changed child, for the caller's slot,
+    /// so that each node is read and written once. Heights stay (moves change no shape); recursion
+    /// depth is the height. Each node refitted counts in `visited`.
     fn refit_below(
         &mut self,
         id: NodeId,
