@@ -249,10 +249,11 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///
     /// With `still_for > 0`, subtrees whose mark is `still_for` updates old or more (no leaf
     /// below them moved since) are kept whole too, and the new top's first split puts these
-    /// still items on one side and the others on the other, when there are both.
+    /// still items (those subtrees and still leaves) on one side and the others on the other,
+    /// when there are both.
     ///
-    /// Planned, then written, so that no node outside the subtree moves (see `tree::rebuild`)
-    /// and the optimizer's other candidates stay valid.
+    /// Planned, then written (see `tree::rebuild`): the new subtree takes back the old one's
+    /// slots, so no node outside it moves and the optimizer's other candidates stay valid.
     pub(crate) fn rebuild_subtree(
         &mut self,
         top: NodeId,

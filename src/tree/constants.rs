@@ -30,8 +30,8 @@ pub(crate) const SORT_FROM: usize = 256;
 /// leaf in eight the refit wins, and the pair walk gains too, as exact boxes prune better.
 pub(crate) const BULK_FROM: usize = 8;
 
-/// Batches that change at least one leaf per this many proxies but fewer than one per
-/// [`BULK_FROM`] refit the recent subtrees in one pass when the last such refit visited
+/// Batches that change at least one leaf per this many proxies (and at least [`SORT_FROM`])
+/// but fewer than one per [`BULK_FROM`] refit the recent subtrees in one pass when the last such refit visited
 /// less than half of the internal nodes (see
 /// [`RecentRefits`](crate::tree::moves::RecentRefits)). Where many boxes stand still, the
 /// still parts are skipped whole and one pass costs less than growing every changed

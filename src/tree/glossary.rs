@@ -65,7 +65,8 @@
 //!   `pairs/stacks.rs`), refitting and rotating changed nodes on its way back up.
 //! - **Leaf-by-leaf search**: the other search, each moved leaf walked against the whole
 //!   tree (`pairs/leaves.rs`). When fewer than one proxy in eight moved, `Search`
-//!   (`pairs/search.rs`) picks the search that visited fewer nodes per moved proxy lately.
+//!   (`pairs/search.rs`) picks the search that cost less per moved proxy lately (nodes
+//!   visited, a leaf-by-leaf visit weighted 1.5), trying the other now and then.
 //! - **Child ref**: the pair walk's name for a child: an internal node's id, or a leaf's
 //!   parent and slot with the leaf tag (`child_ref`, `pairs/mod.rs`).
 //!

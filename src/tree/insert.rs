@@ -99,7 +99,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let (sibling_box, sibling_stamp) = (*self.slot_box(link), self.slot_stamp(link));
         let sibling_height = self.height_of(sibling);
         let new_parent = self.allocate_node();
-        // The new parent takes the sibling's place and mark.
+        // The new parent takes the sibling's place and mark: its subtree holds whatever changed
+        // in the sibling's.
         self.attach(
             link.parent_or_null(),
             link.slot(),

@@ -48,8 +48,8 @@
 //! - Insertion picks the sibling with the lowest surface-area cost (branch and bound) and
 //!   rotates nodes on the way up. [`DynamicTree::update_pairs`] refits and rotates the
 //!   changed part of the tree and walks it against itself; when under one proxy in eight
-//!   moved, it may instead walk each moved leaf against the whole tree, whichever visited
-//!   fewer nodes per moved proxy lately (the pairs are the same either way).
+//!   moved, it may instead walk each moved leaf against the whole tree, whichever cost less
+//!   per moved proxy lately, in nodes visited (the pairs are the same either way).
 //! - [`DynamicTree::move_proxies`] applies a batch of moves with the result of one
 //!   [`DynamicTree::move_proxy`] call each, but grows the ancestors in memory order, or,
 //!   when a large share of the leaves changed, refits the whole tree (or only the subtrees

@@ -60,8 +60,8 @@ impl TaskRunner for CallingThread {
     }
 }
 
-/// Room for the tasks of a split into at least `min_tasks` (see
-/// [`DynamicTree::split_pair_walk`]), capped at what the largest
+/// Room for the tasks of a split into at least `min_tasks` (a split never makes more than
+/// `min_tasks + 2`, see [`DynamicTree::split_pair_walk`]), capped at what the largest
 /// [`DynamicTree::update_pairs_parallel`] asks for: larger splits grow their lists.
 fn task_room(min_tasks: usize) -> usize {
     min_tasks.min(MAX_THREADS * TASKS_PER_THREAD) + 3

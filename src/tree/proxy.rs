@@ -304,7 +304,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Stores a proxy's new fat box where [`Self::stored_fat_box`] reads it (with the cache
     /// off, in the slot at `link`, marked moved), so that a later move in the same batch
     /// decides against it. The slot (with the cache) and the ancestors are then updated by
-    /// [`Self::set_leaf_box`] or a batch's [`Self::apply_pending`].
+    /// [`Self::set_leaf_box`] or a batch's [`Self::apply_pending`]. Counts the change for the
+    /// optimizer.
     #[inline(always)]
     pub(crate) fn store_fat_box(&mut self, id: ProxyId, link: Link, fat: BoundingBox<V>) {
         if self.move_cache {

@@ -100,7 +100,8 @@ struct Batch<'a, V: Vector, T> {
     pending: PendingMoves<V>,
     /// Where the refit's tasks run.
     runner: &'a dyn TaskRunner,
-    /// The move cache while a parallel batch's tasks hold it (else empty); a panic gives it back.
+    /// The move cache while a parallel batch's tasks hold it (else empty); a panic gives it
+    /// back first, before the pending moves that read it are applied.
     cache: Vec<BoundingBox<V>>,
 }
 

@@ -46,7 +46,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// The refit of every internal node that hangs under recent nodes only, recent meaning a mark
     /// younger than `age` updates (`u16::MAX`: every node); returns the internal nodes refitted. A
-    /// tree too tall to recurse (rare, given the rotations) is refit with a stack.
+    /// tree too tall to recurse (rare, given the rotations) is refit whole with a stack.
     pub(crate) fn refit_younger_than(&mut self, age: u16) -> usize {
         let mut visited = 0;
         if self.refits_recursively() {

@@ -46,7 +46,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///
     /// The pairs are found by a walk of the changed part of the tree against itself or,
     /// when fewer than one proxy in eight moved, by a walk from each moved leaf if that
-    /// has visited fewer nodes recently (see the [module guide](crate::tree)).
+    /// has cost less recently: nodes visited per moved proxy, weighted (see the
+    /// [module guide](crate::tree)).
     ///
     /// Each pair appears once, as `(a, b)` with `a < b`, in an order that depends only on
     /// the sequence of operations applied to the tree. `pairs` is not cleared first.

@@ -47,7 +47,8 @@ impl SearchCost {
 }
 
 impl Search {
-    /// Whether an update with `moved` of `proxies` moved searches leaf by leaf.
+    /// Whether an update with `moved` of `proxies` moved searches leaf by leaf; counts the
+    /// update.
     pub(crate) fn by_leaves(&mut self, moved: usize, proxies: usize) -> bool {
         if moved.saturating_mul(LEAVES_BELOW) >= proxies {
             return false;

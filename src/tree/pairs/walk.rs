@@ -121,7 +121,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Runs a popped task other than a refit: self(x) when `x == y` (pushing refit(x) first
     /// when `refits`), else a pair of nodes that passed [`Self::hit`]; then the waiting
-    /// leaf tasks if they fill up. [`pop_task`] leaves the [`TASK_ROOM`] slots it needs.
+    /// leaf tasks if they fill up. [`pop_task`] leaves the [`TASK_ROOM`] slots it needs, and
+    /// `leaf_fill` must leave room for four leaf tasks (as the previous call leaves it).
     /// `counts`: the nodes visited and the pairs reported.
     #[inline(always)]
     pub(crate) fn run_task(
