@@ -37,9 +37,9 @@ macro_rules! dimension {
             #[cfg(feature = "plugin")]
             pub use crate::plugin::{
                 CharacterSystems, CollidingEntities, CollisionConfig, CollisionEnded,
-                CollisionLayer, CollisionLayers, CollisionStarted, CollisionSystems, EndReason,
-                FilterPairs, NotIntegrated, PairFilter, QueryFilter, Sensor, Static, StaticChanges,
-                StepStats, Teleported, VelocitySystems,
+                CollisionLayer, CollisionLayers, CollisionMessage, CollisionStarted,
+                CollisionSystems, EndReason, FilterPairs, NotIntegrated, PairFilter, QueryFilter,
+                Sensor, Static, StaticChanges, StepStats, Teleported, VelocitySystems,
             };
 
             /// The collision plugin of this dimension.

@@ -46,9 +46,9 @@ pub mod prelude {
     pub use crate::plugin::{
         Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CharacterController, CharacterPlugin,
         CharacterState, CharacterSystems, CollidingEntities, CollisionConfig, CollisionEnded,
-        CollisionLayer, CollisionLayers, CollisionStarted, CollisionSystems, Contacts, EndReason,
-        FilterPairs, NotIntegrated, OneWay, PairFilter, PointProjection, QueryFilter, Sensor,
-        ShapeHit, SpatialQuery, Static, StaticChanges, StepStats, SweptHit, Teleported,
-        TrackedCollider, Velocity, VelocityPlugin, VelocitySystems, WorldShape,
+        CollisionLayer, CollisionLayers, CollisionMessage, CollisionStarted, CollisionSystems,
+        Contacts, EndReason, FilterPairs, NotIntegrated, OneWay, PairFilter, PointProjection,
+        QueryFilter, Sensor, ShapeHit, SpatialQuery, Static, StaticChanges, StepStats, SweptHit,
+        Teleported, TrackedCollider, Velocity, VelocityPlugin, VelocitySystems, WorldShape,
     };
 }

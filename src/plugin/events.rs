@@ -1,10 +1,11 @@
 //! Collision events: each is both a buffered [`Message`] and an [`EntityEvent`].
 
+use bevy::ecs::system::SystemParam;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
 use crate::Vector;
-use crate::plugin::state::{EventBuffers, TickBuffers};
+use crate::plugin::state::{EndRecord, EventBuffers, TickBuffers};
 use crate::plugin::{AabbTree, CollidingEntities};
 
 /// Two colliders started touching during the last tick.
@@ -89,6 +90,11 @@ pub enum EndReason {
     BothStatic,
     /// The game's [`PairFilter`](crate::plugin::PairFilter) vetoed the pair.
     Filtered,
+    /// One of them jumped: it got [`Teleported`](crate::plugin::Teleported) (or an
+    /// ancestor did). A jump ends every contact of the collider, in the tick that reads the
+    /// marker and before that tick's starts; the contacts it has at its new place, or
+    /// meets in its motion after the jump, start again in the same tick.
+    Teleported,
 }
 
 /// Two colliders stopped touching. Sent exactly once for every [`CollisionStarted`]: when
@@ -96,7 +102,8 @@ pub enum EndReason {
 /// despawned, loses its collider, is disabled, becomes invalid or stops matching layers.
 ///
 /// Delivered like [`CollisionStarted`]: one message per pair (smaller index first, sorted by
-/// pair), and an entity event for each entity that still exists.
+/// pair within each group of [the order](CollisionMessage#the-order)), and an entity event
+/// for each entity that still exists.
 #[derive(Message, EntityEvent, Clone, Copy, Debug, PartialEq, Reflect)]
 #[reflect(Debug, PartialEq)]
 pub struct CollisionEnded {
@@ -109,24 +116,112 @@ pub struct CollisionEnded {
     pub reason: EndReason,
 }
 
+/// Every collision message, both kinds, in one stream: the order in which the contacts
+/// started and ended. Applying them in the order read (insert the pair on `Started`,
+/// remove it on `Ended`) gives exactly [`AabbTree::touching_pairs`] and every
+/// [`CollidingEntities`] after every tick, whenever and however often a system reads.
+///
+/// [`CollisionStarted`] and [`CollisionEnded`] carry the same messages split by kind;
+/// two readers of those cannot tell how the kinds interleave (a collider removed and put
+/// back in one frame gives its pair an end, then a start), so a game that keeps its own
+/// record of contacts reads this stream instead.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy::platform::collections::HashSet;
+/// # use bevy_aabb_tree::d2::*;
+/// #[derive(Resource, Default)]
+/// struct Touching(HashSet<(Entity, Entity)>);
+///
+/// fn follow(mut messages: MessageReader<CollisionMessage>, mut touching: ResMut<Touching>) {
+///     for message in messages.read() {
+///         match message {
+///             CollisionMessage::Started(s) => touching.0.insert((s.entity, s.other)),
+///             CollisionMessage::Ended(e) => touching.0.remove(&(e.entity, e.other)),
+///         };
+///     }
+/// }
+/// # bevy::ecs::system::assert_is_system(follow);
+/// ```
+///
+/// # The order
+///
+/// 1. Ends of contacts broken between ticks (a despawn, a shape removed, [`Disabled`],
+///    [`TrackedCollider`] removed): written at once, when the observers see the change.
+/// 2. In each tick, the ends of contacts broken before its motion is tested: colliders
+///    left out (invalid values, both shapes gone), teleports ([`EndReason::Teleported`]),
+///    pairs that became both static. Sorted by pair.
+/// 3. The tick's starts, earliest first (by `time_of_impact`), then by pair.
+/// 4. The tick's other ends (separated, passed through, layers, filtered, and removals
+///    made after the narrow phase), sorted by pair.
+///
+/// A pair appears at most once in each group. Entity events are triggered in the same
+/// order, and each message names the entity of smaller index as `entity`.
+///
+/// [`Disabled`]: bevy::ecs::entity_disabling::Disabled
+/// [`TrackedCollider`]: crate::plugin::TrackedCollider
+#[derive(Message, Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(Debug, PartialEq)]
+pub enum CollisionMessage {
+    /// A contact started (the same message as [`CollisionStarted`]).
+    Started(CollisionStarted),
+    /// A contact ended (the same message as [`CollisionEnded`]).
+    Ended(CollisionEnded),
+}
+
+/// The writers of the three collision messages.
+#[derive(SystemParam)]
+pub(crate) struct CollisionWriters<'w> {
+    started: MessageWriter<'w, CollisionStarted>,
+    ended: MessageWriter<'w, CollisionEnded>,
+    all: MessageWriter<'w, CollisionMessage>,
+}
+
+impl CollisionWriters<'_> {
+    fn write_ended(&mut self, events: &[CollisionEnded]) {
+        // The messages are the events with the smaller index first: every other one.
+        let messages = events.iter().step_by(2).copied();
+        self.ended.write_batch(messages.clone());
+        self.all.write_batch(messages.map(CollisionMessage::Ended));
+    }
+
+    fn write_started(&mut self, events: &[CollisionStarted]) {
+        let messages = events.iter().step_by(2).copied();
+        self.started.write_batch(messages.clone());
+        self.all
+            .write_batch(messages.map(CollisionMessage::Started));
+    }
+}
+
 // The events stage (`CollisionSystems::Events`).
 
-/// Triggers the batch of entity events in `events` (`start_events`, then `end_events`) in
-/// one command: every start, then every end, each to its target only if it still exists
-/// when the command runs. One command, because Bevy applies what observers queue (a
-/// despawn, say) between commands: with a command per event, an observer despawning its
-/// entity on a start would send its partner the end before the partner's own start.
+/// Triggers the batch of entity events in `events` (`broken_events`, `start_events`, then
+/// `end_events`: [the order](CollisionMessage#the-order)) in one command, each to its
+/// target only if it still exists when the command runs. One command, because Bevy
+/// applies what observers queue (a despawn, say) between commands: with a command per
+/// event, an observer despawning its entity on a start would send its partner the end
+/// before the partner's own start.
 ///
-/// The command takes the two buffers and gives them back to the resource once it has
+/// The command takes the buffers and gives them back to the resource once it has
 /// triggered them, so that a steady stream of events allocates nothing.
 pub(crate) fn trigger_batch<V: Vector>(commands: &mut Commands, events: &mut EventBuffers) {
-    if events.start_events.is_empty() && events.end_events.is_empty() {
+    if events.broken_events.is_empty()
+        && events.start_events.is_empty()
+        && events.end_events.is_empty()
+    {
         return;
     }
+    let mut broken = core::mem::take(&mut events.broken_events);
     let mut started = core::mem::take(&mut events.start_events);
     let mut ended = core::mem::take(&mut events.end_events);
     commands.queue(move |world: &mut World| {
-        // The contact sets first, so that observers see them up to date.
+        // The contact sets first, in the events' order, so that observers see them up to
+        // date.
+        for event in &broken {
+            if let Some(mut contacts) = world.get_mut::<CollidingEntities>(event.entity) {
+                contacts.0.remove(&event.other);
+            }
+        }
         for event in &started {
             if let Some(mut contacts) = world.get_mut::<CollidingEntities>(event.entity) {
                 contacts.0.insert(event.other);
@@ -135,6 +230,11 @@ pub(crate) fn trigger_batch<V: Vector>(commands: &mut Commands, events: &mut Eve
         for event in &ended {
             if let Some(mut contacts) = world.get_mut::<CollidingEntities>(event.entity) {
                 contacts.0.remove(&event.other);
+            }
+        }
+        for event in broken.drain(..) {
+            if world.get_entity(event.entity).is_ok() {
+                world.trigger(event);
             }
         }
         for event in started.drain(..) {
@@ -151,12 +251,17 @@ pub(crate) fn trigger_batch<V: Vector>(commands: &mut Commands, events: &mut Eve
         // buffers.
         if let Some(mut state) = world.get_resource_mut::<AabbTree<V>>() {
             let events = &mut state.bypass_change_detection().tick.events;
+            for (kept, used) in [
+                (&mut events.broken_events, broken),
+                (&mut events.end_events, ended),
+            ] {
+                if kept.is_empty() && kept.capacity() < used.capacity() {
+                    *kept = used;
+                }
+            }
             if events.start_events.is_empty() && events.start_events.capacity() < started.capacity()
             {
                 events.start_events = started;
-            }
-            if events.end_events.is_empty() && events.end_events.capacity() < ended.capacity() {
-                events.end_events = ended;
             }
         }
     });
@@ -180,51 +285,71 @@ fn canonical(a: Entity, b: Entity) -> (Entity, Entity, bool) {
     }
 }
 
-/// Writes the recorded ends as messages (one batch), sorted by pair, and appends their
-/// entity events (one per entity) to the tick's `end_events`.
-pub(crate) fn write_ended<V: Vector>(
-    tick: &mut TickBuffers<V>,
-    writer: &mut MessageWriter<CollisionEnded>,
-) {
-    for end in &mut tick.narrow.ended {
+/// Sorts the recorded ends by pair (smaller index first) and turns them into entity
+/// events, two per end (the message's first), appended to `out`. Returns how many ends
+/// there were.
+fn end_events(records: &mut Vec<EndRecord>, out: &mut Vec<CollisionEnded>) -> usize {
+    for end in records.iter_mut() {
         (end.a, end.b, _) = canonical(end.a, end.b);
     }
-    tick.narrow
-        .ended
-        .sort_by_key(|end| (entity_order(end.a), entity_order(end.b)));
-    let first = tick.events.end_events.len();
-    for end in tick.narrow.ended.drain(..) {
-        tick.events.end_events.push(CollisionEnded {
+    records.sort_by_key(|end| (entity_order(end.a), entity_order(end.b)));
+    let count = records.len();
+    for end in records.drain(..) {
+        out.push(CollisionEnded {
             entity: end.a,
             other: end.b,
             reason: end.reason,
         });
-        tick.events.end_events.push(CollisionEnded {
+        out.push(CollisionEnded {
             entity: end.b,
             other: end.a,
             reason: end.reason,
         });
     }
-    // The messages are the events with the smaller index first: every other one.
-    writer.write_batch(tick.events.end_events[first..].iter().step_by(2).copied());
+    count
+}
+
+/// Delivers the ends of contacts broken before the tick's starts
+/// ([`EndBuffers::broken`](crate::plugin::state::TickBuffers)): their messages now, their
+/// entity events with the batch.
+fn write_broken<V: Vector>(tick: &mut TickBuffers<V>, writers: &mut CollisionWriters) {
+    let first = tick.events.broken_events.len();
+    tick.ends.delivered += end_events(&mut tick.ends.broken, &mut tick.events.broken_events);
+    writers.write_ended(&tick.events.broken_events[first..]);
+}
+
+/// Delivers at once the ends of a removal between ticks (a despawn, a shape removed,
+/// `Disabled`): messages written, entity events triggered by one command. A removal
+/// between the narrow phase and the events stage waits for the events stage instead,
+/// which delivers it after the tick's starts.
+pub(crate) fn deliver_removal<V: Vector>(
+    tick: &mut TickBuffers<V>,
+    writers: &mut CollisionWriters,
+    commands: &mut Commands,
+) {
+    if !tick.ends.after_tests {
+        write_broken(tick, writers);
+        trigger_batch::<V>(commands, &mut tick.events);
+    }
 }
 
 /// The system of [`CollisionSystems::Events`](crate::plugin::CollisionSystems::Events):
-/// writes this tick's messages and triggers the entity events: starts before
-/// ends (a pass-through gives both, in that order), the starts sorted by time of impact
-/// and then by pair, the ends by pair, each with the entity of smaller index first, so
-/// the same scene gives the same sequence whatever the tree's shape.
+/// writes this tick's messages and triggers the entity events in
+/// [the order](CollisionMessage#the-order): the ends of contacts broken before the
+/// tick's motion, the starts (sorted by time of impact and then by pair), then the ends
+/// of the tick's tests (by pair; a pass-through gives a start and an end, in that order),
+/// each with the entity of smaller index first, so the same scene gives the same
+/// sequence whatever the tree's shape.
 pub(crate) fn emit_events<V: Vector>(
     mut commands: Commands,
     mut state: ResMut<AabbTree<V>>,
-    mut started: MessageWriter<CollisionStarted>,
-    mut ended: MessageWriter<CollisionEnded>,
+    mut writers: CollisionWriters,
 ) {
     let start = Instant::now();
     let state = &mut *state;
     let tick = &mut state.tick;
+    write_broken(tick, &mut writers);
     state.stats.started = tick.narrow.started.len();
-    state.stats.ended += tick.narrow.ended.len();
     for s in &mut tick.narrow.started {
         let swapped;
         (s.a, s.b, swapped) = canonical(s.a, s.b);
@@ -255,8 +380,12 @@ pub(crate) fn emit_events<V: Vector>(
             normal: -n,
         });
     }
-    started.write_batch(tick.events.start_events[first..].iter().step_by(2).copied());
-    write_ended(tick, &mut ended);
+    writers.write_started(&tick.events.start_events[first..]);
+    let first = tick.events.end_events.len();
+    tick.ends.delivered += end_events(&mut tick.ends.tested, &mut tick.events.end_events);
+    writers.write_ended(&tick.events.end_events[first..]);
+    tick.ends.after_tests = false;
+    state.stats.ended = core::mem::take(&mut tick.ends.delivered);
     trigger_batch::<V>(&mut commands, &mut tick.events);
     state.stats.events_ms = start.elapsed().as_secs_f32() * 1000.0;
 }

@@ -4,12 +4,12 @@ use bevy::ecs::entity_disabling::Disabled;
 use bevy::prelude::*;
 
 use crate::Vector;
-use crate::plugin::events::{trigger_batch, write_ended};
+use crate::plugin::events::{CollisionWriters, deliver_removal};
 use crate::plugin::shape::{Hierarchy, world_shape};
 use crate::plugin::state::{Key, next_run};
 use crate::plugin::{
-    Aabb, AabbTree, BoundingSphere, CollidingEntities, CollisionConfig, CollisionEnded, EndReason,
-    Static, StaticChanges, Teleported, TrackedCollider,
+    Aabb, AabbTree, BoundingSphere, CollidingEntities, CollisionConfig, EndReason, Static,
+    StaticChanges, Teleported, TrackedCollider,
 };
 use crate::tree::DynamicTree;
 
@@ -19,12 +19,18 @@ pub(crate) fn on_collider_gone<V: Vector, E: EntityEvent, C: Component>(
     event: On<E, C>,
     mut colliders: Query<&mut TrackedCollider<V>, Allow<Disabled>>,
     mut state: ResMut<AabbTree<V>>,
-    mut ended: MessageWriter<CollisionEnded>,
+    mut writers: CollisionWriters,
     mut commands: Commands,
 ) {
     let entity = event.event_target();
     if let Ok(mut tracked) = colliders.get_mut(entity) {
-        drop_proxy(entity, &mut tracked, &mut state, &mut ended, &mut commands);
+        drop_proxy(
+            entity,
+            &mut tracked,
+            &mut state,
+            &mut writers,
+            &mut commands,
+        );
     }
 }
 
@@ -76,7 +82,7 @@ pub(crate) fn on_shape_removed<V: Vector, C: Component>(
     mut colliders: Query<ShapesItem<V>, Allow<Disabled>>,
     config: Res<CollisionConfig>,
     mut state: ResMut<AabbTree<V>>,
-    mut ended: MessageWriter<CollisionEnded>,
+    mut writers: CollisionWriters,
     mut commands: Commands,
 ) {
     let entity = event.event_target();
@@ -90,7 +96,13 @@ pub(crate) fn on_shape_removed<V: Vector, C: Component>(
         mark(entity, &mut tracked, is_static, &config, &mut state);
         return;
     }
-    drop_proxy(entity, &mut tracked, &mut state, &mut ended, &mut commands);
+    drop_proxy(
+        entity,
+        &mut tracked,
+        &mut state,
+        &mut writers,
+        &mut commands,
+    );
 }
 
 /// Observer: a change of a collider that Bevy's change ticks do not show (a removal of
@@ -173,17 +185,23 @@ type PoseItem<'a, V> = (
     Option<&'a ChildOf>,
     Option<&'a Aabb<V>>,
     Option<&'a BoundingSphere<V>>,
+    Has<Disabled>,
 );
 
 /// Records the collider's world shape now as where its next sweep starts. A shape whose
 /// center is not finite is not recorded (the tick then starts the collider where it is,
-/// and its own checks warn about the values).
+/// and its own checks warn about the values). Nor is anything recorded while the
+/// collider is out of collision detection, disabled or left out for invalid values: it
+/// comes back unswept, where it is then.
 fn record_start<V: Vector>(
     item: bevy::ecs::query::QueryItem<'_, '_, PoseItem<'static, V>>,
     parent: Option<&ChildOf>,
     hierarchy: &Hierarchy,
 ) {
-    let (mut tracked, transform, _, aabb, sphere) = item;
+    let (mut tracked, transform, _, aabb, sphere, disabled) = item;
+    if disabled || tracked.invalid {
+        return;
+    }
     if let Some(shape) = world_shape(transform, parent, hierarchy, aabb, sphere)
         && shape.center().is_finite()
     {
@@ -357,7 +375,7 @@ fn drop_proxy<V: Vector>(
     entity: Entity,
     tracked: &mut TrackedCollider<V>,
     state: &mut AabbTree<V>,
-    ended: &mut MessageWriter<CollisionEnded>,
+    writers: &mut CollisionWriters,
     commands: &mut Commands,
 ) {
     forget_foreign_proxy(tracked, entity, state);
@@ -365,12 +383,6 @@ fn drop_proxy<V: Vector>(
     tracked.start_known = false;
     if let Some(key) = tracked.proxy.take() {
         state.remove_proxy(key, EndReason::Removed);
-        // Starts still pending means a user system between the narrow phase and the
-        // events removed it: `emit_events` comes next in this tick and writes the starts
-        // before the ends. Flushing here would send an end before its start.
-        if state.tick.narrow.started.is_empty() {
-            write_ended(&mut state.tick, ended);
-            trigger_batch::<V>(commands, &mut state.tick.events);
-        }
+        deliver_removal(&mut state.tick, writers, commands);
     }
 }

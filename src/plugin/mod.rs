@@ -289,7 +289,7 @@ pub use components::{
     Teleported, TrackedCollider, Velocity, WorldShape,
 };
 pub use config::{CollisionConfig, StaticChanges};
-pub use events::{CollisionEnded, CollisionStarted, EndReason};
+pub use events::{CollisionEnded, CollisionMessage, CollisionStarted, EndReason};
 pub use filter::{FilterPairs, PairFilter};
 pub use gameplay::Contacts;
 pub use motion::{NotIntegrated, VelocityPlugin, VelocitySystems};
@@ -379,6 +379,7 @@ where
             .init_resource::<AabbTree<V>>()
             .add_message::<CollisionStarted>()
             .add_message::<CollisionEnded>()
+            .add_message::<CollisionMessage>()
             .register_type::<CollisionConfig>()
             .register_type::<Aabb<V>>()
             .register_type::<BoundingSphere<V>>()
@@ -394,6 +395,7 @@ where
             .register_type::<TrackedCollider<V>>()
             .register_type::<CollisionStarted>()
             .register_type::<CollisionEnded>()
+            .register_type::<CollisionMessage>()
             .configure_sets(
                 schedule,
                 (

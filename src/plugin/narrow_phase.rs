@@ -149,6 +149,7 @@ pub(crate) fn narrow_phase<V: Vector>(
     }
     state.tick.prepare.processed = processed;
     state.tick.narrow.processed_static = statics;
+    state.tick.ends.after_tests = true;
     state.stats.swept_hits = swept_hits;
     state.stats.candidates = state.pairs.len();
     state.stats.touching = state.pairs.touching_count();
@@ -225,7 +226,7 @@ fn test_pair<V: Vector>(
         } else {
             EndReason::Separated
         };
-        state.tick.narrow.ended.push(EndRecord {
+        state.tick.ends.tested.push(EndRecord {
             a: a.entity,
             b: b.entity,
             reason,
@@ -256,7 +257,7 @@ fn test_pair<V: Vector>(
                     time_of_impact,
                 });
                 swept_only = true;
-                state.tick.narrow.ended.push(EndRecord {
+                state.tick.ends.tested.push(EndRecord {
                     a: a.entity,
                     b: b.entity,
                     reason: EndReason::PassedThrough,

@@ -109,9 +109,11 @@ impl Ev {
 pub(crate) struct Rec {
     /// Pipeline runs completed.
     pub(crate) tick: u32,
+    /// The combined stream (`CollisionMessage`), in the order read.
     pub(crate) events: Vec<Ev>,
     pub(crate) started: MessageCursor<CollisionStarted>,
     pub(crate) ended: MessageCursor<CollisionEnded>,
+    pub(crate) all: MessageCursor<CollisionMessage>,
     /// The touching pairs after each tick, from `AabbTree::touching_pairs`.
     pub(crate) touching: Vec<Pairs>,
     /// Scenes with children or overflowing values cannot use the root-only oracle.
@@ -120,27 +122,14 @@ pub(crate) struct Rec {
     /// `StepStats::processed` after each tick: how many colliders the prepare stage did
     /// not skip.
     pub(crate) processed: Vec<usize>,
+    /// The pairs the combined stream read so far leaves open: each read is applied in
+    /// the order read and compared with the truth after every tick.
+    pub(crate) replayed: BTreeMap<(Entity, Entity), u32>,
 }
 
-pub(crate) fn record(
-    rec: &mut Rec,
-    started: &Messages<CollisionStarted>,
-    ended: &Messages<CollisionEnded>,
-) {
-    let tick = rec.tick;
-    let Rec {
-        started: sc,
-        ended: ec,
-        events,
-        errors,
-        ..
-    } = rec;
-    let missed = sc.missed_messages(started) + ec.missed_messages(ended);
-    if missed > 0 {
-        errors.push(format!("tick {tick}: {missed} messages missed"));
-    }
-    for m in sc.read(started) {
-        events.push(Ev {
+fn ev_of(tick: u32, m: &CollisionMessage) -> Ev {
+    match *m {
+        CollisionMessage::Started(m) => Ev {
             tick,
             kind: Kind::Started {
                 toi: m.time_of_impact,
@@ -148,15 +137,71 @@ pub(crate) fn record(
             },
             entity: m.entity,
             other: m.other,
-        });
-    }
-    for m in ec.read(ended) {
-        events.push(Ev {
+        },
+        CollisionMessage::Ended(m) => Ev {
             tick,
             kind: Kind::Ended(m.reason),
             entity: m.entity,
             other: m.other,
-        });
+        },
+    }
+}
+
+/// Reads the three message streams: the combined one is recorded, in the order read, and
+/// the two split ones must hold the same messages, each kind in the same order.
+pub(crate) fn record(
+    rec: &mut Rec,
+    started: &Messages<CollisionStarted>,
+    ended: &Messages<CollisionEnded>,
+    all: &Messages<CollisionMessage>,
+) {
+    let tick = rec.tick;
+    let Rec {
+        started: sc,
+        ended: ec,
+        all: ac,
+        errors,
+        ..
+    } = rec;
+    let missed = sc.missed_messages(started) + ec.missed_messages(ended) + ac.missed_messages(all);
+    if missed > 0 {
+        errors.push(format!("tick {tick}: {missed} messages missed"));
+    }
+    let read: Vec<CollisionMessage> = ac.read(all).copied().collect();
+    let split_starts: Vec<CollisionMessage> = sc
+        .read(started)
+        .map(|m| CollisionMessage::Started(*m))
+        .collect();
+    let split_ends: Vec<CollisionMessage> = ec
+        .read(ended)
+        .map(|m| CollisionMessage::Ended(*m))
+        .collect();
+    let starts: Vec<CollisionMessage> = read
+        .iter()
+        .filter(|m| matches!(m, CollisionMessage::Started(_)))
+        .copied()
+        .collect();
+    let ends: Vec<CollisionMessage> = read
+        .iter()
+        .filter(|m| matches!(m, CollisionMessage::Ended(_)))
+        .copied()
+        .collect();
+    if starts != split_starts || ends != split_ends {
+        errors.push(format!(
+            "tick {tick}: the split streams differ from the combined one: {read:?} against \
+             {split_starts:?} and {split_ends:?}"
+        ));
+    }
+    for ev in read.iter().map(|m| ev_of(tick, m)) {
+        let ok = match ev.kind {
+            Kind::Started { .. } => rec.replayed.insert(ev.pair(), ev.tick).is_none(),
+            Kind::Ended(_) => rec.replayed.remove(&ev.pair()).is_some(),
+        };
+        if !ok {
+            rec.errors
+                .push(format!("tick {tick}: replaying {ev:?} out of order"));
+        }
+        rec.events.push(ev);
     }
 }
 
@@ -164,8 +209,9 @@ pub(crate) fn collect_pre(
     mut rec: ResMut<Rec>,
     started: Res<Messages<CollisionStarted>>,
     ended: Res<Messages<CollisionEnded>>,
+    all: Res<Messages<CollisionMessage>>,
 ) {
-    record(&mut rec, &started, &ended);
+    record(&mut rec, &started, &ended, &all);
 }
 
 pub(crate) type OracleItem<'a, V> = (
@@ -198,14 +244,18 @@ pub(crate) fn oracle_world<'a, V: Dim>(
         .collect()
 }
 
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn collect_post<V: Dim>(
     mut rec: ResMut<Rec>,
     started: Res<Messages<CollisionStarted>>,
     ended: Res<Messages<CollisionEnded>>,
+    all: Res<Messages<CollisionMessage>>,
     state: Res<AabbTree<V>>,
     colliders: Query<OracleItem<V>>,
+    contacts: Query<(Entity, &CollidingEntities)>,
+    log: Res<EntityEventLog>,
 ) {
-    record(&mut rec, &started, &ended);
+    record(&mut rec, &started, &ended, &all);
     let tick = rec.tick;
     if let Err(e) = state.tree().validate() {
         rec.errors.push(format!("tick {tick}: invalid tree: {e}"));
@@ -216,6 +266,59 @@ pub(crate) fn collect_post<V: Dim>(
         rec.errors
             .push(format!("tick {tick}: a pair listed twice: {list:?}"));
     }
+    // The combined stream, applied in the order read, gives the touching pairs.
+    let mut replay_errors = Vec::new();
+    let now: Pairs = rec.replayed.keys().copied().collect();
+    if now != touching {
+        replay_errors.push(format!(
+            "tick {tick}: the messages replayed leave {now:?} open, the tree touches {touching:?}"
+        ));
+    }
+    // Every `CollidingEntities`, and the pairs the entity events leave open, too.
+    let partners = |e: Entity| -> BTreeSet<Entity> {
+        touching
+            .iter()
+            .filter_map(|&(a, b)| {
+                if a == e {
+                    Some(b)
+                } else if b == e {
+                    Some(a)
+                } else {
+                    None
+                }
+            })
+            .collect()
+    };
+    for (e, set) in &contacts {
+        let have: BTreeSet<Entity> = set.iter().collect();
+        if have != partners(e) {
+            replay_errors.push(format!(
+                "tick {tick}: CollidingEntities of {e} is {have:?}, the tree says {:?}",
+                partners(e)
+            ));
+        }
+    }
+    let both: Pairs = touching
+        .iter()
+        .flat_map(|&(a, b)| [(a, b), (b, a)])
+        .collect();
+    let open: Pairs = log
+        .open
+        .iter()
+        .filter(|(e, _)| colliders.contains(*e) || contacts.contains(*e))
+        .copied()
+        .collect();
+    let alive_touching: Pairs = both
+        .iter()
+        .filter(|(e, _)| colliders.contains(*e) || contacts.contains(*e))
+        .copied()
+        .collect();
+    if open != alive_touching {
+        replay_errors.push(format!(
+            "tick {tick}: entity events leave {open:?} open, the tree touches {alive_touching:?}"
+        ));
+    }
+    rec.errors.extend(replay_errors);
     if !rec.skip_brute_force {
         // Two `Static` colliders never pair.
         let statics: Pairs = colliders
@@ -334,6 +437,7 @@ pub(crate) fn build_app<V: Dim>(sched: Sched, fixed_hz: f64, config: CollisionCo
         )))
         .init_resource::<Rec>();
     watch_entity_events(&mut app);
+    keep_contacts::<V>(&mut app);
     let label = sched.label();
     app.add_systems(
         label,
@@ -832,6 +936,16 @@ pub(crate) struct EntityEventLog {
     pub(crate) open: Pairs,
     pub(crate) count: usize,
     pub(crate) errors: Vec<String>,
+}
+
+/// Gives every collider a `CollidingEntities`, which the recorder compares with the
+/// touching pairs after every tick.
+pub(crate) fn keep_contacts<V: Dim>(app: &mut App) {
+    app.add_observer(|ev: On<Add, TrackedCollider<V>>, mut commands: Commands| {
+        commands
+            .entity(ev.event_target())
+            .try_insert_if_new(CollidingEntities::default());
+    });
 }
 
 /// Global observers checking, per entity, that its starts and ends with each partner

@@ -72,6 +72,7 @@ mod first_tick;
 mod harness;
 mod idle;
 mod lifecycle;
+mod model;
 mod observers;
 mod oracle;
 mod pausing;

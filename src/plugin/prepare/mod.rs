@@ -192,7 +192,6 @@ fn begin_tick<V: Vector>(state: &mut AabbTree<V>, total: usize, moving: usize) {
         .reserve(fixed.saturating_sub(state.static_tree.len()));
     state.reserve_key_tables(moving, fixed);
     state.stats.started = 0;
-    state.stats.ended = state.tick.narrow.ended.len();
     // The last tick's, shown until the narrow phase finds this tick's.
     state.tick.narrow.swept_hits.clear();
     let prepared = &mut state.tick.prepare;

@@ -44,6 +44,11 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         self.processed += 1;
         forget_foreign_proxy(tracked, entity, self.state);
         let teleported = self.take_teleports(&inputs);
+        if teleported && let Some(key) = tracked.proxy {
+            // A jump is no motion: the contacts at the old place end, and the narrow phase
+            // tests its pairs as new ones, from the destination.
+            self.state.end_contacts_of(key, EndReason::Teleported);
+        }
         let checked = match self.shape_and_validity(tracked, &inputs, teleported) {
             Ok(checked) => checked,
             Err(unfit) => {

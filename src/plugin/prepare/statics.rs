@@ -27,7 +27,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
                 if pair.touching
                     && let Some(b) = state.entity_of(other)
                 {
-                    state.tick.narrow.ended.push(EndRecord {
+                    state.tick.ends.push(EndRecord {
                         a: entity,
                         b,
                         reason: EndReason::BothStatic,
@@ -61,7 +61,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
                     && let Some(b) = state.entity_of(k)
                     && b != entity
                 {
-                    state.tick.narrow.ended.push(EndRecord {
+                    state.tick.ends.push(EndRecord {
                         a: entity,
                         b,
                         reason,

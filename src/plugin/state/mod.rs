@@ -444,9 +444,27 @@ impl<V: Vector> AabbTree<V> {
             if p.touching
                 && let (Some(a), Some(b)) = (entity(p.a), entity(p.b))
             {
-                tick.narrow.ended.push(EndRecord { a, b, reason });
+                tick.ends.push(EndRecord { a, b, reason });
             }
         });
+    }
+
+    /// Ends every contact of `key` (recording an end event with `reason` for each) and
+    /// keeps its pairs as untouched candidates: the narrow phase of this tick tests them
+    /// again as new ones. For a teleport: the contacts at the old place end, and those at
+    /// the new place, or met by the motion after the jump, start again.
+    pub(crate) fn end_contacts_of(&mut self, key: Key, reason: EndReason) {
+        let mut next = self.pairs.first_of(key);
+        while let Some(i) = next {
+            next = self.pairs.next_of(i, key);
+            let pair = self.pairs.get(i);
+            if pair.touching
+                && let (Some(a), Some(b)) = (self.entity_of(pair.a), self.entity_of(pair.b))
+            {
+                self.tick.ends.push(EndRecord { a, b, reason });
+                self.pairs.set_touching(i, false);
+            }
+        }
     }
 
     /// Takes a collider out of its tree and drops its pairs, recording an end event for

@@ -35,6 +35,7 @@ pub(crate) struct TickBuffers<V: Vector> {
     pub prepare: PrepareBuffers<V>,
     pub broad: BroadBuffers,
     pub narrow: NarrowBuffers<V>,
+    pub ends: EndBuffers,
     pub events: EventBuffers,
 }
 
@@ -96,11 +97,42 @@ pub(crate) struct NarrowBuffers<V: Vector> {
     /// for a crowd (see `narrow_phase`).
     pub processed_static: Vec<Key>,
     pub started: Vec<StartRecord<V>>,
-    /// Ends of the narrow phase's tests, and of the pairs of colliders taken out of their
-    /// trees since the last events stage (by the observers and the prepare stage).
-    pub ended: Vec<EndRecord>,
     /// Cleared by the prepare stage, so that they last until the next tick's narrow phase.
     pub swept_hits: Vec<SweptHit<V>>,
+}
+
+/// The contacts that ended and are not delivered yet, in the two places a tick's order
+/// gives them (see `events`): before the tick's starts, or after them.
+#[derive(Default)]
+pub(crate) struct EndBuffers {
+    /// Contacts broken before the tick's motion is tested: colliders removed, disabled or
+    /// left out for invalid values, teleports, pairs that became both static. Delivered
+    /// before the tick's starts: by the removal's observer at once between ticks, else by
+    /// the events stage.
+    pub broken: Vec<EndRecord>,
+    /// Contacts the narrow phase saw end (separated, passed through, layers, veto), and
+    /// those of colliders removed between the narrow phase and the events stage, which
+    /// may have started in this tick. Delivered after the tick's starts.
+    pub tested: Vec<EndRecord>,
+    /// The narrow phase has run and the events stage has not: an end now goes to
+    /// [`Self::tested`].
+    pub after_tests: bool,
+    /// Ends delivered since the last events stage (for
+    /// [`StepStats::ended`](crate::plugin::StepStats::ended)).
+    pub delivered: usize,
+}
+
+impl EndBuffers {
+    /// Records the end of a contact that a collider's removal or change broke: before the
+    /// tick's starts, unless the narrow phase has run since the last events stage.
+    #[inline]
+    pub(crate) fn push(&mut self, end: EndRecord) {
+        if self.after_tests {
+            self.tested.push(end);
+        } else {
+            self.broken.push(end);
+        }
+    }
 }
 
 /// The entity events of one batch, which
@@ -109,7 +141,10 @@ pub(crate) struct NarrowBuffers<V: Vector> {
 /// `events::trigger_batch`).
 #[derive(Default)]
 pub(crate) struct EventBuffers {
+    /// Ends of contacts broken before the tick's starts.
+    pub broken_events: Vec<CollisionEnded>,
     pub start_events: Vec<CollisionStarted>,
+    /// Ends of the tick's tests, after its starts.
     pub end_events: Vec<CollisionEnded>,
 }
 
