@@ -209,6 +209,18 @@ impl From<CollisionLayers> for crate::tree::Layers {
 /// any motion after the jump (a velocity integrated later in the same frame, say) is
 /// swept as usual and never tunnels.
 ///
+/// A jump ends every contact the collider had ([`EndReason::Teleported`], before the
+/// tick's starts, see [`CollisionMessage`]): the contacts it has at the destination, and
+/// those its motion after the jump meets, start again in that tick with their times of
+/// impact. A pooled bullet reused while still inside the wall it hit therefore hits that
+/// wall again when its new shot crosses it. A collider that is [`Disabled`] or left out
+/// for invalid values when the marker goes in records nothing: it comes back unswept,
+/// where it is then.
+///
+/// [`EndReason::Teleported`]: crate::plugin::EndReason::Teleported
+/// [`CollisionMessage`]: crate::plugin::CollisionMessage
+/// [`Disabled`]: bevy::ecs::entity_disabling::Disabled
+///
 /// Move the entity first, then insert the marker (or insert both in one bundle): the
 /// pose is read when the marker goes in. On an ancestor of colliders (a player whose
 /// colliders are its children), it marks the jump of every collider below it. The plugin

@@ -61,11 +61,17 @@
 //! which). An object that passes completely through another within one tick gets both in
 //! that tick, the start with its time of impact.
 //!
-//! Within a tick the messages come starts first, earliest first (by `time_of_impact`,
-//! then by pair), then ends, sorted by pair, and each names the entity of smaller index
-//! as `entity`: the same scene gives the same sequence, whatever order unrelated entities
-//! were spawned in. Entity events follow the same order, all starts of a tick before its
-//! ends, even when an observer despawns an entity. A fast object can start several
+//! [`CollisionMessage`] carries both kinds in one stream, in the order they happened:
+//! applied in the order read, it gives exactly the touching pairs and every
+//! [`CollidingEntities`] after every tick. The order: ends of contacts broken between
+//! ticks (despawns, removals, [`Disabled`]) as they happen; then, per tick, the ends of
+//! contacts broken before its motion (teleports, invalid values), its starts earliest
+//! first (by `time_of_impact`, then by pair), and its other ends (separations,
+//! pass-throughs), sorted by pair. Each message names the entity of smaller index as
+//! `entity`: the same scene gives the same sequence, whatever order unrelated entities
+//! were spawned in. [`CollisionStarted`] and [`CollisionEnded`] are the same messages
+//! split by kind, and entity events follow the same order, even when an observer
+//! despawns an entity. A fast object can start several
 //! contacts in one tick (a wall and the enemy behind it): the first start it sees is its
 //! earliest; the later ones still reach it, also after it has queued its own despawn
 //! (despawn with `try_despawn`; [`CollisionStarted`] shows the pattern).
