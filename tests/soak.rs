@@ -101,6 +101,7 @@ struct Info {
 struct Stream {
     started: MessageCursor<CollisionStarted>,
     ended: MessageCursor<CollisionEnded>,
+    all: MessageCursor<CollisionMessage>,
     /// Open pairs (lower entity first) and the tick they started.
     open: BTreeMap<(Entity, Entity), u64>,
     /// Every entity that was ever given a collider.
@@ -126,49 +127,75 @@ impl Stream {
         }
     }
 
-    fn read_starts(&mut self, app: &App, tick: u64) {
-        let messages = app.world().resource::<Messages<CollisionStarted>>();
-        let missed = self.started.missed_messages(messages);
-        assert_eq!(missed, 0, "tick {tick}: {missed} CollisionStarted missed");
-        let list: Vec<CollisionStarted> = self.started.read(messages).copied().collect();
+    /// Reads the combined stream (`CollisionMessage`) and applies it in the order read;
+    /// the split streams must hold the same messages, each kind in the same order.
+    fn read(&mut self, app: &App, tick: u64) {
+        let world = app.world();
+        let all = world.resource::<Messages<CollisionMessage>>();
+        let started = world.resource::<Messages<CollisionStarted>>();
+        let ended = world.resource::<Messages<CollisionEnded>>();
+        let missed = self.all.missed_messages(all)
+            + self.started.missed_messages(started)
+            + self.ended.missed_messages(ended);
+        assert_eq!(missed, 0, "tick {tick}: {missed} messages missed");
+        let list: Vec<CollisionMessage> = self.all.read(all).copied().collect();
+        let split_starts: Vec<CollisionStarted> = self.started.read(started).copied().collect();
+        let split_ends: Vec<CollisionEnded> = self.ended.read(ended).copied().collect();
+        let starts: Vec<CollisionStarted> = list
+            .iter()
+            .filter_map(|m| match m {
+                CollisionMessage::Started(s) => Some(*s),
+                CollisionMessage::Ended(_) => None,
+            })
+            .collect();
+        let ends: Vec<CollisionEnded> = list
+            .iter()
+            .filter_map(|m| match m {
+                CollisionMessage::Ended(e) => Some(*e),
+                CollisionMessage::Started(_) => None,
+            })
+            .collect();
+        assert_eq!(starts, split_starts, "tick {tick}: the split starts differ");
+        assert_eq!(ends, split_ends, "tick {tick}: the split ends differ");
         for m in list {
-            self.check_names(tick, "CollisionStarted", m.entity, m.other);
-            assert!(
-                (0.0..=1.0).contains(&m.time_of_impact),
-                "tick {tick}: {m:?}: time of impact out of [0, 1]"
-            );
-            let pair = key(m.entity, m.other);
-            if let Some(since) = self.open.insert(pair, tick) {
-                panic!("tick {tick}: {m:?}: the pair is already open (since tick {since})");
+            match m {
+                CollisionMessage::Started(m) => self.start(tick, m),
+                CollisionMessage::Ended(m) => self.end(tick, m),
             }
-            self.starts += 1;
         }
     }
 
-    fn read_ends(&mut self, app: &App, tick: u64) {
-        let messages = app.world().resource::<Messages<CollisionEnded>>();
-        let missed = self.ended.missed_messages(messages);
-        assert_eq!(missed, 0, "tick {tick}: {missed} CollisionEnded missed");
-        let list: Vec<CollisionEnded> = self.ended.read(messages).copied().collect();
-        for m in list {
-            self.check_names(tick, "CollisionEnded", m.entity, m.other);
-            let pair = key(m.entity, m.other);
-            match self.open.remove(&pair) {
-                None => panic!("tick {tick}: {m:?}: the pair is not open"),
-                Some(since) if m.reason == EndReason::PassedThrough && since != tick => {
-                    panic!("tick {tick}: {m:?}: passed through, but started at tick {since}")
-                }
-                Some(_) => {}
-            }
-            if m.reason == EndReason::PassedThrough {
-                self.pass_through += 1;
-            }
-            self.ends += 1;
-            *self
-                .ends_by_reason
-                .entry(format!("{:?}", m.reason))
-                .or_default() += 1;
+    fn start(&mut self, tick: u64, m: CollisionStarted) {
+        self.check_names(tick, "CollisionStarted", m.entity, m.other);
+        assert!(
+            (0.0..=1.0).contains(&m.time_of_impact),
+            "tick {tick}: {m:?}: time of impact out of [0, 1]"
+        );
+        let pair = key(m.entity, m.other);
+        if let Some(since) = self.open.insert(pair, tick) {
+            panic!("tick {tick}: {m:?}: the pair is already open (since tick {since})");
         }
+        self.starts += 1;
+    }
+
+    fn end(&mut self, tick: u64, m: CollisionEnded) {
+        self.check_names(tick, "CollisionEnded", m.entity, m.other);
+        let pair = key(m.entity, m.other);
+        match self.open.remove(&pair) {
+            None => panic!("tick {tick}: {m:?}: the pair is not open"),
+            Some(since) if m.reason == EndReason::PassedThrough && since != tick => {
+                panic!("tick {tick}: {m:?}: passed through, but started at tick {since}")
+            }
+            Some(_) => {}
+        }
+        if m.reason == EndReason::PassedThrough {
+            self.pass_through += 1;
+        }
+        self.ends += 1;
+        *self
+            .ends_by_reason
+            .entry(format!("{:?}", m.reason))
+            .or_default() += 1;
     }
 }
 
@@ -622,11 +649,10 @@ impl<V: Dim> Soak<V> {
         }
         self.integrate();
         // Ends caused by the changes above (despawns, removals, `Disabled`) are written at
-        // once; read them before the tick's own starts and ends.
-        self.stream.read_ends(&self.app, self.tick);
+        // once; read them before the tick's own messages.
+        self.stream.read(&self.app, self.tick);
         self.app.update();
-        self.stream.read_starts(&self.app, self.tick);
-        self.stream.read_ends(&self.app, self.tick);
+        self.stream.read(&self.app, self.tick);
         self.check_tick();
         if self.tick.is_multiple_of(check_every) {
             self.check_brute_force();
@@ -638,15 +664,14 @@ impl<V: Dim> Soak<V> {
         for e in self.live.clone() {
             self.despawn(e);
         }
-        self.stream.read_ends(&self.app, self.tick);
+        self.stream.read(&self.app, self.tick);
         assert!(
             self.stream.open.is_empty(),
             "after despawning everything, pairs without an end: {:?}",
             self.stream.open
         );
         self.app.update();
-        self.stream.read_starts(&self.app, self.tick);
-        self.stream.read_ends(&self.app, self.tick);
+        self.stream.read(&self.app, self.tick);
         self.check_tick();
         assert!(self.app.world().resource::<AabbTree<V>>().tree().is_empty());
         assert_eq!(self.stream.starts, self.stream.ends);

@@ -47,19 +47,15 @@ struct Log {
     events: Vec<(u32, Pair, Option<EndReason>)>,
 }
 
-fn record(
-    mut log: ResMut<Log>,
-    mut started: MessageReader<CollisionStarted>,
-    mut ended: MessageReader<CollisionEnded>,
-) {
+/// Reads the combined stream, in the order the contacts started and ended.
+fn record(mut log: ResMut<Log>, mut messages: MessageReader<CollisionMessage>) {
     log.tick += 1;
     let tick = log.tick;
-    for s in started.read() {
-        log.events.push((tick, key(s.entity, s.other), None));
-    }
-    for e in ended.read() {
-        log.events
-            .push((tick, key(e.entity, e.other), Some(e.reason)));
+    for m in messages.read() {
+        log.events.push(match m {
+            CollisionMessage::Started(s) => (tick, key(s.entity, s.other), None),
+            CollisionMessage::Ended(e) => (tick, key(e.entity, e.other), Some(e.reason)),
+        });
     }
 }
 
