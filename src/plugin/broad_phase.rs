@@ -7,19 +7,17 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
+use crate::plugin::key::Key;
 use crate::plugin::pairs::Pair;
 use crate::plugin::pool::pool_for;
-use crate::plugin::state::Key;
 use crate::plugin::{AabbTree, CollisionConfig};
 use crate::tree::LayerTest;
-use crate::tree::constants::TASKS_PER_THREAD;
-use crate::tree::parallel::TaskRunner;
 
 /// The tree's pair update, its search spread over the compute task pool when the config
 /// asks for it, enough colliders moved and the pool has more than one thread, and the
-/// rebuilds that end it planned there too. The pairs are the same either way; the
-/// parallel ones are joined in task order. Returns the number of search tasks run on the
-/// pool (0: serial).
+/// rebuilds that end it planned there too (`DynamicTree::update_pairs_on`). The pairs are
+/// the same either way; the parallel ones are joined in task order. Returns the number of
+/// search tasks run on the pool (0: serial).
 ///
 /// Each task writes into its own list, kept by the tree between ticks: a list grows
 /// only when its task reports more pairs than it ever has (and the pool's spawning of a
@@ -33,14 +31,7 @@ fn update_pairs<V: Vector>(
         tree.update_pairs(pairs);
         return 0;
     };
-    let mut job = tree.parallel_pairs(pool.thread_num().saturating_mul(TASKS_PER_THREAD));
-    let count = job.task_count();
-    let job_ref = &job;
-    pool.run(count, &|task| job_ref.run_buffered(task));
-    job.append_buffered(pairs);
-    // The tree's rebuilds that end the update are planned on the pool too.
-    job.finish_on(&pool);
-    count
+    tree.update_pairs_on(pairs, &pool)
 }
 
 /// Pairs between the two trees: moved colliders of each tree against the other tree.

@@ -7,7 +7,8 @@ use crate::Vector;
 use crate::geometry::{BoundingBox, Shape};
 use crate::tree::ProxyId;
 
-use super::state::{AabbTree, Key};
+use super::state::AabbTree;
+use crate::plugin::key::Key;
 
 /// A box collider in the entity's local space: `half_extents` on each axis around
 /// `offset`.

@@ -5,8 +5,9 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::plugin::events::{CollisionWriters, deliver_removal};
+use crate::plugin::key::Key;
 use crate::plugin::shape::{Hierarchy, world_shape};
-use crate::plugin::state::{Key, next_run};
+use crate::plugin::state::next_run;
 use crate::plugin::{
     Aabb, AabbTree, BoundingSphere, CollidingEntities, CollisionConfig, EndReason, Static,
     StaticChanges, Teleported, TrackedCollider,
@@ -361,9 +362,9 @@ fn own_proxy<V: Vector>(entity: Entity, state: &AabbTree<V>) -> Option<Key> {
          own (written over by hand: the plugin maintains it); its own proxy is looked up"
     );
     let find = |tree: &DynamicTree<V, Entity>| {
-        tree.payloads()
-            .find(|(_, owner)| **owner == entity)
-            .map(|(id, _)| id)
+        tree.proxies()
+            .find(|(_, owner, _)| **owner == entity)
+            .map(|(id, _, _)| id)
     };
     find(&state.tree)
         .map(Key::moving)

@@ -264,6 +264,7 @@ mod filter;
 mod gameplay;
 #[cfg(feature = "interpolation")]
 mod interpolation;
+mod key;
 mod lifecycle;
 mod motion;
 mod narrow_phase;

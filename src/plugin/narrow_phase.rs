@@ -7,8 +7,9 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::geometry::{BoundingBox, sweep_ball_box, sweep_balls, sweep_boxes};
+use crate::plugin::key::Key;
 use crate::plugin::pairs::Pair;
-use crate::plugin::state::{Body, EndRecord, Key, StartRecord, StaticSide, SweptHit};
+use crate::plugin::state::{Body, EndRecord, StartRecord, StaticSide, SweptHit};
 use crate::plugin::{AabbTree, CollisionConfig, EndReason, WorldShape};
 
 /// Processed static colliders up to which a tick whose moving colliders were mostly

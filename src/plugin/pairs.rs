@@ -1,7 +1,7 @@
 //! The pair table: every candidate pair (fat boxes overlapping, layers matching) with
 //! whether it touches, and each collider's list of its own pairs.
 
-use crate::plugin::state::{ByKey, Key};
+use crate::plugin::key::{ByKey, Key};
 
 /// A candidate pair: fat boxes overlapping, layers matching.
 #[derive(Clone, Copy, Debug)]

@@ -3,7 +3,7 @@
 use bevy::tasks::ComputeTaskPool;
 
 use crate::plugin::CollisionConfig;
-use crate::tree::parallel::TaskRunner;
+use crate::tree::TaskRunner;
 
 /// The compute task pool, for a stage of a tick with `moved` moved colliders: when the
 /// config's [`parallel_pairs_from`](CollisionConfig::parallel_pairs_from) lets that many
@@ -19,13 +19,6 @@ pub(crate) fn pool_for(config: &CollisionConfig, moved: usize) -> Option<Pool> {
 /// The compute task pool running a stage's tasks: one pool task per stage task, handed
 /// to whichever thread is free, which evens out tasks of very different sizes.
 pub(crate) struct Pool(&'static ComputeTaskPool);
-
-impl Pool {
-    /// The pool's threads.
-    pub(crate) fn thread_num(&self) -> usize {
-        self.0.thread_num()
-    }
-}
 
 // `ComputeTaskPool::scope` returns only once every task spawned in it has completed.
 impl TaskRunner for Pool {

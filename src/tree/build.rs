@@ -4,7 +4,7 @@ use glam::Vec4;
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
-use crate::tree::constants::{BINS, SIZES_FROM, SIZES_MIN_ITEMS};
+use crate::tree::constants::{BINS, BULK_INSERT_FROM, SIZES_FROM, SIZES_MIN_ITEMS};
 use crate::tree::{DynamicTree, Leaf, Node, NodeId, ProxyId, Stamp, TreeError};
 
 /// One item of a build: a leaf, or a whole subtree kept as it is and placed like a leaf.
@@ -99,50 +99,61 @@ impl<V: Vector, T> DynamicTree<V, T> {
             let fat = self.fatten(&tight, V::ZERO);
             new.push((self.allocate_proxy(fat, data), fat));
         }
-        self.link_unlinked(&new, true);
+        self.link_unlinked(&new);
         Ok(new.into_iter().map(|(id, _)| id).collect())
     }
 
-    /// Gives a new proxy for `tight` an id and a fat box, returned, without linking its leaf
-    /// ([`Self::link_unlinked`] does): until then no query finds it and its fat box must not
-    /// be read, moved or destroyed. The plugin builds a level's tree so, once.
-    #[cfg(feature = "plugin")]
-    pub(crate) fn create_unlinked(
+    /// Adds many proxies at once, as [`Self::create_proxy`] on each `(tight, data)` in order,
+    /// and returns their ids in that order. When they are many (at least 32, and at least a
+    /// quarter of the tree they join: a level spawned in one frame) the whole tree is rebuilt
+    /// with them in one build, as [`Self::build`] does; otherwise each is inserted.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::build`]: nothing is added when any box is invalid or the tree is full.
+    pub fn create_proxies(
         &mut self,
-        tight: BoundingBox<V>,
-        data: T,
-    ) -> Result<(ProxyId, BoundingBox<V>), TreeError> {
-        let fat = self.fatten(&tight, V::ZERO);
-        if !(tight.is_valid() && fat.is_valid()) {
+        items: impl IntoIterator<Item = (BoundingBox<V>, T)>,
+    ) -> Result<Vec<ProxyId>, TreeError> {
+        let items: Vec<_> = items.into_iter().collect();
+        let count = items.len();
+        if count >= BULK_INSERT_FROM && count * 4 >= self.len() + count {
+            return self.build(items);
+        }
+        if items
+            .iter()
+            .any(|(b, _)| !b.is_valid() || !self.fatten(b, V::ZERO).is_valid())
+        {
             return Err(TreeError::InvalidBox);
         }
-        if !self.has_room(1) {
+        if !self.has_room(count) {
             return Err(TreeError::Full);
         }
-        Ok((self.allocate_proxy(fat, data), fat))
+        let mut ids = Vec::with_capacity(count);
+        for (tight, data) in items {
+            let fat = self.fatten(&tight, V::ZERO);
+            let id = self.allocate_proxy(fat, data);
+            self.insert_leaf(NodeId::leaf(id), fat);
+            self.mark_moved(NodeId::leaf(id));
+            ids.push(id);
+        }
+        Ok(ids)
     }
 
-    /// Links proxies given ids but not linked yet (with their fat boxes), marked moved: with
-    /// one build of the whole tree when `rebuild`, one insertion each otherwise.
-    pub(crate) fn link_unlinked(&mut self, unlinked: &[(ProxyId, BoundingBox<V>)], rebuild: bool) {
-        if rebuild {
-            let mut scratch = self.take_leaves();
-            scratch
-                .items
-                .extend(unlinked.iter().map(|&(id, aabb)| BuildItem {
-                    aabb,
-                    node: NodeId::leaf(id),
-                    stamp: 0,
-                }));
-            self.build_whole(scratch);
-            for &(id, _) in unlinked {
-                self.mark_moved(NodeId::leaf(id));
-            }
-        } else {
-            for &(id, fat) in unlinked {
-                self.insert_leaf(NodeId::leaf(id), fat);
-                self.mark_moved(NodeId::leaf(id));
-            }
+    /// Links proxies given ids but not linked yet (with their fat boxes), marked moved, with
+    /// one build of the whole tree.
+    fn link_unlinked(&mut self, unlinked: &[(ProxyId, BoundingBox<V>)]) {
+        let mut scratch = self.take_leaves();
+        scratch
+            .items
+            .extend(unlinked.iter().map(|&(id, aabb)| BuildItem {
+                aabb,
+                node: NodeId::leaf(id),
+                stamp: 0,
+            }));
+        self.build_whole(scratch);
+        for &(id, _) in unlinked {
+            self.mark_moved(NodeId::leaf(id));
         }
     }
 

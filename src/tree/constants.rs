@@ -30,6 +30,12 @@ pub(crate) const SORT_FROM: usize = 256;
 /// leaf in eight the refit wins, and the pair walk gains too, as exact boxes prune better.
 pub(crate) const BULK_FROM: usize = 8;
 
+/// New proxies from which [`DynamicTree::create_proxies`](crate::DynamicTree::create_proxies)
+/// rebuilds the whole tree with them (when they are also at least a quarter of it) instead of
+/// inserting each: a level spawned in one frame gets a tree built top-down, better than
+/// insertions give, for less than they cost.
+pub(crate) const BULK_INSERT_FROM: usize = 32;
+
 /// Batches that change at least one leaf per this many proxies (and at least [`SORT_FROM`])
 /// but fewer than one per [`BULK_FROM`] refit the recent subtrees in one pass when the last such refit visited
 /// less than half of the internal nodes (see

@@ -103,6 +103,7 @@ mod query;
 mod rebuild;
 mod remove;
 mod rotate;
+mod runner;
 mod stats;
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)] // A failed unwrap is a failed test.
@@ -121,6 +122,7 @@ pub(crate) use node::{LEAF, Leaf, Link, MAX_PROXIES, Node, Stamp};
 pub use node::{NodeId, NodeView, ProxyId};
 pub use parallel::ParallelPairs;
 pub use query::RayHit;
+pub use runner::{CallingThread, TaskRunner};
 pub use stats::TreeStats;
 pub use validate::ValidationError;
 
@@ -424,7 +426,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Number of proxies moved (or inserted) since the last [`Self::update_pairs`] (also
     /// reported by [`Self::stats`], which walks the tree).
-    pub(crate) fn moved_count(&self) -> usize {
+    pub fn moved_count(&self) -> usize {
         self.moved_count
     }
 

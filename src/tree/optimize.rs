@@ -15,7 +15,7 @@ use crate::Vector;
 use std::sync::PoisonError;
 
 use crate::tree::constants::{LEAVES_PER_MOVES, MAX_PLANS, STILL_AFTER};
-use crate::tree::parallel::TaskRunner;
+use crate::tree::runner::TaskRunner;
 use crate::tree::{DynamicTree, NodeId};
 
 /// One optimization run: the height of the subtrees it rebuilds, the leaves it may place
@@ -76,7 +76,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Called after each pair update (marks already cleared).
     ///
     /// The work follows the moves: every move that changed a fat box (counted by `move_proxy`
-    /// and `set_fat_box`; new proxies are placed well and count for nothing) earns the right
+    /// and the batches; new proxies are placed well and count for nothing) earns the right
     /// to place 1/[`LEAVES_PER_MOVES`] of a leaf anew; a fat box changes each time its proxy
     /// has gone about a margin, fast or slow, so this measures the damage done. Once the
     /// credit covers a subtree of the rebuild size (about `4 * sqrt(n)` leaves), a run:

@@ -20,6 +20,7 @@
 use crate::Vector;
 use crate::tree::constants::{MAX_THREADS, TASKS_PER_THREAD};
 use crate::tree::pairs::{Entry, PairStacks, children, pop_task};
+use crate::tree::runner::TaskRunner;
 use crate::tree::{DynamicTree, NodeId, ProxyId};
 use core::cell::RefCell;
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -32,32 +33,6 @@ pub(crate) type TaskPairs = Mutex<Vec<(ProxyId, ProxyId)>>;
 std::thread_local! {
     /// The stacks of the pair tasks run on this thread, kept between tasks.
     static TASK_STACKS: RefCell<PairStacks> = RefCell::new(PairStacks::default());
-}
-
-/// Runs the independent tasks of a parallel stage: tasks `0..count`, each once, on any
-/// threads, returning when all have run.
-///
-/// The parallel refit (`tree::parallel_refit`) relies on `run` not returning before
-/// every task it started has returned. A safe implementation cannot break this: `task`
-/// is borrowed for the call alone, so handing it to a thread that outlives the call takes
-/// `unsafe` code (scoped threads, rayon's and Bevy's scopes all wait for their tasks).
-pub(crate) trait TaskRunner: Sync {
-    /// How many threads the tasks may run on (1: the calling thread alone).
-    fn threads(&self) -> usize;
-    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync));
-}
-
-/// The calling thread alone: the tasks in order, one after the other.
-pub(crate) struct CallingThread;
-
-impl TaskRunner for CallingThread {
-    fn threads(&self) -> usize {
-        1
-    }
-
-    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
-        (0..count).for_each(task);
-    }
 }
 
 /// Room for the tasks of a split into at least `min_tasks` (a split never makes more than
@@ -168,7 +143,7 @@ impl<V: Vector, T> ParallelPairs<'_, V, T> {
 impl<V: Vector, T: Sync> ParallelPairs<'_, V, T> {
     /// Ends the update as dropping the job does, with the tree's improvements that follow
     /// (see [`DynamicTree::optimize`]) planned on `runner`'s threads: the same tree.
-    pub(crate) fn finish_on(mut self, runner: &dyn TaskRunner) {
+    pub fn finish_on(mut self, runner: &dyn TaskRunner) {
         self.end();
         // Set first: should the rebuilds panic, the drop does not end the update again.
         self.finished = true;
@@ -265,7 +240,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// workers that the tree keeps until it is dropped or a call asks for another number
     /// of threads; without the feature, on the calling thread alone, with the same result.
     /// To run the tasks on a pool of your own (as the plugin does on Bevy's), use
-    /// [`Self::parallel_pairs`].
+    /// [`Self::update_pairs_on`] or [`Self::parallel_pairs`].
     pub fn update_pairs_parallel(&mut self, pairs: &mut Vec<(ProxyId, ProxyId)>, threads: usize)
     where
         T: Sync,
@@ -286,6 +261,29 @@ impl<V: Vector, T> DynamicTree<V, T> {
         job.append_buffered(pairs);
         job.finish_on(&workers);
         self.scratch.workers = Some(workers);
+    }
+
+    /// [`Self::update_pairs`] with the walk's tasks (about sixteen per thread of `runner`) run
+    /// by `runner` (see [`TaskRunner`]): the pairs of the tasks joined in task order, then the
+    /// improvements that end the update planned on the same threads. Returns the number of
+    /// tasks. The pairs are the same as the serial update's; their order depends on the
+    /// runner's number of threads only.
+    pub fn update_pairs_on(
+        &mut self,
+        pairs: &mut Vec<(ProxyId, ProxyId)>,
+        runner: &dyn TaskRunner,
+    ) -> usize
+    where
+        T: Sync,
+    {
+        let threads = runner.threads().clamp(1, MAX_THREADS);
+        let mut job = self.parallel_pairs(threads.saturating_mul(TASKS_PER_THREAD));
+        let count = job.task_count();
+        let job_ref = &job;
+        runner.run(count, &|task| job_ref.run_buffered(task));
+        job.append_buffered(pairs);
+        job.finish_on(runner);
+        count
     }
 
     /// The first step of a parallel or leaf-by-leaf update, which leaves the pair search

@@ -33,7 +33,7 @@ use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::tree::arena::age_at;
 use crate::tree::constants::REFIT_TASKS_PER_THREAD;
-use crate::tree::parallel::TaskRunner;
+use crate::tree::runner::TaskRunner;
 use crate::tree::{DynamicTree, Link, Node, NodeId, Stamp};
 
 /// The arena's nodes, lent to a parallel refit's tasks, each writing only the nodes it accepted

@@ -10,9 +10,12 @@ use crate::tree::{DynamicTree, Leaf, Link, MAX_PROXIES, NodeId, ProxyId, TreeErr
 pub(crate) type Decision<V> = Result<Option<(Link, BoundingBox<V>)>, TreeError>;
 
 impl<V: Vector, T> DynamicTree<V, T> {
-    /// The fat box of `tight`: swept along `displacement`, then grown by the margin.
+    /// The fat box the tree gives a proxy whose tight box is `tight` and which is expected
+    /// to move by `displacement` before the next update: `tight` swept along `displacement`,
+    /// then grown by the margin. What [`Self::move_proxy`] stores when a move needs a new fat
+    /// box, and what [`Self::create_proxy_with`] starts with.
     #[inline]
-    pub(crate) fn fatten(&self, tight: &BoundingBox<V>, displacement: V) -> BoundingBox<V> {
+    pub fn fatten(&self, tight: &BoundingBox<V>, displacement: V) -> BoundingBox<V> {
         tight.swept(displacement).grown(self.margin)
     }
 
@@ -41,10 +44,30 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// # Ok::<(), bevy_aabb_tree::TreeError>(())
     /// ```
     pub fn create_proxy(&mut self, tight: BoundingBox<V>, data: T) -> Result<ProxyId, TreeError> {
+        self.create_proxy_with(tight, V::ZERO, data)
+    }
+
+    /// [`Self::create_proxy`] for a proxy expected to move by `displacement` before the next
+    /// update: its fat box is [`Self::fatten`]`(tight, displacement)`, as a move would give it,
+    /// so that a fast new proxy's first moves need not touch the tree.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::create_proxy`], and [`TreeError::InvalidValue`] for a non-finite
+    /// `displacement`.
+    pub fn create_proxy_with(
+        &mut self,
+        tight: BoundingBox<V>,
+        displacement: V,
+        data: T,
+    ) -> Result<ProxyId, TreeError> {
         if !tight.is_valid() {
             return Err(TreeError::InvalidBox);
         }
-        let fat = self.fatten(&tight, V::ZERO);
+        if !displacement.is_finite() {
+            return Err(TreeError::InvalidValue);
+        }
+        let fat = self.fatten(&tight, displacement);
         if !fat.is_valid() {
             return Err(TreeError::InvalidBox);
         }
@@ -56,6 +79,21 @@ impl<V: Vector, T> DynamicTree<V, T> {
         self.insert_leaf(leaf, fat);
         self.mark_moved(leaf);
         Ok(proxy)
+    }
+
+    /// Marks a proxy moved without changing its fat box: the next [`Self::update_pairs`]
+    /// reports its pairs again, as after a move. For a change the tree does not see, such as
+    /// a change of which pairs the caller keeps (its layers, say).
+    ///
+    /// # Errors
+    ///
+    /// [`TreeError::UnknownProxy`] when `id` names no live proxy.
+    pub fn touch_proxy(&mut self, id: ProxyId) -> Result<(), TreeError> {
+        if self.live_leaf(id).is_none() {
+            return Err(TreeError::UnknownProxy(id));
+        }
+        self.mark_moved(NodeId::leaf(id));
+        Ok(())
     }
 
     /// Removes a proxy and returns its payload.
@@ -201,18 +239,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Whether a move keeps the proxy's fat box `old`, touching nothing: the new tight box
     /// `tight` lies inside it, and it is at most four times the area of `fat`, the fat box the
     /// move would give; a fat box far larger than needed (a fast proxy that slowed down) would
-    /// report stale pairs forever. The rule of [`Self::move_proxy`], and of the plugin, which
-    /// hands its changed fat boxes over with [`Self::set_fat_boxes`].
+    /// report stale pairs forever. The rule of [`Self::move_proxy`].
     ///
     /// The area is tested against `tight` first, `fat` only when that fails: a fat box is never
     /// smaller than its tight box on any axis, so the outcome is the same (short of an area
     /// that overflows to infinity times zero), and most moves need no new fat box.
     #[inline(always)]
-    pub(crate) fn keeps_fat_box(
-        old: &BoundingBox<V>,
-        tight: &BoundingBox<V>,
-        fat: &BoundingBox<V>,
-    ) -> bool {
+    fn keeps_fat_box(old: &BoundingBox<V>, tight: &BoundingBox<V>, fat: &BoundingBox<V>) -> bool {
         old.contains(tight) && (Self::small_enough(old, tight) || Self::small_enough(old, fat))
     }
 
@@ -222,40 +255,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         old.area() <= 4.0 * new.area()
     }
 
-    /// Replaces a proxy's fat box with exactly `fat` (no margin added) and marks it moved,
-    /// for the plugin, which computes fat boxes itself.
-    #[cfg(any(feature = "plugin", test))]
-    pub(crate) fn set_fat_box(
-        &mut self,
-        id: ProxyId,
-        fat: BoundingBox<V>,
-    ) -> Result<(), TreeError> {
-        let link = self.checked_link(id, &fat)?;
-        self.store_fat_box(id, link, fat);
-        self.set_leaf_box(link, fat);
-        Ok(())
-    }
-
-    /// The checks of [`Self::set_fat_box`]: where live proxy `id`'s leaf hangs, if `fat` is valid.
-    #[cfg(any(feature = "plugin", test))]
-    #[inline]
-    pub(crate) fn checked_link(
-        &self,
-        id: ProxyId,
-        fat: &BoundingBox<V>,
-    ) -> Result<Link, TreeError> {
-        let leaf = self.live_leaf(id).ok_or(TreeError::UnknownProxy(id))?;
-        if !fat.is_valid() {
-            return Err(TreeError::InvalidBox);
-        }
-        debug_assert!(
-            self.is_linked(id),
-            "{id:?} has an id but no place in the tree"
-        );
-        Ok(leaf.parent)
-    }
-
-    /// Whether live proxy `id` is in the tree: not one given an id by `create_unlinked` and
+    /// Whether live proxy `id` is in the tree: not one of a bulk insertion given an id and
     /// not linked yet, whose leaf names the root as its place without being it.
     pub(crate) fn is_linked(&self, id: ProxyId) -> bool {
         self.leaves[id.index()].parent != Link::ROOT || self.root == NodeId::leaf(id)

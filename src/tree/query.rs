@@ -125,8 +125,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Calls `f(proxy, fat box)` for every proxy whose fat box overlaps `aabb` and whose
     /// layers pass `layers`. Return `false` from `f` to stop.
-    #[cfg(feature = "plugin")]
-    pub(crate) fn query_box_boxes(
+    pub fn query_box_boxes(
         &self,
         aabb: &BoundingBox<V>,
         layers: LayerTest,

@@ -15,11 +15,13 @@
 //!    ([`Prepare::process`], in `process`: its shape and validity, its place in its
 //!    tree, its body).
 //! 5. [`Prepare::insert_new_static`] (`statics`): the tick's new static colliders into the
-//!    static tree, with one build when they are many.
+//!    static tree together (`DynamicTree::create_proxies`: one build when they are many).
 //! 6. [`Prepare::finish`]: the counts kept, and the list of the colliders to process
 //!    again at the next tick.
-//! 7. [`apply_fat_boxes`]: the moving colliders' new fat boxes handed to the tree in one
-//!    batch.
+//! 7. [`apply_moves`]: the moving colliders' moves handed to the tree in one batch
+//!    (`DynamicTree::move_proxies_on`), which decides which fat boxes change.
+//!
+//! The stage changes the trees only through `DynamicTree`'s public calls.
 //! 8. [`record_stats`]: the stage's figures in [`StepStats`](crate::plugin::StepStats).
 //!
 //! What it fills for the later stages is in `TickBuffers::prepare`.
@@ -32,14 +34,13 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
 use crate::Vector;
-use crate::geometry::BoundingBox;
+use crate::plugin::key::Key;
 use crate::plugin::pairs::Pair;
 use crate::plugin::pool::pool_for;
 use crate::plugin::shape::Hierarchy;
-use crate::plugin::state::{Key, next_run};
+use crate::plugin::state::next_run;
 use crate::plugin::{AabbTree, CollisionConfig, CollisionLayers, Static, TrackedCollider};
-use crate::tree::ProxyId;
-use crate::tree::parallel::{CallingThread, TaskRunner};
+use crate::tree::{CallingThread, TaskRunner};
 
 use scan::{AllChildren, Colliders, MovedParents};
 
@@ -76,9 +77,6 @@ struct Prepare<'a, 'cw, 'cs, 'hw, 'hs, V: Vector> {
     /// The colliders the last tick listed to process at this one (the buffers gather the
     /// next tick's list meanwhile).
     listed: Vec<(Entity, Option<Key>)>,
-    /// New static colliders of this tick, with their fat boxes: given ids, put in the
-    /// static tree together at the end.
-    new_static: Vec<(ProxyId, BoundingBox<V>)>,
     /// Pairs of a collider changing trees, carried over to its new key, and its old key.
     carried: Vec<Pair>,
     carried_from: Option<Key>,
@@ -201,27 +199,48 @@ fn begin_tick<V: Vector>(state: &mut AabbTree<V>, total: usize, moving: usize) {
     prepared.number = next_run(prepared.number);
 }
 
-/// Hands the moving colliders' new fat boxes to the tree in one batch
-/// (`DynamicTree::set_fat_boxes_on`): a large batch refits the tree on the compute task
-/// pool, like the pair search.
+/// Hands the moving colliders' moves to the tree in one batch
+/// (`DynamicTree::move_proxies_on`), which decides which fat boxes change: those count as
+/// moved, with those whose layers changed (the tree is told to report their pairs again).
+/// A large batch refits the tree on the compute task pool, like the pair search.
 ///
 /// Every id is a live proxy and every box valid (checked when processed), so the tree
 /// refuses none; should it, the collider would keep a stale fat box, which is logged.
-fn apply_fat_boxes<V: Vector>(state: &mut AabbTree<V>, config: &CollisionConfig) {
-    let mut pending = core::mem::take(&mut state.tick.prepare.pending_fat);
-    let pool = pool_for(config, pending.len());
+fn apply_moves<V: Vector>(state: &mut AabbTree<V>, config: &CollisionConfig) {
+    let AabbTree { tree, tick, .. } = state;
+    let prepared = &mut tick.prepare;
+    let moves = core::mem::take(&mut prepared.to_move);
+    let pool = pool_for(config, moves.len());
     let runner: &dyn TaskRunner = match &pool {
         Some(pool) => pool,
         None => &CallingThread,
     };
-    state
-        .tree
-        .set_fat_boxes_on(pending.drain(..), runner, |id, result| {
-            if let Err(e) = result {
-                error!("bevy_aabb_tree: proxy {id:?} kept its old fat box: {e}");
+    let mut touched = core::mem::take(&mut prepared.touched);
+    let mut next = moves.iter();
+    tree.move_proxies_on(
+        moves.iter().map(|m| (m.id, m.swept, m.predicted)),
+        runner,
+        |id, result| {
+            // One result per move, in order.
+            let layers_changed = next.next().is_some_and(|m| m.layers_changed);
+            match result {
+                Ok(true) => prepared.moved.push(Key::moving(id)),
+                Ok(false) if layers_changed => {
+                    touched.push(id);
+                    prepared.moved.push(Key::moving(id));
+                }
+                Ok(false) => {}
+                Err(e) => error!("bevy_aabb_tree: proxy {id:?} kept its old fat box: {e}"),
             }
-        });
-    state.tick.prepare.pending_fat = pending;
+        },
+    );
+    for id in touched.drain(..) {
+        let _ = tree.touch_proxy(id);
+    }
+    let mut moves = moves;
+    moves.clear();
+    prepared.to_move = moves;
+    prepared.touched = touched;
 }
 
 /// The stage's figures: colliders processed and moved, proxies in each tree, time.
@@ -296,7 +315,6 @@ pub(crate) fn prepare<V: Vector>(
         predict: settings.predict,
         processed: 0,
         listed,
-        new_static: Vec::new(),
         carried: Vec::new(),
         carried_from: None,
     };
@@ -307,8 +325,8 @@ pub(crate) fn prepare<V: Vector>(
         settings.everything,
         config.static_changes,
     );
-    ctx.insert_new_static();
+    ctx.insert_new_static(&mut colliders.p1());
     let processed = ctx.finish();
-    apply_fat_boxes(state, &config);
+    apply_moves(state, &config);
     record_stats(state, processed, start);
 }

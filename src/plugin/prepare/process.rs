@@ -6,11 +6,12 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
+use crate::plugin::key::Key;
 use crate::plugin::lifecycle::forget_foreign_proxy;
 use crate::plugin::shape::{Problem, ancestor_teleported, invalid_reason, world_shape};
-use crate::plugin::state::{Body, Key};
+use crate::plugin::state::{Body, TreeMove};
 use crate::plugin::{CollisionLayers, EndReason, Teleported, TrackedCollider, WorldShape};
-use crate::tree::{DynamicTree, Layers};
+use crate::tree::Layers;
 
 use super::{Inputs, Prepare};
 
@@ -21,8 +22,8 @@ struct Checked<V: Vector> {
     displacement: V,
     /// The tight box over the tick's motion.
     swept: BoundingBox<V>,
-    /// The box the tree keeps: `swept` grown by the margin and the predicted motion.
-    fat: BoundingBox<V>,
+    /// The motion predicted until the next tick, which the fat box leaves room for.
+    predicted: V,
 }
 
 /// Why a collider is left out of its tree this tick.
@@ -70,6 +71,13 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
             Some(key) => {
                 self.update_moving_proxy(key, &checked, inputs.layers);
                 key
+            }
+            None if inputs.is_static && self.carried.is_empty() => {
+                // Into the static tree with the tick's other new static colliders, at the
+                // end of the stage (`insert_new_static`).
+                let new = &mut self.state.tick.prepare.new_static;
+                new.push((checked.swept, body));
+                return;
             }
             None => match self.create_proxy(tracked, &checked, inputs.is_static, entity) {
                 Some(key) => key,
@@ -123,10 +131,13 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         tracked.start_known = false;
         let swept = shape.bounding_box().swept(-displacement);
         let predicted = inputs.velocity * self.predict;
-        let fat = self.state.tree.fatten(&swept, predicted);
         // The fat box too: finite values near the edge of `f32`'s range can overflow it.
-        // Past this check, `swept` and `fat` are valid boxes.
-        if problem.is_none() && !(swept.is_valid() && predicted.is_finite() && fat.is_valid()) {
+        // Past this check, the trees take `swept` and `predicted`.
+        if problem.is_none()
+            && !(swept.is_valid()
+                && predicted.is_finite()
+                && self.state.tree.fatten(&swept, predicted).is_valid())
+        {
             problem = Some(Problem::Overflow(swept, predicted));
         }
         match problem {
@@ -135,7 +146,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
                 shape,
                 displacement,
                 swept,
-                fat,
+                predicted,
             }),
         }
     }
@@ -202,8 +213,9 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         }
     }
 
-    /// A static collider changed: a re-insertion when it left its fat box. It counts as
-    /// moved then, or when its layers changed (its pairs must be looked for again).
+    /// A static collider changed: the static tree moves it when it left its fat box
+    /// (`DynamicTree::move_proxy`). It counts as moved then, or when its layers changed
+    /// (its pairs must be looked for again).
     fn update_static_proxy(
         &mut self,
         key: Key,
@@ -213,51 +225,38 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
     ) {
         let state = &mut *self.state;
         let id = key.proxy();
-        let keeps = state.static_tree.fat_box(id).is_some_and(|old| {
-            DynamicTree::<V, Entity>::keeps_fat_box(&old, &checked.swept, &checked.fat)
-        });
         let layers_changed = state.body(key).is_some_and(|b| b.layers != layers);
-        if !keeps {
-            if let Err(e) = state.static_tree.set_fat_box(id, checked.fat) {
-                error!("bevy_aabb_tree: static collider {entity} kept its old fat box: {e}");
+        match state
+            .static_tree
+            .move_proxy(id, checked.swept, checked.predicted)
+        {
+            Ok(true) => state.tick.prepare.moved.push(key),
+            Ok(false) if layers_changed => {
+                let _ = state.static_tree.touch_proxy(id);
+                state.tick.prepare.moved.push(key);
             }
-            state.tick.prepare.moved.push(key);
-        } else if layers_changed {
-            state.tick.prepare.moved.push(key);
+            Ok(false) => {}
+            Err(e) => error!("bevy_aabb_tree: static collider {entity} kept its old fat box: {e}"),
         }
     }
 
-    /// A moving collider: whether it moves is decided here, by the tree's rule against the
-    /// fat box the tree holds (its move cache by proxy id, read in about the order
-    /// colliders are iterated; the parent's slot when the cache is off), and the changed
-    /// boxes are handed over in one batch at the end of the stage (`apply_fat_boxes`).
+    /// A moving collider: its move goes to the tree with the others' in one batch at the
+    /// end of the stage (`apply_moves`), which decides by the tree's rule which fat boxes
+    /// change.
     fn update_moving_proxy(&mut self, key: Key, checked: &Checked<V>, layers: CollisionLayers) {
         let state = &mut *self.state;
-        let id = key.proxy();
         let layers_changed = state.body(key).is_some_and(|b| b.layers != layers);
-        let prepared = &mut state.tick.prepare;
-        match state.tree.fat_box(id) {
-            Some(old)
-                if DynamicTree::<V, Entity>::keeps_fat_box(&old, &checked.swept, &checked.fat) =>
-            {
-                if layers_changed {
-                    // Same box, but pairs must be looked for again.
-                    prepared.pending_fat.push((id, old));
-                    prepared.moved.push(key);
-                }
-            }
-            _ => {
-                prepared.pending_fat.push((id, checked.fat));
-                prepared.moved.push(key);
-            }
-        }
+        state.tick.prepare.to_move.push(TreeMove {
+            id: key.proxy(),
+            swept: checked.swept,
+            predicted: checked.predicted,
+            layers_changed,
+        });
     }
 
-    /// A collider without a proxy gets one (new, back in, or changing trees). A new static
-    /// collider gets its id now and its place in the static tree with the others' at the
-    /// end of the stage (`insert_new_static`: one build for a level spawned at once).
-    /// When the tree refuses it, it is left out with a warning, and the pairs it carried
-    /// end.
+    /// A collider without a proxy gets one at once: a moving one (new or back in), or a
+    /// static one changing trees with pairs to carry. When the tree refuses it, it is left
+    /// out with a warning, and the pairs it carried end.
     fn create_proxy(
         &mut self,
         tracked: &mut TrackedCollider<V>,
@@ -266,34 +265,14 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         entity: Entity,
     ) -> Option<Key> {
         let state = &mut *self.state;
-        let (swept, fat) = (checked.swept, checked.fat);
-        let created = if is_static && self.carried.is_empty() {
-            let new_static = &mut self.new_static;
-            state
-                .static_tree
-                .create_unlinked(swept, entity)
-                .map(|(id, fat)| {
-                    new_static.push((id, fat));
-                    Key::fixed(id)
-                })
+        let tree = if is_static {
+            &mut state.static_tree
         } else {
-            let tree = if is_static {
-                &mut state.static_tree
-            } else {
-                &mut state.tree
-            };
-            let id =
-                tree.create_proxy(swept, entity)
-                    .and_then(|id| match tree.set_fat_box(id, fat) {
-                        Ok(()) => Ok(id),
-                        Err(e) => {
-                            // Not left behind in the tree.
-                            let _ = tree.destroy_proxy(id);
-                            Err(e)
-                        }
-                    });
-            id.map(if is_static { Key::fixed } else { Key::moving })
+            &mut state.tree
         };
+        let created = tree
+            .create_proxy_with(checked.swept, checked.predicted, entity)
+            .map(if is_static { Key::fixed } else { Key::moving });
         match created {
             Ok(key) => {
                 tracked.proxy = Some(key);
@@ -312,7 +291,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
     /// The tree's copy of the layers (which its searches and queries prune by), the body,
     /// the collider listed as processed for the narrow phase, and the pairs it carried
     /// from its old tree given to its new key.
-    fn store_layers_and_body(&mut self, key: Key, body: Body<V>, entity: Entity) {
+    pub(super) fn store_layers_and_body(&mut self, key: Key, body: Body<V>, entity: Entity) {
         let state = &mut *self.state;
         let layers: Layers = body.layers.into();
         let tree = state.tree_of_mut(key);

@@ -45,7 +45,7 @@ type ChangedInputs<V> = Or<(
 )>;
 
 /// Every collider.
-type AllColliders<'w, 's, V> = Query<'w, 's, ColliderData<'static, V>>;
+pub(super) type AllColliders<'w, 's, V> = Query<'w, 's, ColliderData<'static, V>>;
 
 /// The colliders the stage reads: the changed ones without [`Static`], every one, and
 /// the changed static ones. (A `ParamSet` names its queries with `'static` lifetimes:

@@ -5,15 +5,12 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::plugin::EndReason;
+use crate::plugin::key::Key;
 use crate::plugin::pairs::Pair;
-use crate::plugin::state::{EndRecord, Key};
+use crate::plugin::state::EndRecord;
 
 use super::Prepare;
-
-/// New static colliders in one tick from which they go into the static tree with one
-/// build (when they are also at least a quarter of the tree) rather than one insertion
-/// each.
-const BULK_STATIC_FROM: usize = 32;
+use super::scan::AllColliders;
 
 impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
     /// Gives the pairs of a collider that changed trees to its new key; a pair of two
@@ -71,18 +68,40 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         }
     }
 
-    /// Puts the tick's new static colliders, given their ids as they were read, in the
-    /// static tree: with one build when they are many (a level spawned in one frame), one
-    /// insertion each otherwise.
-    pub(super) fn insert_new_static(&mut self) {
-        if self.new_static.is_empty() {
+    /// Puts the tick's new static colliders in the static tree together
+    /// (`DynamicTree::create_proxies`: one build when they are many, a level spawned in one
+    /// frame), then gives each its key, body and place in the lists of the later stages.
+    pub(super) fn insert_new_static(&mut self, all: &mut AllColliders<'_, '_, V>) {
+        let mut new = core::mem::take(&mut self.state.tick.prepare.new_static);
+        if new.is_empty() {
+            self.state.tick.prepare.new_static = new;
             return;
         }
-        let tree = &mut self.state.static_tree;
-        let count = self.new_static.len();
-        // The tree counts them already.
-        let bulk = count >= BULK_STATIC_FROM && count * 4 >= tree.len();
-        tree.link_unlinked(&self.new_static, bulk);
-        self.new_static.clear();
+        let items = new.iter().map(|(swept, body)| (*swept, body.entity));
+        match self.state.static_tree.create_proxies(items) {
+            Ok(ids) => {
+                for (id, &(_, body)) in ids.into_iter().zip(&new) {
+                    let key = Key::fixed(id);
+                    if let Ok(mut item) = all.get_mut(body.entity) {
+                        item.1.proxy = Some(key);
+                    }
+                    self.state.tick.prepare.moved.push(key);
+                    self.store_layers_and_body(key, body, body.entity);
+                }
+            }
+            Err(e) => {
+                for &(_, body) in &new {
+                    warn!(
+                        "bevy_aabb_tree: entity {} left out of collision detection: {e}",
+                        body.entity
+                    );
+                    if let Ok(mut item) = all.get_mut(body.entity) {
+                        item.1.invalid = true;
+                    }
+                }
+            }
+        }
+        new.clear();
+        self.state.tick.prepare.new_static = new;
     }
 }

@@ -9,7 +9,8 @@ use smallvec::SmallVec;
 
 use crate::Vector;
 use crate::geometry::{Ball, BoundingBox, Ray, Shape};
-use crate::plugin::state::{Body, Key, TreeAndKeys};
+use crate::plugin::key::Key;
+use crate::plugin::state::{Body, TreeAndKeys};
 use crate::plugin::{AabbTree, WorldShape};
 use crate::tree::{DynamicTree, LayerTest, ProxyId};
 

@@ -8,7 +8,7 @@ use crate::geometry::BoundingBox;
 use crate::plugin::{CollisionEnded, CollisionStarted, EndReason};
 use crate::tree::ProxyId;
 
-use super::{Key, SweptHit};
+use super::{Body, Key, SweptHit};
 
 /// A pair whose contact started this tick, before the events stage names it.
 #[derive(Clone, Copy, Debug)]
@@ -59,9 +59,17 @@ pub(crate) struct PrepareBuffers<V: Vector> {
     /// Static proxies whose colliders are gone (removed by the observers or by the
     /// stages), leaving the static tree at the next prepare stage.
     pub dead_static: Vec<ProxyId>,
-    /// New fat boxes of moving colliders, handed to the tree in one batch at the end of
-    /// the stage.
-    pub pending_fat: Vec<(ProxyId, BoundingBox<V>)>,
+    /// The moves of the moving colliders processed this tick, handed to the tree in one
+    /// batch at the end of the stage (`DynamicTree::move_proxies_on`), which decides which
+    /// change their fat boxes.
+    pub to_move: Vec<TreeMove<V>>,
+    /// New static colliders without pairs to carry, put in the static tree together at the
+    /// end of the stage (`DynamicTree::create_proxies`: one build for a level spawned at
+    /// once), with the body each gets then.
+    pub new_static: Vec<(BoundingBox<V>, Body<V>)>,
+    /// Moving colliders whose fat box stays but whose pairs are looked for again (their
+    /// layers changed): the scratch list of `apply_moves`.
+    pub touched: Vec<ProxyId>,
     /// Colliders whose fat box changed this tick (or that are new), both trees: the broad
     /// phase looks for their new pairs.
     pub moved: Vec<Key>,
@@ -69,6 +77,18 @@ pub(crate) struct PrepareBuffers<V: Vector> {
     /// filter stage adds those whose pair's veto changed
     /// ([`AabbTree::mark_for_narrow_phase`](super::AabbTree::mark_for_narrow_phase)).
     pub processed: Vec<Key>,
+}
+
+/// A moving collider's move, for the tree's batch at the end of the prepare stage.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TreeMove<V: Vector> {
+    pub id: ProxyId,
+    /// The tight box over the tick's motion.
+    pub swept: BoundingBox<V>,
+    /// The motion predicted until the next tick, which the fat box leaves room for.
+    pub predicted: V,
+    /// Its layers changed: its pairs are looked for again even when its fat box stays.
+    pub layers_changed: bool,
 }
 
 /// The working lists of

@@ -3,34 +3,10 @@
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use bevy_ecs_tilemap::tiles::TilePos;
-use glam::UVec2;
 
 use super::TileCollider;
 use super::sync::TilemapColliderState;
 use crate::plugin::ShapeHit;
-
-/// Where a map's tiles are in the map entity's local frame.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct MapFrame {
-    /// The center of tile (0, 0).
-    pub origin: Vec2,
-    /// The distance between tile centers on each axis (`TilemapGridSize`).
-    pub grid: Vec2,
-}
-
-impl MapFrame {
-    /// The center and half size of the box of tiles `min..=max`.
-    pub(crate) fn rect_box(&self, min: UVec2, max: UVec2) -> (Vec2, Vec2) {
-        let center = self.origin + (min.as_vec2() + max.as_vec2()) * 0.5 * self.grid;
-        let half = (max - min + UVec2::ONE).as_vec2() * 0.5 * self.grid;
-        (center, half)
-    }
-
-    /// The cell under a local point (cells may lie outside the map).
-    pub(crate) fn cell(&self, local: Vec2) -> IVec2 {
-        ((local - self.origin) / self.grid + 0.5).floor().as_ivec2()
-    }
-}
 
 /// A tile of a map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -8,7 +8,7 @@ use bevy_ecs_tilemap::map::{TilemapGridSize, TilemapId, TilemapTileSize, Tilemap
 use bevy_ecs_tilemap::tiles::{TilePos, TileStorage};
 use glam::UVec2;
 
-use super::lookup::MapFrame;
+use super::merge::MapFrame;
 use super::merge::{CellRect, GridChange, TileGrid};
 use super::{
     SolidTile, SolidTiles, TileCollider, TileColliderMode, TilemapColliderStats, TilemapColliders,

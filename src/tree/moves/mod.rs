@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::tree::constants::REMEASURE_EVERY;
-use crate::tree::parallel::TaskRunner;
+use crate::tree::runner::TaskRunner;
 use crate::tree::{DynamicTree, Link, ProxyId, TreeError};
 
 use parallel_batch::Decided;

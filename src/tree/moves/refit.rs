@@ -6,7 +6,6 @@ use crate::geometry::BoundingBox;
 use crate::tree::arena::age_at;
 use crate::tree::{DynamicTree, Link, NodeId, Stamp};
 
-#[cfg(any(feature = "plugin", test))]
 use crate::tree::constants::BULK_FROM;
 use crate::tree::constants::{MAX_RECURSIVE_REFIT, RECENT};
 
@@ -15,13 +14,13 @@ use super::set_bits;
 impl<V: Vector, T> DynamicTree<V, T> {
     /// Finishes a step of moves without looking for pairs: every internal node gets its exact box
     /// back, the moves are forgotten and the tree improves itself as after [`Self::update_pairs`].
-    /// For a tree whose proxies are never paired with each other (the plugin's static tree).
+    /// For a tree whose proxies are never paired with each other (a level's static colliders,
+    /// found only by queries and by the searches of another tree's proxies).
     ///
-    /// A few moves refit only the paths from the moved leaves up, so that moving one static
-    /// collider of a large level costs a path, not the level; at least one moved leaf per
-    /// [`BULK_FROM`] proxies refits the whole tree in memory order.
-    #[cfg(any(feature = "plugin", test))]
-    pub(crate) fn refit(&mut self) {
+    /// A few moves refit only the paths from the moved leaves up, so that moving one proxy of a
+    /// large tree costs a path, not the tree; at least one moved leaf per [`BULK_FROM`] proxies
+    /// refits the whole tree in memory order.
+    pub fn refit(&mut self) {
         self.optimizer.candidates.clear();
         if self.moved_count.saturating_mul(BULK_FROM) >= self.len() {
             self.refit_all();

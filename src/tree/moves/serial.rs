@@ -1,10 +1,9 @@
-//! Batches on the calling thread: `move_proxies` and caller-set fat boxes (`set_fat_boxes_on`).
+//! Batches decided on the calling thread: `move_proxies`, and `move_proxies_on` with the refit
+//! of a large batch on a task runner's threads.
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
-use crate::tree::parallel::CallingThread;
-#[cfg(any(feature = "plugin", test))]
-use crate::tree::parallel::TaskRunner;
+use crate::tree::runner::{CallingThread, TaskRunner};
 use crate::tree::{DynamicTree, ProxyId, TreeError};
 
 use super::Batch;
@@ -28,47 +27,23 @@ impl<V: Vector, T> DynamicTree<V, T> {
     pub fn move_proxies(
         &mut self,
         moves: impl IntoIterator<Item = (ProxyId, BoundingBox<V>, V)>,
+        result: impl FnMut(ProxyId, Result<bool, TreeError>),
+    ) {
+        self.move_proxies_on(moves, &CallingThread, result);
+    }
+
+    /// [`Self::move_proxies`] with the refit after a large batch run as tasks on `runner`'s
+    /// threads (see [`TaskRunner`]): the same results, fat boxes and tree. The decisions and
+    /// `result` stay on the calling thread, in the batch's order.
+    pub fn move_proxies_on(
+        &mut self,
+        moves: impl IntoIterator<Item = (ProxyId, BoundingBox<V>, V)>,
+        runner: &dyn TaskRunner,
         mut result: impl FnMut(ProxyId, Result<bool, TreeError>),
     ) {
-        let mut batch = Batch::new(self, &CallingThread);
+        let mut batch = Batch::new(self, runner);
         for (id, tight, displacement) in moves {
             batch.decide(id, tight, displacement, &mut result);
-        }
-    }
-
-    /// [`Self::set_fat_boxes_on`] on the calling thread alone.
-    #[cfg(test)]
-    pub(crate) fn set_fat_boxes(
-        &mut self,
-        boxes: impl IntoIterator<Item = (ProxyId, BoundingBox<V>)>,
-        result: impl FnMut(ProxyId, Result<(), TreeError>),
-    ) {
-        self.set_fat_boxes_on(boxes, &CallingThread, result);
-    }
-
-    /// [`Self::set_fat_box`] for many proxies: the same as one call per `(id, fat)`, in order, with
-    /// `result` told each call's outcome, but the leaves' ancestors are updated in memory order
-    /// (see [`Self::move_proxies`]), and the refit after a large batch runs its tasks on `runner`
-    /// (see [`Self::apply_pending`]). For the plugin, which keeps each proxy's fat box and decides
-    /// itself which moves change it ([`Self::keeps_fat_box`], [`Self::fatten`]).
-    #[cfg(any(feature = "plugin", test))]
-    pub(crate) fn set_fat_boxes_on(
-        &mut self,
-        boxes: impl IntoIterator<Item = (ProxyId, BoundingBox<V>)>,
-        runner: &dyn TaskRunner,
-        mut result: impl FnMut(ProxyId, Result<(), TreeError>),
-    ) {
-        let mut batch = Batch::new(self, runner);
-        for (id, fat) in boxes {
-            match batch.tree.checked_link(id, &fat) {
-                Ok(link) => {
-                    batch.tree.store_fat_box(id, link, fat);
-                    batch.pending.moves.push((link, fat));
-                    batch.pending.ids.push(id);
-                    result(id, Ok(()));
-                }
-                Err(e) => result(id, Err(e)),
-            }
         }
     }
 }

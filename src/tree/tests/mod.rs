@@ -1,7 +1,8 @@
-//! Tests of the tree's crate-private operations, those the plugin drives: fat boxes set
-//! by the caller (`set_fat_box`, `set_fat_boxes`), the keep rule (`keeps_fat_box` with
-//! `fatten`) and the refit without pairs (`refit`). The public operations are tested
-//! from outside the crate (`tests/tree.rs`, the fuzz target).
+//! Tests of the tree's machinery from inside the crate: the batches against single calls
+//! (`move_proxies_on`, `create_proxies`), the parallel stages against the serial ones, the
+//! refits, rotations, searches and rebuilds, with random single operations against a map.
+//! The public operations are also tested from outside the crate (`tests/tree.rs`, the fuzz
+//! target).
 //!
 //! Each test checks against an independent oracle: a brute-force scan of the fat boxes,
 //! the same operation applied one call at a time on a copy of the tree, or the state
@@ -32,7 +33,7 @@ pub(crate) const SMALL_BATCHES: crate::tree::BatchThresholds = crate::tree::Batc
 /// parallel stages run them on real threads with or without the `parallel` feature.
 pub(crate) struct ScopedThreads(pub usize);
 
-impl crate::tree::parallel::TaskRunner for ScopedThreads {
+impl crate::tree::runner::TaskRunner for ScopedThreads {
     fn threads(&self) -> usize {
         self.0
     }
@@ -81,6 +82,7 @@ macro_rules! both_dims {
 #[path = "../../../tests/common/tree_scene.rs"]
 pub(crate) mod tree_scene;
 
+mod batches;
 mod ops;
 mod parallel_moves;
 mod parallel_rebuild;
@@ -88,7 +90,6 @@ mod parallel_refit;
 mod refit;
 mod rotate;
 mod searches;
-mod set_fat_boxes;
 mod still;
 
 /// Every overlapping pair of fat boxes with at least one proxy in `moved`, as `(a, b)`

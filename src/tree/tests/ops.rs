@@ -1,5 +1,5 @@
-//! Random sequences of operations among which `set_fat_box` is frequent, against a map
-//! of the fat boxes.
+//! Random sequences of the public single-proxy operations (creation with and without a
+//! predicted displacement, moves, touches, removals), against a map of the fat boxes.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -28,16 +28,18 @@ enum Op {
         to: [f32; 3],
         predicted: [f32; 3],
     },
-    /// Set a proxy's fat box with `set_fat_box`: ordered corners, or as given (maybe
-    /// inverted, refused), or a NaN corner (refused).
-    SetFatBox {
-        which: usize,
-        a: [f32; 3],
-        b: [f32; 3],
+    /// Create a proxy with `create_proxy_with`: a finite displacement, or a NaN one
+    /// (refused, kind 3).
+    InsertWith {
+        center: [f32; 3],
+        half: [f32; 3],
+        predicted: [f32; 3],
         kind: u8,
     },
-    /// `set_fat_box` on an id destroyed before.
-    SetDead,
+    /// Mark a proxy moved with `touch_proxy`.
+    Touch(usize),
+    /// `touch_proxy` on an id destroyed before.
+    TouchDead,
     Pairs,
 }
 
@@ -49,17 +51,18 @@ fn op_strategy() -> impl Strategy<Value = Op> {
         1 => any::<usize>().prop_map(Op::Remove),
         3 => (any::<usize>(), prop::array::uniform3(-1.0f32..1.0), prop::array::uniform3(-2.0f32..2.0))
             .prop_map(|(which, to, predicted)| Op::Move { which, to, predicted }),
-        4 => (any::<usize>(), p(), p(), 0u8..4).prop_map(|(which, a, b, kind)| Op::SetFatBox { which, a, b, kind }),
-        1 => Just(Op::SetDead),
+        3 => (p(), h(), prop::array::uniform3(-2.0f32..2.0), 0u8..4)
+            .prop_map(|(center, half, predicted, kind)| Op::InsertWith { center, half, predicted, kind }),
+        2 => any::<usize>().prop_map(Op::Touch),
+        1 => Just(Op::TouchDead),
         2 => Just(Op::Pairs),
     ]
 }
 
-/// A tree driven by random operations among which `set_fat_box` is frequent, against a
-/// map of the fat boxes and the set of proxies moved since the last update: every call's
-/// result, every fat box and the moved count after each operation, and every update's
-/// pairs against a brute-force scan.
-fn set_fat_box_ops<V: Vector>(ops: &[Op]) {
+/// A tree driven by random operations, against a map of the fat boxes and the set of
+/// proxies moved since the last update: every call's result, every fat box and the moved
+/// count after each operation, and every update's pairs against a brute-force scan.
+fn single_ops<V: Vector>(ops: &[Op]) {
     let mut tree = DynamicTree::<V, u32>::with_margin(0.1);
     let mut boxes: BTreeMap<ProxyId, BoundingBox<V>> = BTreeMap::new();
     let mut moved = BTreeSet::new();
@@ -115,33 +118,40 @@ fn set_fat_box_ops<V: Vector>(ops: &[Op]) {
                     assert!(old.contains(&tight));
                 }
             }
-            Op::SetFatBox { which, a, b, kind } => {
+            Op::InsertWith {
+                center,
+                half,
+                predicted,
+                kind,
+            } => {
+                let tight = BoundingBox::from_center_half_extents(v(center), v(half));
+                let d: V = if kind == 3 {
+                    V::splat(f32::NAN)
+                } else {
+                    v(predicted)
+                };
+                let created = tree.create_proxy_with(tight, d, k as u32);
+                if kind == 3 {
+                    assert_eq!(created, Err(TreeError::InvalidValue));
+                } else {
+                    let id = created.unwrap();
+                    // The fat box a move with this displacement would give.
+                    boxes.insert(id, tight.swept(d).grown(0.1));
+                    moved.insert(id);
+                }
+            }
+            Op::Touch(which) => {
                 let Some(id) = nth(&boxes, which) else {
                     continue;
                 };
-                let (a, b): (V, V) = (v(a), v(b));
-                let (fat, valid) = match kind {
-                    0 | 1 => (BoundingBox::from_min_max(a.min(b), a.max(b)), true),
-                    2 => {
-                        let fat = BoundingBox::from_min_max(a, b);
-                        (fat, a.all_le(b))
-                    }
-                    _ => (BoundingBox::from_min_max(V::splat(f32::NAN), b), false),
-                };
-                if valid {
-                    assert_eq!(tree.set_fat_box(id, fat), Ok(()));
-                    boxes.insert(id, fat);
-                    moved.insert(id);
-                } else {
-                    assert_eq!(tree.set_fat_box(id, fat), Err(TreeError::InvalidBox));
-                }
+                assert_eq!(tree.touch_proxy(id), Ok(()));
+                moved.insert(id);
             }
-            Op::SetDead => {
+            Op::TouchDead => {
                 if let Some(&id) = dead.last()
                     && !boxes.contains_key(&id)
                 {
-                    let any = BoundingBox::from_center_half_extents(V::ZERO, V::ONE);
-                    assert_eq!(tree.set_fat_box(id, any), Err(TreeError::UnknownProxy(id)));
+                    assert_eq!(tree.touch_proxy(id), Err(TreeError::UnknownProxy(id)));
                 }
             }
             Op::Pairs => check_pairs(&mut tree, &boxes, &mut moved),
@@ -163,12 +173,12 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
 
     #[test]
-    fn set_fat_box_ops_2d(ops in prop::collection::vec(op_strategy(), 1..160)) {
-        set_fat_box_ops::<Vec2>(&ops);
+    fn single_ops_2d(ops in prop::collection::vec(op_strategy(), 1..160)) {
+        single_ops::<Vec2>(&ops);
     }
 
     #[test]
-    fn set_fat_box_ops_3d(ops in prop::collection::vec(op_strategy(), 1..160)) {
-        set_fat_box_ops::<Vec3>(&ops);
+    fn single_ops_3d(ops in prop::collection::vec(op_strategy(), 1..160)) {
+        single_ops::<Vec3>(&ops);
     }
 }
