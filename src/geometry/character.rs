@@ -89,7 +89,8 @@ pub struct CharacterMove<V: Vector, Id> {
     /// The part of `displacement` that moved the character out of overlaps it started in.
     pub recovered: V,
     /// Whether it ends standing on ground: a surface within `max_slope` of `up` that it
-    /// may stand on, below it within twice the skin.
+    /// may stand on, under it and at most twice the skin from it where the move ends.
+    /// Never while moving up.
     pub grounded: bool,
     /// The ground it stands on (the hit that found it), when grounded.
     pub ground: Option<CastHit<V, Id>>,
@@ -226,11 +227,14 @@ enum Part {
 //    not count), and got further across than the plain slide.
 // 4. Along: the component along `up` slides. Moving down onto ground stops there (no
 //    slide down a walkable slope); onto a steep slope it slides down along it.
-// 5. Snap: a character that stood on ground, does not move up and lost the ground is
-//    cast `snap_distance` down and moved onto ground found there.
-// 6. Probe: not moving up and not yet on ground, a cast twice the skin down says whether
-//    ground is under it (without moving), so a character resting a skin above a floor
-//    reads as grounded at every call.
+// 5. Snap: a character that stood on ground and does not move up is cast
+//    `snap_distance` down from where the slides left it and moved onto ground found
+//    there, to a skin above it.
+// 6. Probe: not moving up and not on ground before, a cast down says whether ground is
+//    under it within twice the skin (without moving), so a character resting a skin
+//    above a floor reads as grounded at every call. Whether a move ends grounded is
+//    decided here, from where it ends, not from what the slides met on the way (a ball
+//    that climbs a box's edge meets ground and then leaves it).
 pub fn move_character<V: Vector, W: CharacterWorld<V>>(
     shape: &Shape<V>,
     motion: V,
@@ -333,29 +337,46 @@ pub fn move_character<V: Vector, W: CharacterWorld<V>>(
         out.ground = None;
     }
 
-    // 5. Snap, 6. probe.
-    if up != V::ZERO && !rising && !out.grounded {
+    // 5. Snap, 6. probe: whatever the slides met, the ground is what lies under the
+    // place where the move ends.
+    if up != V::ZERO && !rising {
+        out.grounded = false;
+        out.ground = None;
+        let near = 2.0 * skin;
+        // A character resting a skin from a walkable slope is `skin / cos` above it:
+        // the probe reaches that far on the steepest walkable slope.
+        let probe = near / rules.ground_cos.clamp(0.1, 1.0);
         let reach = if grounded {
-            config.snap_distance.max(2.0 * skin)
+            config.snap_distance.max(probe)
         } else {
-            2.0 * skin
+            probe
         };
         if let Some(hit) = world.cast(&shape.translated(pos), -up * reach)
             && rules.is_ground(world, &hit)
         {
-            if grounded {
+            let cos = hit.normal.dot(up).max(1e-3);
+            let drop = hit.time * reach;
+            let on_ground = if grounded {
                 // Down to a skin above the ground along its normal.
-                let cos = hit.normal.dot(up).max(1e-3);
-                let down = (hit.time * reach - skin / cos).max(0.0);
+                let down = (drop - skin / cos).max(0.0);
                 pos -= up * down;
                 out.snap = down;
+                true
+            } else {
+                // Within twice the skin: straight down, or along the normal of a slope.
+                drop <= near
+                    || world
+                        .cast(&shape.translated(pos), -hit.normal * near)
+                        .is_some_and(|h| rules.is_ground(world, &h))
+            };
+            if on_ground {
+                out.grounded = true;
+                out.ground = Some(hit);
+                out.planes.push(Plane {
+                    normal: hit.normal,
+                    ground: true,
+                });
             }
-            out.grounded = true;
-            out.ground = Some(hit);
-            out.planes.push(Plane {
-                normal: hit.normal,
-                ground: true,
-            });
         }
     }
     out.displacement = pos;

@@ -80,6 +80,7 @@ both_dims!(
     characters_do_not_climb_each_other,
     filter_vetoes_exactly_its_pairs,
     controller_honours_the_filter,
+    grounded_at_a_box_edge,
 );
 
 /// A character walks up five steps of 0.8 × the maximum step height: it climbs all of
@@ -461,4 +462,113 @@ fn controller_honours_the_filter<V: Dim>() {
             assert!(x < 1.51, "passed an allowed wall: {x}");
         }
     }
+}
+
+/// How far apart two world shapes are: the gap between them, or minus the depth of
+/// their overlap (the shortest push that separates them), in `f64`.
+fn separation(a: &OShape, b: &OShape) -> f64 {
+    let d = |v: Vec3| [f64::from(v.x), f64::from(v.y), f64::from(v.z)];
+    // A box's per-axis gaps (positive outside) to a point.
+    let box_point = |min: Vec3, max: Vec3, p: Vec3| -> f64 {
+        let (lo, hi, p) = (d(min), d(max), d(p));
+        let outside: f64 = (0..3)
+            .map(|i| (lo[i] - p[i]).max(p[i] - hi[i]).max(0.0).powi(2))
+            .sum();
+        if outside > 0.0 {
+            outside.sqrt()
+        } else {
+            // Inside: minus the distance to the nearest face.
+            -(0..3)
+                .map(|i| (p[i] - lo[i]).min(hi[i] - p[i]))
+                .fold(f64::INFINITY, f64::min)
+        }
+    };
+    match (*a, *b) {
+        (OShape::Box { min: a0, max: a1 }, OShape::Box { min: b0, max: b1 }) => {
+            let (a0, a1, b0, b1) = (d(a0), d(a1), d(b0), d(b1));
+            let gaps: Vec<f64> = (0..3).map(|i| (a0[i] - b1[i]).max(b0[i] - a1[i])).collect();
+            if gaps.iter().any(|&g| g > 0.0) {
+                gaps.iter().map(|g| g.max(0.0).powi(2)).sum::<f64>().sqrt()
+            } else {
+                gaps.into_iter().fold(f64::NEG_INFINITY, f64::max)
+            }
+        }
+        (
+            OShape::Ball {
+                center: c0,
+                radius: r0,
+            },
+            OShape::Ball {
+                center: c1,
+                radius: r1,
+            },
+        ) => {
+            let (p, q) = (d(c0), d(c1));
+            let dist = (0..3).map(|i| (p[i] - q[i]).powi(2)).sum::<f64>().sqrt();
+            dist - f64::from(r0) - f64::from(r1)
+        }
+        (OShape::Ball { center, radius }, OShape::Box { min, max })
+        | (OShape::Box { min, max }, OShape::Ball { center, radius }) => {
+            box_point(min, max, center) - f64::from(radius)
+        }
+    }
+}
+
+/// The world shape of a root collider, from its components.
+fn shape_of<V: Dim>(app: &App, e: Entity) -> OShape {
+    let w = app.world();
+    oracle_shape::<V>(
+        w.get::<Transform>(e).unwrap(),
+        w.get::<Aabb<V>>(e),
+        w.get::<BoundingSphere<V>>(e),
+        None,
+    )
+    .unwrap()
+}
+
+/// The case of the report at 64 ticks a second: a ball character (radius 0.299) walks at
+/// 10.435 units/s over a box 0.125 high on a floor. Whenever it reads as grounded, its
+/// ground is at most twice the skin away (its gap, measured from the shapes).
+fn grounded_at_a_box_edge<V: Dim>() {
+    let mut app = character_app::<V>();
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+        1.0 / 64.0,
+    )));
+    spawn_floor::<V>(&mut app);
+    app.world_mut().spawn((
+        Transform::from_xyz(1.0, 0.0625, 0.0),
+        Aabb::<V>::new(v(0.6, 0.0625, 0.6)),
+        Static,
+    ));
+    let character = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(-1.0, 0.309, 0.0),
+            BoundingSphere::<V>::new(0.299),
+            CharacterController::<V>::new(v(0.0, 1.0, 0.0)),
+        ))
+        .id();
+    let skin = CharacterConfig::<V>::new(v(0.0, 1.0, 0.0)).skin;
+    let mut grounded = 0;
+    for tick in 0..90 {
+        if tick == 30 {
+            app.world_mut().entity_mut(character).insert(Walk(10.435));
+        }
+        app.update();
+        let state = app.world().get::<CharacterState<V>>(character).unwrap();
+        if !state.grounded {
+            continue;
+        }
+        grounded += 1;
+        let ground = state.ground.expect("grounded without a ground");
+        let gap = separation(
+            &shape_of::<V>(&app, character),
+            &shape_of::<V>(&app, ground),
+        );
+        assert!(
+            gap <= 2.0 * f64::from(skin) + 1e-5,
+            "tick {tick}: grounded on {ground} with a gap of {gap}"
+        );
+    }
+    assert!(grounded > 60, "grounded at only {grounded} ticks");
 }
