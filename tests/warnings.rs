@@ -148,6 +148,90 @@ where
     assert!(state.is_touching(good, other));
 }
 
+/// `VelocityPlugin` and a velocity that is not finite: the entity stays where it is (a
+/// collider and an entity without a shape alike), one warning names it and the velocity
+/// (for the collider, the pipeline's own), and a valid velocity moves it again.
+fn velocity_plugin<V>(warnings: &Warnings)
+where
+    V: bevy_aabb_tree::Vector
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+{
+    warnings.0.lock().unwrap().clear();
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
+        .add_plugins((
+            AabbTreePlugin::<V>::default(),
+            VelocityPlugin::<V>::default(),
+        ))
+        // One fixed step per update.
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+            1.0 / 64.0,
+        )));
+    let velocity = |x: f32| Velocity(V::truncate_from_3d(Vec3::new(x, 1.0, 0.0)));
+    let start = Vec3::new(1.0, 2.0, 0.0);
+    let collider = app
+        .world_mut()
+        .spawn((
+            Transform::from_translation(start),
+            Aabb::new(V::splat(0.5)),
+            velocity(f32::NAN),
+        ))
+        .id();
+    let plain = app
+        .world_mut()
+        .spawn((Transform::from_translation(start), velocity(f32::INFINITY)))
+        .id();
+    let moving = app
+        .world_mut()
+        .spawn((Transform::from_translation(start), velocity(2.0)))
+        .id();
+    for _ in 0..20 {
+        app.update();
+    }
+    let at = |app: &App, e: Entity| app.world().get::<Transform>(e).unwrap().translation;
+    assert_eq!(at(&app, collider), start);
+    assert_eq!(at(&app, plain), start);
+    // The valid one moved: (2, 1) per second over the steps run.
+    let steps = (app.world().resource::<Time<Fixed>>().elapsed_secs() * 64.0).round();
+    assert!(steps >= 15.0, "only {steps} fixed steps");
+    let expected = start + Vec3::new(2.0, 1.0, 0.0) * (steps / 64.0);
+    assert!((at(&app, moving) - expected).abs().max_element() < 1e-4);
+
+    let seen = warnings_about(warnings, collider);
+    assert_eq!(seen.len(), 1, "{seen:#?}");
+    assert!(
+        seen[0].contains("Velocity") && seen[0].contains("NaN"),
+        "{}",
+        seen[0]
+    );
+    assert!(!seen[0].contains("translation"), "{}", seen[0]);
+    let seen = warnings_about(warnings, plain);
+    assert_eq!(seen.len(), 1, "{seen:#?}");
+    assert!(
+        seen[0].contains("Velocity") && seen[0].contains("inf"),
+        "{}",
+        seen[0]
+    );
+    assert!(warnings_about(warnings, moving).is_empty());
+
+    // Valid again: it moves; broken again: one more warning.
+    app.world_mut().entity_mut(plain).insert(velocity(2.0));
+    for _ in 0..5 {
+        app.update();
+    }
+    assert!(at(&app, plain).x > start.x);
+    let stopped = at(&app, plain);
+    app.world_mut().entity_mut(plain).insert(velocity(f32::NAN));
+    for _ in 0..5 {
+        app.update();
+    }
+    assert_eq!(at(&app, plain), stopped);
+    assert_eq!(warnings_about(warnings, plain).len(), 2);
+}
+
 #[test]
 fn one_warning_per_invalid_episode() {
     let warnings = Warnings::default();
@@ -156,4 +240,6 @@ fn one_warning_per_invalid_episode() {
     bevy::log::tracing::subscriber::set_global_default(subscriber).unwrap();
     run::<Vec2>(&warnings);
     run::<Vec3>(&warnings);
+    velocity_plugin::<Vec2>(&warnings);
+    velocity_plugin::<Vec3>(&warnings);
 }
