@@ -236,6 +236,7 @@ both_dims!(
     recovers_from_overlaps,
     never_stands_on_characters,
     grounded_only_within_two_skins,
+    crushed_when_squeezed,
 );
 
 /// Stairs of 0.1 – 1.5 × the maximum step height: the step is taken exactly when it is
@@ -546,6 +547,7 @@ fn recovers_from_overlaps<V: Vector>() {
     for (i, (shape, expected)) in cases.into_iter().enumerate() {
         let mut world = World::new([floor(), wall]);
         let m = move_character(&shape, V::ZERO, false, &config, &mut world);
+        assert!(!m.crushed, "case {i}");
         let expected: V = if i == 1 {
             vec([-0.2, 0.0, 0.0])
         } else {
@@ -693,4 +695,36 @@ fn grounded_only_within_two_skins<V: Vector>() {
         grounded_ticks > 1000,
         "only {grounded_ticks} grounded ticks"
     );
+}
+
+/// A character box 1 high between a floor and a ceiling 0.8 apart, across both: no push
+/// gets it out of both, so it is crushed and not moved, whatever its motion. With the
+/// ceiling 1.2 up, the same overlap of the floor is resolved (up by the overlap).
+fn crushed_when_squeezed<V: Vector>() {
+    let config = CharacterConfig::<V>::new(up());
+    let character = bbox::<V>([-0.3, -0.1, -0.3], [0.3, 0.9, 0.3]);
+    for (ceiling, crushed) in [(0.7_f32, true), (1.2, false)] {
+        let mut world = World::new([
+            floor(),
+            bbox([-5.0, ceiling, -5.0], [5.0, ceiling + 1.0, 5.0]),
+        ]);
+        for motion in [V::ZERO, vec([2.0, 0.0, 0.0]), vec([0.0, -0.1, 0.0])] {
+            let m = move_character(&character, motion, true, &config, &mut world);
+            assert_eq!(m.crushed, crushed, "ceiling {ceiling}, motion {motion:?}");
+            if crushed {
+                assert_eq!(m.displacement, V::ZERO);
+                assert!(!m.grounded && m.hits.is_empty());
+            } else {
+                assert!(
+                    (m.recovered.dot(up()) - 0.1).abs() < 1e-5,
+                    "{:?}",
+                    m.recovered
+                );
+                let moved = character.translated(m.displacement);
+                for t in &world.targets {
+                    assert!(penetration(&moved, &t.shape) < 1e-4);
+                }
+            }
+        }
+    }
 }

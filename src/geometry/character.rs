@@ -73,6 +73,15 @@ pub trait CharacterWorld<V: Vector> {
     /// colliders push only as [`one_way_push`] says); zero when none.
     fn push_out(&mut self, shape: &Shape<V>) -> V;
 
+    /// Whether `shape` overlaps something that blocks it (what [`Self::push_out`] pushes
+    /// out of) deeper than `tolerance`: after its pushes, the character is then squeezed
+    /// ([`CharacterMove::crushed`]). The default asks [`Self::push_out`], which misses a
+    /// shape pushed equally both ways along an axis; the plugin's world measures each
+    /// collider.
+    fn overlaps(&mut self, shape: &Shape<V>, tolerance: f32) -> bool {
+        length(self.push_out(shape)) > tolerance
+    }
+
     /// Whether the character may stand on, and step onto, `id`. The plugin says no for
     /// other characters, so that characters do not climb on top of each other.
     fn can_stand_on(&mut self, id: Self::Id) -> bool {
@@ -101,6 +110,11 @@ pub struct CharacterMove<V: Vector, Id> {
     pub step: f32,
     /// How far it moved down to keep to the ground (0 when it did not snap).
     pub snap: f32,
+    /// It started inside colliders and its pushes out did not get it out of all of them:
+    /// it is squeezed between colliders that push it opposite ways (a rider between a
+    /// rising platform and a ceiling). It is then not moved at all (`displacement` is
+    /// zero, no hit, not grounded), so that no push takes it into or through a collider.
+    pub crushed: bool,
     /// The planes the motion was clipped against, and whether each is ground: walls
     /// count as vertical, so that a velocity clipped by them gains no upward part on a
     /// steep slope.
@@ -127,6 +141,7 @@ impl<V: Vector, Id> CharacterMove<V, Id> {
             hits: SmallVec::new(),
             step: 0.0,
             snap: 0.0,
+            crushed: false,
             planes: SmallVec::new(),
             up: V::ZERO,
         }
@@ -211,12 +226,14 @@ enum Part {
 /// A game applies gravity in `motion` (and zeroes it through `clip_velocity` on
 /// landing), as it would for [`move_and_slide`](crate::geometry::move_and_slide).
 /// Invalid input (an invalid shape, a non-finite motion, a negative or non-finite skin)
-/// does not move the character.
+/// does not move the character, nor does being squeezed between colliders
+/// ([`CharacterMove::crushed`]).
 //
 // The steps, in order:
 // 1. Recovery: up to four pushes out of what the shape overlaps (a spawn inside a wall,
 //    a platform that rose into the feet); each push is the least that separates, so the
-//    character is moved out, not launched.
+//    character is moved out, not launched. When the pushes leave it inside something
+//    (more than half a skin deep), it is crushed: the call ends there, without moving it.
 // 2. Across: the motion less its component along `up` slides first. Ground slopes clip
 //    it into a climb; a surface that is not ground clips as a vertical wall.
 // 3. Step: when that slide met a wall that is not ground and lost motion, and the
@@ -234,7 +251,8 @@ enum Part {
 //    under it within twice the skin (without moving), so a character resting a skin
 //    above a floor reads as grounded at every call. Whether a move ends grounded is
 //    decided here, from where it ends, not from what the slides met on the way (a ball
-//    that climbs a box's edge meets ground and then leaves it).
+//    that climbs a box's edge meets ground and then leaves it); a fall stopped by
+//    ground (step 4) ends on it, with no cast.
 pub fn move_character<V: Vector, W: CharacterWorld<V>>(
     shape: &Shape<V>,
     motion: V,
@@ -257,12 +275,20 @@ pub fn move_character<V: Vector, W: CharacterWorld<V>>(
 
     // 1. Recovery.
     let mut pos = V::ZERO;
+    let mut pushed = false;
     for _ in 0..4 {
         let push = world.push_out(&shape.translated(pos));
         if push == V::ZERO || !push.is_finite() {
             break;
         }
         pos += push;
+        pushed = true;
+    }
+    // Still inside after the pushes: squeezed. Left where it is, not pushed into
+    // whatever pushes back. Rounding leaves far less than half a skin.
+    if pushed && world.overlaps(&shape.translated(pos), (0.5 * skin).max(1e-4)) {
+        out.crushed = true;
+        return out;
     }
     out.recovered = pos;
 
@@ -295,16 +321,8 @@ pub fn move_character<V: Vector, W: CharacterWorld<V>>(
         out.step = step.height;
         out.hits.extend(step.hits);
         out.planes.extend(step.planes);
-        out.grounded = true;
-        out.ground = Some(step.ground);
     } else {
         pos = start + done;
-        for hit in &hits {
-            if rules.is_ground(world, hit) {
-                out.grounded = true;
-                out.ground = Some(*hit);
-            }
-        }
         out.hits.extend(hits);
         out.planes.extend(planes);
     }
@@ -322,26 +340,22 @@ pub fn move_character<V: Vector, W: CharacterWorld<V>>(
         &mut hits,
         &mut planes,
     );
+    // Moving up leaves the ground, whatever the walk across met.
     let rising = up != V::ZERO && motion.dot(up) > 0.0;
-    for hit in &hits {
-        if rules.is_ground(world, hit) {
-            out.grounded = true;
-            out.ground = Some(*hit);
-        }
-    }
+    // A fall that ended on ground: the slide stopped it where it ends, a skin above.
+    let landed = hits
+        .last()
+        .copied()
+        .filter(|hit| along.dot(up) < 0.0 && rules.is_ground(world, hit));
     out.hits.extend(hits);
     out.planes.extend(planes);
-    if rising {
-        // Moving up leaves the ground, whatever the walk across met.
-        out.grounded = false;
-        out.ground = None;
-    }
 
-    // 5. Snap, 6. probe: whatever the slides met, the ground is what lies under the
-    // place where the move ends.
-    if up != V::ZERO && !rising {
-        out.grounded = false;
-        out.ground = None;
+    // 5. Snap, 6. probe: whatever the slides met on the way, the ground is what lies
+    // under the place where the move ends.
+    if let Some(hit) = landed {
+        out.grounded = true;
+        out.ground = Some(hit);
+    } else if up != V::ZERO && !rising {
         let near = 2.0 * skin;
         // A character resting a skin from a walkable slope is `skin / cos` above it:
         // the probe reaches that far on the steepest walkable slope.
@@ -387,7 +401,6 @@ pub fn move_character<V: Vector, W: CharacterWorld<V>>(
 struct Step<V: Vector, Id> {
     displacement: V,
     height: f32,
-    ground: CastHit<V, Id>,
     hits: SmallVec<[CastHit<V, Id>; 4]>,
     planes: SmallVec<[Plane<V>; 8]>,
 }
@@ -456,7 +469,6 @@ fn step_up<V: Vector, W: CharacterWorld<V>>(
     Some(Step {
         displacement,
         height: height.max(0.0),
-        ground,
         hits,
         planes,
     })
