@@ -13,26 +13,30 @@ use crate::geometry::slide::{clip, clip_to_planes, length, step_to_hit};
 use crate::geometry::{CastHit, Shape};
 
 /// Settings of [`move_character`]. Lengths are in world units: scale them by the game's
-/// length unit (a game in pixels multiplies each by its pixels per unit).
+/// length unit (a game in pixels multiplies each by its pixels per unit). The plugin's
+/// controller replaces a setting out of its range by its default, with a warning
+/// (`CharacterController::config`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "plugin", derive(bevy::reflect::Reflect))]
 pub struct CharacterConfig<V: Vector> {
-    /// The up direction (need not be unit length). Zero for a top-down game: no ground,
-    /// no steps, no snapping, every hit is a wall.
+    /// The up direction (need not be unit length, must be finite). Zero for a top-down
+    /// game: no ground, no steps, no snapping, every hit is a wall. No default: given to
+    /// [`Self::new`].
     pub up: V,
-    /// The gap kept between the character and what it touches, along the hit's normal.
-    /// Default: `0.01`.
+    /// The gap kept between the character and what it touches, along the hit's normal:
+    /// a finite number of at least 0. Default: `0.01`.
     pub skin: f32,
-    /// The most casts per slide (each hit costs one). Default: 4.
+    /// The most casts per slide (each hit costs one), at least 1. Default: 4.
     pub max_iterations: usize,
-    /// The steepest slope, in radians from `up`, the character walks on. Steeper
-    /// surfaces are walls it slides down and cannot climb. Default: 45°.
+    /// The steepest slope, in radians from `up` (0 to π/2), the character walks on.
+    /// Steeper surfaces are walls it slides down and cannot climb. Default: 45°.
     pub max_slope: f32,
-    /// The highest step climbed while walking on ground; 0 turns steps off. Default:
-    /// `0.25`.
+    /// The highest step climbed while walking on ground (finite, at least 0); 0 turns
+    /// steps off. Default: `0.25`.
     pub max_step_height: f32,
     /// How far down a character that was on ground follows the ground (off a step, down a
-    /// slope) rather than leaving it; 0 turns snapping off. Default: `0.25`.
+    /// slope) rather than leaving it (finite, at least 0); 0 turns snapping off.
+    /// Default: `0.25`.
     pub snap_distance: f32,
 }
 
