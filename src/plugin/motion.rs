@@ -64,17 +64,18 @@ impl<V: Vector> Plugin for VelocityPlugin<V> {
     }
 }
 
+/// What [`VelocityPlugin`] reads and writes of an entity: whether it is a collider
+/// decides who warns about a bad velocity.
+type Integrated<V> = (
+    Entity,
+    &'static mut Transform,
+    &'static Velocity<V>,
+    Has<TrackedCollider<V>>,
+);
+
 fn integrate<V: Vector>(
     time: Res<Time>,
-    mut q: Query<
-        (
-            Entity,
-            &mut Transform,
-            &Velocity<V>,
-            Has<TrackedCollider<V>>,
-        ),
-        Without<NotIntegrated>,
-    >,
+    mut q: Query<Integrated<V>, Without<NotIntegrated>>,
     pipeline: Option<Res<AabbTree<V>>>,
     // The entities whose velocity was warned about, until it is valid again.
     mut warned: Local<EntityHashSet>,
