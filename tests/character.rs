@@ -235,6 +235,8 @@ both_dims!(
     one_way_from_below_above_and_the_side,
     recovers_from_overlaps,
     never_stands_on_characters,
+    grounded_only_within_two_skins,
+    crushed_when_squeezed,
 );
 
 /// Stairs of 0.1 – 1.5 × the maximum step height: the step is taken exactly when it is
@@ -545,6 +547,7 @@ fn recovers_from_overlaps<V: Vector>() {
     for (i, (shape, expected)) in cases.into_iter().enumerate() {
         let mut world = World::new([floor(), wall]);
         let m = move_character(&shape, V::ZERO, false, &config, &mut world);
+        assert!(!m.crushed, "case {i}");
         let expected: V = if i == 1 {
             vec([-0.2, 0.0, 0.0])
         } else {
@@ -606,4 +609,122 @@ fn invalid_input_does_not_move() {
         Vec2::ZERO
     );
     let _ = Vec3::ZERO;
+}
+
+/// The gap between two shapes, from their definitions in `f64` (0 when they touch or
+/// overlap).
+fn gap<V: Vector>(a: &Shape<V>, b: &Shape<V>) -> f64 {
+    let coords = |v: V| (0..V::DIM).map(move |i| f64::from(v.axis(i)));
+    // The distance from a point to a box, per axis the part outside it.
+    let to_box = |p: Vec<f64>, x: &BoundingBox<V>| -> f64 {
+        coords(x.min)
+            .zip(coords(x.max))
+            .zip(p)
+            .map(|((lo, hi), q)| (q - q.clamp(lo, hi)).powi(2))
+            .sum::<f64>()
+            .sqrt()
+    };
+    match (a, b) {
+        (Shape::Box(x), Shape::Box(y)) => coords(x.min)
+            .zip(coords(x.max))
+            .zip(coords(y.min).zip(coords(y.max)))
+            .map(|((a0, a1), (b0, b1))| (a0.max(b0) - a1.min(b1)).max(0.0).powi(2))
+            .sum::<f64>()
+            .sqrt(),
+        (Shape::Ball(s), Shape::Box(x)) | (Shape::Box(x), Shape::Ball(s)) => {
+            (to_box(coords(s.center).collect(), x) - f64::from(s.radius)).max(0.0)
+        }
+        (Shape::Ball(s), Shape::Ball(t)) => {
+            let d2: f64 = coords(s.center)
+                .zip(coords(t.center))
+                .map(|(p, q)| (p - q).powi(2))
+                .sum();
+            (d2.sqrt() - f64::from(s.radius + t.radius)).max(0.0)
+        }
+    }
+}
+
+/// Balls and boxes of several sizes walk over a low box on a floor at several speeds
+/// (64 ticks a second): whenever a move says grounded, its ground is a walkable surface
+/// no farther than twice the skin from the character, as `CharacterMove::grounded`
+/// documents.
+fn grounded_only_within_two_skins<V: Vector>() {
+    let dt = 1.0 / 64.0;
+    let config = CharacterConfig::<V>::new(up());
+    let limit = 2.0 * f64::from(config.skin) + 1e-5;
+    let low_box = bbox::<V>([0.4, 0.0, -0.6], [1.6, 0.125, 0.6]);
+    let mut grounded_ticks = 0;
+    for speed in [3.0_f32, 6.0, 10.435, 14.0] {
+        for size in [0.2_f32, 0.299, 0.35, 0.5] {
+            for is_ball in [true, false] {
+                let mut world = World::new([floor(), low_box]);
+                let mut shape = if is_ball {
+                    ball::<V>([-1.0, size + 0.01, 0.0], size)
+                } else {
+                    bbox::<V>(
+                        [-1.0 - size, 0.01, -size],
+                        [-1.0 + size, 0.01 + 2.0 * size, size],
+                    )
+                };
+                let (mut velocity, mut grounded) = (V::ZERO, false);
+                for tick in 0..120 {
+                    let u = up::<V>();
+                    let across = if tick >= 30 { speed } else { 0.0 };
+                    velocity = vec::<V>([across, 0.0, 0.0]) + u * (velocity.dot(u) - GRAVITY * dt);
+                    let m = move_character(&shape, velocity * dt, grounded, &config, &mut world);
+                    shape = shape.translated(m.displacement);
+                    velocity = m.clip_velocity(velocity);
+                    grounded = m.grounded;
+                    if !m.grounded {
+                        continue;
+                    }
+                    grounded_ticks += 1;
+                    let ground = m.ground.expect("grounded without a ground");
+                    let g = gap(&shape, &world.targets[ground.id].shape);
+                    assert!(
+                        g <= limit,
+                        "speed {speed}, size {size}, ball {is_ball}, tick {tick}: grounded on {} with a gap of {g}",
+                        ground.id
+                    );
+                    assert!(ground.normal.dot(u) >= config.max_slope.cos() - 1e-6);
+                }
+            }
+        }
+    }
+    assert!(
+        grounded_ticks > 1000,
+        "only {grounded_ticks} grounded ticks"
+    );
+}
+
+/// A character box 1 high between a floor and a ceiling 0.8 apart, across both: no push
+/// gets it out of both, so it is crushed and not moved, whatever its motion. With the
+/// ceiling 1.2 up, the same overlap of the floor is resolved (up by the overlap).
+fn crushed_when_squeezed<V: Vector>() {
+    let config = CharacterConfig::<V>::new(up());
+    let character = bbox::<V>([-0.3, -0.1, -0.3], [0.3, 0.9, 0.3]);
+    for (ceiling, crushed) in [(0.7_f32, true), (1.2, false)] {
+        let mut world = World::new([
+            floor(),
+            bbox([-5.0, ceiling, -5.0], [5.0, ceiling + 1.0, 5.0]),
+        ]);
+        for motion in [V::ZERO, vec([2.0, 0.0, 0.0]), vec([0.0, -0.1, 0.0])] {
+            let m = move_character(&character, motion, true, &config, &mut world);
+            assert_eq!(m.crushed, crushed, "ceiling {ceiling}, motion {motion:?}");
+            if crushed {
+                assert_eq!(m.displacement, V::ZERO);
+                assert!(!m.grounded && m.hits.is_empty());
+            } else {
+                assert!(
+                    (m.recovered.dot(up()) - 0.1).abs() < 1e-5,
+                    "{:?}",
+                    m.recovered
+                );
+                let moved = character.translated(m.displacement);
+                for t in &world.targets {
+                    assert!(penetration(&moved, &t.shape) < 1e-4);
+                }
+            }
+        }
+    }
 }

@@ -148,6 +148,253 @@ where
     assert!(state.is_touching(good, other));
 }
 
+/// `VelocityPlugin` and a velocity that is not finite: the entity stays where it is (a
+/// collider and an entity without a shape alike), one warning names it and the velocity
+/// (for the collider, the pipeline's own), and a valid velocity moves it again.
+fn velocity_plugin<V>(warnings: &Warnings)
+where
+    V: bevy_aabb_tree::Vector
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+{
+    warnings.0.lock().unwrap().clear();
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
+        .add_plugins((
+            AabbTreePlugin::<V>::default(),
+            VelocityPlugin::<V>::default(),
+        ))
+        // One fixed step per update.
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+            1.0 / 64.0,
+        )));
+    let velocity = |x: f32| Velocity(V::truncate_from_3d(Vec3::new(x, 1.0, 0.0)));
+    let start = Vec3::new(1.0, 2.0, 0.0);
+    let collider = app
+        .world_mut()
+        .spawn((
+            Transform::from_translation(start),
+            Aabb::new(V::splat(0.5)),
+            velocity(f32::NAN),
+        ))
+        .id();
+    let plain = app
+        .world_mut()
+        .spawn((Transform::from_translation(start), velocity(f32::INFINITY)))
+        .id();
+    let moving = app
+        .world_mut()
+        .spawn((Transform::from_translation(start), velocity(2.0)))
+        .id();
+    for _ in 0..20 {
+        app.update();
+    }
+    let at = |app: &App, e: Entity| app.world().get::<Transform>(e).unwrap().translation;
+    assert_eq!(at(&app, collider), start);
+    assert_eq!(at(&app, plain), start);
+    // The valid one moved: (2, 1) per second over the steps run.
+    let steps = (app.world().resource::<Time<Fixed>>().elapsed_secs() * 64.0).round();
+    assert!(steps >= 15.0, "only {steps} fixed steps");
+    let expected = start + Vec3::new(2.0, 1.0, 0.0) * (steps / 64.0);
+    assert!((at(&app, moving) - expected).abs().max_element() < 1e-4);
+
+    let seen = warnings_about(warnings, collider);
+    assert_eq!(seen.len(), 1, "{seen:#?}");
+    assert!(
+        seen[0].contains("Velocity") && seen[0].contains("NaN"),
+        "{}",
+        seen[0]
+    );
+    assert!(!seen[0].contains("translation"), "{}", seen[0]);
+    let seen = warnings_about(warnings, plain);
+    assert_eq!(seen.len(), 1, "{seen:#?}");
+    assert!(
+        seen[0].contains("Velocity") && seen[0].contains("inf"),
+        "{}",
+        seen[0]
+    );
+    assert!(warnings_about(warnings, moving).is_empty());
+
+    // Valid again: it moves; broken again: one more warning.
+    app.world_mut().entity_mut(plain).insert(velocity(2.0));
+    for _ in 0..5 {
+        app.update();
+    }
+    assert!(at(&app, plain).x > start.x);
+    let stopped = at(&app, plain);
+    app.world_mut().entity_mut(plain).insert(velocity(f32::NAN));
+    for _ in 0..5 {
+        app.update();
+    }
+    assert_eq!(at(&app, plain), stopped);
+    assert_eq!(warnings_about(warnings, plain).len(), 2);
+}
+
+/// Characters with bad settings: one warning each, naming the character, the setting and
+/// its value, and the documented fallback in use (the default setting: the character
+/// lands on the floor a skin above it and reads as grounded; a non-finite up: top-down,
+/// never grounded). A zero-size character is warned about. Repaired and broken again:
+/// one more warning.
+fn character_settings<V>(warnings: &Warnings)
+where
+    V: bevy_aabb_tree::Vector
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+{
+    warnings.0.lock().unwrap().clear();
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
+        .add_plugins((
+            AabbTreePlugin::<V>::new(Update),
+            CharacterPlugin::<V>::new(Update),
+        ))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+            1.0 / 60.0,
+        )));
+    let up = V::truncate_from_3d(Vec3::Y);
+    let vec = |x: f32, y: f32| V::truncate_from_3d(Vec3::new(x, y, 0.0));
+    app.world_mut().spawn((
+        Transform::from_xyz(0.0, -0.5, 0.0),
+        Aabb::new(V::truncate_from_3d(Vec3::new(50.0, 0.5, 50.0))),
+        Static,
+    ));
+    let default = CharacterConfig::new(up);
+    // (what is wrong, the value as printed, the controller)
+    let cases: Vec<(&str, &str, CharacterController<V>)> = vec![
+        (
+            "skin",
+            "-0.1",
+            CharacterConfig {
+                skin: -0.1,
+                ..default
+            },
+        ),
+        (
+            "max_slope",
+            "NaN",
+            CharacterConfig {
+                max_slope: f32::NAN,
+                ..default
+            },
+        ),
+        (
+            "max_step_height",
+            "-1",
+            CharacterConfig {
+                max_step_height: -1.0,
+                ..default
+            },
+        ),
+        (
+            "snap_distance",
+            "-1",
+            CharacterConfig {
+                snap_distance: -1.0,
+                ..default
+            },
+        ),
+        (
+            "max_iterations",
+            "0",
+            CharacterConfig {
+                max_iterations: 0,
+                ..default
+            },
+        ),
+        ("up", "NaN", CharacterConfig::new(vec(f32::NAN, 1.0))),
+    ]
+    .into_iter()
+    .map(|(what, value, config)| {
+        (
+            what,
+            value,
+            CharacterController::new(up).with_config(config),
+        )
+    })
+    .collect();
+    let mut characters = Vec::new();
+    for (i, (what, value, mut controller)) in cases.into_iter().enumerate() {
+        // Falling onto the floor from 0.3 above it.
+        controller.velocity = vec(0.0, -3.0);
+        let e = app
+            .world_mut()
+            .spawn((
+                Transform::from_xyz(i as f32 * 2.0, 0.8, 0.0),
+                Aabb::new(V::truncate_from_3d(Vec3::new(0.3, 0.5, 0.3))),
+                controller,
+            ))
+            .id();
+        characters.push((what, value, e));
+    }
+    let point = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(20.0, 0.01, 0.0),
+            Aabb::new(V::ZERO),
+            CharacterController::new(up),
+        ))
+        .id();
+    let good = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(24.0, 0.8, 0.0),
+            Aabb::new(V::truncate_from_3d(Vec3::new(0.3, 0.5, 0.3))),
+            CharacterController {
+                velocity: vec(0.0, -3.0),
+                ..CharacterController::new(up)
+            },
+        ))
+        .id();
+    for _ in 0..30 {
+        app.update();
+    }
+    let about = |e: Entity| warnings.containing(&format!("character {e} "));
+    for &(what, value, e) in &characters {
+        let seen = about(e);
+        assert_eq!(seen.len(), 1, "{what}: {seen:#?}");
+        assert!(
+            seen[0].contains(&format!("CharacterConfig::{what} ")) && seen[0].contains(value),
+            "{what}: {}",
+            seen[0]
+        );
+        let state = app.world().get::<CharacterState<V>>(e).unwrap();
+        let bottom = app.world().get::<Transform>(e).unwrap().translation.y - 0.5;
+        assert!((0.0..0.021).contains(&bottom), "{what}: bottom at {bottom}");
+        assert_eq!(state.grounded, what != "up", "{what}");
+    }
+    let seen = about(point);
+    assert_eq!(seen.len(), 1, "{seen:#?}");
+    assert!(seen[0].contains("zero size"), "{}", seen[0]);
+    assert!(about(good).is_empty(), "{:#?}", about(good));
+    assert!(app.world().get::<CharacterState<V>>(good).unwrap().grounded);
+
+    // Repaired: no new warning; broken again: one more.
+    let (_, _, skin) = characters[0];
+    let set_skin = |app: &mut App, value: f32| {
+        app.world_mut()
+            .get_mut::<CharacterController<V>>(skin)
+            .unwrap()
+            .config
+            .skin = value;
+    };
+    set_skin(&mut app, 0.01);
+    for _ in 0..5 {
+        app.update();
+    }
+    assert_eq!(about(skin).len(), 1);
+    set_skin(&mut app, f32::INFINITY);
+    for _ in 0..5 {
+        app.update();
+    }
+    let seen = about(skin);
+    assert_eq!(seen.len(), 2, "{seen:#?}");
+    assert!(seen[1].contains("inf"), "{}", seen[1]);
+}
+
 #[test]
 fn one_warning_per_invalid_episode() {
     let warnings = Warnings::default();
@@ -156,4 +403,8 @@ fn one_warning_per_invalid_episode() {
     bevy::log::tracing::subscriber::set_global_default(subscriber).unwrap();
     run::<Vec2>(&warnings);
     run::<Vec3>(&warnings);
+    velocity_plugin::<Vec2>(&warnings);
+    velocity_plugin::<Vec3>(&warnings);
+    character_settings::<Vec2>(&warnings);
+    character_settings::<Vec3>(&warnings);
 }

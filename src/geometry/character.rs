@@ -13,26 +13,30 @@ use crate::geometry::slide::{clip, clip_to_planes, length, step_to_hit};
 use crate::geometry::{CastHit, Shape};
 
 /// Settings of [`move_character`]. Lengths are in world units: scale them by the game's
-/// length unit (a game in pixels multiplies each by its pixels per unit).
+/// length unit (a game in pixels multiplies each by its pixels per unit). The plugin's
+/// controller replaces a setting out of its range by its default, with a warning
+/// (`CharacterController::config`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "plugin", derive(bevy::reflect::Reflect))]
 pub struct CharacterConfig<V: Vector> {
-    /// The up direction (need not be unit length). Zero for a top-down game: no ground,
-    /// no steps, no snapping, every hit is a wall.
+    /// The up direction (need not be unit length, must be finite). Zero for a top-down
+    /// game: no ground, no steps, no snapping, every hit is a wall. No default: given to
+    /// [`Self::new`].
     pub up: V,
-    /// The gap kept between the character and what it touches, along the hit's normal.
-    /// Default: `0.01`.
+    /// The gap kept between the character and what it touches, along the hit's normal:
+    /// a finite number of at least 0. Default: `0.01`.
     pub skin: f32,
-    /// The most casts per slide (each hit costs one). Default: 4.
+    /// The most casts per slide (each hit costs one), at least 1. Default: 4.
     pub max_iterations: usize,
-    /// The steepest slope, in radians from `up`, the character walks on. Steeper
-    /// surfaces are walls it slides down and cannot climb. Default: 45°.
+    /// The steepest slope, in radians from `up` (0 to π/2), the character walks on.
+    /// Steeper surfaces are walls it slides down and cannot climb. Default: 45°.
     pub max_slope: f32,
-    /// The highest step climbed while walking on ground; 0 turns steps off. Default:
-    /// `0.25`.
+    /// The highest step climbed while walking on ground (finite, at least 0); 0 turns
+    /// steps off. Default: `0.25`.
     pub max_step_height: f32,
     /// How far down a character that was on ground follows the ground (off a step, down a
-    /// slope) rather than leaving it; 0 turns snapping off. Default: `0.25`.
+    /// slope) rather than leaving it (finite, at least 0); 0 turns snapping off.
+    /// Default: `0.25`.
     pub snap_distance: f32,
 }
 
@@ -73,6 +77,15 @@ pub trait CharacterWorld<V: Vector> {
     /// colliders push only as [`one_way_push`] says); zero when none.
     fn push_out(&mut self, shape: &Shape<V>) -> V;
 
+    /// Whether `shape` overlaps something that blocks it (what [`Self::push_out`] pushes
+    /// out of) deeper than `tolerance`: after its pushes, the character is then squeezed
+    /// ([`CharacterMove::crushed`]). The default asks [`Self::push_out`], which misses a
+    /// shape pushed equally both ways along an axis; the plugin's world measures each
+    /// collider.
+    fn overlaps(&mut self, shape: &Shape<V>, tolerance: f32) -> bool {
+        length(self.push_out(shape)) > tolerance
+    }
+
     /// Whether the character may stand on, and step onto, `id`. The plugin says no for
     /// other characters, so that characters do not climb on top of each other.
     fn can_stand_on(&mut self, id: Self::Id) -> bool {
@@ -89,7 +102,8 @@ pub struct CharacterMove<V: Vector, Id> {
     /// The part of `displacement` that moved the character out of overlaps it started in.
     pub recovered: V,
     /// Whether it ends standing on ground: a surface within `max_slope` of `up` that it
-    /// may stand on, below it within twice the skin.
+    /// may stand on, under it and at most twice the skin from it where the move ends.
+    /// Never while moving up.
     pub grounded: bool,
     /// The ground it stands on (the hit that found it), when grounded.
     pub ground: Option<CastHit<V, Id>>,
@@ -100,6 +114,11 @@ pub struct CharacterMove<V: Vector, Id> {
     pub step: f32,
     /// How far it moved down to keep to the ground (0 when it did not snap).
     pub snap: f32,
+    /// It started inside colliders and its pushes out did not get it out of all of them:
+    /// it is squeezed between colliders that push it opposite ways (a rider between a
+    /// rising platform and a ceiling). It is then not moved at all (`displacement` is
+    /// zero, no hit, not grounded), so that no push takes it into or through a collider.
+    pub crushed: bool,
     /// The planes the motion was clipped against, and whether each is ground: walls
     /// count as vertical, so that a velocity clipped by them gains no upward part on a
     /// steep slope.
@@ -126,6 +145,7 @@ impl<V: Vector, Id> CharacterMove<V, Id> {
             hits: SmallVec::new(),
             step: 0.0,
             snap: 0.0,
+            crushed: false,
             planes: SmallVec::new(),
             up: V::ZERO,
         }
@@ -210,12 +230,14 @@ enum Part {
 /// A game applies gravity in `motion` (and zeroes it through `clip_velocity` on
 /// landing), as it would for [`move_and_slide`](crate::geometry::move_and_slide).
 /// Invalid input (an invalid shape, a non-finite motion, a negative or non-finite skin)
-/// does not move the character.
+/// does not move the character, nor does being squeezed between colliders
+/// ([`CharacterMove::crushed`]).
 //
 // The steps, in order:
 // 1. Recovery: up to four pushes out of what the shape overlaps (a spawn inside a wall,
 //    a platform that rose into the feet); each push is the least that separates, so the
-//    character is moved out, not launched.
+//    character is moved out, not launched. When the pushes leave it inside something
+//    (more than half a skin deep), it is crushed: the call ends there, without moving it.
 // 2. Across: the motion less its component along `up` slides first. Ground slopes clip
 //    it into a climb; a surface that is not ground clips as a vertical wall.
 // 3. Step: when that slide met a wall that is not ground and lost motion, and the
@@ -226,11 +248,15 @@ enum Part {
 //    not count), and got further across than the plain slide.
 // 4. Along: the component along `up` slides. Moving down onto ground stops there (no
 //    slide down a walkable slope); onto a steep slope it slides down along it.
-// 5. Snap: a character that stood on ground, does not move up and lost the ground is
-//    cast `snap_distance` down and moved onto ground found there.
-// 6. Probe: not moving up and not yet on ground, a cast twice the skin down says whether
-//    ground is under it (without moving), so a character resting a skin above a floor
-//    reads as grounded at every call.
+// 5. Snap: a character that stood on ground and does not move up is cast
+//    `snap_distance` down from where the slides left it and moved onto ground found
+//    there, to a skin above it.
+// 6. Probe: not moving up and not on ground before, a cast down says whether ground is
+//    under it within twice the skin (without moving), so a character resting a skin
+//    above a floor reads as grounded at every call. Whether a move ends grounded is
+//    decided here, from where it ends, not from what the slides met on the way (a ball
+//    that climbs a box's edge meets ground and then leaves it); a fall stopped by
+//    ground (step 4) ends on it, with no cast.
 pub fn move_character<V: Vector, W: CharacterWorld<V>>(
     shape: &Shape<V>,
     motion: V,
@@ -253,12 +279,20 @@ pub fn move_character<V: Vector, W: CharacterWorld<V>>(
 
     // 1. Recovery.
     let mut pos = V::ZERO;
+    let mut pushed = false;
     for _ in 0..4 {
         let push = world.push_out(&shape.translated(pos));
         if push == V::ZERO || !push.is_finite() {
             break;
         }
         pos += push;
+        pushed = true;
+    }
+    // Still inside after the pushes: squeezed. Left where it is, not pushed into
+    // whatever pushes back. Rounding leaves far less than half a skin.
+    if pushed && world.overlaps(&shape.translated(pos), (0.5 * skin).max(1e-4)) {
+        out.crushed = true;
+        return out;
     }
     out.recovered = pos;
 
@@ -291,16 +325,8 @@ pub fn move_character<V: Vector, W: CharacterWorld<V>>(
         out.step = step.height;
         out.hits.extend(step.hits);
         out.planes.extend(step.planes);
-        out.grounded = true;
-        out.ground = Some(step.ground);
     } else {
         pos = start + done;
-        for hit in &hits {
-            if rules.is_ground(world, hit) {
-                out.grounded = true;
-                out.ground = Some(*hit);
-            }
-        }
         out.hits.extend(hits);
         out.planes.extend(planes);
     }
@@ -318,44 +344,57 @@ pub fn move_character<V: Vector, W: CharacterWorld<V>>(
         &mut hits,
         &mut planes,
     );
+    // Moving up leaves the ground, whatever the walk across met.
     let rising = up != V::ZERO && motion.dot(up) > 0.0;
-    for hit in &hits {
-        if rules.is_ground(world, hit) {
-            out.grounded = true;
-            out.ground = Some(*hit);
-        }
-    }
+    // A fall that ended on ground: the slide stopped it where it ends, a skin above.
+    let landed = hits
+        .last()
+        .copied()
+        .filter(|hit| along.dot(up) < 0.0 && rules.is_ground(world, hit));
     out.hits.extend(hits);
     out.planes.extend(planes);
-    if rising {
-        // Moving up leaves the ground, whatever the walk across met.
-        out.grounded = false;
-        out.ground = None;
-    }
 
-    // 5. Snap, 6. probe.
-    if up != V::ZERO && !rising && !out.grounded {
+    // 5. Snap, 6. probe: whatever the slides met on the way, the ground is what lies
+    // under the place where the move ends.
+    if let Some(hit) = landed {
+        out.grounded = true;
+        out.ground = Some(hit);
+    } else if up != V::ZERO && !rising {
+        let near = 2.0 * skin;
+        // A character resting a skin from a walkable slope is `skin / cos` above it:
+        // the probe reaches that far on the steepest walkable slope.
+        let probe = near / rules.ground_cos.clamp(0.1, 1.0);
         let reach = if grounded {
-            config.snap_distance.max(2.0 * skin)
+            config.snap_distance.max(probe)
         } else {
-            2.0 * skin
+            probe
         };
         if let Some(hit) = world.cast(&shape.translated(pos), -up * reach)
             && rules.is_ground(world, &hit)
         {
-            if grounded {
+            let cos = hit.normal.dot(up).max(1e-3);
+            let drop = hit.time * reach;
+            let on_ground = if grounded {
                 // Down to a skin above the ground along its normal.
-                let cos = hit.normal.dot(up).max(1e-3);
-                let down = (hit.time * reach - skin / cos).max(0.0);
+                let down = (drop - skin / cos).max(0.0);
                 pos -= up * down;
                 out.snap = down;
+                true
+            } else {
+                // Within twice the skin: straight down, or along the normal of a slope.
+                drop <= near
+                    || world
+                        .cast(&shape.translated(pos), -hit.normal * near)
+                        .is_some_and(|h| rules.is_ground(world, &h))
+            };
+            if on_ground {
+                out.grounded = true;
+                out.ground = Some(hit);
+                out.planes.push(Plane {
+                    normal: hit.normal,
+                    ground: true,
+                });
             }
-            out.grounded = true;
-            out.ground = Some(hit);
-            out.planes.push(Plane {
-                normal: hit.normal,
-                ground: true,
-            });
         }
     }
     out.displacement = pos;
@@ -366,7 +405,6 @@ pub fn move_character<V: Vector, W: CharacterWorld<V>>(
 struct Step<V: Vector, Id> {
     displacement: V,
     height: f32,
-    ground: CastHit<V, Id>,
     hits: SmallVec<[CastHit<V, Id>; 4]>,
     planes: SmallVec<[Plane<V>; 8]>,
 }
@@ -435,7 +473,6 @@ fn step_up<V: Vector, W: CharacterWorld<V>>(
     Some(Step {
         displacement,
         height: height.max(0.0),
-        ground,
         hits,
         planes,
     })

@@ -8,9 +8,14 @@ use bevy::ecs::system::{StaticSystemParam, SystemParamItem};
 use bevy::prelude::*;
 use smallvec::SmallVec;
 
+use bevy::ecs::entity::EntityHashMap;
+
 use crate::Vector;
-use crate::geometry::{CastHit, CharacterConfig, CharacterWorld, Shape, move_character};
-use crate::plugin::gameplay::PushOut;
+use crate::geometry::{
+    CastHit, CharacterConfig, CharacterWorld, Shape, cast_shape, move_character, one_way_blocks,
+    one_way_push,
+};
+use crate::plugin::state::Body;
 use crate::plugin::{
     AabbTree, CollisionConfig, CollisionLayers, CollisionSystems, FilterPairs, PairFilter,
     QueryFilter, TrackedCollider,
@@ -57,11 +62,22 @@ use crate::tree::LayerTest;
 pub struct CharacterController<V: Vector> {
     /// The velocity to move by, in world units per second, gravity included. The
     /// controller removes what ran into surfaces at each move (see
-    /// [`CharacterMove::clip_velocity`](crate::geometry::CharacterMove::clip_velocity)).
+    /// [`CharacterMove::clip_velocity`](crate::geometry::CharacterMove::clip_velocity)),
+    /// and sets it to zero while the character is
+    /// [crushed](CharacterState::crushed) and when it is not finite (with a warning).
     /// Default: zero.
     pub velocity: V,
     /// Steps, slopes, snapping and skin. Default: [`CharacterConfig::new`] with the up
     /// direction given.
+    ///
+    /// A setting out of its range is replaced for the move, with one warning naming the
+    /// character, the setting and its value (again only after it was right for a move):
+    /// an `up` that is not finite by zero (the character moves as a top-down one), a
+    /// `skin`, `max_step_height` or `snap_distance` that is not a finite number of at
+    /// least 0, a `max_slope` outside 0 to π/2 (NaN included) and a `max_iterations`
+    /// of 0 by their defaults ([`CharacterConfig::new`]). A collider of zero size (a
+    /// point, a flat box) is warned about too: it fits into the seams between
+    /// colliders.
     pub config: CharacterConfig<V>,
     /// Set it (for one tick, or while a button is held) to drop through the
     /// [`OneWay`](crate::plugin::OneWay) platform the character stands on; it then passes through that platform
@@ -94,13 +110,32 @@ impl<V: Vector> CharacterController<V> {
 
 /// What a character's last move met, written by [`CharacterPlugin`] (added with
 /// [`CharacterController`]).
+///
+/// The controller keeps a gap of a skin between a character and what it stands on or
+/// walks against, so the character's collider does not touch them and
+/// [`CollidingEntities`](crate::plugin::CollidingEntities) does not list them: ask
+/// [`Self::grounded`], [`Self::ground`] or [`Self::touches`] instead.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_aabb_tree::d2::*;
+/// #[derive(Component)]
+/// struct Player;
+///
+/// /// The player stands on a static collider.
+/// fn on_static_ground(player: Single<&CharacterState, With<Player>>, floors: Query<(), With<Static>>) -> bool {
+///     player.ground.is_some_and(|ground| floors.contains(ground))
+/// }
+/// # bevy::ecs::system::assert_is_system(on_static_ground);
+/// ```
 #[derive(Component, Clone, Debug, PartialEq, Reflect)]
 #[reflect(Component, Debug)]
 pub struct CharacterState<V: Vector> {
-    /// It stands on ground: a surface within the maximum slope, below it within twice
-    /// the skin.
+    /// It stands on ground: a surface within the maximum slope, under it and at most
+    /// twice the skin from it where the move ended. Never while moving up, nor while
+    /// crushed.
     pub grounded: bool,
-    /// The collider it stands on.
+    /// The collider it stands on (when grounded).
     pub ground: Option<Entity>,
     /// The ground's normal (zero when not grounded).
     pub ground_normal: V,
@@ -112,18 +147,29 @@ pub struct CharacterState<V: Vector> {
     pub displacement: V,
     /// How high a step lifted it at the last move (0 when none).
     pub step: f32,
+    /// It is squeezed between colliders that push it opposite ways, past what a push
+    /// can resolve: a rider between a rising platform and a ceiling, a character under a
+    /// falling block on the floor. The controller then leaves it where it is (it is
+    /// never pushed into or through a collider), sets its velocity to zero, and moves it
+    /// again once nothing overlaps it; the game decides the rest (a hit, a respawn).
+    /// [`Self::touching`] names what squeezes it.
+    pub crushed: bool,
     /// Every surface the last move met.
     #[reflect(ignore)]
     pub hits: SmallVec<[CastHit<V, Entity>; 4]>,
+    /// What it touches where the last move ended.
+    #[reflect(ignore)]
+    touching: SmallVec<[Entity; 4]>,
     /// One-way platforms it is dropping through, until clear of each.
     #[reflect(ignore)]
     passing: SmallVec<[Entity; 2]>,
     /// The ground's center when the last move ended: its motion since is the ride.
     #[reflect(ignore)]
     ground_at: V,
-    /// A warning about this character was given (a parent, a non-finite velocity).
+    /// What was wrong with it at the last move and was warned about (a parent, a
+    /// non-finite velocity, bad settings, a zero size), one bit each.
     #[reflect(ignore)]
-    warned: bool,
+    warned: u16,
 }
 
 impl<V: Vector> Default for CharacterState<V> {
@@ -135,11 +181,45 @@ impl<V: Vector> Default for CharacterState<V> {
             ground_velocity: V::ZERO,
             displacement: V::ZERO,
             step: 0.0,
+            crushed: false,
             hits: SmallVec::new(),
+            touching: SmallVec::new(),
             passing: SmallVec::new(),
             ground_at: V::ZERO,
-            warned: false,
+            warned: 0,
         }
+    }
+}
+
+impl<V: Vector> CharacterState<V> {
+    /// The colliders it touches where its last move ended, each once: the ground it
+    /// stands on, and what the move met (walls, ceilings, other characters) within
+    /// twice the skin of where it ended; when [crushed](Self::crushed), what it is
+    /// squeezed by. The counterpart of
+    /// [`CollidingEntities`](crate::plugin::CollidingEntities) for a character, which
+    /// the skin keeps from touching anything. A character moved later in the same tick
+    /// may have moved away since.
+    pub fn touching(&self) -> &[Entity] {
+        &self.touching
+    }
+
+    /// Whether it touches `entity` where its last move ended (see [`Self::touching`]):
+    /// true for the ground it stands on.
+    pub fn touches(&self, entity: Entity) -> bool {
+        self.touching.contains(&entity)
+    }
+
+    /// Crushed: held where it is, touching what squeezes it.
+    fn hold(&mut self, touching: SmallVec<[Entity; 4]>) {
+        self.crushed = true;
+        self.grounded = false;
+        self.ground = None;
+        self.ground_normal = V::ZERO;
+        self.ground_velocity = V::ZERO;
+        self.displacement = V::ZERO;
+        self.step = 0.0;
+        self.hits.clear();
+        self.touching = touching;
     }
 }
 
@@ -165,6 +245,19 @@ pub enum CharacterSystems {
 /// above, jumps through them from below, and drops through them on demand
 /// ([`CharacterController::drop_through`]). It never stands on another character, so
 /// characters that meet do not climb on top of each other.
+///
+/// Characters move one after another, in the order of their query, each against the
+/// others where they are now (those moved before it in the tick where their moves left
+/// them), so that no two end a tick inside each other.
+///
+/// A character squeezed between colliders that push it opposite ways, past what a push
+/// can resolve (a rider between a rising platform and a ceiling), is
+/// [crushed](CharacterState::crushed): it is left where it is, never pushed into or
+/// through a collider, until nothing overlaps it any more. A collider pushes a
+/// character out the least way, except that the ground it stood on pushes it only up
+/// and a collider that moved into it this tick pushes it along that motion, so that a
+/// platform or a block that comes deeper than the character's middle in one tick does
+/// not push it through itself.
 ///
 /// The game sets [`CharacterController::velocity`] (gravity included) before the
 /// collision tick; the controller runs after it ([`CharacterSystems::Move`], after
@@ -267,7 +360,121 @@ type CharacterItem<V> = (
     Has<ChildOf>,
 );
 
-/// Moves every character (in the order of the query) and records what it met.
+/// What can be wrong with a character, one bit each in [`CharacterState::warned`]: each
+/// is warned about once when it appears, and again only after it was right for a move.
+mod problem {
+    pub(super) const CHILD: u16 = 1 << 0;
+    pub(super) const VELOCITY: u16 = 1 << 1;
+    pub(super) const UP: u16 = 1 << 2;
+    pub(super) const SKIN: u16 = 1 << 3;
+    pub(super) const MAX_SLOPE: u16 = 1 << 4;
+    pub(super) const STEP: u16 = 1 << 5;
+    pub(super) const SNAP: u16 = 1 << 6;
+    pub(super) const ITERATIONS: u16 = 1 << 7;
+    pub(super) const ZERO_SIZE: u16 = 1 << 8;
+    pub(super) const ALL: [u16; 9] = [
+        CHILD, VELOCITY, UP, SKIN, MAX_SLOPE, STEP, SNAP, ITERATIONS, ZERO_SIZE,
+    ];
+}
+
+/// Whether `value` is a finite number of at least 0.
+fn non_negative(value: f32) -> bool {
+    value.is_finite() && value >= 0.0
+}
+
+/// `config` with each setting out of its range replaced by its fallback (documented on
+/// [`CharacterController::config`]), and the [`problem`] bits of those replaced.
+fn checked<V: Vector>(config: &CharacterConfig<V>) -> (CharacterConfig<V>, u16) {
+    let default = CharacterConfig::<V>::new(V::ZERO);
+    let mut c = *config;
+    let mut bad = 0;
+    if !c.up.is_finite() {
+        c.up = V::ZERO;
+        bad |= problem::UP;
+    }
+    if !non_negative(c.skin) {
+        c.skin = default.skin;
+        bad |= problem::SKIN;
+    }
+    if !(0.0..=core::f32::consts::FRAC_PI_2).contains(&c.max_slope) {
+        c.max_slope = default.max_slope;
+        bad |= problem::MAX_SLOPE;
+    }
+    if !non_negative(c.max_step_height) {
+        c.max_step_height = default.max_step_height;
+        bad |= problem::STEP;
+    }
+    if !non_negative(c.snap_distance) {
+        c.snap_distance = default.snap_distance;
+        bad |= problem::SNAP;
+    }
+    if c.max_iterations == 0 {
+        c.max_iterations = default.max_iterations;
+        bad |= problem::ITERATIONS;
+    }
+    (c, bad)
+}
+
+/// Whether a shape has no extent along some axis (a point, a flat box, a ball of radius
+/// 0).
+fn zero_size<V: Vector>(shape: &Shape<V>) -> bool {
+    match shape {
+        Shape::Box(b) => (0..V::DIM).any(|axis| b.max.axis(axis) <= b.min.axis(axis)),
+        Shape::Ball(b) => b.radius <= 0.0,
+    }
+}
+
+/// The one warning about problem `bit` of character `entity`.
+fn warn_about<V: Vector>(
+    entity: Entity,
+    bit: u16,
+    controller: &CharacterController<V>,
+    shape: &Shape<V>,
+) {
+    let (c, d) = (&controller.config, CharacterConfig::<V>::new(V::ZERO));
+    let prefix = format!("bevy_aabb_tree: character {entity} ");
+    let number = "not a finite number of at least 0: using its default,";
+    match bit {
+        problem::CHILD => warn!(
+            "{prefix}is a child: its moves are world displacements added to its local translation; keep characters at the root"
+        ),
+        problem::VELOCITY => warn!(
+            "{prefix}has a non-finite velocity {:?}: it is set to zero",
+            controller.velocity
+        ),
+        problem::UP => warn!(
+            "{prefix}has CharacterConfig::up {:?}, not finite: it moves as a top-down character (no ground, steps or snapping)",
+            c.up
+        ),
+        problem::SKIN => warn!(
+            "{prefix}has CharacterConfig::skin {}, {number} {}",
+            c.skin, d.skin
+        ),
+        problem::MAX_SLOPE => warn!(
+            "{prefix}has CharacterConfig::max_slope {}, not an angle from 0 to π/2 radians: using its default, {} (45°)",
+            c.max_slope, d.max_slope
+        ),
+        problem::STEP => warn!(
+            "{prefix}has CharacterConfig::max_step_height {}, {number} {}",
+            c.max_step_height, d.max_step_height
+        ),
+        problem::SNAP => warn!(
+            "{prefix}has CharacterConfig::snap_distance {}, {number} {}",
+            c.snap_distance, d.snap_distance
+        ),
+        problem::ITERATIONS => warn!(
+            "{prefix}has CharacterConfig::max_iterations 0, not at least 1: using its default, {}",
+            d.max_iterations
+        ),
+        _ => warn!(
+            "{prefix}has a zero size ({shape:?}): it fits into the seams between colliders (a point walks along a floor's seam into a box); give its collider a size"
+        ),
+    }
+}
+
+/// Moves every character (in the order of the query) and records what it met. Each
+/// move sees the characters moved before it where their moves left them.
+#[allow(clippy::too_many_arguments)]
 fn move_characters<V: Vector, F: PairFilter + 'static>(
     time: Res<Time>,
     tree: Res<AabbTree<V>>,
@@ -277,11 +484,17 @@ fn move_characters<V: Vector, F: PairFilter + 'static>(
     colliders: Query<&TrackedCollider<V>, Without<CharacterController<V>>>,
     is_character: Query<(), With<CharacterController<V>>>,
     asks: Query<(), With<FilterPairs>>,
+    // The displacement of each character moved so far this tick.
+    mut moved_so_far: Local<EntityHashMap<V>>,
 ) where
     for<'w, 's> SystemParamItem<'w, 's, F>: PairFilter,
 {
     let dt = time.delta_secs();
     let filter = &*filter;
+    moved_so_far.clear();
+    // The largest coordinate of those displacements: a character moved this tick is that
+    // much farther from its place in the trees at most.
+    let mut reach = 0.0_f32;
     for (entity, mut controller, mut state, mut tracked, mut transform, layers, child) in
         &mut characters
     {
@@ -289,22 +502,28 @@ fn move_characters<V: Vector, F: PairFilter + 'static>(
         if tracked.proxy.is_none() {
             continue;
         }
-        if (child || !controller.velocity.is_finite()) && !state.warned {
-            warn!(
-                "bevy_aabb_tree: character {entity} {}",
-                if child {
-                    "is a child: its moves are world displacements added to its local translation; keep characters at the root"
-                } else {
-                    "has a non-finite velocity: it is set to zero"
-                }
-            );
-            state.warned = true;
+        let shape = tracked.world_shape();
+        let (config, mut problems) = checked(&controller.config);
+        if child {
+            problems |= problem::CHILD;
         }
+        if !controller.velocity.is_finite() {
+            problems |= problem::VELOCITY;
+        }
+        if zero_size(&shape) {
+            problems |= problem::ZERO_SIZE;
+        }
+        let new = problems & !state.warned;
+        if new != 0 {
+            for bit in problem::ALL.into_iter().filter(|bit| new & bit != 0) {
+                warn_about(entity, bit, &controller, &shape);
+            }
+        }
+        state.warned = problems;
         if !controller.velocity.is_finite() {
             controller.velocity = V::ZERO;
         }
         let layers = layers.copied().unwrap_or_default();
-        let shape = tracked.world_shape();
         let state = &mut *state;
         let me_asks = asks.contains(entity);
         let allow = |other: Entity| {
@@ -346,7 +565,21 @@ fn move_characters<V: Vector, F: PairFilter + 'static>(
             ignore: None,
             allow,
             is_character: &is_character,
+            moved: &moved_so_far,
+            reach,
+            ground: state.ground,
+            up: config.up,
         };
+        let tolerance = (0.5 * config.skin).max(1e-4);
+
+        // Crushed at the last move and still inside what squeezed it: held where it is,
+        // so that nothing pushes it through a collider, until it is free.
+        if state.crushed && world.overlaps(&shape, tolerance) {
+            let touching = world.near(&shape, 2.0 * config.skin);
+            controller.velocity = V::ZERO;
+            state.hold(touching);
+            continue;
+        }
 
         // Carried by the ground's motion over this tick, through everything but the
         // ground itself (which is already where it moved).
@@ -357,9 +590,15 @@ fn move_characters<V: Vector, F: PairFilter + 'static>(
         let mut moved = V::ZERO;
         if carry != V::ZERO && carry.is_finite() {
             world.ignore = state.ground;
-            let ride = move_character(&shape, carry, false, &controller.config, &mut world);
-            moved = ride.displacement;
+            let ride = move_character(&shape, carry, false, &config, &mut world);
             world.ignore = None;
+            if ride.crushed {
+                let touching = world.near(&shape, 2.0 * config.skin);
+                controller.velocity = V::ZERO;
+                state.hold(touching);
+                continue;
+            }
+            moved = ride.displacement;
         }
 
         let motion = controller.velocity * dt;
@@ -367,32 +606,47 @@ fn move_characters<V: Vector, F: PairFilter + 'static>(
             &shape.translated(moved),
             motion,
             state.grounded,
-            &controller.config,
+            &config,
             &mut world,
         );
         moved += step.displacement;
-        if moved.is_finite() {
+        if !moved.is_finite() {
+            moved = V::ZERO;
+        }
+        let now = shape.translated(moved);
+        // What it touches where the move ended.
+        let mut touching = world.near(&now, 2.0 * config.skin);
+        if moved != V::ZERO {
             transform.translation += moved.extend_to_3d();
+            moved_so_far.insert(entity, moved);
+            reach = reach.max(moved.abs().max_element());
             if step.step > 0.0 {
                 // A step goes up, then across: the next tick's sweep, a straight line,
                 // would cut the step's corner and report a contact that never was. It
                 // starts instead above where the character was, at the height it
                 // reached, and runs across the top of the step.
-                let up = controller.config.up;
+                let up = config.up;
                 let rise = up * (moved.dot(up) / up.dot(up));
                 tracked.shape = shape.translated(rise);
                 tracked.start_known = true;
             }
         }
-        controller.velocity = step.clip_velocity(controller.velocity);
 
-        let now = shape.translated(moved);
-        let grown = now.bounding_box().grown(2.0 * controller.config.skin);
+        let grown = now.bounding_box().grown(2.0 * config.skin);
         state.passing.retain(|platform| {
             colliders
                 .get(*platform)
                 .is_ok_and(|t| t.proxy.is_some() && t.world_aabb().overlaps(&grown))
         });
+        if step.crushed {
+            // Held where the ride left it.
+            controller.velocity = V::ZERO;
+            state.hold(touching);
+            state.displacement = moved;
+            continue;
+        }
+        controller.velocity = step.clip_velocity(controller.velocity);
+        state.crushed = false;
         state.grounded = step.grounded;
         state.ground = step.ground.map(|g| g.id);
         state.ground_normal = step.ground.map_or(V::ZERO, |g| g.normal);
@@ -406,6 +660,42 @@ fn move_characters<V: Vector, F: PairFilter + 'static>(
         state.displacement = moved;
         state.step = step.step;
         state.hits = step.hits;
+        if let Some(ground) = state.ground
+            && !touching.contains(&ground)
+        {
+            touching.push(ground);
+        }
+        state.touching = touching;
+    }
+}
+
+/// A unit vector along `v`, or zero when `v` is zero or not finite.
+fn unit<V: Vector>(v: V) -> V {
+    let len = v.dot(v).sqrt();
+    if len > 0.0 && len.is_finite() {
+        v / len
+    } else {
+        V::ZERO
+    }
+}
+
+/// The push that moves `shape` along the unit vector `dir` until it only touches `other`
+/// (zero when they are apart): from far enough along `dir` to be clear of `other`, a cast
+/// back says where it meets it.
+fn push_along<V: Vector>(shape: &Shape<V>, other: &Shape<V>, dir: V) -> V {
+    if !shape.overlaps(other) {
+        return V::ZERO;
+    }
+    let diagonal = |s: &Shape<V>| {
+        let b = s.bounding_box();
+        let d = b.max - b.min;
+        d.dot(d).sqrt()
+    };
+    let apart = other.center() - shape.center();
+    let far = diagonal(shape) + diagonal(other) + apart.dot(apart).sqrt();
+    match cast_shape(&shape.translated(dir * far), -dir * far, other) {
+        Some(hit) if far.is_finite() => dir * (far * (1.0 - hit.time)),
+        _ => V::ZERO,
     }
 }
 
@@ -421,6 +711,14 @@ struct TreeWorld<'a, 'w, 's, V: Vector, A> {
     /// The pair filter's answer for the character and another entity.
     allow: A,
     is_character: &'a Query<'w, 's, (), With<CharacterController<V>>>,
+    /// The characters moved before this one in this tick, by their displacement.
+    moved: &'a EntityHashMap<V>,
+    /// The largest coordinate of those displacements.
+    reach: f32,
+    /// The ground it stood on at its last move: it pushes the character only up.
+    ground: Option<Entity>,
+    /// Up (any length; zero for a top-down character).
+    up: V,
 }
 
 impl<V: Vector, A: FnMut(Entity) -> bool> TreeWorld<'_, '_, '_, V, A> {
@@ -433,36 +731,147 @@ impl<V: Vector, A: FnMut(Entity) -> bool> TreeWorld<'_, '_, '_, V, A> {
             && self.ignore != Some(entity)
             && (self.allow)(entity)
     }
-}
 
-impl<V: Vector, A: FnMut(Entity) -> bool> CharacterWorld<V> for TreeWorld<'_, '_, '_, V, A> {
-    type Id = Entity;
-
-    fn cast(&mut self, shape: &Shape<V>, motion: V) -> Option<CastHit<V, Entity>> {
-        let filter = QueryFilter::default().with_mask(self.layers.filters);
-        let tree = self.tree;
-        tree.cast_blocking_by(shape, motion, &filter, |body| {
-            self.meets(body.entity, &body.layers)
-        })
+    /// Where `body` is now: a character moved this tick where its move left it.
+    fn current(&self, body: &Body<V>) -> Shape<V> {
+        if self.moved.is_empty() {
+            return body.shape;
+        }
+        self.moved
+            .get(&body.entity)
+            .map_or(body.shape, |d| body.shape.translated(*d))
     }
 
-    fn push_out(&mut self, shape: &Shape<V>) -> V {
-        let mut pushes = PushOut::default();
+    /// The colliders that block the character within `distance` of `shape` (one-way
+    /// colliders only with `shape` on top of them), characters where they are now.
+    fn near(&mut self, shape: &Shape<V>, distance: f32) -> SmallVec<[Entity; 4]> {
+        let mut found = SmallVec::new();
         let test = LayerTest::Memberships(self.layers.filters);
         let tree = self.tree;
+        let area = shape.bounding_box().grown(distance + self.reach);
+        let limit = distance * (1.0 + 1e-4);
         for (trees, key_of) in tree.trees() {
-            trees.query_box_in(&shape.bounding_box(), test, |id, _| {
+            trees.query_box_in(&area, test, |id, _| {
                 let Some(body) = tree.body(key_of(id)) else {
                     return true;
                 };
                 if body.sensor || !self.meets(body.entity, &body.layers) {
                     return true;
                 }
-                pushes.add_from(shape, &body.shape, tree.one_ways.get(&body.entity).copied());
+                let blocks = tree
+                    .one_ways
+                    .get(&body.entity)
+                    .is_none_or(|&normal| one_way_blocks(shape, -normal, &body.shape, normal));
+                if blocks && self.current(body).distance(shape) <= limit {
+                    found.push(body.entity);
+                }
                 true
             });
         }
-        pushes.total()
+        found
+    }
+
+    /// Calls `each` with the push of `shape` out of every collider that blocks the
+    /// character and overlaps it (characters where they are now).
+    ///
+    /// The push is the least that separates, except that a collider never pushes the
+    /// character through itself: the ground it stood on pushes it up only (a platform
+    /// that rose into its feet), and a collider that moved into it this tick (it did
+    /// not overlap it where it was) pushes it along that motion, however deep it came.
+    fn each_push(&mut self, shape: &Shape<V>, mut each: impl FnMut(V)) {
+        let test = LayerTest::Memberships(self.layers.filters);
+        let tree = self.tree;
+        let area = shape.bounding_box().grown(self.reach);
+        let up = unit(self.up);
+        for (trees, key_of) in tree.trees() {
+            trees.query_box_in(&area, test, |id, _| {
+                let Some(body) = tree.body(key_of(id)) else {
+                    return true;
+                };
+                if body.sensor || !self.meets(body.entity, &body.layers) {
+                    return true;
+                }
+                let other = self.current(body);
+                let push = if let Some(&normal) = tree.one_ways.get(&body.entity) {
+                    one_way_push(shape, &other, normal)
+                } else if let Some(contact) = other.contact(shape) {
+                    let least = contact.normal * contact.depth;
+                    let motion = body.displacement;
+                    if least == V::ZERO {
+                        least
+                    } else if Some(body.entity) == self.ground && up != V::ZERO {
+                        push_along(shape, &other, up)
+                    } else if motion != V::ZERO
+                        && least.dot(motion) < 0.0
+                        && !self.moved.contains_key(&body.entity)
+                        && !other.translated(-motion).overlaps(shape)
+                    {
+                        push_along(shape, &other, unit(motion))
+                    } else {
+                        least
+                    }
+                } else {
+                    V::ZERO
+                };
+                if push != V::ZERO {
+                    each(push);
+                }
+                true
+            });
+        }
+    }
+}
+
+impl<V: Vector, A: FnMut(Entity) -> bool> CharacterWorld<V> for TreeWorld<'_, '_, '_, V, A> {
+    type Id = Entity;
+
+    fn cast(&mut self, shape: &Shape<V>, motion: V) -> Option<CastHit<V, Entity>> {
+        if !shape.is_valid() || !motion.is_finite() {
+            return None;
+        }
+        let filter = QueryFilter::default().with_mask(self.layers.filters);
+        let tree = self.tree;
+        // Every collider the swept shape reaches, characters where they are now.
+        let area = shape.bounding_box().swept(motion).grown(self.reach);
+        let mut best: Option<CastHit<V, Entity>> = None;
+        for (trees, key_of) in tree.trees() {
+            trees.query_box_in(&area, filter.layer_test(), |id, _| {
+                let Some(body) = tree.body(key_of(id)) else {
+                    return true;
+                };
+                // Sensors never block; one-way colliders only from their side.
+                if body.sensor
+                    || !filter.accepts(body)
+                    || !self.meets(body.entity, &body.layers)
+                    || tree.one_way_passes(shape, motion, body)
+                {
+                    return true;
+                }
+                if let Some(hit) = cast_shape(shape, motion, &self.current(body))
+                    && best.as_ref().is_none_or(|b| hit.precedes(b, motion))
+                {
+                    best = Some(hit.with_id(body.entity));
+                }
+                true
+            });
+        }
+        best
+    }
+
+    fn push_out(&mut self, shape: &Shape<V>) -> V {
+        // Per axis, the largest push each way (two floor tiles push it up once).
+        let (mut most, mut least) = (V::ZERO, V::ZERO);
+        self.each_push(shape, |push| {
+            most = most.max(push);
+            least = least.min(push);
+        });
+        most + least
+    }
+
+    fn overlaps(&mut self, shape: &Shape<V>, tolerance: f32) -> bool {
+        let mut deep = false;
+        self.each_push(shape, |push| deep |= push.dot(push) > tolerance * tolerance);
+        deep
     }
 
     fn can_stand_on(&mut self, id: Entity) -> bool {

@@ -80,6 +80,10 @@ both_dims!(
     characters_do_not_climb_each_other,
     filter_vetoes_exactly_its_pairs,
     controller_honours_the_filter,
+    grounded_at_a_box_edge,
+    crowd_never_overlaps,
+    crushed_characters_are_not_pushed_through,
+    touching_while_standing,
 );
 
 /// A character walks up five steps of 0.8 × the maximum step height: it climbs all of
@@ -461,4 +465,439 @@ fn controller_honours_the_filter<V: Dim>() {
             assert!(x < 1.51, "passed an allowed wall: {x}");
         }
     }
+}
+
+/// How far apart two world shapes are: the gap between them, or minus the depth of
+/// their overlap (the shortest push that separates them), in `f64`.
+fn separation(a: &OShape, b: &OShape) -> f64 {
+    let d = |v: Vec3| [f64::from(v.x), f64::from(v.y), f64::from(v.z)];
+    // A box's per-axis gaps (positive outside) to a point.
+    let box_point = |min: Vec3, max: Vec3, p: Vec3| -> f64 {
+        let (lo, hi, p) = (d(min), d(max), d(p));
+        let outside: f64 = (0..3)
+            .map(|i| (lo[i] - p[i]).max(p[i] - hi[i]).max(0.0).powi(2))
+            .sum();
+        if outside > 0.0 {
+            outside.sqrt()
+        } else {
+            // Inside: minus the distance to the nearest face.
+            -(0..3)
+                .map(|i| (p[i] - lo[i]).min(hi[i] - p[i]))
+                .fold(f64::INFINITY, f64::min)
+        }
+    };
+    match (*a, *b) {
+        (OShape::Box { min: a0, max: a1 }, OShape::Box { min: b0, max: b1 }) => {
+            let (a0, a1, b0, b1) = (d(a0), d(a1), d(b0), d(b1));
+            let gaps: Vec<f64> = (0..3).map(|i| (a0[i] - b1[i]).max(b0[i] - a1[i])).collect();
+            if gaps.iter().any(|&g| g > 0.0) {
+                gaps.iter().map(|g| g.max(0.0).powi(2)).sum::<f64>().sqrt()
+            } else {
+                gaps.into_iter().fold(f64::NEG_INFINITY, f64::max)
+            }
+        }
+        (
+            OShape::Ball {
+                center: c0,
+                radius: r0,
+            },
+            OShape::Ball {
+                center: c1,
+                radius: r1,
+            },
+        ) => {
+            let (p, q) = (d(c0), d(c1));
+            let dist = (0..3).map(|i| (p[i] - q[i]).powi(2)).sum::<f64>().sqrt();
+            dist - f64::from(r0) - f64::from(r1)
+        }
+        (OShape::Ball { center, radius }, OShape::Box { min, max })
+        | (OShape::Box { min, max }, OShape::Ball { center, radius }) => {
+            box_point(min, max, center) - f64::from(radius)
+        }
+    }
+}
+
+/// The world shape of a root collider, from its components.
+fn shape_of<V: Dim>(app: &App, e: Entity) -> OShape {
+    let w = app.world();
+    oracle_shape::<V>(
+        w.get::<Transform>(e).unwrap(),
+        w.get::<Aabb<V>>(e),
+        w.get::<BoundingSphere<V>>(e),
+        None,
+    )
+    .unwrap()
+}
+
+/// The case of the report at 64 ticks a second: a ball character (radius 0.299) walks at
+/// 10.435 units/s over a box 0.125 high on a floor. Whenever it reads as grounded, its
+/// ground is at most twice the skin away (its gap, measured from the shapes).
+fn grounded_at_a_box_edge<V: Dim>() {
+    let mut app = character_app::<V>();
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+        1.0 / 64.0,
+    )));
+    spawn_floor::<V>(&mut app);
+    app.world_mut().spawn((
+        Transform::from_xyz(1.0, 0.0625, 0.0),
+        Aabb::<V>::new(v(0.6, 0.0625, 0.6)),
+        Static,
+    ));
+    let character = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(-1.0, 0.309, 0.0),
+            BoundingSphere::<V>::new(0.299),
+            CharacterController::<V>::new(v(0.0, 1.0, 0.0)),
+        ))
+        .id();
+    let skin = CharacterConfig::<V>::new(v(0.0, 1.0, 0.0)).skin;
+    let mut grounded = 0;
+    for tick in 0..90 {
+        if tick == 30 {
+            app.world_mut().entity_mut(character).insert(Walk(10.435));
+        }
+        app.update();
+        let state = app.world().get::<CharacterState<V>>(character).unwrap();
+        if !state.grounded {
+            continue;
+        }
+        grounded += 1;
+        let ground = state.ground.expect("grounded without a ground");
+        let gap = separation(
+            &shape_of::<V>(&app, character),
+            &shape_of::<V>(&app, ground),
+        );
+        assert!(
+            gap <= 2.0 * f64::from(skin) + 1e-5,
+            "tick {tick}: grounded on {ground} with a gap of {gap}"
+        );
+    }
+    assert!(grounded > 60, "grounded at only {grounded} ticks");
+}
+
+/// Forty characters (boxes and balls) in a walled yard walk towards goals that swing
+/// through its middle, each in its own phase, and press into each other: after every
+/// tick, no two of them overlap (measured from their transforms and shapes).
+fn crowd_never_overlaps<V: Dim>() {
+    #[derive(Component)]
+    struct Goal(Vec3, f32);
+    fn steer<V: Dim>(
+        time: Res<Time>,
+        mut q: Query<(&mut CharacterController<V>, &Transform, &Goal)>,
+    ) {
+        let t = time.elapsed_secs();
+        for (mut c, transform, goal) in &mut q {
+            // Towards a goal that circles the middle; a 3D crowd also moves in z.
+            let target = goal.0 * (0.7 * t + goal.1).cos();
+            let to = flat::<V>(target - transform.translation).with_y(0.0);
+            let run = to.normalize_or_zero() * 3.0;
+            let mut vel = c.velocity.extend_to_3d();
+            vel.x = run.x;
+            vel.z = run.z;
+            c.velocity = V::truncate_from_3d(vel);
+        }
+    }
+    let mut app = character_app::<V>();
+    app.add_systems(Update, steer::<V>.before(CollisionSystems::Prepare));
+    spawn_floor::<V>(&mut app);
+    // A yard 12 wide (30 in 2D, where the crowd starts in a row).
+    let two_d = V::DIM == 2;
+    let walls: &[(f32, f32, f32, f32)] = if two_d {
+        &[(-15.0, 0.0, 0.2, 1.0), (15.0, 0.0, 0.2, 1.0)]
+    } else {
+        &[
+            (-6.0, 0.0, 0.2, 6.0),
+            (6.0, 0.0, 0.2, 6.0),
+            (0.0, -6.0, 6.0, 0.2),
+            (0.0, 6.0, 6.0, 0.2),
+        ]
+    };
+    for &(x, z, hx, hz) in walls {
+        app.world_mut().spawn((
+            Transform::from_xyz(x, 1.0, z),
+            Aabb::<V>::new(v(hx, 1.0, hz)),
+            Static,
+        ));
+    }
+    let mut rng = Rng::new(47);
+    let mut crowd = Vec::new();
+    for i in 0..40 {
+        let (x, z) = if two_d {
+            (-13.65 + i as f32 * 0.7, 0.0)
+        } else {
+            let angle = i as f32 / 40.0 * std::f32::consts::TAU;
+            let radius = if i % 2 == 0 { 4.8 } else { 3.6 };
+            (radius * angle.cos(), radius * angle.sin())
+        };
+        let at = flat::<V>(Vec3::new(x, 0.0, z));
+        let goal = flat::<V>(Vec3::new(x, 0.0, z) * rng.range(0.2, 1.0));
+        let phase = rng.range(0.0, std::f32::consts::TAU);
+        let size = rng.range(0.15, 0.3);
+        let mut e = app.world_mut().spawn((
+            CharacterController::<V>::new(v(0.0, 1.0, 0.0)),
+            Goal(goal, phase),
+        ));
+        if i % 3 == 0 {
+            e.insert((
+                Transform::from_xyz(at.x, size + 0.01, at.z),
+                BoundingSphere::<V>::new(size),
+            ));
+        } else {
+            e.insert((
+                Transform::from_xyz(at.x, 0.5 + 0.01, at.z),
+                Aabb::<V>::new(v(size, 0.5, size)),
+            ));
+        }
+        crowd.push(e.id());
+    }
+    let mut overlaps = Vec::new();
+    let mut closest = f64::INFINITY;
+    for tick in 0..300 {
+        app.update();
+        let shapes: Vec<OShape> = crowd.iter().map(|&e| shape_of::<V>(&app, e)).collect();
+        for i in 0..shapes.len() {
+            for j in i + 1..shapes.len() {
+                let s = separation(&shapes[i], &shapes[j]);
+                closest = closest.min(s);
+                if s < -1e-4 {
+                    overlaps.push((tick, i, j, s));
+                }
+            }
+        }
+    }
+    assert!(
+        overlaps.is_empty(),
+        "{} pair-ticks overlapping, first {:?}",
+        overlaps.len(),
+        &overlaps[..overlaps.len().min(5)]
+    );
+    assert!(closest < 0.03, "the crowd never met: closest {closest}");
+}
+
+/// Squeezes: a rider on a platform that rises until the space under a ceiling is a
+/// third of the rider's height (slowly, or in one jump, moved or teleported), and a
+/// character on the floor under a thin slab that falls onto it
+/// (0.75 a tick, past the character's middle in one tick). The character is never
+/// pushed through the collider that squeezes it: the rider never moves down while the
+/// platform rises or holds (once settled on it), never ends wholly under it and never enters the ceiling; the
+/// other never moves up and never ends wholly above the slab. It is crushed exactly while
+/// the space left is too small for it.
+fn crushed_characters_are_not_pushed_through<V: Dim>() {
+    #[derive(Component)]
+    struct Path(fn(u32) -> f32);
+    #[derive(Resource, Default)]
+    struct Tick(u32);
+    /// Its jumps are teleports.
+    #[derive(Component)]
+    struct Teleports;
+    fn follow(
+        mut commands: Commands,
+        mut tick: ResMut<Tick>,
+        mut q: Query<(Entity, &mut Transform, &Path, Has<Teleports>)>,
+    ) {
+        tick.0 += 1;
+        for (e, mut t, path, teleports) in &mut q {
+            let y = (path.0)(tick.0);
+            if teleports && (y - t.translation.y).abs() > 0.5 {
+                commands.entity(e).insert(Teleported);
+            }
+            t.translation.y = y;
+        }
+    }
+    // The rider: the platform (0.2 thick) rises 0.02 a tick from y = 0.1 to 2.1, holds,
+    // and goes back down; the ceiling's underside is at 2.5.
+    fn rise(tick: u32) -> f32 {
+        let up = (tick as f32 * 0.02).min(2.0);
+        let down = (tick.saturating_sub(200) as f32 * 0.02).min(2.0);
+        0.1 + up - down
+    }
+    // A platform 1.0 over the floor that jumps up by 0.75 at tick 10 and holds.
+    fn jump(tick: u32) -> f32 {
+        if tick < 10 { 1.1 } else { 1.85 }
+    }
+    // The slab (0.2 thick) comes down from 1.2 (its underside 0.1 over the character's
+    // head) at 0.75 a tick and rests on the floor.
+    fn fall(tick: u32) -> f32 {
+        (1.2 - tick.saturating_sub(10) as f32 * 0.75).max(0.1)
+    }
+    let y_of = |app: &App, e: Entity| app.world().get::<Transform>(e).unwrap().translation.y;
+    // The riders: slowly, and in one jump of 0.75 that takes the platform past the
+    // rider's middle (the ceiling's underside 0.09 over the rider's head), moved or
+    // teleported (the tick then sees no motion of the platform).
+    let cases = [
+        (rise as fn(u32) -> f32, 2.5, 400, false),
+        (jump, 2.3, 60, false),
+        (jump, 2.3, 60, true),
+    ];
+    for (path, ceiling, ticks, teleports) in cases {
+        let mut app = character_app::<V>();
+        app.init_resource::<Tick>()
+            .add_systems(Update, follow.before(CollisionSystems::Prepare));
+        spawn_floor::<V>(&mut app);
+        app.world_mut().spawn((
+            Transform::from_xyz(0.0, ceiling + 0.5, 0.0),
+            Aabb::<V>::new(v(5.0, 0.5, 5.0)),
+            Static,
+        ));
+        let platform = app
+            .world_mut()
+            .spawn((
+                Transform::from_xyz(0.0, path(0), 0.0),
+                Aabb::<V>::new(v(2.0, 0.1, 2.0)),
+                Path(path),
+            ))
+            .id();
+        if teleports {
+            app.world_mut().entity_mut(platform).insert(Teleports);
+        }
+        let rider = spawn_character::<V>(&mut app, 0.0, path(0) + 0.61, ());
+        let mut crushed_ticks = 0;
+        let mut last = y_of(&app, rider);
+        for tick in 1..=ticks {
+            app.update();
+            let (p, r) = (y_of(&app, platform), y_of(&app, rider));
+            assert!(
+                !(10..=200).contains(&tick) || r >= last - 1e-4,
+                "tick {tick}: the rider moved down from {last} to {r}"
+            );
+            last = r;
+            assert!(
+                r + 0.5 >= p - 0.1,
+                "tick {tick}: the rider ({r}) is under the platform ({p})"
+            );
+            assert!(
+                r + 0.5 <= ceiling + 1e-4,
+                "tick {tick}: the rider ({r}) is in the ceiling"
+            );
+            let space = ceiling - (p + 0.1);
+            let state = app.world().get::<CharacterState<V>>(rider).unwrap();
+            if space < 1.0 - 0.03 {
+                assert!(
+                    state.crushed,
+                    "tick {tick}: not crushed in a space of {space}"
+                );
+                assert!(
+                    state.touches(platform),
+                    "tick {tick}: {:?}",
+                    state.touching()
+                );
+                crushed_ticks += 1;
+            } else if space > 1.0 + 0.05 {
+                assert!(!state.crushed, "tick {tick}: crushed in a space of {space}");
+            }
+        }
+        assert!(crushed_ticks > 40, "crushed at {crushed_ticks} ticks");
+        if ticks > 200 {
+            // Freed: back on the platform, which is back on the floor.
+            let state = app.world().get::<CharacterState<V>>(rider).unwrap();
+            assert!(state.grounded && state.ground == Some(platform));
+            assert!((bottom::<V>(&app, rider) - 0.2).abs() < 0.021);
+        }
+    }
+
+    // The slab.
+    let mut app = character_app::<V>();
+    app.init_resource::<Tick>()
+        .add_systems(Update, follow.before(CollisionSystems::Prepare));
+    spawn_floor::<V>(&mut app);
+    let slab = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(0.0, 1.2, 0.0),
+            Aabb::<V>::new(v(2.0, 0.1, 2.0)),
+            Path(fall),
+        ))
+        .id();
+    let character = spawn_character::<V>(&mut app, 0.0, 0.51, ());
+    let mut crushed_ticks = 0;
+    let mut last = y_of(&app, character);
+    for tick in 1..=60 {
+        app.update();
+        let (s, c) = (y_of(&app, slab), y_of(&app, character));
+        assert!(
+            c <= last + 1e-4,
+            "tick {tick}: the character moved up from {last} to {c}"
+        );
+        last = c;
+        assert!(
+            c - 0.5 <= s + 0.1,
+            "tick {tick}: the character ({c}) is above the slab ({s})"
+        );
+        let state = app.world().get::<CharacterState<V>>(character).unwrap();
+        if s - 0.1 < 1.0 {
+            assert!(
+                state.crushed,
+                "tick {tick}: not crushed under the slab at {s}"
+            );
+            crushed_ticks += 1;
+        }
+    }
+    assert!(crushed_ticks > 40);
+}
+
+/// A character walks over a floor of tiles into a wall and stays pressed against it.
+/// `CharacterState::touching` lists exactly the colliders within twice the skin of it
+/// that the move met: its ground at every grounded tick, the wall once it is against
+/// it, and nothing farther than twice the skin (measured from the shapes). Its
+/// `CollidingEntities` (the skin keeps it from touching anything) holds no tile.
+fn touching_while_standing<V: Dim>() {
+    let mut app = character_app::<V>();
+    let tiles: Vec<Entity> = (0..8)
+        .map(|i| {
+            app.world_mut()
+                .spawn((
+                    Transform::from_xyz(i as f32 - 2.5, -0.5, 0.0),
+                    Aabb::<V>::new(v(0.5, 0.5, 2.0)),
+                    Static,
+                ))
+                .id()
+        })
+        .collect();
+    let wall = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(4.0, 1.0, 0.0),
+            Aabb::<V>::new(v(0.2, 1.0, 2.0)),
+            Static,
+        ))
+        .id();
+    let character = spawn_character::<V>(
+        &mut app,
+        -2.0,
+        0.51,
+        (Walk(3.0), CollidingEntities::default()),
+    );
+    let skin = f64::from(CharacterConfig::<V>::new(v(0.0, 1.0, 0.0)).skin);
+    let (mut grounded, mut against_wall) = (0, 0);
+    for tick in 0..150 {
+        app.update();
+        let state = app.world().get::<CharacterState<V>>(character).unwrap();
+        let me = shape_of::<V>(&app, character);
+        for &e in state.touching() {
+            let gap = separation(&me, &shape_of::<V>(&app, e));
+            assert!(
+                gap <= 2.0 * skin + 1e-5,
+                "tick {tick}: touches {e} at {gap}"
+            );
+        }
+        if state.grounded {
+            grounded += 1;
+            let ground = state.ground.unwrap();
+            assert!(
+                tiles.contains(&ground) && state.touches(ground),
+                "tick {tick}"
+            );
+        }
+        if separation(&me, &shape_of::<V>(&app, wall)) <= skin + 1e-5 {
+            against_wall += 1;
+            assert!(state.touches(wall), "tick {tick}: {:?}", state.touching());
+        }
+        let colliding = app.world().get::<CollidingEntities>(character).unwrap();
+        assert!(colliding.iter().all(|e| !tiles.contains(&e)), "tick {tick}");
+    }
+    assert!(
+        grounded > 140 && against_wall > 30,
+        "{grounded} {against_wall}"
+    );
 }
