@@ -6,7 +6,8 @@
 # Needs only the Rust toolchain. Run as root, it installs what the screenshot check and
 # the fuzzer need (xvfb and mesa with apt-get, cargo-fuzz with cargo install); otherwise it
 # says in one line what is missing and skips only that check. It exits non-zero only when
-# a check fails.
+# a check fails; run as root where apt-get is, a screenshot check that still lacks what it
+# needs (the install failed) fails too, rather than being skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -54,14 +55,19 @@ rendering_missing() {
     local IFS=,
     echo "${missing[*]:-}" | sed 's/,/ and /g'
 }
-if [ -n "$(rendering_missing)" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+# Whether this run installs them itself (as root, with apt-get): the check must run then.
+installs_rendering=
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    installs_rendering=1
+fi
+if [ -n "$(rendering_missing)" ] && [ -n "$installs_rendering" ]; then
     step "installing xvfb and mesa for the screenshot check"
     (
         export DEBIAN_FRONTEND=noninteractive
         apt-get update -qq &&
             apt-get install -y -qq xvfb mesa-vulkan-drivers libvulkan1 libxkbcommon-x11-0 \
                 libxcursor1 libxrandr2 libxi6 >/dev/null
-    ) || echo "warning: apt-get could not install xvfb and mesa" >&2
+    ) || echo "warning: apt-get could not install xvfb and mesa: the screenshot check will fail" >&2
 fi
 
 # The crates beside the root one (the fuzz target, the benchmarks, ...): every other
@@ -118,7 +124,10 @@ fi
 
 step "demos rendered headless"
 missing=$(rendering_missing)
-if [ -n "$missing" ]; then
+if [ -n "$missing" ] && [ -n "$installs_rendering" ]; then
+    echo "error: the screenshot check needs $missing, and installing them with apt-get as root failed" >&2
+    exit 1
+elif [ -n "$missing" ]; then
     echo "skipped: the screenshot check needs $missing (run as root to install them)"
 else
     bash scripts/screenshots.sh

@@ -576,9 +576,11 @@ fn slide_on_tiles_3d() {
 
 /// Sensors never block: random boxes, one in three a `Sensor`, and a box moved by
 /// `move_and_slide` from many starts in many directions gets exactly the outcome of the
-/// pure `move_and_slide` over the solid boxes alone (a brute-force cast over a list);
-/// `cast_blocking` never returns a sensor; `push_out` ignores sensors; the sensors still
-/// raise events, and spatial queries see them unless told not to.
+/// pure `move_and_slide` over the solid boxes alone (a brute-force cast over a list), hit
+/// by hit and entity by entity, many of these casts crossing a sensor before any solid;
+/// `cast_blocking` returns the first solid of the brute-force cast; `push_out` ignores
+/// sensors, also where the walker overlaps a solid and a sensor at once; the sensors
+/// still raise events, and spatial queries see them unless told not to.
 fn sensors_never_block<V>(seed: u64)
 where
     V: Vector
@@ -587,7 +589,9 @@ where
         + bevy::reflect::GetTypeRegistration
         + bevy::reflect::Typed,
 {
-    use bevy_aabb_tree::geometry::{Shape, SlideConfig, cast_shapes, move_and_slide};
+    use bevy_aabb_tree::geometry::{
+        CastHit, Shape, SlideConfig, cast_shape, cast_shapes, move_and_slide,
+    };
     use bevy_aabb_tree::plugin::Contacts;
     let mut rng = Rng::new(seed);
     let mut app = app::<V>(CollisionConfig::default());
@@ -619,6 +623,27 @@ where
             solids.push((shape, e.id()));
         }
     }
+    // A solid ledge across the walk below (which goes along x through the first sensor's
+    // center): from x = c - 0.5 to c + 1.5, its bottom 0.1 above the center, so that the
+    // walker (half extent 0.3) overlaps it by 0.2 from below.
+    let through = sensors[0].1.center().extend_to_3d();
+    let ledge_at = through + Vec3::new(0.5, 0.5, 0.0);
+    let ledge_half = V::truncate_from_3d(Vec3::new(1.0, 0.4, 0.4));
+    let ledge = app
+        .world_mut()
+        .spawn((
+            Transform::from_translation(ledge_at),
+            Aabb::<V>::new(ledge_half),
+            Static,
+        ))
+        .id();
+    solids.push((
+        Shape::Box(bevy_aabb_tree::BoundingBox::from_center_half_extents(
+            V::truncate_from_3d(ledge_at),
+            ledge_half,
+        )),
+        ledge,
+    ));
     // A walker that crosses the scene, with its contacts at hand.
     let walker = app
         .world_mut()
@@ -632,7 +657,19 @@ where
     let config = SlideConfig::new(V::truncate_from_3d(Vec3::Y));
     let filter = QueryFilter::default().excluding([walker]);
     let tree = app.world().resource::<AabbTree<V>>();
-    for _ in 0..300 {
+    // The solids hit first by a cast, all of them when several are hit at the same time
+    // with the same normal (the broad phase may name any one of those).
+    let tied = |s: &Shape<V>, m: V, best: &CastHit<V, Entity>| -> Vec<Entity> {
+        solids
+            .iter()
+            .filter(|(t, _)| {
+                cast_shape(s, m, t).is_some_and(|h| (h.time, h.normal) == (best.time, best.normal))
+            })
+            .map(|&(_, e)| e)
+            .collect()
+    };
+    let (mut across, mut hits, mut blocked) = (0, 0, 0);
+    for _ in 0..1000 {
         let start = V::truncate_from_3d(Vec3::new(
             rng.range(-12.0, 12.0),
             rng.range(-12.0, 12.0),
@@ -647,31 +684,68 @@ where
             rng.range(-15.0, 15.0),
             rng.range(-15.0, 15.0),
         ));
+        // A sensor lies across the cast: the motion reaches it before any solid.
+        let first_solid = cast_shapes(&shape, motion, solids.iter().copied());
+        let first_sensor = cast_shapes(&shape, motion, sensors.iter().map(|&(e, s)| (s, e)));
+        if let Some(sensor) = &first_sensor
+            && first_solid
+                .as_ref()
+                .is_none_or(|solid| sensor.time < solid.time)
+        {
+            across += 1;
+        }
         let got = tree.move_and_slide(&shape, motion, &config, &filter);
+        // Each cast of the brute-force slide, with the solids it may name.
+        let mut named: Vec<Vec<Entity>> = Vec::new();
         let want = move_and_slide(&shape, motion, &config, |s, m| {
-            cast_shapes(s, m, solids.iter().copied())
+            let best = cast_shapes(s, m, solids.iter().copied())?;
+            named.push(tied(s, m, &best));
+            Some(best)
         });
         assert_eq!(
             got.displacement, want.displacement,
             "from {start:?} by {motion:?}"
         );
-        // The same hits (which of two solids hit at the same time is named may differ).
+        // The same hits, of the same solids (of several hit at the same time with the same
+        // normal, either may be named).
         assert_eq!(got.hits.len(), want.hits.len());
-        for (g, w) in got.hits.iter().zip(&want.hits) {
+        for ((g, w), names) in got.hits.iter().zip(&want.hits).zip(&named) {
             assert_eq!((g.time, g.normal), (w.time, w.normal));
-            assert!(solids.iter().any(|(_, e)| *e == g.id), "a sensor blocked");
-        }
-        if let Some(hit) = tree.cast_blocking(&shape, motion, &filter) {
             assert!(
-                sensors.iter().all(|(e, _)| *e != hit.id),
-                "a sensor blocked"
+                names.contains(&g.id),
+                "from {start:?} by {motion:?}: hit {:?}, brute force {names:?}",
+                g.id
             );
+            hits += 1;
+        }
+        // `cast_blocking` names the first solid of the brute-force cast.
+        let blocking = tree.cast_blocking(&shape, motion, &filter);
+        match (&blocking, &first_solid) {
+            (None, None) => {}
+            (Some(g), Some(w)) => {
+                assert_eq!((g.time, g.normal), (w.time, w.normal));
+                let names = tied(&shape, motion, w);
+                assert!(
+                    names.contains(&g.id),
+                    "from {start:?} by {motion:?}: blocked by {:?}, brute force {names:?}",
+                    g.id
+                );
+                blocked += 1;
+            }
+            (got, want) => panic!("from {start:?} by {motion:?}: {got:?}, brute force {want:?}"),
         }
     }
-    // Walk the walker through the first sensor: it meets sensors (events, contacts) but
-    // a push out of a sensor is nothing.
-    let through = sensors[0].1.center().extend_to_3d();
-    let mut met_sensor = false;
+    // Many casts met a sensor first, which a cast that sensors block would have stopped at.
+    assert!(across >= 40, "only {across} casts crossed a sensor first");
+    assert!(
+        hits >= 100 && blocked >= 100,
+        "{hits} hits, {blocked} blocked"
+    );
+    // Walk the walker through the first sensor and under the ledge: it meets sensors
+    // (events, contacts) but a push out of a sensor is nothing, and the push out of the
+    // solids it touches is the same with the sensors among them.
+    let push_down = V::truncate_from_3d(Vec3::new(0.0, -0.2, 0.0));
+    let (mut met_sensor, mut under_ledge, mut mixed) = (false, 0, 0);
     for step in 0..48 {
         let x = -12.0 + step as f32 * 0.5;
         app.world_mut()
@@ -703,12 +777,34 @@ where
             .copied()
             .filter(|e| !in_sensors.contains(e))
             .collect();
+        let out_of_solids = contacts.push_out(walker, solid.iter().copied());
         assert_eq!(
             contacts.push_out(walker, touching.iter().copied()),
-            contacts.push_out(walker, solid.iter().copied())
+            out_of_solids
         );
+        if !in_sensors.is_empty() && out_of_solids != V::ZERO {
+            mixed += 1;
+        }
+        // Wholly under the ledge along x: pushed down by the 0.2 it overlaps the ledge,
+        // with or without the first sensor.
+        if x - 0.3 >= ledge_at.x - 1.0 && x + 0.3 <= ledge_at.x + 1.0 {
+            under_ledge += 1;
+            assert!(touching.contains(&ledge), "x {x}: not touching the ledge");
+            for others in [vec![ledge], vec![ledge, sensors[0].0]] {
+                let push = contacts.push_out(walker, others);
+                assert!(
+                    (push - push_down).abs().max_element() < 1e-5,
+                    "x {x}: pushed out of the ledge by {push:?}"
+                );
+            }
+        }
     }
     assert!(met_sensor, "the walk met no sensor");
+    assert!(under_ledge >= 2, "{under_ledge} steps under the ledge");
+    assert!(
+        mixed >= 1,
+        "no step touched a sensor and pushed out of a solid"
+    );
     // Spatial queries see sensors unless told not to.
     let (sensor, shape) = sensors[0];
     let bounds = shape.bounding_box();

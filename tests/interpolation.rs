@@ -118,15 +118,31 @@ fn same_events_and_eased_frames() {
     assert_eq!(plain.hits.len(), 2, "{:?}", plain.hits);
     assert_eq!(plain.hits, eased.hits);
     // Without easing, the bullet is drawn at the same x for the three frames of a tick;
-    // eased, it moves every frame, never backwards and never past the fixed step.
+    // eased, it moves every frame, never backwards and never further than a frame's share
+    // of the fixed step (12 units a second for a 60th of a second: 0.2, a third of the
+    // tick's 0.6), and once it moves, by exactly that share each frame.
     let distinct = |xs: &[f32]| xs.windows(2).filter(|w| w[1] != w[0]).count();
     assert!(distinct(&plain.frames) < plain.frames.len() / 2);
     assert!(distinct(&eased.frames) > eased.frames.len() * 3 / 4);
+    let frame_step = 12.0 / 60.0;
     for w in eased.frames.windows(2) {
         assert!(w[1] >= w[0] - 1e-4, "eased backwards: {w:?}");
         assert!(
-            w[1] - w[0] <= 12.0 / 20.0 + 1e-4,
-            "eased past a step: {w:?}"
+            w[1] - w[0] <= frame_step + 1e-4,
+            "eased past a frame's step: {w:?}"
+        );
+    }
+    let moving: Vec<f32> = eased
+        .frames
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .skip_while(|&d| d < frame_step / 2.0)
+        .collect();
+    assert!(moving.len() > eased.frames.len() * 3 / 4);
+    for d in &moving {
+        assert!(
+            (d - frame_step).abs() < 1e-4,
+            "an uneven frame: moved {d}, not {frame_step}"
         );
     }
 }

@@ -176,6 +176,28 @@ fn saved_scene_gives_the_same_events() {
         );
         assert_eq!(world.0.get::<Sensor>(old), world.1.get::<Sensor>(new));
     }
+    // The contact sets came back as saved, read before the loaded app's first tick (which
+    // starts every contact anew and fills them again).
+    let set = |app: &App, e: Entity| -> BTreeSet<Entity> {
+        app.world()
+            .get::<CollidingEntities>(e)
+            .map(|c| c.iter().collect())
+            .unwrap_or_default()
+    };
+    let mut saved_contacts = 0;
+    for (&new, &old) in &to_original {
+        let mapped: BTreeSet<Entity> = set(&loaded, new).into_iter().map(back).collect();
+        assert_eq!(
+            mapped,
+            set(&original, old),
+            "the contacts of {old} as loaded"
+        );
+        saved_contacts += mapped.len();
+    }
+    assert!(
+        saved_contacts > 0,
+        "nothing touched when the scene was saved"
+    );
 
     // After the first tick of each, the loaded app touches what the original touches
     // (it started those contacts anew; the original kept them).
@@ -214,12 +236,6 @@ fn saved_scene_gives_the_same_events() {
         "only {events} events: the scene does not test much"
     );
     for (&new, &old) in &to_original {
-        let set = |app: &App, e: Entity| -> BTreeSet<Entity> {
-            app.world()
-                .get::<CollidingEntities>(e)
-                .map(|c| c.iter().collect())
-                .unwrap_or_default()
-        };
         let mapped: BTreeSet<Entity> = set(&loaded, new).into_iter().map(back).collect();
         assert_eq!(mapped, set(&original, old));
     }

@@ -1185,7 +1185,8 @@ fn copies_follow_static_changes_3d() {
 }
 
 /// The random scene over many more seeds, both dimensions and modes (a few minutes in a
-/// debug build): `cargo test --all-features --test static_levels -- --ignored`.
+/// debug build), run by `scripts/soak.sh`; on its own, `cargo test --test static_levels
+/// -- --ignored`.
 #[test]
 #[ignore = "long: many seeds"]
 fn random_static_scene_many_seeds() {

@@ -281,6 +281,38 @@ fn random_tiles(rng: &mut Rng, size: UVec2, density: u32) -> Vec<bool> {
     cells
 }
 
+/// How many rectangles the greedy merge of the module docs makes of `cells` (row-major
+/// from the bottom row), by brute force: the cells are visited row by row from the bottom,
+/// each row from the left; a solid cell no rectangle has taken yet starts one, which takes
+/// the run of untaken solid cells to its right (at most `max.x` cells), then each row above
+/// whose cells over that run are all untaken and solid (at most `max.y` rows in all).
+fn greedy_rectangles(cells: &[bool], size: UVec2, max: UVec2) -> usize {
+    let (width, height) = (size.x as usize, size.y as usize);
+    let mut taken = vec![false; cells.len()];
+    let free = |taken: &[bool], x: usize, y: usize| cells[y * width + x] && !taken[y * width + x];
+    let mut rectangles = 0;
+    for y in 0..height {
+        for x in 0..width {
+            if !free(&taken, x, y) {
+                continue;
+            }
+            let run = (x..width)
+                .take(max.x as usize)
+                .take_while(|&cx| free(&taken, cx, y))
+                .count();
+            let rows = (y..height)
+                .take(max.y as usize)
+                .take_while(|&cy| (x..x + run).all(|cx| free(&taken, cx, cy)))
+                .count();
+            for cy in y..y + rows {
+                taken[cy * width + x..cy * width + x + run].fill(true);
+            }
+            rectangles += 1;
+        }
+    }
+    rectangles
+}
+
 #[test]
 fn merged_and_per_tile_match_brute_force() {
     let mut rng = Rng::new(0x1234_5678_9abc_def1);
@@ -314,8 +346,18 @@ fn merged_and_per_tile_match_brute_force() {
             };
             check_cover(&mut app, &map, &solid, limit);
             let count = colliders_count(&mut app);
+            let tiles = cells.iter().filter(|c| **c).count();
             if mode == TileColliderMode::PerTile {
-                assert_eq!(count, cells.iter().filter(|c| **c).count());
+                assert_eq!(count, tiles);
+            } else {
+                // The greedy merge's count; fewer than the tiles, as the bottom row and the
+                // left column are runs that merge, unless rectangles are one tile.
+                let greedy = greedy_rectangles(&cells, size, max);
+                assert_eq!(
+                    count, greedy,
+                    "round {round}: a {size} map, rectangles of at most {max}"
+                );
+                assert!(max == UVec2::ONE || greedy < tiles, "round {round}");
             }
             let stats = *app.world().get::<TilemapColliderStats>(map.entity).unwrap();
             assert_eq!(stats.colliders, count);
@@ -377,6 +419,12 @@ fn edits_replace_only_nearby_rectangles() {
         if marked {
             // Every tile is there, marked or not: no collider yet.
             assert_eq!(colliders_count(&mut app), 0);
+        } else {
+            // Every tile solid: the greedy merge of the whole map.
+            assert_eq!(
+                colliders_count(&mut app),
+                greedy_rectangles(&cells, size, max)
+            );
         }
         for step in 0..120 {
             let edits = 1 + rng.below(3) as u32;

@@ -182,8 +182,42 @@ fn random_ops_3d() {
     }
 }
 
+/// The nodes that a query for the layers `mask` over a box holding every proxy enters,
+/// from the tree's shape ([`DynamicTree::visit_nodes`]): the leaves in `mask` and, with
+/// fresh unions, the internal nodes above one of them; with stale unions, every internal
+/// node.
+fn nodes_entered<V: Vector>(tree: &DynamicTree<V, u32>, mask: u32, fresh: bool) -> u64 {
+    let mut parents_of_passing = Vec::new();
+    let mut internal = 0u64;
+    tree.visit_nodes(|_, view, _| {
+        match view.proxy {
+            None => internal += 1,
+            Some(proxy) if tree.layers(proxy).memberships & mask != 0 => {
+                parents_of_passing.push(view.parent);
+            }
+            Some(_) => {}
+        }
+        true
+    });
+    let passing = parents_of_passing.len() as u64;
+    if !fresh {
+        return internal + passing;
+    }
+    let mut above = BTreeSet::new();
+    for &parent in &parents_of_passing {
+        let mut at = parent;
+        while let Some(id) = at {
+            if !above.insert(id) {
+                break;
+            }
+            at = tree.node(id).unwrap().parent;
+        }
+    }
+    above.len() as u64 + passing
+}
+
 /// Two layers side by side, 1,000 boxes in the first and 3,000 in the second: a query
-/// over both for the first visits about its 1,000 leaves and their ancestors once the
+/// over both for the first enters exactly its 1,000 leaves and their ancestors once the
 /// unions are fresh, every internal node while they are stale, and finds the same proxies
 /// either way.
 fn masked_query_skips_the_other_layer<V: Vector>() {
@@ -213,6 +247,11 @@ fn masked_query_skips_the_other_layer<V: Vector>() {
         (tree.stats().nodes_visited - before, found)
     };
     let (stale_visits, mut stale_found) = run(&tree);
+    assert_eq!(
+        stale_visits,
+        nodes_entered(&tree, 1, false),
+        "unpruned walk"
+    );
     tree.refresh_layers();
     tree.validate().unwrap();
     let (fresh_visits, mut fresh_found) = run(&tree);
@@ -220,6 +259,11 @@ fn masked_query_skips_the_other_layer<V: Vector>() {
     fresh_found.sort();
     assert_eq!(stale_found, fresh_found);
     assert_eq!(fresh_found.len(), 1000);
+    assert_eq!(
+        fresh_visits,
+        nodes_entered(&tree, 1, true),
+        "pruned walk (unpruned: {stale_visits})"
+    );
     assert!(
         fresh_visits * 2 < stale_visits,
         "pruned walk visited {fresh_visits} nodes, unpruned {stale_visits}"

@@ -89,7 +89,8 @@ both_dims!(
 /// A character walks up five steps of 0.8 × the maximum step height: it climbs all of
 /// them, and since it never overlaps a step (it stays a skin above each), no contact
 /// with a step is ever reported, although the straight line from where it was to where
-/// it is cuts each step's corner.
+/// it is cuts each step's corner. A sensor gate across the stairs, which it walks
+/// through, reports its contact: events are reported on this walk.
 fn climbs_stairs_without_false_contacts<V: Dim>() {
     let mut app = character_app::<V>();
     let h = 0.8 * CharacterConfig::<V>::new(v(0.0, 1.0, 0.0)).max_step_height;
@@ -106,15 +107,30 @@ fn climbs_stairs_without_false_contacts<V: Dim>() {
                 .id()
         })
         .collect();
+    // Over the middle of the stairs, from the floor up: static, so it pairs with no step.
+    let gate = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(2.5, 1.5, 0.0),
+            Aabb::<V>::new(v(0.1, 1.5, 2.0)),
+            Static,
+            Sensor,
+        ))
+        .id();
     let character = spawn_character::<V>(&mut app, 0.0, 0.51, (Walk(1.9),));
     let mut cursor = MessageCursor::<CollisionStarted>::default();
-    let mut starts = 0;
+    let mut ends = MessageCursor::<CollisionEnded>::default();
+    let is_gate = |a: Entity, b: Entity| (a, b) == (character, gate) || (a, b) == (gate, character);
+    let (mut starts, mut gate_starts, mut gate_ends) = (0, 0, 0);
     for _ in 0..150 {
         app.update();
-        starts += cursor
-            .read(app.world().resource::<Messages<CollisionStarted>>())
-            .filter(|s| steps.contains(&s.entity) || steps.contains(&s.other))
-            .count();
+        for s in cursor.read(app.world().resource::<Messages<CollisionStarted>>()) {
+            starts += usize::from(steps.contains(&s.entity) || steps.contains(&s.other));
+            gate_starts += usize::from(is_gate(s.entity, s.other));
+        }
+        for e in ends.read(app.world().resource::<Messages<CollisionEnded>>()) {
+            gate_ends += usize::from(is_gate(e.entity, e.other));
+        }
     }
     let top = bottom::<V>(&app, character);
     assert!(
@@ -122,6 +138,11 @@ fn climbs_stairs_without_false_contacts<V: Dim>() {
         "did not climb the stairs: bottom {top}"
     );
     assert_eq!(starts, 0, "contacts with the steps reported");
+    assert_eq!(
+        (gate_starts, gate_ends),
+        (1, 1),
+        "the walk through the gate: (starts, ends)"
+    );
 }
 
 /// A platform moving across and up and down for 600 ticks, directly or as the child of a

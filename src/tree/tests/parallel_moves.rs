@@ -72,16 +72,32 @@ pub(super) fn distinct_moves<V: Vector>(
 /// owns a run of the move cache), in id order with a few out of place (the calling
 /// thread decides those last), reversed and strided (the calling thread stores).
 fn parallel_moves<V: Vector + Sync>(move_cache: bool, thresholds: BatchThresholds) {
+    let steps: Vec<(usize, f32)> = (0..24)
+        .map(|step| (step, [1.0, 0.3, 0.1, 0.02][step % 4]))
+        .collect();
+    parallel_moves_on::<V>(3000, move_cache, thresholds, &steps);
+}
+
+/// [`parallel_moves`] on a tree of `n` proxies, with the batches `steps`: each a step
+/// (which picks the order of the moves, see [`distinct_moves`]) and the share of the
+/// proxies moved. A batch as large as the tree's `parallel_moves_from` given 2 threads or
+/// more runs on the tree's pool of that many threads (the calling one alone without the
+/// `parallel` feature), and with the feature a batch that refits the tree in one pass
+/// refits it as tasks.
+fn parallel_moves_on<V: Vector + Sync>(
+    n: usize,
+    move_cache: bool,
+    thresholds: BatchThresholds,
+    steps: &[(usize, f32)],
+) {
     let mut r = lcg(4242);
-    let n = 3000;
     let (mut centers, mut serial, ids) = uniform_tree::<V>(&mut r, n);
     serial.set_move_cache(move_cache);
     serial.set_batch_thresholds(thresholds);
     let mut trees: Vec<_> = (1..=4).map(|_| serial.clone()).collect();
     let unknown = unknown_id::<V>(n, 5);
     let (mut want_pairs, mut got_pairs) = (Vec::new(), Vec::new());
-    for step in 0..24 {
-        let share = [1.0, 0.3, 0.1, 0.02][step % 4];
+    for &(step, share) in steps {
         let moves = distinct_moves(&mut r, step, share, &mut centers, &ids, unknown);
         let mut want = Vec::new();
         serial.move_proxies(moves.iter().copied(), |id, res| want.push((id, res)));
@@ -95,6 +111,7 @@ fn parallel_moves<V: Vector + Sync>(move_cache: bool, thresholds: BatchThreshold
         for (t, tree) in trees.iter_mut().enumerate() {
             let what = format!("step {step}, {} threads", t + 1);
             let got = std::sync::Mutex::new(Vec::new());
+            let refits = tree.parallel_refits;
             let changed = tree.move_proxies_parallel(
                 moves.len(),
                 |i| moves[i],
@@ -105,6 +122,15 @@ fn parallel_moves<V: Vector + Sync>(move_cache: bool, thresholds: BatchThreshold
             got.sort_by_key(|&(id, _)| id);
             assert_eq!(got, want, "{what}");
             assert_eq!(changed, changes, "{what}");
+            if t > 0 && moves.len() >= thresholds.parallel_moves_from {
+                let pool = tree.scratch.workers.as_ref().map(|w| w.threads());
+                let threads = if cfg!(feature = "parallel") { t + 1 } else { 1 };
+                assert_eq!(pool, Some(threads), "{what}: the tree's pool");
+                let as_tasks = cfg!(feature = "parallel") && move_cache && tree.exact;
+                if as_tasks {
+                    assert!(tree.parallel_refits > refits, "{what}: no refit as tasks");
+                }
+            }
             tree.validate().unwrap();
             assert_same_tree(tree, &serial, &what);
             got_pairs.clear();
@@ -118,9 +144,13 @@ fn parallel_moves<V: Vector + Sync>(move_cache: bool, thresholds: BatchThreshold
 
 both_dims!(parallel_moves(true, super::SMALL_BATCHES));
 
-/// [`parallel_moves`] at the default thresholds: these batches all run on one thread.
+/// [`parallel_moves`] at the default thresholds, on a tree large enough for them: 20,000
+/// proxies, each batch moving all of them or nine tenths (at least the 16,384 moves from
+/// which a batch spreads over threads, 4 tasks of over 4,096), in each of the four
+/// orders of [`distinct_moves`].
 fn parallel_moves_at_defaults<V: Vector + Sync>() {
-    parallel_moves::<V>(true, BatchThresholds::default());
+    let steps = [(0, 1.0), (4, 1.0), (5, 0.9), (8, 1.0), (12, 1.0)];
+    parallel_moves_on::<V>(20_000, true, BatchThresholds::default(), &steps);
 }
 
 both_dims!(parallel_moves_at_defaults);
