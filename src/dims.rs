@@ -37,11 +37,19 @@ macro_rules! dimension {
             #[cfg(feature = "plugin")]
             pub use crate::plugin::{
                 CharacterSystems, CollidingEntities, CollisionConfig, CollisionEnded,
-                CollisionLayer, CollisionLayers, CollisionMessage, CollisionStarted,
-                CollisionSystems, EndReason, FilterPairs, NotIntegrated, PairFilter, QueryFilter,
-                Sensor, Static, StaticChanges, StepStats, Teleported, VelocitySystems,
+                CollisionLayer, CollisionLayers, CollisionSystems, EndReason, FilterPairs,
+                NotIntegrated, PairFilter, QueryFilter, Sensor, Static, StaticChanges, StepStats,
+                Teleported, VelocitySystems,
             };
 
+            /// Two colliders of this dimension started touching (a message and an entity
+            /// event; the normal is a vector of this dimension).
+            #[cfg(feature = "plugin")]
+            pub type CollisionStarted = crate::plugin::CollisionStarted<$v>;
+            /// Both kinds of collision message of this dimension in one stream, in the order
+            /// they happened.
+            #[cfg(feature = "plugin")]
+            pub type CollisionMessage = crate::plugin::CollisionMessage<$v>;
             /// The collision plugin of this dimension.
             #[cfg(feature = "plugin")]
             pub type AabbTreePlugin = crate::plugin::AabbTreePlugin<$v>;

@@ -28,18 +28,15 @@ struct Log {
     events: Vec<(u32, Pair, bool)>,
 }
 
-fn record(
-    mut log: ResMut<Log>,
-    mut started: MessageReader<CollisionStarted>,
-    mut ended: MessageReader<CollisionEnded>,
-) {
+/// Reads the combined stream, in the order the contacts started and ended.
+fn record<V: Vector>(mut log: ResMut<Log>, mut messages: MessageReader<CollisionMessage<V>>) {
     log.tick += 1;
     let tick = log.tick;
-    for s in started.read() {
-        log.events.push((tick, key(s.entity, s.other), true));
-    }
-    for e in ended.read() {
-        log.events.push((tick, key(e.entity, e.other), false));
+    for m in messages.read() {
+        log.events.push(match m {
+            CollisionMessage::Started(s) => (tick, key(s.entity, s.other), true),
+            CollisionMessage::Ended(e) => (tick, key(e.entity, e.other), false),
+        });
     }
 }
 
@@ -59,7 +56,7 @@ where
             1.0 / 60.0,
         )))
         .init_resource::<Log>()
-        .add_systems(Update, record.after(CollisionSystems::Events));
+        .add_systems(Update, record::<V>.after(CollisionSystems::Events));
     app
 }
 
@@ -663,7 +660,7 @@ where
         solids
             .iter()
             .filter(|(t, _)| {
-                cast_shape(s, m, t).is_some_and(|h| (h.time, h.normal) == (best.time, best.normal))
+                cast_shape(s, m, t).is_some_and(|h| (h.t, h.normal) == (best.t, best.normal))
             })
             .map(|&(_, e)| e)
             .collect()
@@ -688,9 +685,7 @@ where
         let first_solid = cast_shapes(&shape, motion, solids.iter().copied());
         let first_sensor = cast_shapes(&shape, motion, sensors.iter().map(|&(e, s)| (s, e)));
         if let Some(sensor) = &first_sensor
-            && first_solid
-                .as_ref()
-                .is_none_or(|solid| sensor.time < solid.time)
+            && first_solid.as_ref().is_none_or(|solid| sensor.t < solid.t)
         {
             across += 1;
         }
@@ -710,7 +705,7 @@ where
         // normal, either may be named).
         assert_eq!(got.hits.len(), want.hits.len());
         for ((g, w), names) in got.hits.iter().zip(&want.hits).zip(&named) {
-            assert_eq!((g.time, g.normal), (w.time, w.normal));
+            assert_eq!((g.t, g.normal), (w.t, w.normal));
             assert!(
                 names.contains(&g.id),
                 "from {start:?} by {motion:?}: hit {:?}, brute force {names:?}",
@@ -723,7 +718,7 @@ where
         match (&blocking, &first_solid) {
             (None, None) => {}
             (Some(g), Some(w)) => {
-                assert_eq!((g.time, g.normal), (w.time, w.normal));
+                assert_eq!((g.t, g.normal), (w.t, w.normal));
                 let names = tied(&shape, motion, w);
                 assert!(
                     names.contains(&g.id),

@@ -56,7 +56,7 @@ impl Log {
 }
 
 fn collect<V: Dim>(
-    mut started: MessageReader<CollisionStarted>,
+    mut started: MessageReader<CollisionStarted<V>>,
     mut ended: MessageReader<CollisionEnded>,
     tree: Res<AabbTree<V>>,
     mut log: ResMut<Log>,

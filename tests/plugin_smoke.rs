@@ -11,7 +11,7 @@ use bevy_aabb_tree::prelude::*;
 struct Log(Vec<String>);
 
 fn collect(
-    mut s: MessageReader<CollisionStarted>,
+    mut s: MessageReader<CollisionStarted<Vec3>>,
     mut e: MessageReader<CollisionEnded>,
     mut log: ResMut<Log>,
 ) {

@@ -192,7 +192,7 @@ fn casts_match_the_oracle<V: Vector>(seed: u64) {
         };
         let (early, late) = (first(margin), first(-margin));
         let hit = cast_shapes(&shape, motion, targets.iter().copied());
-        let t = hit.map_or(f64::INFINITY, |h| h.time as f64);
+        let t = hit.map_or(f64::INFINITY, |h| h.t as f64);
         assert!(
             early <= t + 1e-6 && t <= late + 1e-6,
             "cast time {t} outside oracle [{early}, {late}] for {shape:?} {motion:?} {targets:?}"
@@ -203,7 +203,7 @@ fn casts_match_the_oracle<V: Vector>(seed: u64) {
             assert!((n.dot(n).sqrt() - 1.0).abs() < 1e-5, "{h:?}");
             assert!(n.dot(motion) < 0.0, "{h:?} does not oppose {motion:?}");
             // Stopped just short of the hit, the shape overlaps nothing.
-            let back = (h.time - 1e-3).max(0.0);
+            let back = (h.t - 1e-3).max(0.0);
             let before = shape.translated(motion * back);
             for (t, _) in &targets {
                 assert!(!penetrates(&before, t, 1e-5), "{before:?} in {t:?}");
@@ -233,30 +233,30 @@ fn cast_rules<V: Vector>() {
     assert_eq!(cast_shape(&resting, y, &unit), None);
     // ...but is blocked at once going down, by the top face.
     let hit = cast_shape(&resting, -y + x, &unit).unwrap();
-    assert_eq!((hit.time, hit.normal), (0.0, y));
+    assert_eq!((hit.t, hit.normal), (0.0, y));
     // Touching the next tile's corner only (the seam) does not block a slide over it.
     let at_seam = bbox::<V>([-0.5, 0.0, 0.2], [0.0, 0.5, 0.8]);
     assert_eq!(cast_shape(&at_seam, x, &unit), None);
     // Landing exactly on a corner, steeply: the top face, the face driven into most.
     let above = bbox::<V>([-1.25, 0.5, 0.2], [-0.25, 1.5, 0.8]);
     let hit = cast_shape(&above, vec([0.25, -0.5, 0.0]), &unit).unwrap();
-    assert_eq!((hit.time, hit.normal), (1.0, y));
+    assert_eq!((hit.t, hit.normal), (1.0, y));
     // The same, shallow: the side face.
     let beside = bbox::<V>([-1.5, 0.25, 0.2], [-0.5, 1.25, 0.8]);
     let hit = cast_shape(&beside, vec([1.0, -0.5, 0.0]), &unit).unwrap();
-    assert_eq!((hit.time, hit.normal), (0.5, -x));
+    assert_eq!((hit.t, hit.normal), (0.5, -x));
     // A ball grazing a box's top face never goes deeper: no hit.
     let grazing = ball::<V>([-2.0, 1.0, 0.5], 1.0);
     assert_eq!(cast_shape(&grazing, x * 4.0, &unit), None);
     // Of two simultaneous hits, the one opposing the motion least.
     let a = CastHit {
-        time: 0.5,
+        t: 0.5,
         normal: y,
         point: V::ZERO,
         id: 1,
     };
     let b = CastHit {
-        time: 0.5,
+        t: 0.5,
         normal: -x,
         point: V::ZERO,
         id: 2,
@@ -584,7 +584,7 @@ fn brute_force_cast<V: Vector>(
             .contact(&target)
     })?;
     Some(CastHit {
-        time,
+        t: time,
         normal: -contact.normal,
         point: contact.point,
         id,

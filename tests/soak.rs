@@ -97,11 +97,10 @@ struct Info {
 }
 
 /// The open pairs and everything the stream checks need.
-#[derive(Default)]
-struct Stream {
-    started: MessageCursor<CollisionStarted>,
+struct Stream<V: Dim> {
+    started: MessageCursor<CollisionStarted<V>>,
     ended: MessageCursor<CollisionEnded>,
-    all: MessageCursor<CollisionMessage>,
+    all: MessageCursor<CollisionMessage<V>>,
     /// Open pairs (lower entity first) and the tick they started.
     open: BTreeMap<(Entity, Entity), u64>,
     /// Every entity that was ever given a collider.
@@ -116,7 +115,7 @@ fn key(a: Entity, b: Entity) -> (Entity, Entity) {
     if a <= b { (a, b) } else { (b, a) }
 }
 
-impl Stream {
+impl<V: Dim> Stream<V> {
     fn check_names(&self, tick: u64, what: &str, a: Entity, b: Entity) {
         assert_ne!(a, b, "tick {tick}: {what} pairs {a} with itself");
         for e in [a, b] {
@@ -131,17 +130,17 @@ impl Stream {
     /// the split streams must hold the same messages, each kind in the same order.
     fn read(&mut self, app: &App, tick: u64) {
         let world = app.world();
-        let all = world.resource::<Messages<CollisionMessage>>();
-        let started = world.resource::<Messages<CollisionStarted>>();
+        let all = world.resource::<Messages<CollisionMessage<V>>>();
+        let started = world.resource::<Messages<CollisionStarted<V>>>();
         let ended = world.resource::<Messages<CollisionEnded>>();
         let missed = self.all.missed_messages(all)
             + self.started.missed_messages(started)
             + self.ended.missed_messages(ended);
         assert_eq!(missed, 0, "tick {tick}: {missed} messages missed");
-        let list: Vec<CollisionMessage> = self.all.read(all).copied().collect();
-        let split_starts: Vec<CollisionStarted> = self.started.read(started).copied().collect();
+        let list: Vec<CollisionMessage<V>> = self.all.read(all).copied().collect();
+        let split_starts: Vec<CollisionStarted<V>> = self.started.read(started).copied().collect();
         let split_ends: Vec<CollisionEnded> = self.ended.read(ended).copied().collect();
-        let starts: Vec<CollisionStarted> = list
+        let starts: Vec<CollisionStarted<V>> = list
             .iter()
             .filter_map(|m| match m {
                 CollisionMessage::Started(s) => Some(*s),
@@ -165,7 +164,7 @@ impl Stream {
         }
     }
 
-    fn start(&mut self, tick: u64, m: CollisionStarted) {
+    fn start(&mut self, tick: u64, m: CollisionStarted<V>) {
         self.check_names(tick, "CollisionStarted", m.entity, m.other);
         assert!(
             (0.0..=1.0).contains(&m.time_of_impact),
@@ -283,7 +282,7 @@ fn build_app<V: Dim>() -> App {
 struct Soak<V: Dim> {
     app: App,
     rng: Rng,
-    stream: Stream,
+    stream: Stream<V>,
     live: Vec<Entity>,
     info: BTreeMap<Entity, Info>,
     tick: u64,
@@ -690,7 +689,17 @@ fn soak<V: Dim>(seed: u64, ticks: u64, check_every: u64) {
     let mut soak = Soak::<V> {
         app: build_app::<V>(),
         rng: Rng::new(seed),
-        stream: Stream::default(),
+        stream: Stream {
+            started: MessageCursor::default(),
+            ended: MessageCursor::default(),
+            all: MessageCursor::default(),
+            open: BTreeMap::new(),
+            had_collider: BTreeSet::new(),
+            starts: 0,
+            ends: 0,
+            ends_by_reason: BTreeMap::new(),
+            pass_through: 0,
+        },
         live: Vec::new(),
         info: BTreeMap::new(),
         tick: 0,

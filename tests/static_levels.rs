@@ -48,7 +48,7 @@ struct Log {
 }
 
 /// Reads the combined stream, in the order the contacts started and ended.
-fn record(mut log: ResMut<Log>, mut messages: MessageReader<CollisionMessage>) {
+fn record<V: Dim>(mut log: ResMut<Log>, mut messages: MessageReader<CollisionMessage<V>>) {
     log.tick += 1;
     let tick = log.tick;
     for m in messages.read() {
@@ -76,7 +76,7 @@ fn app<V: Dim>(mode: StaticChanges) -> App {
             1.0 / 60.0,
         )))
         .init_resource::<Log>()
-        .add_systems(Update, record.after(CollisionSystems::Events));
+        .add_systems(Update, record::<V>.after(CollisionSystems::Events));
     app
 }
 

@@ -373,7 +373,7 @@ pub fn move_character<V: Vector, W: CharacterWorld<V>>(
             && rules.is_ground(world, &hit)
         {
             let cos = hit.normal.dot(up).max(1e-3);
-            let drop = hit.time * reach;
+            let drop = hit.t * reach;
             let on_ground = if grounded {
                 // Down to a skin above the ground along its normal.
                 let down = (drop - skin / cos).max(0.0);
@@ -427,7 +427,7 @@ fn step_up<V: Vector, W: CharacterWorld<V>>(
     let under = world.cast(&shape.translated(start), -up * (2.0 * skin))?;
     let reach = max + skin;
     let rise = match world.cast(&shape.translated(start), up * reach) {
-        Some(hit) => (hit.time * reach - skin).max(0.0),
+        Some(hit) => (hit.t * reach - skin).max(0.0),
         None => reach,
     };
     if rise <= skin {
@@ -457,7 +457,7 @@ fn step_up<V: Vector, W: CharacterWorld<V>>(
         return None;
     }
     let cos = ground.normal.dot(up).max(1e-3);
-    let down = (ground.time * drop - skin / cos).max(0.0);
+    let down = (ground.t * drop - skin / cos).max(0.0);
     let displacement = at - up * down - start;
     // Ground to ground, from the points of contact: the gap under the character (up
     // to a skin) does not count.
@@ -511,7 +511,7 @@ fn slide<V: Vector, W: CharacterWorld<V>>(
         };
         let dir = remaining / len;
         let n = hit.normal;
-        let step = step_to_hit(hit.time, n, dir, len, skin);
+        let step = step_to_hit(hit.t, n, dir, len, skin);
         done += dir * step;
         let rest = dir * (len - step);
         let ground = rules.is_ground(world, &hit);

@@ -5,15 +5,17 @@ use smallvec::SmallVec;
 use crate::Vector;
 use crate::geometry::{Ball, BoundingBox, Shape, sweep_ball_box, sweep_balls};
 
-/// Where a cast shape is first blocked: the time, the normal and the point, and what it
-/// hit (an id chosen by the caller; `()` for a single target).
+/// Where a cast shape is first blocked: the parameter `t` along the motion, the normal and
+/// the point, and what it hit (an id chosen by the caller; `()` for a single target). As
+/// in the spatial queries' `ShapeHit` and in [`RayHit`](crate::RayHit), `t` is the
+/// parameter along the vector the cast was given: the shape is at `start + t * motion`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CastHit<V: Vector, Id = ()> {
     /// Fraction of the motion done at the hit, in `[0, 1]`.
-    pub time: f32,
+    pub t: f32,
     /// Unit normal of the hit surface, pointing from the hit shape towards the cast one.
     pub normal: V,
-    /// A point where the shapes touch at `time`.
+    /// A point where the shapes touch at `t`.
     pub point: V,
     /// What was hit.
     pub id: Id,
@@ -24,7 +26,7 @@ impl<V: Vector, Id> CastHit<V, Id> {
     #[inline]
     pub fn with_id<J>(self, id: J) -> CastHit<V, J> {
         CastHit {
-            time: self.time,
+            t: self.t,
             normal: self.normal,
             point: self.point,
             id,
@@ -44,8 +46,8 @@ impl<V: Vector, Id> CastHit<V, Id> {
     /// nudge it.
     #[inline]
     pub fn precedes<J>(&self, other: &CastHit<V, J>, motion: V) -> bool {
-        if self.time != other.time {
-            self.time < other.time
+        if self.t != other.t {
+            self.t < other.t
         } else {
             self.normal.dot(motion) > other.normal.dot(motion)
         }
@@ -84,7 +86,7 @@ pub fn cast_shape<V: Vector>(shape: &Shape<V>, motion: V, target: &Shape<V>) -> 
     if let Some(contact) = shape.contact(target) {
         let normal = blocking_normal_at_start(shape, motion, target, contact.normal)?;
         return Some(CastHit {
-            time: 0.0,
+            t: 0.0,
             normal,
             point: contact.point,
             id: (),
@@ -159,7 +161,7 @@ pub fn cast_shape<V: Vector>(shape: &Shape<V>, motion: V, target: &Shape<V>) -> 
             .closest_point(at.bounding_box().center()),
     };
     Some(CastHit {
-        time,
+        t: time,
         normal,
         point,
         id: (),
@@ -417,7 +419,7 @@ where
         };
         let dir = remaining / len;
         let n = hit.normal;
-        let step = step_to_hit(hit.time, n, dir, len, skin);
+        let step = step_to_hit(hit.t, n, dir, len, skin);
         outcome.displacement += dir * step;
         remaining = clip_to_planes(dir * (len - step), n, &planes);
         planes.push(n);

@@ -284,29 +284,37 @@ pub enum CharacterSystems {
 /// ```
 pub struct CharacterPlugin<V: Vector> {
     schedule: InternedScheduleLabel,
-    add: fn(&mut App, InternedScheduleLabel),
     _marker: PhantomData<fn() -> V>,
 }
 
 impl<V: Vector> CharacterPlugin<V> {
-    /// The controller running in `schedule`, the collision pipeline's.
+    /// The controller running in `schedule`, the collision pipeline's. It honours the
+    /// [`PairFilter`] given to
+    /// [`AabbTreePlugin::with_pair_filter`](crate::plugin::AabbTreePlugin::with_pair_filter)
+    /// when the app has one: a character passes through what the rule vetoes.
     pub fn new(schedule: impl ScheduleLabel) -> Self {
         Self {
             schedule: schedule.intern(),
-            add: add_controller::<V, ()>,
             _marker: PhantomData,
         }
     }
+}
 
-    /// The controller honouring the game's [`PairFilter`] `F` (the one given to
-    /// [`AabbTreePlugin::with_pair_filter`](crate::plugin::AabbTreePlugin::with_pair_filter)):
-    /// a character passes through what the rule vetoes.
-    pub fn with_pair_filter<F: PairFilter + 'static>(mut self) -> Self
-    where
-        for<'w, 's> SystemParamItem<'w, 's, F>: PairFilter,
-    {
-        self.add = add_controller::<V, F>;
-        self
+/// The character controller with the pair filter given to the collision plugin of the
+/// same dimension, which [`CharacterPlugin`] adds once every plugin is built (whichever
+/// of the two was added first).
+#[derive(Resource)]
+pub(crate) struct ControllerWithFilter<V: Vector> {
+    add: fn(&mut App, InternedScheduleLabel),
+    _marker: PhantomData<fn() -> V>,
+}
+
+impl<V: Vector> ControllerWithFilter<V> {
+    pub(crate) fn new(add: fn(&mut App, InternedScheduleLabel)) -> Self {
+        Self {
+            add,
+            _marker: PhantomData,
+        }
     }
 }
 
@@ -331,11 +339,21 @@ where
                 self.schedule,
                 CharacterSystems::Move.after(CollisionSystems::Events),
             );
-        (self.add)(app, self.schedule);
+    }
+
+    /// Adds the controller once every plugin is built: with the collision plugin's pair
+    /// filter when it has one.
+    fn finish(&self, app: &mut App) {
+        let without: fn(&mut App, InternedScheduleLabel) = add_controller::<V, ()>;
+        let add = app
+            .world()
+            .get_resource::<ControllerWithFilter<V>>()
+            .map_or(without, |with| with.add);
+        add(app, self.schedule);
     }
 }
 
-fn add_controller<V: Vector, F: PairFilter + 'static>(
+pub(crate) fn add_controller<V: Vector, F: PairFilter + 'static>(
     app: &mut App,
     schedule: InternedScheduleLabel,
 ) where
@@ -694,7 +712,7 @@ fn push_along<V: Vector>(shape: &Shape<V>, other: &Shape<V>, dir: V) -> V {
     let apart = other.center() - shape.center();
     let far = diagonal(shape) + diagonal(other) + apart.dot(apart).sqrt();
     match cast_shape(&shape.translated(dir * far), -dir * far, other) {
-        Some(hit) if far.is_finite() => dir * (far * (1.0 - hit.time)),
+        Some(hit) if far.is_finite() => dir * (far * (1.0 - hit.t)),
         _ => V::ZERO,
     }
 }

@@ -55,7 +55,7 @@ use crate::plugin::{AabbTree, CollidingEntities};
 /// Every `CollisionStarted` is followed by exactly one [`CollisionEnded`] for the pair.
 #[derive(Message, EntityEvent, Clone, Copy, Debug, PartialEq, Reflect)]
 #[reflect(Debug, PartialEq)]
-pub struct CollisionStarted {
+pub struct CollisionStarted<V: Vector> {
     /// The entity this event is about (the observed entity for observers).
     #[event_target]
     pub entity: Entity,
@@ -65,9 +65,9 @@ pub struct CollisionStarted {
     /// already overlapped then) to 1 (end of the tick), from the swept test on both
     /// entities' displacements.
     pub time_of_impact: f32,
-    /// Unit contact normal pointing from `entity` towards `other` (z = 0 in 2D); zero
+    /// Unit contact normal pointing from `entity` towards `other` (a `Vec2` in 2D); zero
     /// where none is defined (shapes at the same center).
-    pub normal: Vec3,
+    pub normal: V,
 }
 
 /// Why a pair stopped touching.
@@ -162,22 +162,22 @@ pub struct CollisionEnded {
 /// [`TrackedCollider`]: crate::plugin::TrackedCollider
 #[derive(Message, Clone, Copy, Debug, PartialEq, Reflect)]
 #[reflect(Debug, PartialEq)]
-pub enum CollisionMessage {
+pub enum CollisionMessage<V: Vector> {
     /// A contact started (the same message as [`CollisionStarted`]).
-    Started(CollisionStarted),
+    Started(CollisionStarted<V>),
     /// A contact ended (the same message as [`CollisionEnded`]).
     Ended(CollisionEnded),
 }
 
 /// The writers of the three collision messages.
 #[derive(SystemParam)]
-pub(crate) struct CollisionWriters<'w> {
-    started: MessageWriter<'w, CollisionStarted>,
+pub(crate) struct CollisionWriters<'w, V: Vector> {
+    started: MessageWriter<'w, CollisionStarted<V>>,
     ended: MessageWriter<'w, CollisionEnded>,
-    all: MessageWriter<'w, CollisionMessage>,
+    all: MessageWriter<'w, CollisionMessage<V>>,
 }
 
-impl CollisionWriters<'_> {
+impl<V: Vector> CollisionWriters<'_, V> {
     fn write_ended(&mut self, events: &[CollisionEnded]) {
         // The messages are the events with the smaller index first: every other one.
         let messages = events.iter().step_by(2).copied();
@@ -185,7 +185,7 @@ impl CollisionWriters<'_> {
         self.all.write_batch(messages.map(CollisionMessage::Ended));
     }
 
-    fn write_started(&mut self, events: &[CollisionStarted]) {
+    fn write_started(&mut self, events: &[CollisionStarted<V>]) {
         let messages = events.iter().step_by(2).copied();
         self.started.write_batch(messages.clone());
         self.all
@@ -204,7 +204,7 @@ impl CollisionWriters<'_> {
 ///
 /// The command takes the buffers and gives them back to the resource once it has
 /// triggered them, so that a steady stream of events allocates nothing.
-pub(crate) fn trigger_batch<V: Vector>(commands: &mut Commands, events: &mut EventBuffers) {
+pub(crate) fn trigger_batch<V: Vector>(commands: &mut Commands, events: &mut EventBuffers<V>) {
     if events.broken_events.is_empty()
         && events.start_events.is_empty()
         && events.end_events.is_empty()
@@ -312,7 +312,7 @@ fn end_events(records: &mut Vec<EndRecord>, out: &mut Vec<CollisionEnded>) -> us
 /// Delivers the ends of contacts broken before the tick's starts
 /// ([`EndBuffers::broken`](crate::plugin::state::TickBuffers)): their messages now, their
 /// entity events with the batch.
-fn write_broken<V: Vector>(tick: &mut TickBuffers<V>, writers: &mut CollisionWriters) {
+fn write_broken<V: Vector>(tick: &mut TickBuffers<V>, writers: &mut CollisionWriters<V>) {
     let first = tick.events.broken_events.len();
     tick.ends.delivered += end_events(&mut tick.ends.broken, &mut tick.events.broken_events);
     writers.write_ended(&tick.events.broken_events[first..]);
@@ -324,7 +324,7 @@ fn write_broken<V: Vector>(tick: &mut TickBuffers<V>, writers: &mut CollisionWri
 /// which delivers it after the tick's starts.
 pub(crate) fn deliver_removal<V: Vector>(
     tick: &mut TickBuffers<V>,
-    writers: &mut CollisionWriters,
+    writers: &mut CollisionWriters<V>,
     commands: &mut Commands,
 ) {
     if !tick.ends.after_tests {
@@ -343,7 +343,7 @@ pub(crate) fn deliver_removal<V: Vector>(
 pub(crate) fn emit_events<V: Vector>(
     mut commands: Commands,
     mut state: ResMut<AabbTree<V>>,
-    mut writers: CollisionWriters,
+    mut writers: CollisionWriters<V>,
 ) {
     let start = Instant::now();
     let state = &mut *state;
@@ -366,7 +366,7 @@ pub(crate) fn emit_events<V: Vector>(
     });
     let first = tick.events.start_events.len();
     for s in tick.narrow.started.drain(..) {
-        let n = s.normal.extend_to_3d();
+        let n = s.normal;
         tick.events.start_events.push(CollisionStarted {
             entity: s.a,
             other: s.b,

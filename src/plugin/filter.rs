@@ -14,7 +14,7 @@
 //! The rule is asked at every tick for every candidate pair of the colliders with
 //! [`FilterPairs`] (fat boxes overlapping, layers matching), after the broad phase
 //! ([`CollisionSystems::Filter`](crate::plugin::CollisionSystems::Filter)).
-//! `CharacterPlugin::with_pair_filter` makes the character controller honour the same
+//! The [`CharacterPlugin`](crate::plugin::CharacterPlugin) of the same app honours the same
 //! rule; in a game's own casts, pass it to
 //! [`AabbTree::cast_blocking_where`](crate::plugin::AabbTree::cast_blocking_where) or
 //! [`AabbTree::move_and_slide_where`](crate::plugin::AabbTree::move_and_slide_where).

@@ -20,7 +20,7 @@ pub(crate) fn on_collider_gone<V: Vector, E: EntityEvent, C: Component>(
     event: On<E, C>,
     mut colliders: Query<&mut TrackedCollider<V>, Allow<Disabled>>,
     mut state: ResMut<AabbTree<V>>,
-    mut writers: CollisionWriters,
+    mut writers: CollisionWriters<V>,
     mut commands: Commands,
 ) {
     let entity = event.event_target();
@@ -83,7 +83,7 @@ pub(crate) fn on_shape_removed<V: Vector, C: Component>(
     mut colliders: Query<ShapesItem<V>, Allow<Disabled>>,
     config: Res<CollisionConfig>,
     mut state: ResMut<AabbTree<V>>,
-    mut writers: CollisionWriters,
+    mut writers: CollisionWriters<V>,
     mut commands: Commands,
 ) {
     let entity = event.event_target();
@@ -376,7 +376,7 @@ fn drop_proxy<V: Vector>(
     entity: Entity,
     tracked: &mut TrackedCollider<V>,
     state: &mut AabbTree<V>,
-    writers: &mut CollisionWriters,
+    writers: &mut CollisionWriters<V>,
     commands: &mut Commands,
 ) {
     forget_foreign_proxy(tracked, entity, state);

@@ -28,7 +28,7 @@
 //!     ));
 //! }
 //!
-//! fn report(mut started: MessageReader<CollisionStarted>) {
+//! fn report(mut started: MessageReader<CollisionStarted<Vec3>>) {
 //!     for hit in started.read() {
 //!         info!("{} hit {} at t = {}", hit.entity, hit.other, hit.time_of_impact);
 //!     }
@@ -51,7 +51,7 @@
 //! fn spawn_door(mut commands: Commands) {
 //!     commands
 //!         .spawn((Transform::default(), Aabb::new(Vec2::new(0.5, 2.0))))
-//!         .observe(|hit: On<CollisionStarted>| info!("door touched by {}", hit.other));
+//!         .observe(|hit: On<CollisionStarted<Vec2>>| info!("door touched by {}", hit.other));
 //! }
 //! ```
 //!
@@ -338,7 +338,8 @@ pub enum CollisionSystems {
 /// feature) and never moves entities (see [`VelocityPlugin`]).
 pub struct AabbTreePlugin<V: Vector> {
     schedule: InternedScheduleLabel,
-    filter: Option<AddSystems>,
+    /// The filter stage, and the character controller honouring the same filter.
+    filter: Option<(AddSystems, AddSystems)>,
     _marker: PhantomData<fn() -> V>,
 }
 
@@ -356,12 +357,16 @@ impl<V: Vector> AabbTreePlugin<V> {
     }
 
     /// The plugin asking `F` about the pairs of colliders with [`FilterPairs`] at every
-    /// tick (see [`PairFilter`]): vetoed pairs never touch.
+    /// tick (see [`PairFilter`]): vetoed pairs never touch. The [`CharacterPlugin`] of the
+    /// same app honours the same rule: a character passes through what it vetoes.
     pub fn with_pair_filter<F: PairFilter + 'static>(mut self) -> Self
     where
         for<'w, 's> bevy::ecs::system::SystemParamItem<'w, 's, F>: PairFilter,
     {
-        self.filter = Some(filter::add_pair_filter::<V, F>);
+        self.filter = Some((
+            filter::add_pair_filter::<V, F>,
+            character::add_controller::<V, F>,
+        ));
         self
     }
 }
@@ -384,9 +389,9 @@ where
         let schedule = self.schedule;
         app.init_resource::<CollisionConfig>()
             .init_resource::<AabbTree<V>>()
-            .add_message::<CollisionStarted>()
+            .add_message::<CollisionStarted<V>>()
             .add_message::<CollisionEnded>()
-            .add_message::<CollisionMessage>()
+            .add_message::<CollisionMessage<V>>()
             .register_type::<CollisionConfig>()
             .register_type::<Aabb<V>>()
             .register_type::<BoundingSphere<V>>()
@@ -400,9 +405,9 @@ where
             .register_type::<OneWay<V>>()
             .register_type::<StaticChanges>()
             .register_type::<TrackedCollider<V>>()
-            .register_type::<CollisionStarted>()
+            .register_type::<CollisionStarted<V>>()
             .register_type::<CollisionEnded>()
-            .register_type::<CollisionMessage>()
+            .register_type::<CollisionMessage<V>>()
             .configure_sets(
                 schedule,
                 (
@@ -478,8 +483,9 @@ where
             .add_observer(one_way::on_one_way_removed::<V>);
         #[cfg(feature = "interpolation")]
         app.add_observer(interpolation::on_teleported_easing);
-        if let Some(add_filter) = self.filter {
+        if let Some((add_filter, add_controller)) = self.filter {
             add_filter(app, schedule);
+            app.insert_resource(character::ControllerWithFilter::<V>::new(add_controller));
         }
         for (path, ms, _) in diagnostics::measurements::<V>(&StepStats::default()) {
             let diagnostic = Diagnostic::new(path);

@@ -148,7 +148,7 @@ pub(crate) fn churn_run<V: Dim>(sched: Sched, fixed_hz: f64, seed: u64, frames: 
         _marker: PhantomData,
     });
     match sched {
-        Sched::Update => app.add_systems(Update, churn::<V>.before(collect_pre)),
+        Sched::Update => app.add_systems(Update, churn::<V>.before(collect_pre::<V>)),
         Sched::Fixed => app.add_systems(Update, churn::<V>),
     };
     for _ in 0..frames {

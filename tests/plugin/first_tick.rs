@@ -396,7 +396,7 @@ pub(crate) fn hits_in_time_order<V: Dim>() {
             BoundingSphere::<V>::new(0.2),
         ))
         .observe(
-            |hit: On<CollisionStarted>, mut log: ResMut<BulletLog>, mut commands: Commands| {
+            |hit: On<CollisionStarted<V>>, mut log: ResMut<BulletLog>, mut commands: Commands| {
                 if log.0.is_empty() {
                     commands.entity(hit.entity).try_despawn();
                 }

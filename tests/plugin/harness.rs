@@ -111,9 +111,6 @@ pub(crate) struct Rec {
     pub(crate) tick: u32,
     /// The combined stream (`CollisionMessage`), in the order read.
     pub(crate) events: Vec<Ev>,
-    pub(crate) started: MessageCursor<CollisionStarted>,
-    pub(crate) ended: MessageCursor<CollisionEnded>,
-    pub(crate) all: MessageCursor<CollisionMessage>,
     /// The touching pairs after each tick, from `AabbTree::touching_pairs`.
     pub(crate) touching: Vec<Pairs>,
     /// Scenes with children or overflowing values cannot use the root-only oracle.
@@ -127,13 +124,31 @@ pub(crate) struct Rec {
     pub(crate) replayed: BTreeMap<(Entity, Entity), u32>,
 }
 
-fn ev_of(tick: u32, m: &CollisionMessage) -> Ev {
+/// The recorder's cursors over the three message streams of one dimension.
+#[derive(Resource)]
+pub(crate) struct Cursors<V: Dim> {
+    pub(crate) started: MessageCursor<CollisionStarted<V>>,
+    pub(crate) ended: MessageCursor<CollisionEnded>,
+    pub(crate) all: MessageCursor<CollisionMessage<V>>,
+}
+
+impl<V: Dim> Default for Cursors<V> {
+    fn default() -> Self {
+        Self {
+            started: MessageCursor::default(),
+            ended: MessageCursor::default(),
+            all: MessageCursor::default(),
+        }
+    }
+}
+
+fn ev_of<V: Dim>(tick: u32, m: &CollisionMessage<V>) -> Ev {
     match *m {
         CollisionMessage::Started(m) => Ev {
             tick,
             kind: Kind::Started {
                 toi: m.time_of_impact,
-                normal: m.normal,
+                normal: m.normal.extend_to_3d(),
             },
             entity: m.entity,
             other: m.other,
@@ -149,39 +164,39 @@ fn ev_of(tick: u32, m: &CollisionMessage) -> Ev {
 
 /// Reads the three message streams: the combined one is recorded, in the order read, and
 /// the two split ones must hold the same messages, each kind in the same order.
-pub(crate) fn record(
+pub(crate) fn record<V: Dim>(
     rec: &mut Rec,
-    started: &Messages<CollisionStarted>,
+    cursors: &mut Cursors<V>,
+    started: &Messages<CollisionStarted<V>>,
     ended: &Messages<CollisionEnded>,
-    all: &Messages<CollisionMessage>,
+    all: &Messages<CollisionMessage<V>>,
 ) {
     let tick = rec.tick;
-    let Rec {
+    let Cursors {
         started: sc,
         ended: ec,
         all: ac,
-        errors,
-        ..
-    } = rec;
+    } = cursors;
+    let errors = &mut rec.errors;
     let missed = sc.missed_messages(started) + ec.missed_messages(ended) + ac.missed_messages(all);
     if missed > 0 {
         errors.push(format!("tick {tick}: {missed} messages missed"));
     }
-    let read: Vec<CollisionMessage> = ac.read(all).copied().collect();
-    let split_starts: Vec<CollisionMessage> = sc
+    let read: Vec<CollisionMessage<V>> = ac.read(all).copied().collect();
+    let split_starts: Vec<CollisionMessage<V>> = sc
         .read(started)
         .map(|m| CollisionMessage::Started(*m))
         .collect();
-    let split_ends: Vec<CollisionMessage> = ec
+    let split_ends: Vec<CollisionMessage<V>> = ec
         .read(ended)
         .map(|m| CollisionMessage::Ended(*m))
         .collect();
-    let starts: Vec<CollisionMessage> = read
+    let starts: Vec<CollisionMessage<V>> = read
         .iter()
         .filter(|m| matches!(m, CollisionMessage::Started(_)))
         .copied()
         .collect();
-    let ends: Vec<CollisionMessage> = read
+    let ends: Vec<CollisionMessage<V>> = read
         .iter()
         .filter(|m| matches!(m, CollisionMessage::Ended(_)))
         .copied()
@@ -205,13 +220,14 @@ pub(crate) fn record(
     }
 }
 
-pub(crate) fn collect_pre(
+pub(crate) fn collect_pre<V: Dim>(
     mut rec: ResMut<Rec>,
-    started: Res<Messages<CollisionStarted>>,
+    mut cursors: ResMut<Cursors<V>>,
+    started: Res<Messages<CollisionStarted<V>>>,
     ended: Res<Messages<CollisionEnded>>,
-    all: Res<Messages<CollisionMessage>>,
+    all: Res<Messages<CollisionMessage<V>>>,
 ) {
-    record(&mut rec, &started, &ended, &all);
+    record(&mut rec, &mut cursors, &started, &ended, &all);
 }
 
 pub(crate) type OracleItem<'a, V> = (
@@ -247,15 +263,16 @@ pub(crate) fn oracle_world<'a, V: Dim>(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn collect_post<V: Dim>(
     mut rec: ResMut<Rec>,
-    started: Res<Messages<CollisionStarted>>,
+    mut cursors: ResMut<Cursors<V>>,
+    started: Res<Messages<CollisionStarted<V>>>,
     ended: Res<Messages<CollisionEnded>>,
-    all: Res<Messages<CollisionMessage>>,
+    all: Res<Messages<CollisionMessage<V>>>,
     state: Res<AabbTree<V>>,
     colliders: Query<OracleItem<V>>,
     contacts: Query<(Entity, &CollidingEntities)>,
     log: Res<EntityEventLog>,
 ) {
-    record(&mut rec, &started, &ended, &all);
+    record(&mut rec, &mut cursors, &started, &ended, &all);
     let tick = rec.tick;
     if let Err(e) = state.tree().validate() {
         rec.errors.push(format!("tick {tick}: invalid tree: {e}"));
@@ -435,14 +452,15 @@ pub(crate) fn build_app<V: Dim>(sched: Sched, fixed_hz: f64, config: CollisionCo
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
             1.0 / 60.0,
         )))
-        .init_resource::<Rec>();
-    watch_entity_events(&mut app);
+        .init_resource::<Rec>()
+        .init_resource::<Cursors<V>>();
+    watch_entity_events::<V>(&mut app);
     keep_contacts::<V>(&mut app);
     let label = sched.label();
     app.add_systems(
         label,
         (
-            collect_pre.before(CollisionSystems::Prepare),
+            collect_pre::<V>.before(CollisionSystems::Prepare),
             collect_post::<V>.after(CollisionSystems::Events),
         ),
     );
@@ -450,7 +468,7 @@ pub(crate) fn build_app<V: Dim>(sched: Sched, fixed_hz: f64, config: CollisionCo
         Sched::Update => app.add_systems(
             Update,
             (drive, reconfigure)
-                .after(collect_pre)
+                .after(collect_pre::<V>)
                 .before(CollisionSystems::Prepare),
         ),
         Sched::Fixed => app.add_systems(FixedUpdate, (drive, reconfigure)),
@@ -950,10 +968,10 @@ pub(crate) fn keep_contacts<V: Dim>(app: &mut App) {
 
 /// Global observers checking, per entity, that its starts and ends with each partner
 /// alternate, starting with a start.
-pub(crate) fn watch_entity_events(app: &mut App) {
+pub(crate) fn watch_entity_events<V: Dim>(app: &mut App) {
     app.init_resource::<EntityEventLog>()
         .add_observer(
-            |ev: On<CollisionStarted>, mut log: ResMut<EntityEventLog>| {
+            |ev: On<CollisionStarted<V>>, mut log: ResMut<EntityEventLog>| {
                 log.count += 1;
                 if ev.entity == ev.other || !log.open.insert((ev.entity, ev.other)) {
                     let e = format!("entity event out of order: {:?}", *ev);

@@ -190,7 +190,7 @@ pub(crate) fn remove_and_reinsert_same_frame<V: Dim>() {
     let mut s = touching_scene::<V>(Sched::Update);
     s.app
         .insert_resource(Target(s.a, s.b, 1))
-        .add_systems(Update, churn_once::<V>.before(collect_pre));
+        .add_systems(Update, churn_once::<V>.before(collect_pre::<V>));
     run_ticks(&mut s.app, 6);
     let events = finish::<V>(&s.app);
     let mine = pair_events(&s, &events);

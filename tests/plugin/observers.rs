@@ -11,8 +11,14 @@ pub(crate) struct ObsLog(pub(crate) Vec<(&'static str, bool, Entity, Entity, Vec
 pub(crate) fn observers<V: Dim>() {
     let mut app = update_app::<V>(Sched::Update);
     app.init_resource::<ObsLog>()
-        .add_observer(|ev: On<CollisionStarted>, mut log: ResMut<ObsLog>| {
-            log.0.push(("global", true, ev.entity, ev.other, ev.normal));
+        .add_observer(|ev: On<CollisionStarted<V>>, mut log: ResMut<ObsLog>| {
+            log.0.push((
+                "global",
+                true,
+                ev.entity,
+                ev.other,
+                ev.normal.extend_to_3d(),
+            ));
         })
         .add_observer(|ev: On<CollisionEnded>, mut log: ResMut<ObsLog>| {
             log.0
@@ -21,9 +27,12 @@ pub(crate) fn observers<V: Dim>() {
     let mut spawn_observed = |name: &'static str, x: f32| {
         app.world_mut()
             .spawn((Transform::from_xyz(x, 0.0, 0.0), Aabb::new(V::splat(0.5))))
-            .observe(move |ev: On<CollisionStarted>, mut log: ResMut<ObsLog>| {
-                log.0.push((name, true, ev.entity, ev.other, ev.normal));
-            })
+            .observe(
+                move |ev: On<CollisionStarted<V>>, mut log: ResMut<ObsLog>| {
+                    log.0
+                        .push((name, true, ev.entity, ev.other, ev.normal.extend_to_3d()));
+                },
+            )
             .observe(move |ev: On<CollisionEnded>, mut log: ResMut<ObsLog>| {
                 log.0.push((name, false, ev.entity, ev.other, Vec3::ZERO));
             })
@@ -95,8 +104,14 @@ pub(crate) fn despawn_between_narrow_phase_and_events<V: Dim>() {
     for pass_through in [false, true] {
         let mut app = update_app::<V>(Sched::Update);
         app.init_resource::<ObsLog>()
-            .add_observer(|ev: On<CollisionStarted>, mut log: ResMut<ObsLog>| {
-                log.0.push(("global", true, ev.entity, ev.other, ev.normal));
+            .add_observer(|ev: On<CollisionStarted<V>>, mut log: ResMut<ObsLog>| {
+                log.0.push((
+                    "global",
+                    true,
+                    ev.entity,
+                    ev.other,
+                    ev.normal.extend_to_3d(),
+                ));
             })
             .add_observer(|ev: On<CollisionEnded>, mut log: ResMut<ObsLog>| {
                 log.0

@@ -277,7 +277,7 @@ pub(crate) fn despawn_in_observers<V: Dim>() {
                 .spawn((Transform::from_xyz(x, 0.0, 0.0), Aabb::new(V::splat(0.5))));
             match who {
                 Who::SelfOnStart | Who::BothOnStart => {
-                    e.observe(|ev: On<CollisionStarted>, mut commands: Commands| {
+                    e.observe(|ev: On<CollisionStarted<V>>, mut commands: Commands| {
                         commands.entity(ev.entity).despawn();
                     });
                 }
@@ -295,7 +295,7 @@ pub(crate) fn despawn_in_observers<V: Dim>() {
         let bystander = spawn(5.0);
         if let Who::OtherOnStart = who {
             app.world_mut().entity_mut(a).observe(
-                |ev: On<CollisionStarted>, mut commands: Commands| {
+                |ev: On<CollisionStarted<V>>, mut commands: Commands| {
                     commands.entity(ev.other).despawn();
                 },
             );
@@ -303,7 +303,7 @@ pub(crate) fn despawn_in_observers<V: Dim>() {
         if let Who::SystemAfterEvents = who {
             app.add_systems(
                 Update,
-                (|mut started: MessageReader<CollisionStarted>, mut commands: Commands| {
+                (|mut started: MessageReader<CollisionStarted<V>>, mut commands: Commands| {
                     for hit in started.read() {
                         commands.entity(hit.other).despawn();
                     }

@@ -139,9 +139,9 @@ fn probe_end(mut probe: ResMut<Probe>) {
     }
 }
 
-fn read_ours(
+fn read_ours<V: Dim>(
     mut probe: ResMut<Probe>,
-    mut started: MessageReader<CollisionStarted>,
+    mut started: MessageReader<CollisionStarted<V>>,
     mut ended: MessageReader<CollisionEnded>,
 ) {
     probe.events = started.read().count() + ended.read().count();
@@ -339,7 +339,7 @@ fn ours_app<V: Dim, const D: usize>(scene: &Scene<D>) -> App {
             FixedPostUpdate,
             (
                 probe_begin.before(CollisionSystems::Prepare),
-                (probe_end, read_ours)
+                (probe_end, read_ours::<V>)
                     .chain()
                     .after(CollisionSystems::Events),
             ),
@@ -453,7 +453,7 @@ fn run_tilemap<V: Dim, P: Peer>(side: usize, movers: usize, default_plugins: boo
             FixedPostUpdate,
             (
                 probe_begin.before(CollisionSystems::Prepare),
-                (probe_end, read_ours)
+                (probe_end, read_ours::<V>)
                     .chain()
                     .after(CollisionSystems::Events),
             ),

@@ -97,8 +97,8 @@ fn walk(side: Res<Side>, mut q: Query<(&mut Transform, &mut Walk)>) {
     }
 }
 
-fn count_tile_events(
-    mut started: MessageReader<CollisionStarted>,
+fn count_tile_events<V: Vector>(
+    mut started: MessageReader<CollisionStarted<V>>,
     tiles: Query<(), With<Tile>>,
     mut count: ResMut<TileEvents>,
 ) {
@@ -194,7 +194,10 @@ where
             Update,
             (walk, move_platform).before(CollisionSystems::Prepare),
         )
-        .add_systems(Update, count_tile_events.after(CollisionSystems::Events));
+        .add_systems(
+            Update,
+            count_tile_events::<V>.after(CollisionSystems::Events),
+        );
     app.update();
     let world = app.world_mut();
     let mut rng = Rng(7);

@@ -36,7 +36,7 @@ pub(crate) struct TickBuffers<V: Vector> {
     pub broad: BroadBuffers,
     pub narrow: NarrowBuffers<V>,
     pub ends: EndBuffers,
-    pub events: EventBuffers,
+    pub events: EventBuffers<V>,
 }
 
 /// What [`CollisionSystems::Prepare`](crate::plugin::CollisionSystems::Prepare) fills:
@@ -160,10 +160,10 @@ impl EndBuffers {
 /// flushing the ends of a removal) fills and its command triggers (see
 /// `events::trigger_batch`).
 #[derive(Default)]
-pub(crate) struct EventBuffers {
+pub(crate) struct EventBuffers<V: Vector> {
     /// Ends of contacts broken before the tick's starts.
     pub broken_events: Vec<CollisionEnded>,
-    pub start_events: Vec<CollisionStarted>,
+    pub start_events: Vec<CollisionStarted<V>>,
     /// Ends of the tick's tests, after its starts.
     pub end_events: Vec<CollisionEnded>,
 }
