@@ -301,20 +301,39 @@ impl<V: Vector> CharacterPlugin<V> {
 }
 
 /// The character controller with the pair filter given to the collision plugin of the
-/// same dimension, which [`CharacterPlugin`] adds once every plugin is built (whichever
-/// of the two was added first).
+/// same dimension. Whichever of the two plugins is built second adds it (see
+/// [`add_controller_with_filter`]); until then, and without a filter, the controller
+/// without one runs.
 #[derive(Resource)]
 pub(crate) struct ControllerWithFilter<V: Vector> {
     add: fn(&mut App, InternedScheduleLabel),
     _marker: PhantomData<fn() -> V>,
 }
 
-impl<V: Vector> ControllerWithFilter<V> {
-    pub(crate) fn new(add: fn(&mut App, InternedScheduleLabel)) -> Self {
-        Self {
-            add,
-            _marker: PhantomData,
-        }
+/// The schedule of the [`CharacterPlugin`] of a dimension, once it is built.
+#[derive(Resource)]
+struct CharacterSchedule<V: Vector> {
+    schedule: InternedScheduleLabel,
+    _marker: PhantomData<fn() -> V>,
+}
+
+/// Called by the collision plugin given a pair filter (`add` adds the controller with
+/// it): the controller of an app whose [`CharacterPlugin`] is built already gets it now;
+/// otherwise the character plugin finds it when it is built.
+pub(crate) fn add_controller_with_filter<V: Vector>(
+    app: &mut App,
+    add: fn(&mut App, InternedScheduleLabel),
+) {
+    app.insert_resource(ControllerWithFilter::<V> {
+        add,
+        _marker: PhantomData,
+    });
+    if let Some(schedule) = app
+        .world()
+        .get_resource::<CharacterSchedule<V>>()
+        .map(|s| s.schedule)
+    {
+        add(app, schedule);
     }
 }
 
@@ -338,18 +357,25 @@ where
             .configure_sets(
                 self.schedule,
                 CharacterSystems::Move.after(CollisionSystems::Events),
-            );
-    }
-
-    /// Adds the controller once every plugin is built: with the collision plugin's pair
-    /// filter when it has one.
-    fn finish(&self, app: &mut App) {
-        let without: fn(&mut App, InternedScheduleLabel) = add_controller::<V, ()>;
-        let add = app
-            .world()
-            .get_resource::<ControllerWithFilter<V>>()
-            .map_or(without, |with| with.add);
-        add(app, self.schedule);
+            )
+            .insert_resource(CharacterSchedule::<V> {
+                schedule: self.schedule,
+                _marker: PhantomData,
+            });
+        // With the collision plugin's pair filter when it was built first with one; else
+        // without, until (and unless) it comes with one (`add_controller_with_filter`).
+        match app.world().get_resource::<ControllerWithFilter<V>>() {
+            Some(with) => (with.add)(app, self.schedule),
+            None => {
+                app.add_systems(
+                    self.schedule,
+                    move_characters::<V, ()>
+                        .in_set(CharacterSystems::Move)
+                        .run_if(|config: Res<CollisionConfig>| config.enabled)
+                        .run_if(not(resource_exists::<ControllerWithFilter<V>>)),
+                );
+            }
+        }
     }
 }
 

@@ -485,7 +485,7 @@ where
         app.add_observer(interpolation::on_teleported_easing);
         if let Some((add_filter, add_controller)) = self.filter {
             add_filter(app, schedule);
-            app.insert_resource(character::ControllerWithFilter::<V>::new(add_controller));
+            character::add_controller_with_filter::<V>(app, add_controller);
         }
         for (path, ms, _) in diagnostics::measurements::<V>(&StepStats::default()) {
             let diagnostic = Diagnostic::new(path);

@@ -9,15 +9,26 @@ use super::*;
 /// filter is given once, to the collision plugin, which is added after the controller's:
 /// the controller honours it whatever the order.
 fn character_app<V: Dim>() -> App {
+    character_app_in_order::<V>(true)
+}
+
+/// [`character_app`] with the character plugin added before the collision plugin, or
+/// after it.
+fn character_app_in_order<V: Dim>(character_first: bool) -> App {
     let mut app = App::new();
-    app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
-        .add_plugins(CharacterPlugin::<V>::new(Update))
-        .add_plugins(AabbTreePlugin::<V>::new(Update).with_pair_filter::<EvenRule>())
-        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-            1.0 / 60.0,
-        )))
-        .init_resource::<RulePhase>()
-        .add_systems(Update, gravity::<V>.before(CollisionSystems::Prepare));
+    app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin));
+    if character_first {
+        app.add_plugins(CharacterPlugin::<V>::new(Update))
+            .add_plugins(AabbTreePlugin::<V>::new(Update).with_pair_filter::<EvenRule>());
+    } else {
+        app.add_plugins(AabbTreePlugin::<V>::new(Update).with_pair_filter::<EvenRule>())
+            .add_plugins(CharacterPlugin::<V>::new(Update));
+    }
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+        1.0 / 60.0,
+    )))
+    .init_resource::<RulePhase>()
+    .add_systems(Update, gravity::<V>.before(CollisionSystems::Prepare));
     app
 }
 
@@ -458,8 +469,9 @@ fn filter_vetoes_exactly_its_pairs<V: Dim>() {
 /// A character with `FilterPairs` walks through a wall the rule vetoes, and is stopped by
 /// one it allows (on a floor the rule never vetoes).
 fn controller_honours_the_filter<V: Dim>() {
-    for want_veto in [true, false] {
-        let mut app = character_app::<V>();
+    for (want_veto, character_first) in [(true, true), (false, true), (true, false), (false, false)]
+    {
+        let mut app = character_app_in_order::<V>(character_first);
         app.world_mut().spawn((
             Transform::from_xyz(0.0, -0.5, 0.0),
             Aabb::<V>::new(v(20.0, 0.5, 20.0)),
