@@ -142,7 +142,8 @@ impl<V: Vector, T> ParallelPairs<'_, V, T> {
 
 impl<V: Vector, T: Sync> ParallelPairs<'_, V, T> {
     /// Ends the update as dropping the job does, with the tree's improvements that follow
-    /// (see [`DynamicTree::optimize`]) planned on `runner`'s threads: the same tree.
+    /// (the incremental rebuilds that end every update) planned on `runner`'s threads: the
+    /// same tree.
     pub fn finish_on(mut self, runner: &dyn TaskRunner) {
         self.end();
         // Set first: should the rebuilds panic, the drop does not end the update again.

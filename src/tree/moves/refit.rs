@@ -18,8 +18,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// found only by queries and by the searches of another tree's proxies).
     ///
     /// A few moves refit only the paths from the moved leaves up, so that moving one proxy of a
-    /// large tree costs a path, not the tree; at least one moved leaf per [`BULK_FROM`] proxies
-    /// refits the whole tree in memory order.
+    /// large tree costs a path, not the tree; at least one moved leaf in eight refits the whole
+    /// tree in memory order (`BULK_FROM`).
     pub fn refit(&mut self) {
         self.optimizer.candidates.clear();
         if self.moved_count.saturating_mul(BULK_FROM) >= self.len() {
