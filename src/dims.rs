@@ -39,8 +39,12 @@ macro_rules! dimension {
                 CharacterSystems, CollidingEntities, CollisionConfig, CollisionEnded,
                 CollisionLayer, CollisionLayers, CollisionMessage, CollisionStarted,
                 CollisionSystems, EndReason, FilterPairs, NotIntegrated, PairFilter, QueryFilter,
-                Sensor, Static, StaticChanges, StepStats, Teleported, VelocitySystems,
+                RestoringWorld, Sensor, Static, StaticChanges, StepStats, Teleported,
+                VelocitySystems,
             };
+            /// Rollback with `bevy_ggrs` for this dimension.
+            #[cfg(feature = "ggrs")]
+            pub type AabbTreeRollbackPlugin = crate::plugin::AabbTreeRollbackPlugin<$v>;
 
             /// The collision plugin of this dimension.
             #[cfg(feature = "plugin")]
