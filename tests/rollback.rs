@@ -83,7 +83,7 @@ fn play<V: Dim>(
                 v[k] = -v[k];
             }
         }
-        if tag.0 % 7 == 0 && (ticks.0 + tag.0) % 23 == 0 {
+        if tag.0.is_multiple_of(7) && (ticks.0 + tag.0).is_multiple_of(23) {
             c = Vec3::new(SIDE - c.y, c.x, c.z);
             commands.entity(entity).insert(Teleported);
         }

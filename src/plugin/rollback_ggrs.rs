@@ -215,6 +215,9 @@ fn shape_bits<V: Vector>(shape: &WorldShape<V>) -> (u8, [u32; 3], [u32; 3]) {
     (kind, bits(b.min), bits(b.max))
 }
 
+/// The checksum part of the collision state (one entity, not rolled back).
+type OwnPart<V> = (Without<RollbackId>, With<ChecksumFlag<AabbTree<V>>>);
+
 /// What the checksum reads of a character.
 type CharacterRow<'a, V> = (Entity, &'a CharacterState<V>, &'a Transform);
 
@@ -228,7 +231,7 @@ fn checksum<V: Vector>(
     characters: Query<CharacterRow<V>>,
     ids: Query<&RollbackId, Allow<Disabled>>,
     order: Res<RollbackOrdered>,
-    mut part: Query<&mut ChecksumPart, (Without<RollbackId>, With<ChecksumFlag<AabbTree<V>>>)>,
+    mut part: Query<&mut ChecksumPart, OwnPart<V>>,
 ) {
     let id = |e: Entity| stable_id(e, &ids, &order);
     let mut pairs: Vec<_> = state
