@@ -38,9 +38,12 @@ macro_rules! dimension {
             pub use crate::plugin::{
                 CharacterSystems, CollidingEntities, CollisionConfig, CollisionEnded,
                 CollisionLayer, CollisionLayers, CollisionSystems, EndReason, FilterPairs,
-                NotIntegrated, PairFilter, QueryFilter, Sensor, Static, StaticChanges, StepStats,
-                Teleported, VelocitySystems,
+                NotIntegrated, PairFilter, QueryFilter, RestoringWorld, Sensor, Static,
+                StaticChanges, StepStats, Teleported, VelocitySystems,
             };
+            /// Rollback with `bevy_ggrs` for this dimension.
+            #[cfg(feature = "ggrs")]
+            pub type AabbTreeRollbackPlugin = crate::plugin::AabbTreeRollbackPlugin<$v>;
 
             /// Two colliders of this dimension started touching (a message and an entity
             /// event; the normal is a vector of this dimension).

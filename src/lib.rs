@@ -42,6 +42,10 @@ pub mod prelude {
         Ball, BoundingBox, CastHit, CharacterConfig, CharacterMove, Contact, Ray, Shape,
         SlideConfig, SlideOutcome,
     };
+    #[cfg(feature = "ggrs")]
+    pub use crate::plugin::AabbTreeRollbackPlugin;
+    #[cfg(feature = "plugin")]
+    pub use crate::plugin::RestoringWorld;
     #[cfg(feature = "plugin")]
     pub use crate::plugin::{
         Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CharacterController, CharacterPlugin,

@@ -272,7 +272,7 @@ pub fn move_character<V: Vector, W: CharacterWorld<V>>(
     let rules = Rules {
         config: *config,
         up: unit(config.up),
-        ground_cos: config.max_slope.cos(),
+        ground_cos: crate::geometry::cos(config.max_slope),
     };
     let up = rules.up;
     out.up = up;

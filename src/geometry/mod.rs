@@ -43,3 +43,17 @@ pub use ray::Ray;
 pub(crate) use ray::RaySlabs;
 pub use slide::{CastHit, SlideConfig, SlideOutcome, cast_shape, cast_shapes, move_and_slide};
 pub use sweep::{SweepHit, box_cast_at, sweep_ball_box, sweep_balls, sweep_boxes};
+
+/// The cosine of `x`: the platform's, or with the feature `enhanced-determinism` `libm`'s
+/// (pure Rust), which gives the same bits on every CPU and operating system.
+#[inline]
+pub(crate) fn cos(x: f32) -> f32 {
+    #[cfg(feature = "enhanced-determinism")]
+    {
+        libm::cosf(x)
+    }
+    #[cfg(not(feature = "enhanced-determinism"))]
+    {
+        x.cos()
+    }
+}

@@ -403,7 +403,7 @@ where
     } else {
         V::ZERO
     };
-    let ground_cos = config.max_slope.cos();
+    let ground_cos = crate::geometry::cos(config.max_slope);
     let min_len = length(motion) * 1e-6;
     let mut remaining = motion;
     let mut planes: SmallVec<[V; 4]> = SmallVec::new();

@@ -223,6 +223,19 @@ impl<V: Vector> CharacterState<V> {
     }
 }
 
+/// The ground, the hits, what it touches and the platforms it drops through, mapped.
+impl<V: Vector> bevy::ecs::entity::MapEntities for CharacterState<V> {
+    fn map_entities<E: bevy::ecs::entity::EntityMapper>(&mut self, mapper: &mut E) {
+        self.ground = self.ground.map(|e| mapper.get_mapped(e));
+        for hit in &mut self.hits {
+            hit.id = mapper.get_mapped(hit.id);
+        }
+        for e in self.touching.iter_mut().chain(&mut self.passing) {
+            *e = mapper.get_mapped(*e);
+        }
+    }
+}
+
 /// The system set of [`CharacterPlugin`].
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CharacterSystems {
@@ -516,11 +529,13 @@ fn warn_about<V: Vector>(
     }
 }
 
-/// Moves every character (in the order of the query) and records what it met. Each
-/// move sees the characters moved before it where their moves left them.
+/// Moves every character (in the order of the query, or of the entities when
+/// [`CollisionConfig::replayable`]) and records what it met. Each move sees the
+/// characters moved before it where their moves left them.
 #[allow(clippy::too_many_arguments)]
 fn move_characters<V: Vector, F: PairFilter + 'static>(
     time: Res<Time>,
+    collision: Res<CollisionConfig>,
     tree: Res<AabbTree<V>>,
     filter: StaticSystemParam<F>,
     mut characters: Query<CharacterItem<V>>,
@@ -539,9 +554,16 @@ fn move_characters<V: Vector, F: PairFilter + 'static>(
     // The largest coordinate of those displacements: a character moved this tick is that
     // much farther from its place in the trees at most.
     let mut reach = 0.0_f32;
-    for (entity, mut controller, mut state, mut tracked, mut transform, layers, child) in
-        &mut characters
-    {
+    let mut order: Vec<Entity> = characters.iter().map(|item| item.0).collect();
+    if collision.replayable {
+        order.sort_unstable_by_key(|e| (e.index_u32(), e.generation().to_bits()));
+    }
+    for entity in order {
+        let Ok((entity, mut controller, mut state, mut tracked, mut transform, layers, child)) =
+            characters.get_mut(entity)
+        else {
+            continue;
+        };
         // Not in the tree yet (spawned since the last tick): it moves from the next one.
         if tracked.proxy.is_none() {
             continue;

@@ -75,6 +75,21 @@ pub struct CollisionConfig {
     /// static collider per tick. [`StaticChanges::OnInsert`] makes an idle level cost
     /// nothing per tick, for levels of hundreds of thousands of colliders and more.
     pub static_changes: StaticChanges,
+    /// Whether each tick depends on the collision state and the components alone, so
+    /// that a rollback that restores them replays the tick bit for bit. Default `false`;
+    /// `AabbTreeRollbackPlugin` (feature `ggrs`) turns it on.
+    ///
+    /// Two things a restore does not bring back decide otherwise what a tick does:
+    /// Bevy's change ticks (a restore marks every restored component changed) and the
+    /// order in which Bevy stores entities (a restore moves entities between tables).
+    /// When on, every collider is processed at every tick, whatever its change ticks say
+    /// (idle colliders are no longer skipped: a tick costs what every collider costs,
+    /// not what moved), in the order of their entities, moving colliders before static
+    /// ones; and the character controller moves characters in the order of their
+    /// entities, not in the order of its query. The events are those of a run with it
+    /// off: it changes the cost and which bits of the trees' layout a tick leaves, never
+    /// what touches.
+    pub replayable: bool,
 }
 
 /// How the pipeline finds the [`Static`](crate::plugin::Static) colliders to process
@@ -128,6 +143,7 @@ impl Default for CollisionConfig {
             move_cache: true,
             length_unit: 1.0,
             static_changes: StaticChanges::Detect,
+            replayable: false,
         }
     }
 }

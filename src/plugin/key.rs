@@ -92,6 +92,11 @@ impl<T: Clone> ByKey<T> {
         &mut side[i]
     }
 
+    /// Every entry, both tables.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> + '_ {
+        self.moving.iter_mut().chain(&mut self.fixed)
+    }
+
     /// Room for `moving` and `fixed` entries in all, reserved exactly.
     pub(crate) fn reserve_to(&mut self, moving: usize, fixed: usize) {
         self.moving

@@ -372,7 +372,7 @@ fn own_proxy<V: Vector>(entity: Entity, state: &AabbTree<V>) -> Option<Key> {
 }
 
 /// Takes the collider's proxy out of its tree and ends its touching pairs.
-fn drop_proxy<V: Vector>(
+pub(crate) fn drop_proxy<V: Vector>(
     entity: Entity,
     tracked: &mut TrackedCollider<V>,
     state: &mut AabbTree<V>,

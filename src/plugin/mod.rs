@@ -275,6 +275,9 @@ mod pairs;
 pub mod picking;
 mod pool;
 mod prepare;
+mod rollback;
+#[cfg(feature = "ggrs")]
+mod rollback_ggrs;
 mod shape;
 mod spatial;
 mod state;
@@ -305,6 +308,9 @@ pub use one_way::OneWay;
 pub use picking::{
     AabbTreePickable, AabbTreePickingFilter, AabbTreePickingPlugin, AabbTreePickingSettings,
 };
+pub use rollback::RestoringWorld;
+#[cfg(feature = "ggrs")]
+pub use rollback_ggrs::AabbTreeRollbackPlugin;
 pub use spatial::{PointProjection, QueryFilter, ShapeHit, SpatialQuery};
 pub use state::{AabbTree, StepStats, SweptHit};
 #[cfg(feature = "tilemap")]
@@ -389,10 +395,12 @@ where
         let schedule = self.schedule;
         app.init_resource::<CollisionConfig>()
             .init_resource::<AabbTree<V>>()
+            .init_resource::<RestoringWorld>()
             .add_message::<CollisionStarted<V>>()
             .add_message::<CollisionEnded>()
             .add_message::<CollisionMessage<V>>()
             .register_type::<CollisionConfig>()
+            .register_type::<RestoringWorld>()
             .register_type::<Aabb<V>>()
             .register_type::<BoundingSphere<V>>()
             .register_type::<Velocity<V>>()
@@ -441,46 +449,90 @@ where
             // `TrackedCollider`, which holds the proxy and outlives the shapes: an entity
             // whose shapes were both removed by one command still holds its proxy until
             // the next tick, and may be despawned before it runs.
-            .add_observer(lifecycle::on_collider_gone::<V, Despawn, TrackedCollider<V>>)
+            .add_observer(
+                lifecycle::on_collider_gone::<V, Despawn, TrackedCollider<V>>
+                    .run_if(rollback::not_restoring),
+            )
             // `TrackedCollider` removed or overwritten by hand (its docs say not to write
             // it): the old value's proxy goes too, and the collider comes back at the next
             // tick. `Discard` runs for both, with the old value still in place.
-            .add_observer(lifecycle::on_collider_gone::<V, Discard, TrackedCollider<V>>)
+            .add_observer(
+                lifecycle::on_collider_gone::<V, Discard, TrackedCollider<V>>
+                    .run_if(rollback::not_restoring),
+            )
             // Where a new collider, or a teleported one, starts its next sweep.
-            .add_observer(lifecycle::on_shape_inserted::<V, Aabb<V>>)
-            .add_observer(lifecycle::on_shape_inserted::<V, BoundingSphere<V>>)
-            .add_observer(lifecycle::on_teleported::<V>)
-            .add_observer(lifecycle::on_parent_inserted::<V>)
-            .add_observer(lifecycle::on_parent_removed::<V>)
-            .add_observer(lifecycle::on_shape_removed::<V, Aabb<V>>)
-            .add_observer(lifecycle::on_shape_removed::<V, BoundingSphere<V>>)
-            .add_observer(lifecycle::on_collider_gone::<V, Add, Disabled>)
+            .add_observer(
+                lifecycle::on_shape_inserted::<V, Aabb<V>>.run_if(rollback::not_restoring),
+            )
+            .add_observer(
+                lifecycle::on_shape_inserted::<V, BoundingSphere<V>>
+                    .run_if(rollback::not_restoring),
+            )
+            .add_observer(lifecycle::on_teleported::<V>.run_if(rollback::not_restoring))
+            .add_observer(lifecycle::on_parent_inserted::<V>.run_if(rollback::not_restoring))
+            .add_observer(lifecycle::on_parent_removed::<V>.run_if(rollback::not_restoring))
+            .add_observer(lifecycle::on_shape_removed::<V, Aabb<V>>.run_if(rollback::not_restoring))
+            .add_observer(
+                lifecycle::on_shape_removed::<V, BoundingSphere<V>>.run_if(rollback::not_restoring),
+            )
+            .add_observer(
+                lifecycle::on_collider_gone::<V, Add, Disabled>.run_if(rollback::not_restoring),
+            )
             // Removals the prepare stage's change detection would not see.
-            .add_observer(lifecycle::on_input_changed::<V, Remove, Velocity<V>>)
-            .add_observer(lifecycle::on_input_changed::<V, Remove, CollisionLayers>)
-            .add_observer(lifecycle::on_input_changed::<V, Remove, Static>)
-            .add_observer(lifecycle::on_input_changed::<V, Add, Static>)
-            .add_observer(lifecycle::on_input_changed::<V, Add, Sensor>)
-            .add_observer(lifecycle::on_input_changed::<V, Remove, Sensor>)
-            .add_observer(lifecycle::on_input_changed::<V, Remove, Disabled>)
-            .add_observer(lifecycle::on_parent_changed::<V, Insert>)
-            .add_observer(lifecycle::on_parent_changed::<V, Remove>)
+            .add_observer(
+                lifecycle::on_input_changed::<V, Remove, Velocity<V>>
+                    .run_if(rollback::not_restoring),
+            )
+            .add_observer(
+                lifecycle::on_input_changed::<V, Remove, CollisionLayers>
+                    .run_if(rollback::not_restoring),
+            )
+            .add_observer(
+                lifecycle::on_input_changed::<V, Remove, Static>.run_if(rollback::not_restoring),
+            )
+            .add_observer(
+                lifecycle::on_input_changed::<V, Add, Static>.run_if(rollback::not_restoring),
+            )
+            .add_observer(
+                lifecycle::on_input_changed::<V, Add, Sensor>.run_if(rollback::not_restoring),
+            )
+            .add_observer(
+                lifecycle::on_input_changed::<V, Remove, Sensor>.run_if(rollback::not_restoring),
+            )
+            .add_observer(
+                lifecycle::on_input_changed::<V, Remove, Disabled>.run_if(rollback::not_restoring),
+            )
+            .add_observer(lifecycle::on_parent_changed::<V, Insert>.run_if(rollback::not_restoring))
+            .add_observer(lifecycle::on_parent_changed::<V, Remove>.run_if(rollback::not_restoring))
             // Inserts on static colliders, which the change scan skips under
             // `StaticChanges::OnInsert`.
-            .add_observer(lifecycle::on_static_insert::<V, Static>)
-            .add_observer(lifecycle::on_static_insert::<V, Transform>)
-            .add_observer(lifecycle::on_static_insert::<V, Aabb<V>>)
-            .add_observer(lifecycle::on_static_insert::<V, BoundingSphere<V>>)
-            .add_observer(lifecycle::on_static_insert::<V, Velocity<V>>)
-            .add_observer(lifecycle::on_static_insert::<V, CollisionLayers>)
-            .add_observer(lifecycle::on_static_insert::<V, Teleported>)
+            .add_observer(lifecycle::on_static_insert::<V, Static>.run_if(rollback::not_restoring))
+            .add_observer(
+                lifecycle::on_static_insert::<V, Transform>.run_if(rollback::not_restoring),
+            )
+            .add_observer(lifecycle::on_static_insert::<V, Aabb<V>>.run_if(rollback::not_restoring))
+            .add_observer(
+                lifecycle::on_static_insert::<V, BoundingSphere<V>>.run_if(rollback::not_restoring),
+            )
+            .add_observer(
+                lifecycle::on_static_insert::<V, Velocity<V>>.run_if(rollback::not_restoring),
+            )
+            .add_observer(
+                lifecycle::on_static_insert::<V, CollisionLayers>.run_if(rollback::not_restoring),
+            )
+            .add_observer(
+                lifecycle::on_static_insert::<V, Teleported>.run_if(rollback::not_restoring),
+            )
             // A `TrackedCollider` written over by hand: `Discard` took the proxy out, and
             // the collider must come back at the next tick.
-            .add_observer(lifecycle::on_static_insert::<V, TrackedCollider<V>>)
-            .add_observer(lifecycle::on_contacts_added::<V>)
-            .add_observer(filter::on_filter_removed::<V>)
-            .add_observer(one_way::on_one_way_inserted::<V>)
-            .add_observer(one_way::on_one_way_removed::<V>);
+            .add_observer(
+                lifecycle::on_static_insert::<V, TrackedCollider<V>>
+                    .run_if(rollback::not_restoring),
+            )
+            .add_observer(lifecycle::on_contacts_added::<V>.run_if(rollback::not_restoring))
+            .add_observer(filter::on_filter_removed::<V>.run_if(rollback::not_restoring))
+            .add_observer(one_way::on_one_way_inserted::<V>.run_if(rollback::not_restoring))
+            .add_observer(one_way::on_one_way_removed::<V>.run_if(rollback::not_restoring));
         #[cfg(feature = "interpolation")]
         app.add_observer(interpolation::on_teleported_easing);
         if let Some((add_filter, add_controller)) = self.filter {

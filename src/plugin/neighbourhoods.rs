@@ -71,7 +71,7 @@ impl<V: Vector> Default for Neighbourhood<V> {
 /// A list depends only on its reach and on the static tree, not on which collider owns
 /// it; the list of a collider that leaves the moving tree is dropped all the same
 /// ([`Self::release`]).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Neighbourhoods<V: Vector> {
     lists: Vec<Neighbourhood<V>>,
     /// The room of every list's entries, kept up to date so that [`Self::bytes`] is O(1).

@@ -59,6 +59,7 @@ type PairLinks = [[u32; 2]; 2];
 /// copy only when told ([`Self::forget_copies_of`]); a new pair has none. The copies'
 /// array stays empty until the first copy is stored, so tables that never store one pay
 /// nothing for it.
+#[derive(Clone)]
 pub(crate) struct PairTable<C: Copy = ()> {
     pairs: Vec<Pair>,
     /// Each pair's links, by slot (beside `pairs` so that a pass over the pairs reads
@@ -104,6 +105,11 @@ impl<C: Copy> PairTable<C> {
     /// Every pair, by slot.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &Pair> + '_ {
         self.pairs.iter()
+    }
+
+    /// Every pair's copy that is stored.
+    pub(crate) fn copies_mut(&mut self) -> impl Iterator<Item = &mut C> + '_ {
+        self.copies.iter_mut().flatten()
     }
 
     /// Sets whether the pair in slot `i` touches.

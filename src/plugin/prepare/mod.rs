@@ -324,6 +324,7 @@ pub(crate) fn prepare<V: Vector>(
         &children,
         settings.everything,
         config.static_changes,
+        config.replayable,
     );
     ctx.insert_new_static(&mut colliders.p1());
     let processed = ctx.finish();

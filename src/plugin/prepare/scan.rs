@@ -84,7 +84,12 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         children: &AllChildren,
         everything: bool,
         static_changes: StaticChanges,
+        replayable: bool,
     ) {
+        if replayable {
+            self.visit_in_entity_order(&mut colliders.p1());
+            return;
+        }
         if everything {
             self.visit_all(&mut colliders.p1());
             return;
@@ -117,6 +122,34 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         }
         for item in &mut *all {
             if item.8 {
+                self.visit(item);
+            }
+        }
+    }
+
+    /// Processes every collider, in the order of their entities, those without `Static`
+    /// first (as [`Self::visit_all`], for the same reason): the order of a
+    /// [`replayable`](crate::plugin::CollisionConfig::replayable) tick, which neither
+    /// change ticks nor the order of Bevy's tables decide. Each entity is listed once, so
+    /// a collider is processed whatever its mark of the last run processed says: a
+    /// restored state may have an older run's number than the one the collider holds.
+    fn visit_in_entity_order(&mut self, all: &mut AllColliders<'_, '_, V>) {
+        self.listed.clear();
+        let mut order: Vec<(bool, (u32, u32), Entity)> = all
+            .iter()
+            .map(|item| {
+                let entity = item.0;
+                (
+                    item.8,
+                    (entity.index_u32(), entity.generation().to_bits()),
+                    entity,
+                )
+            })
+            .collect();
+        order.sort_unstable();
+        for (_, _, entity) in order {
+            if let Ok(mut item) = all.get_mut(entity) {
+                item.1.seen = 0;
                 self.visit(item);
             }
         }

@@ -150,7 +150,7 @@ pub struct SweptHit<V: Vector> {
 /// entities touching one entity, the trees themselves (for statistics and drawing).
 /// Colliders with [`Static`](crate::plugin::Static) live in [`Self::static_tree`], every
 /// other one in [`Self::tree`].
-#[derive(Resource)]
+#[derive(Resource, Clone)]
 pub struct AabbTree<V: Vector> {
     pub(crate) tree: DynamicTree<V, Entity>,
     pub(crate) static_tree: DynamicTree<V, Entity>,

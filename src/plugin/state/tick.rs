@@ -30,7 +30,7 @@ pub(crate) struct EndRecord {
 
 /// Buffers of one tick, one group per stage of
 /// [`CollisionSystems`](crate::plugin::CollisionSystems) that fills it.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct TickBuffers<V: Vector> {
     pub prepare: PrepareBuffers<V>,
     pub broad: BroadBuffers,
@@ -42,7 +42,7 @@ pub(crate) struct TickBuffers<V: Vector> {
 /// What [`CollisionSystems::Prepare`](crate::plugin::CollisionSystems::Prepare) fills:
 /// the colliders it processed and moved, for the broad and narrow phases, and its own
 /// lists and counts from one tick to the next.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct PrepareBuffers<V: Vector> {
     /// The prepare stage's count of runs, which marks the colliders it processed.
     pub number: u32,
@@ -94,7 +94,7 @@ pub(crate) struct TreeMove<V: Vector> {
 /// The working lists of
 /// [`CollisionSystems::BroadPhase`](crate::plugin::CollisionSystems::BroadPhase), which
 /// fills and reads them within the stage.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct BroadBuffers {
     /// Pairs the trees report this tick, before layers and known pairs filter them.
     pub new_pairs: Vec<(Key, Key)>,
@@ -111,7 +111,7 @@ pub(crate) struct BroadBuffers {
 /// [`CollisionSystems::Events`](crate::plugin::CollisionSystems::Events) turns into
 /// messages and entity events, and the swept hits the resource shows until the next
 /// tick.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct NarrowBuffers<V: Vector> {
     /// The processed static colliders, sorted, when the narrow phase takes its one pass
     /// for a crowd (see `narrow_phase`).
@@ -123,7 +123,7 @@ pub(crate) struct NarrowBuffers<V: Vector> {
 
 /// The contacts that ended and are not delivered yet, in the two places a tick's order
 /// gives them (see `events`): before the tick's starts, or after them.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct EndBuffers {
     /// Contacts broken before the tick's motion is tested: colliders removed, disabled or
     /// left out for invalid values, teleports, pairs that became both static. Delivered
@@ -159,7 +159,7 @@ impl EndBuffers {
 /// [`CollisionSystems::Events`](crate::plugin::CollisionSystems::Events) (or an observer
 /// flushing the ends of a removal) fills and its command triggers (see
 /// `events::trigger_batch`).
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct EventBuffers<V: Vector> {
     /// Ends of contacts broken before the tick's starts.
     pub broken_events: Vec<CollisionEnded>,

@@ -1,0 +1,195 @@
+//! The cost of saving the collision state for rollback: the `stress` scene (N uniform
+//! moving boxes, `fast`), ticked until warm, then per tick the time of one `app.update()`
+//! and of one saved frame: a clone of `AabbTree` (what `AabbTreeRollbackPlugin` saves,
+//! both trees, the pairs, the neighbourhood lists) and a copy of every collider's
+//! `TrackedCollider` (the per-entity part). Once with `CollisionConfig::replayable` off,
+//! once on (every collider processed at every tick, as under rollback).
+//!
+//! `cargo run --release -p bevy_aabb_tree_bench --features plugin --bin snapshot -- [N]
+//! [2d|3d]` (defaults: 10000 2d). Prints medians and the ratio saved frame / tick.
+
+#[path = "../../../benches/support/scene.rs"]
+mod scene;
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_aabb_tree::Vector;
+use bevy_aabb_tree::prelude::*;
+use scene::Scene;
+
+/// Ticks run before measuring.
+const WARMUP: usize = 30;
+/// Ticks measured.
+const TICKS: usize = 200;
+
+/// The scene's region and step, for the mover.
+#[derive(Resource, Clone, Copy)]
+struct Region {
+    side: f32,
+    dt: f32,
+}
+
+/// Moves every box by its velocity and bounces it off the region's walls.
+fn move_boxes<V: Vector>(region: Res<Region>, mut q: Query<(&mut Transform, &mut Velocity<V>)>) {
+    let Region { side, dt } = *region;
+    for (mut transform, mut velocity) in &mut q {
+        let mut c = transform.translation;
+        let mut v = velocity.0.extend_to_3d();
+        for k in 0..V::DIM {
+            c[k] += v[k] * dt;
+            if c[k] < 0.0 || c[k] > side {
+                c[k] = c[k].clamp(0.0, side);
+                v[k] = -v[k];
+            }
+        }
+        transform.translation = c;
+        velocity.0 = V::truncate_from_3d(v);
+    }
+}
+
+fn app<V, const D: usize>(scene: &Scene<D>, replayable: bool) -> App
+where
+    V: Vector
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+{
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
+        .add_plugins(AabbTreePlugin::<V>::default())
+        .insert_resource(CollisionConfig {
+            replayable,
+            ..default()
+        })
+        .insert_resource(Time::<Fixed>::from_duration(Duration::from_secs_f32(
+            scene.dt,
+        )))
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
+        .insert_resource(Region {
+            side: scene.side,
+            dt: scene.dt,
+        })
+        .add_systems(FixedUpdate, move_boxes::<V>);
+    for i in 0..scene.len() {
+        let mut t = Vec3::ZERO;
+        let mut vel = Vec3::ZERO;
+        for k in 0..D {
+            t[k] = scene.centers[i][k];
+            vel[k] = scene.velocities[i][k];
+        }
+        app.world_mut().spawn((
+            Transform::from_translation(t),
+            Aabb::new(V::splat(scene.half)),
+            Velocity(V::truncate_from_3d(vel)),
+        ));
+    }
+    app.finish();
+    app.cleanup();
+    for _ in 0..WARMUP {
+        app.update();
+    }
+    app
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Medians of a tick, of a clone of `AabbTree`, and of a copy of every `TrackedCollider`.
+fn measure<V, const D: usize>(scene: &Scene<D>, replayable: bool) -> [f64; 3]
+where
+    V: Vector
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+{
+    let mut app = app::<V, D>(scene, replayable);
+    let mut tracked = app.world_mut().query::<(Entity, &TrackedCollider<V>)>();
+    let mut times: [Vec<f64>; 3] = Default::default();
+    for _ in 0..TICKS {
+        let t = Instant::now();
+        app.update();
+        times[0].push(t.elapsed().as_secs_f64() * 1e3);
+        let t = Instant::now();
+        let saved = app.world().resource::<AabbTree<V>>().clone();
+        times[1].push(t.elapsed().as_secs_f64() * 1e3);
+        black_box(&saved);
+        drop(saved);
+        let t = Instant::now();
+        let copies: Vec<(Entity, TrackedCollider<V>)> =
+            tracked.iter(app.world()).map(|(e, c)| (e, *c)).collect();
+        times[2].push(t.elapsed().as_secs_f64() * 1e3);
+        black_box(&copies);
+    }
+    times.each_mut().map(|t| median(t))
+}
+
+fn run<V, const D: usize>(n: usize)
+where
+    V: Vector
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+    Scene<D>: Uniform,
+{
+    let scene = Scene::<D>::uniform_scene(n);
+    println!("{D}D, {n} moving boxes (fast), {TICKS} ticks, medians");
+    println!(
+        "| replayable | tick (ms) | AabbTree clone (ms) | TrackedCollider copies (ms) | saved frame / tick |"
+    );
+    println!("|---|---|---|---|---|");
+    for replayable in [false, true] {
+        let [tick, clone, copies] = measure::<V, D>(&scene, replayable);
+        println!(
+            "| {replayable} | {tick:.3} | {clone:.3} | {copies:.3} | {:.3} |",
+            (clone + copies) / tick
+        );
+    }
+}
+
+/// The uniform scene of a dimension.
+trait Uniform {
+    fn uniform_scene(n: usize) -> Self;
+}
+
+impl Uniform for Scene<2> {
+    fn uniform_scene(n: usize) -> Self {
+        Scene::<2>::uniform(n, Scene::<2>::FAST)
+    }
+}
+
+impl Uniform for Scene<3> {
+    fn uniform_scene(n: usize) -> Self {
+        Scene::<3>::uniform(n, Scene::<2>::FAST)
+    }
+}
+
+fn main() {
+    let mut n = 10_000;
+    let mut three_d = false;
+    for arg in std::env::args().skip(1) {
+        match arg.as_str() {
+            "2d" => three_d = false,
+            "3d" => three_d = true,
+            other => match other.replace('_', "").parse() {
+                Ok(x) => n = x,
+                Err(_) => {
+                    eprintln!("usage: snapshot [N] [2d|3d]");
+                    std::process::exit(2);
+                }
+            },
+        }
+    }
+    if three_d {
+        run::<Vec3, 3>(n);
+    } else {
+        run::<Vec2, 2>(n);
+    }
+}
