@@ -175,7 +175,7 @@ fn on_rollback_despawned<V: Vector>(
     event: On<Add, RollbackDespawned>,
     mut colliders: Query<&mut TrackedCollider<V>, (Allow<Disabled>, Allow<RollbackDespawned>)>,
     mut state: ResMut<AabbTree<V>>,
-    mut writers: CollisionWriters,
+    mut writers: CollisionWriters<V>,
     mut commands: Commands,
 ) {
     let entity = event.event_target();
