@@ -86,9 +86,9 @@ pub struct CollisionConfig {
     /// (idle colliders are no longer skipped: a tick costs what every collider costs,
     /// not what moved), in the order of their entities, moving colliders before static
     /// ones; and the character controller moves characters in the order of their
-    /// entities, not in the order of its query. The events are those of a run with it
-    /// off: it changes the cost and which bits of the trees' layout a tick leaves, never
-    /// what touches.
+    /// entities, not in the order of its query. A run with it on is deterministic by
+    /// itself, but not bit for bit the same as a run with it off (the trees' layout and a
+    /// crowd of characters' order of moves differ).
     pub replayable: bool,
 }
 
