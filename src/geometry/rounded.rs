@@ -61,9 +61,11 @@
 //!   beyond about `1e19`, or gaps and radii below about `1e-19`): the ball functions then
 //!   compare infinities or zeros, and the functions here compare the lengths scaled by a
 //!   power of two. So do the sweeps and rays of balls where the fourth powers of lengths
-//!   do (lengths beyond about `1e9` or below `1e-9`: [`sweep_balls`] then returns NaN
-//!   times), and the other sweeps and rays where the squares do. A power of two scales
-//!   every rounding exactly, so this changes no answer where nothing overflows;
+//!   would (inputs beyond `2^28`, about `2.7e8`, or below `2^-28`: at lengths of `1e9`
+//!   [`sweep_balls`] returns NaN times and [`Ray::ball_hit_at`] a hit at 0 from outside),
+//!   and the other sweeps and rays where the squares would (beyond `2^60`). A power of
+//!   two scales every rounding exactly, so this changes no answer where nothing
+//!   overflows;
 //! - [`contact_ball_box`] is [`contact_box_ball`] reversed, so where two ways out tie
 //!   (a ball's center at a box's center) it pushes the box along the negative axis, while
 //!   [`contact_rounded`] follows the rule of [`Contact`] (the lowest axis, the positive
@@ -165,9 +167,9 @@ impl<V: Vector> RoundedBox<V> {
 
     /// The box as a rounded box of radius 0: its [`BoundingBox::center`] and
     /// [`BoundingBox::half_extents`], which are rounded, so the inner box may differ from
-    /// `aabb` by an ulp (not at all when its corners are small multiples of a power of
-    /// two). A box built from a center and half extents is best converted from those, with
-    /// [`Self::new`].
+    /// `aabb` by an ulp (not at all for corners on a coarse dyadic grid, such as integers
+    /// or halves). A box built from a center and half extents is best converted from
+    /// those, with [`Self::new`].
     #[inline]
     pub fn from_box(aabb: &BoundingBox<V>) -> Self {
         Self::new(aabb.center(), aabb.half_extents(), 0.0)
@@ -436,7 +438,7 @@ fn largest<V: Vector>(vectors: &[V], scalars: &[f32]) -> f32 {
 /// `2^lo..2^hi` (and is finite and not zero), else 0: no scaling.
 ///
 /// The ball tests square lengths, and the ball sweep and ray multiply squares: they
-/// overflow for lengths beyond about `2^63` (`2^31` for fourth powers) and underflow
+/// overflow for lengths beyond about `2^62` (`2^30` for fourth powers) and underflow
 /// below the reciprocals. Scaled by a power of two their input gives the same answers
 /// (times are ratios of lengths, normals unit vectors: every rounding is scaled
 /// exactly) wherever no step over- or underflows.
@@ -449,9 +451,10 @@ fn rescaling(largest: f32, lo: i32, hi: i32) -> i32 {
     }
 }
 
-/// Fourth powers of lengths (the ball sweep's and ray's discriminants) stay normal
-/// floats for lengths in `2^-30..2^30`.
-const QUARTIC: (i32, i32) = (-30, 30);
+/// Fourth powers of lengths (the ball sweep's and ray's discriminants, products of two
+/// sums of three products of differences: up to 144 times the fourth power of the
+/// largest input) stay normal floats for inputs in `2^-28..2^28`.
+const QUARTIC: (i32, i32) = (-28, 28);
 
 /// Squares of lengths up to twice `2^60`, summed over three axes, stay finite. Below it
 /// nothing is scaled: the sweeps against boxes count gaps under an absolute `1e-5` as

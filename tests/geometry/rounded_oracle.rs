@@ -506,7 +506,8 @@ pub(crate) fn check_contact<V: Vector>(a: &RoundedBox<V>, b: &RoundedBox<V>, jud
             ctx()
         );
     }
-    // The point lies in both shapes.
+    // The point lies in both shapes, and is both closest points.
+    assert_eq!(a.closest_points(b), (c.point, c.point), "{}", ctx());
     let p = f64s(c.point);
     assert!(
         oa.point_gap(&p) <= slack && ob.point_gap(&p) <= slack,
