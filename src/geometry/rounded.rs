@@ -61,8 +61,9 @@
 //!   beyond about `1e19`, or gaps and radii below about `1e-19`): the ball functions then
 //!   compare infinities or zeros, and the functions here compare the lengths scaled by a
 //!   power of two. So do the sweeps and rays of balls where the fourth powers of lengths
-//!   would (inputs beyond `2^28`, about `2.7e8`, or below `2^-28`: at lengths of `1e9`
-//!   [`sweep_balls`] returns NaN times and [`Ray::ball_hit_at`] a hit at 0 from outside),
+//!   would (inputs beyond `2^28`, about `2.7e8`, or below `2^-28`: at lengths of about
+//!   `1e10` [`sweep_balls`] returns NaN times and [`Ray::ball_hit_at`] a hit at 0 from
+//!   outside),
 //!   and the other sweeps and rays where the squares would (beyond `2^60`). A power of
 //!   two scales every rounding exactly, so this changes no answer where nothing
 //!   overflows;
@@ -592,6 +593,11 @@ pub fn contact_rounded<V: Vector>(a: &RoundedBox<V>, b: &RoundedBox<V>) -> Optio
 /// that box). As there, `u1` is then the last time the two bounding boxes overlap, an
 /// upper bound of the exact exit time, and contacts are found within `1e-5` of the
 /// shapes' size (at least `1e-5`) of touching.
+///
+/// Where the lengths are so large (or, for two balls, so small) that the squares those
+/// sweeps compute would overflow (fourth powers, for two balls), the input is first
+/// scaled by a power of two, which changes no answer that does not overflow (see the
+/// [module documentation](crate::geometry::rounded)).
 pub fn sweep_rounded<V: Vector>(
     a: &RoundedBox<V>,
     da: V,
@@ -699,6 +705,9 @@ impl<V: Vector> Ray<V> {
     /// radius against the inner box), whose contacts are within `1e-5` of the box's size
     /// (at least `1e-5`) of the surface. The normal points from the closest point of the
     /// inner box to the point hit.
+    ///
+    /// As in [`sweep_rounded`], input whose squares (fourth powers, for a ball) would
+    /// overflow is first scaled by a power of two.
     pub fn rounded_box_hit_with_normal_at(
         &self,
         rounded: &RoundedBox<V>,

@@ -684,6 +684,14 @@ pub(crate) fn check_sweep<V: Vector>(
     true
 }
 
+/// Whether `1 / x` is exact for every component (0 or a power of two). The slab test of
+/// a ray against a box multiplies by these reciprocals: where they round, a ray that only
+/// touches a box's edge or corner (or a point) may come out a hair outside, a miss.
+pub(crate) fn exact_reciprocals(d: &F) -> bool {
+    d.iter()
+        .all(|&x| x == 0.0 || (x.abs().log2().fract() == 0.0 && x.abs() >= 1e-30))
+}
+
 /// `Ray::rounded_box_hit_with_normal_at` (and `rounded_box_hit_at`) against points
 /// sampled along the ray. Returns false when the case is unclear.
 pub(crate) fn check_ray<V: Vector>(
@@ -720,7 +728,9 @@ pub(crate) fn check_ray<V: Vector>(
     };
     let inside = ot.contains(&o);
     let clear = judge.clear();
-    let touching_only = judge.tol.exact && s.min_gap.abs() <= 1e-12 * judge.unit;
+    // A box touched at one instant is decided exactly only with exact reciprocals.
+    let exact = judge.tol.exact && (!box_like || exact_reciprocals(&d));
+    let touching_only = exact && s.min_gap.abs() <= 1e-12 * judge.unit;
     if s.min_gap > clear + crate_tol {
         assert!(got.is_none(), "{}: the ray misses", ctx());
         return true;
@@ -839,7 +849,9 @@ pub(crate) fn check_cast<V: Vector>(
     };
     let start_overlap = os.overlaps(&ot);
     let clear = judge.clear();
-    let touching_only = judge.tol.exact && s.min_gap.abs() <= 1e-12 * judge.unit;
+    // Two boxes touching at one instant are decided exactly only with exact reciprocals.
+    let exact = judge.tol.exact && (r != 0.0 || exact_reciprocals(&d));
+    let touching_only = exact && s.min_gap.abs() <= 1e-12 * judge.unit;
     if s.min_gap > clear + crate_tol {
         assert!(got.is_none(), "{}: the cast misses", ctx());
         return true;
