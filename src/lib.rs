@@ -22,7 +22,7 @@ mod vector;
 
 pub use dims::{d2, d3};
 
-pub use geometry::{Ball, BoundingBox, Ray, SweepHit};
+pub use geometry::{Ball, BoundingBox, Ray, RoundedBox, SweepHit};
 pub use glam::{Vec2, Vec3};
 pub use tree::{BatchThresholds, DynamicTree, NodeId, ProxyId, RayHit, TreeError, TreeStats};
 pub use vector::Vector;
@@ -39,8 +39,8 @@ pub use plugin::{
 /// Everything a game needs: `use bevy_aabb_tree::prelude::*;`.
 pub mod prelude {
     pub use crate::geometry::{
-        Ball, BoundingBox, CastHit, CharacterConfig, CharacterMove, Contact, Ray, Shape,
-        SlideConfig, SlideOutcome,
+        Ball, BoundingBox, CastHit, CharacterConfig, CharacterMove, Contact, Ray, RoundedBox,
+        Shape, SlideConfig, SlideOutcome,
     };
     #[cfg(feature = "ggrs")]
     pub use crate::plugin::AabbTreeRollbackPlugin;

@@ -1,4 +1,5 @@
-//! Geometry: boxes, balls (spheres or circles), rays, and every test between them.
+//! Geometry: boxes, balls (spheres or circles), rounded boxes (capsules among them), rays,
+//! and every test between them.
 //!
 //! All tests are generic over the dimension ([`Vector`](crate::Vector)) and
 //! **inclusive**: shapes that touch overlap. Times returned by swept tests are
@@ -22,12 +23,18 @@
 //! | contact of two shapes (push-out) | [`Shape::contact`], [`contact_boxes`], [`contact_balls`], [`contact_ball_box`], [`contact_box_ball`] |
 //! | shape cast that blocks a motion | [`cast_shape`], [`cast_shapes`] |
 //! | move and slide | [`move_and_slide`] |
+//! | rounded boxes (boxes, balls, capsules): overlap, distance, closest points | [`RoundedBox`] (see [`rounded`] for a guide) |
+//! | contact of two rounded boxes | [`contact_rounded`] |
+//! | two moving rounded boxes | [`sweep_rounded`] |
+//! | ray vs rounded box | [`Ray::rounded_box_hit_at`] |
+//! | rounded box cast | [`rounded_cast_at`] |
 
 mod ball;
 mod bounding_box;
 mod character;
 mod contact;
 mod ray;
+pub mod rounded;
 mod slide;
 mod sweep;
 
@@ -41,6 +48,7 @@ pub use contact::{
 };
 pub use ray::Ray;
 pub(crate) use ray::RaySlabs;
+pub use rounded::{RoundedBox, contact_rounded, rounded_cast_at, sweep_rounded};
 pub use slide::{CastHit, SlideConfig, SlideOutcome, cast_shape, cast_shapes, move_and_slide};
 pub use sweep::{SweepHit, box_cast_at, sweep_ball_box, sweep_balls, sweep_boxes};
 

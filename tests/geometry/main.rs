@@ -24,7 +24,8 @@
 //! Where things are: `oracle` (building values, the `f64` oracle), `checks` (each
 //! function against the oracle), `inputs` (the random cases) are shared; the tests by
 //! function: `box_box`, `box_helpers`, `balls` (points and balls), `sweep_boxes`,
-//! `sweep_balls`, `rays` (rays, box casts and the tree queries on them).
+//! `sweep_balls`, `rays` (rays, box casts and the tree queries on them), `rounded`
+//! (rounded boxes: boxes, balls, capsules; their oracle is `rounded_oracle`).
 //!
 //! Hand-computed cases cover seed 000's table, the three cases seed 001's listing gets
 //! wrong, and the special cases named in the functions' documentation.
@@ -43,6 +44,8 @@ mod checks;
 mod inputs;
 mod oracle;
 mod rays;
+mod rounded;
+mod rounded_oracle;
 mod sweep_balls;
 mod sweep_boxes;
 
