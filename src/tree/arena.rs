@@ -263,41 +263,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Calls `visit` on every internal node (with `changed_only`, on the root and the changed
-    /// nodes below it), children before parents: the order of a refit.
-    pub(crate) fn refit_order(
-        &mut self,
-        changed_only: bool,
-        mut visit: impl FnMut(&mut Self, NodeId),
-    ) {
-        if self.root.is_null() || self.root.is_leaf() {
-            return;
-        }
-        let epoch = self.epoch;
-        // (node, false): expand; (node, true): visit, its children being done.
-        let mut stack = core::mem::take(&mut self.scratch.pairs.refits);
-        stack.clear();
-        // One pending sibling per level, the visited node and the root. Room for height 63 is
-        // taken at once, so that a tree taller than ever does not allocate again.
-        stack.reserve((2 * self.nodes[self.root.index()].height as usize + 1).max(127));
-        stack.push((self.root, false));
-        while let Some((id, expanded)) = stack.pop() {
-            if expanded {
-                visit(self, id);
-                continue;
-            }
-            stack.push((id, true));
-            let node = &self.nodes[id.index()];
-            for k in [1, 0] {
-                let child = node.children[k];
-                if !child.is_leaf() && (!changed_only || node.stamps[k] == epoch) {
-                    stack.push((child, false));
-                }
-            }
-        }
-        self.scratch.pairs.refits = stack;
-    }
-
     pub(crate) fn count_visits(&self, nodes: u64, leaves: u64) {
         self.nodes_visited.fetch_add(nodes, Ordering::Relaxed);
         self.leaves_visited.fetch_add(leaves, Ordering::Relaxed);

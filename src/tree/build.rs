@@ -254,7 +254,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
 
     /// Rebuilds the subtree under `top` with a binned SAH split over its nodes of height
     /// `keep_height` or less (kept whole and placed like leaves; 0 rebuilds down to the
-    /// leaves), lays it out over the slots the old one held (see `tree::layout`), then refits
+    /// leaves), lays it out over the slots the old one held (see `tree::rebuild::layout`), then refits
     /// `top`'s ancestors, whose heights may change. Each new node carries the latest mark
     /// below it (see `refit_node`). Returns the number of items placed.
     ///
@@ -263,7 +263,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// still items (those subtrees and still leaves) on one side and the others on the other,
     /// when there are both.
     ///
-    /// Planned, then written (see `tree::rebuild`): the new subtree takes back the old one's
+    /// Planned, then written (see `tree::rebuild::plan`): the new subtree takes back the old one's
     /// slots, so no node outside it moves and the optimizer's other candidates stay valid.
     pub(crate) fn rebuild_subtree(
         &mut self,

@@ -17,7 +17,7 @@
 //!   are chained through their `parent` field from `free_list` (`arena.rs`, `node.rs`).
 //! - **Slot**: one of an internal node's two child positions, holding the child's id, box
 //!   and mark; a node's own box and mark live in its parent's slot (`slot_box`,
-//!   `arena.rs`). In `layout.rs` and `rebuild.rs`, a slot is a position in the arena.
+//!   `arena.rs`). In `rebuild/layout.rs` and `rebuild/plan.rs`, a slot is a position in the arena.
 //! - **Link**: where a node or leaf hangs: the parent's index with a bit for the second
 //!   slot, or `Link::ROOT`, or `Link::FREE` for a free proxy id (`Link`, `node.rs`).
 //! - **Tight box, fat box, margin, keep rule**: the fat box is the caller's tight box swept
@@ -38,7 +38,7 @@
 //!   update; an internal node so marked is changed: it holds a moved leaf (`mark_moved`,
 //!   `arena.rs`).
 //! - **Recent**: a mark younger than `RECENT` updates (`constants.rs`). The *recent refit*
-//!   (`refit_recent`, `moves/refit.rs`) visits only recent subtrees; `RecentRefits` notes
+//!   (`refit_recent`, `refit/mod.rs`) visits only recent subtrees; `RecentRefits` notes
 //!   how much of the tree it visited, to choose how middling batches update ancestors.
 //! - **Still**: a subtree in which no leaf moved for `STILL_AFTER` updates (`constants.rs`);
 //!   rebuilds keep it whole and set it apart from the moving leaves.
@@ -49,8 +49,8 @@
 //!   ancestor until one encloses the box and is marked already (`grow_from`, `arena.rs`).
 //! - **Refit, exact**: recomputing internal boxes, heights and marks from the children,
 //!   children first (`refit_node`, `arena.rs`): of the whole tree, of the recent subtrees
-//!   or of the changed paths (`moves/refit.rs`), in the pair walk (`pairs/walk.rs`), or as
-//!   parallel tasks (`parallel_refit.rs`). The flag `exact` (`mod.rs`) is set while every
+//!   or of the changed paths (`refit/mod.rs`), in the pair walk (`pairs/walk.rs`), or as
+//!   parallel tasks (`refit/parallel.rs`). The flag `exact` (`mod.rs`) is set while every
 //!   internal box is its children's union, after a batch's one-pass refit.
 //! - **Batch**: the moves of one [`move_proxies`] or [`move_proxies_parallel`] call
 //!   (`moves/`), decided one by one; their ancestors are then grown in memory order, or
@@ -79,15 +79,15 @@
 //!   leaves and subtrees kept whole, each range of items cut in two by `split`.
 //! - **Rebuild, plan**: `rebuild_subtree` (`build.rs`) rebuilds one subtree over the same
 //!   arena slots in two steps: `plan_rebuild` makes a `RebuildPlan`, reading the tree
-//!   only, and `apply_rebuild` writes it (`rebuild.rs`).
+//!   only, and `apply_rebuild` writes it (`rebuild/plan.rs`).
 //! - **Candidate**: a changed subtree of the rebuild height, noted by an update's refit
-//!   for the next optimization run (`Optimizer::candidates`, `optimize.rs`).
+//!   for the next optimization run (`Optimizer::candidates`, `rebuild/mod.rs`).
 //! - **Credit**: the leaves an optimization run may place anew, one per five fat-box
-//!   changes counted in `Optimizer::changes` (`optimize.rs`); a run starts once it covers
+//!   changes counted in `Optimizer::changes` (`rebuild/mod.rs`); a run starts once it covers
 //!   a subtree of the rebuild size. Every other run also rebuilds the *top* of the tree
 //!   over subtrees of about `sqrt(n)` leaves, kept whole.
 //! - **Layout**: the order in which rebuilds place a subtree's nodes in the arena, depth
-//!   first with siblings side by side (`layout.rs`).
+//!   first with siblings side by side (`rebuild/layout.rs`).
 //!
 //! Layers, threads and memory:
 //!
@@ -95,9 +95,9 @@
 //!   its leaves' (`LayerTable`, `layers.rs`); a change of shape makes the unions stale,
 //!   and walks prune by them again only after [`refresh_layers`].
 //! - **Task, stage, workers**: a stage is a set of independent tasks that one
-//!   `TaskRunner::run` call (`parallel.rs`) hands out and that all end before it returns;
+//!   `TaskRunner::run` call (`parallel/runner.rs`) hands out and that all end before it returns;
 //!   the workers are the tree's own threads, a rayon pool kept between calls with the
-//!   `parallel` feature (`WorkerPool`, `pool.rs`).
+//!   `parallel` feature (`WorkerPool`, `parallel/workers.rs`).
 //! - **Prefetch, scratch**: `prefetch_node` (`prefetch.rs`) starts loading a node's
 //!   children before a walk reads them; `Scratch` (`mod.rs`) holds the buffers that
 //!   operations reuse from one call to the next.
@@ -114,7 +114,7 @@
 //! - Binned SAH builds (Wald 2007, "On fast Construction of SAH-based Bounding Volume
 //!   Hierarchies"), for whole builds and for rebuilt subtrees (`build.rs`).
 //! - Incremental rebuilds of changed subtrees and of the tree's top with the binned SAH,
-//!   unchanged subtrees kept whole (`optimize.rs`, `rebuild.rs`).
+//!   unchanged subtrees kept whole (`rebuild/mod.rs`, `rebuild.rs`).
 //! - Pairs of moved proxies found by querying each against the tree, as Box2D's broad
 //!   phase does: the leaf-by-leaf search (`pairs/leaves.rs`).
 //!

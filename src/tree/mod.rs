@@ -70,6 +70,21 @@
 //! - [`DynamicTree::validate`] checks every invariant; the tests call it after every
 //!   operation.
 //!
+//! # Reading the code
+//!
+//! The top-level files hold the algorithm, one subject each, as a reader learns it:
+//! `node.rs` (ids, nodes, leaves, links), `arena.rs` (the arena, its free list, growing
+//! and refitting one node), `proxy.rs` (create, move, destroy one proxy), `insert.rs`,
+//! `remove.rs`, `rotate.rs`, `query.rs` (queries and casts), `pairs/` (the pair walk and
+//! the leaf-by-leaf search), `build.rs` (the binned SAH build), `layers.rs`, `stats.rs`
+//! and `validate.rs`. The [`glossary`] defines the terms they use.
+//!
+//! The folders hold the speed machinery, named for what it does: `moves/` (batches of
+//! moves), `refit/` (every refit, and its parallel form), `rebuild/` (the incremental
+//! rebuilds: planning, laying out, choosing what to rebuild), and `parallel/` (the pair
+//! search as tasks, the task runner and the tree's own worker threads). `prefetch.rs` and
+//! `constants.rs` serve them all.
+//!
 //! # The API by task
 //!
 //! | task | methods |
@@ -89,21 +104,17 @@ pub(crate) mod constants;
 pub mod glossary;
 mod insert;
 mod layers;
-mod layout;
 mod moves;
 mod node;
-mod optimize;
 mod pairs;
 pub(crate) mod parallel;
-mod parallel_refit;
-pub(crate) mod pool;
 mod prefetch;
 mod proxy;
 mod query;
 mod rebuild;
+mod refit;
 mod remove;
 mod rotate;
-mod runner;
 mod stats;
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)] // A failed unwrap is a failed test.
@@ -120,9 +131,9 @@ pub use constants::BatchThresholds;
 pub use layers::{LayerTest, Layers};
 pub(crate) use node::{LEAF, Leaf, Link, MAX_PROXIES, Node, Stamp};
 pub use node::{NodeId, NodeView, ProxyId};
-pub use parallel::ParallelPairs;
+pub use parallel::pairs::ParallelPairs;
+pub use parallel::runner::{CallingThread, TaskRunner};
 pub use query::RayHit;
-pub use runner::{CallingThread, TaskRunner};
 pub use stats::TreeStats;
 pub use validate::ValidationError;
 
@@ -200,7 +211,7 @@ pub struct DynamicTree<V: Vector, T = ()> {
     /// How far fat boxes grow beyond the tight box.
     margin: f32,
     /// State of the incremental optimization.
-    pub(crate) optimizer: optimize::Optimizer,
+    pub(crate) optimizer: rebuild::Optimizer,
     /// How pair updates search, and what each search has cost recently.
     pub(crate) search: pairs::Search,
     /// How much of the tree the refits of the recent subtrees visit, for the batches of
@@ -229,21 +240,21 @@ pub(crate) struct Scratch<V: Vector> {
     /// Rebuilds.
     pub build: build::BuildScratch<V>,
     /// Re-layouts.
-    pub layout: layout::LayoutScratch<V>,
+    pub layout: rebuild::layout::LayoutScratch<V>,
     /// Leaves of a batch of moves waiting for their new boxes (see `move_proxies`).
     pub moves: moves::PendingMoves<V>,
     /// The pair walks, serial and parallel, and the refits.
     pub pairs: pairs::PairStacks,
     /// Subtree rebuilds on the calling thread.
-    pub plan: rebuild::RebuildPlan<V>,
+    pub plan: rebuild::plan::RebuildPlan<V>,
     /// Subtree rebuilds planned ahead on several threads, and which candidates they are
     /// (see `DynamicTree::optimize_on`).
-    pub plans: Vec<std::sync::Mutex<rebuild::RebuildPlan<V>>>,
+    pub plans: Vec<std::sync::Mutex<rebuild::plan::RebuildPlan<V>>>,
     pub ahead: Vec<usize>,
     /// Parallel refits.
-    pub refit: parallel_refit::RefitScratch<V>,
-    /// The worker threads of the parallel calls, kept between them (see `tree::pool`).
-    pub workers: Option<pool::WorkerPool>,
+    pub refit: refit::parallel::RefitScratch<V>,
+    /// The worker threads of the parallel calls, kept between them (see `tree::parallel::workers`).
+    pub workers: Option<parallel::workers::WorkerPool>,
 }
 
 impl<V: Vector> Clone for Scratch<V> {

@@ -7,7 +7,7 @@
 //! starts the loads at once and overlaps them with the work in between; the walk reads the
 //! same nodes as without it.
 //!
-//! This is one of the crate's two `unsafe` uses (the other is `tree::parallel_refit`): the
+//! This is one of the crate's two `unsafe` uses (the other is `tree::refit::parallel`): the
 //! prefetch instruction is reached only through an intrinsic that Rust marks `unsafe`. The
 //! reasons it is sound are given beside it. On targets other than x86_64,
 //! [`prefetch_node`] does nothing.

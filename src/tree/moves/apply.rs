@@ -6,7 +6,7 @@ use crate::geometry::BoundingBox;
 use crate::tree::constants::{
     BULK_FROM, LANES, MID_BULK_FROM, RECENT, RECENT_BELOW, REGION_BITS, UNCONDITIONAL_LEVELS,
 };
-use crate::tree::runner::TaskRunner;
+use crate::tree::parallel::runner::TaskRunner;
 use crate::tree::{DynamicTree, Link, ProxyId};
 
 use super::{PendingMoves, set_bit, set_bits};
@@ -195,7 +195,7 @@ mod tests {
 
     use super::*;
     use crate::tree::moves::REMEASURE_EVERY;
-    use crate::tree::runner::CallingThread;
+    use crate::tree::parallel::runner::CallingThread;
 
     /// A batch of middling size (between one changed leaf in [`MID_BULK_FROM`] and one in
     /// [`BULK_FROM`]) refits the recent subtrees in one pass where the moved leaves keep

@@ -6,14 +6,13 @@ use std::sync::Mutex;
 use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::tree::constants::REMEASURE_EVERY;
-use crate::tree::runner::TaskRunner;
+use crate::tree::parallel::runner::TaskRunner;
 use crate::tree::{DynamicTree, Link, ProxyId, TreeError};
 
 use parallel_batch::Decided;
 
 mod apply;
 mod parallel_batch;
-mod refit;
 mod serial;
 
 /// What the last refit of the recent subtrees visited, which decides how a middling batch (see
@@ -80,7 +79,7 @@ fn set_bit(words: &mut [u64], index: usize) {
 }
 
 /// The indices of the bits set in `words`, in increasing order.
-fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+pub(crate) fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
     words.iter().enumerate().flat_map(|(w, &word)| {
         let mut rest = word;
         core::iter::from_fn(move || {

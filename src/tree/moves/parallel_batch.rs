@@ -5,7 +5,7 @@ use std::sync::{Mutex, PoisonError};
 use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::tree::constants::{MAX_THREADS, MOVE_TASKS_PER_THREAD};
-use crate::tree::runner::{CallingThread, TaskRunner};
+use crate::tree::parallel::runner::{CallingThread, TaskRunner};
 use crate::tree::{DynamicTree, Link, ProxyId, TreeError};
 
 use super::{Batch, set_bit};

@@ -3,7 +3,7 @@
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
-use crate::tree::runner::{CallingThread, TaskRunner};
+use crate::tree::parallel::runner::{CallingThread, TaskRunner};
 use crate::tree::{DynamicTree, ProxyId, TreeError};
 
 use super::Batch;

@@ -3,7 +3,7 @@
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
-use crate::tree::runner::TaskRunner;
+use crate::tree::parallel::runner::TaskRunner;
 use crate::tree::{DynamicTree, LEAF, Node, NodeId, ProxyId, Stamp};
 
 mod leaves;

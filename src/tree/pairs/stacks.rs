@@ -16,10 +16,10 @@ pub(crate) struct PairStacks {
     /// Pending nodes of a refit of the whole tree or of its changed part: (node, children
     /// done).
     pub refits: Vec<(NodeId, bool)>,
-    pub split_tasks: Vec<crate::tree::parallel::PairTask>,
-    pub split_queue: std::collections::VecDeque<crate::tree::parallel::PairTask>,
+    pub split_tasks: Vec<crate::tree::parallel::pairs::PairTask>,
+    pub split_queue: std::collections::VecDeque<crate::tree::parallel::pairs::PairTask>,
     /// One list of pairs per task of a parallel update (`ParallelPairs::run_buffered`).
-    pub task_pairs: Vec<crate::tree::parallel::TaskPairs>,
+    pub task_pairs: Vec<crate::tree::parallel::pairs::TaskPairs>,
     pub leaf_tasks: LeafTasks,
     /// The changed leaves of an update searched leaf by leaf, as
     /// [`child_ref`](super::child_ref)s.

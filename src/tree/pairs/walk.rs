@@ -2,7 +2,6 @@
 //! changed nodes on its way back up.
 
 use crate::Vector;
-use crate::tree::constants::{ROTATE_BELOW, ROTATE_MAX_HEIGHT};
 use crate::tree::prefetch::prefetch_children;
 use crate::tree::{DynamicTree, NodeId, ProxyId, Stamp};
 
@@ -29,7 +28,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// before any refit, and at the end), so the main loop pops only self, cross and refit
     /// tasks.
     ///
-    /// Refits ([`Self::refit_task`]). Tasks run last pushed first, and self(N) pushes
+    /// Refits ([`Self::refit_changed_node`]). Tasks run last pushed first, and self(N) pushes
     /// refit(N) before anything else, so refit(N) runs once every task inside N's subtree
     /// has and none left refers to it: rotating there is safe, and the refits run children
     /// first. The pair tests therefore see boxes not yet tight (last update's exact boxes
@@ -57,7 +56,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 // The leaf tasks found so far may lie under x: they run before x changes.
                 let waiting = core::mem::take(&mut leaf_fill);
                 self.run_leaf_tasks(stacks, waiting, &mut counts, &mut f);
-                self.refit_task(x, rotate, subtree_height);
+                self.refit_changed_node(x, rotate, subtree_height);
                 continue;
             }
             if !refits && x == y {
@@ -74,49 +73,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Whether an update has a walk to do: the root is an internal node and changed.
     pub(crate) fn has_walk(&self) -> bool {
         !self.root.is_null() && !self.root.is_leaf() && self.root_stamp == self.epoch
-    }
-
-    /// Whether changed nodes rotate (when fewer than one proxy in [`ROTATE_BELOW`] moved),
-    /// and the height of the subtrees the optimizer rebuilds.
-    pub(crate) fn refit_settings(&self) -> (bool, u16) {
-        (
-            self.moved_count * ROTATE_BELOW < self.proxy_count,
-            self.optimizer.subtree_height(self.proxy_count),
-        )
-    }
-
-    /// Whether changed nodes need refit(x): to rotate, or because moves only grew their
-    /// ancestors' boxes. Otherwise a refit would only note the optimizer's candidates.
-    #[inline]
-    pub(crate) fn refits_needed(&self, rotate: bool) -> bool {
-        rotate || !self.exact
-    }
-
-    /// refit(x) of [`Self::refit_and_pairs`]: gives x its exact box back, rotates it (up
-    /// to [`ROTATE_MAX_HEIGHT`]) when few proxies moved (when many did, the rebuilds after
-    /// the update do more for the tree, for less), and notes it as a candidate.
-    #[inline]
-    pub(crate) fn refit_task(&mut self, x: NodeId, rotate: bool, subtree_height: u16) {
-        if self.refits_needed(rotate) {
-            self.refit_node(x);
-        }
-        if rotate && self.nodes[x.index()].height <= ROTATE_MAX_HEIGHT {
-            self.rotate(x);
-        }
-        self.note_candidate(x, subtree_height);
-    }
-
-    /// Notes the changed node `x` as a candidate for [`Self::optimize`] when it is a
-    /// subtree of the size that rebuilds.
-    #[inline]
-    fn note_candidate(&mut self, x: NodeId, subtree_height: u16) {
-        let node = &self.nodes[x.index()];
-        let parent = node.parent;
-        if node.height <= subtree_height
-            && (parent.is_root() || self.nodes[parent.parent().index()].height > subtree_height)
-        {
-            self.optimizer.candidates.push(x);
-        }
     }
 
     /// Runs a popped task other than a refit: self(x) when `x == y` (pushing refit(x) first

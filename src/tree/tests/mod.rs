@@ -33,7 +33,7 @@ pub(crate) const SMALL_BATCHES: crate::tree::BatchThresholds = crate::tree::Batc
 /// parallel stages run them on real threads with or without the `parallel` feature.
 pub(crate) struct ScopedThreads(pub usize);
 
-impl crate::tree::runner::TaskRunner for ScopedThreads {
+impl crate::tree::parallel::runner::TaskRunner for ScopedThreads {
     fn threads(&self) -> usize {
         self.0
     }

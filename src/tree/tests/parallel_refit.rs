@@ -12,7 +12,7 @@ use super::tree_scene::{lcg, uniform_tree};
 /// A runner that runs every task but one, on the calling thread.
 struct SkipOne(usize);
 
-impl crate::tree::runner::TaskRunner for SkipOne {
+impl crate::tree::parallel::runner::TaskRunner for SkipOne {
     fn threads(&self) -> usize {
         4
     }

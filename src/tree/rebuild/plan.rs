@@ -3,7 +3,7 @@
 //! [`DynamicTree::plan_rebuild`] only reads the tree: it collects the subtree's items (its
 //! leaves, and the subtrees kept whole), splits them with the binned SAH of
 //! [`DynamicTree::build`], lays the new nodes out over the old ones' slots (see
-//! `tree::layout`) and works out every new node, box, mark and height included.
+//! `tree::rebuild::layout`) and works out every new node, box, mark and height included.
 //! [`DynamicTree::apply_rebuild`] then writes the new nodes and the items' links at once, and
 //! refits the heights above. Planning is most of the work, and plans of subtrees that share
 //! no node can be made at the same time on several threads (see `DynamicTree::optimize_on`).
@@ -15,7 +15,7 @@
 use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::tree::build::BuildItem;
-use crate::tree::layout::{NO_PARENT, SECOND, assign_slots};
+use crate::tree::rebuild::layout::{NO_PARENT, SECOND, assign_slots};
 use crate::tree::{DynamicTree, Link, Node, NodeId, Stamp};
 
 /// A child in a plan: an item (its index, with this bit) or a new node (its index).
@@ -59,7 +59,7 @@ pub(crate) struct RebuildPlan<V: Vector> {
     ranges: Vec<(u32, u32, u32, u32)>,
     planned: Vec<Planned<V>>,
     /// The new nodes in layout order, their parents' positions in it (see
-    /// `tree::layout`), and each new node's position.
+    /// `tree::rebuild::layout`), and each new node's position.
     order: Vec<u32>,
     parent: Vec<u32>,
     position: Vec<u32>,
@@ -265,7 +265,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         }
     }
 
-    /// Orders the new nodes as `tree::layout` lays subtrees out and gives them the old
+    /// Orders the new nodes as `tree::rebuild::layout` lays subtrees out and gives them the old
     /// nodes' slots, the top the old top's.
     fn plan_layout(plan: &mut RebuildPlan<V>) {
         plan.order.clear();

@@ -20,7 +20,7 @@
 use crate::Vector;
 use crate::tree::constants::{MAX_THREADS, TASKS_PER_THREAD};
 use crate::tree::pairs::{Entry, PairStacks, children, pop_task};
-use crate::tree::runner::TaskRunner;
+use crate::tree::parallel::runner::TaskRunner;
 use crate::tree::{DynamicTree, NodeId, ProxyId};
 use core::cell::RefCell;
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -285,46 +285,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
         job.append_buffered(pairs);
         job.finish_on(runner);
         count
-    }
-
-    /// The first step of a parallel or leaf-by-leaf update, which leaves the pair search
-    /// only reading: refit(N) of the walk for every changed internal node, children first,
-    /// or only the candidates noted when no refit is needed.
-    pub(crate) fn refit_changed(&mut self) {
-        self.optimizer.candidates.clear();
-        if !self.has_walk() {
-            return;
-        }
-        let (rotate, subtree_height) = self.refit_settings();
-        if self.refits_needed(rotate) {
-            self.refit_order(true, |tree, id| tree.refit_task(id, rotate, subtree_height));
-        } else {
-            self.note_changed_candidates(subtree_height);
-        }
-    }
-
-    /// Notes the candidates for [`Self::optimize`] that refits would: the changed nodes of
-    /// at most `subtree_height` whose parent is higher, found from the root down without
-    /// visiting the changed nodes below them (after a large batch of moves, most of them).
-    fn note_changed_candidates(&mut self, subtree_height: u16) {
-        let epoch = self.epoch;
-        let mut stack = core::mem::take(&mut self.scratch.pairs.walk);
-        stack.clear();
-        stack.push(self.root);
-        while let Some(id) = stack.pop() {
-            let node = &self.nodes[id.index()];
-            if node.height <= subtree_height {
-                self.optimizer.candidates.push(id);
-                continue;
-            }
-            for k in [1, 0] {
-                let child = node.children[k];
-                if !child.is_leaf() && node.stamps[k] == epoch {
-                    stack.push(child);
-                }
-            }
-        }
-        self.scratch.pairs.walk = stack;
     }
 
     /// Unrolls the first levels of the pair walk, breadth first, into `tasks` (cleared

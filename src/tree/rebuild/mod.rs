@@ -10,13 +10,19 @@
 //! Where only some boxes move, the rebuilds set still and moving boxes apart: mixed in one
 //! subtree, a moving box widens every node above its still neighbours as it goes, and the
 //! pair walk then tests the still boxes under those wide nodes again and again.
+//!
+//! A rebuild is planned ([`plan`], which may run on another thread) and then written over
+//! the slots the old subtree held, laid out depth first ([`layout`]).
 
 use crate::Vector;
 use std::sync::PoisonError;
 
 use crate::tree::constants::{LEAVES_PER_MOVES, MAX_PLANS, STILL_AFTER};
-use crate::tree::runner::TaskRunner;
+use crate::tree::parallel::runner::TaskRunner;
 use crate::tree::{DynamicTree, NodeId};
+
+pub(crate) mod layout;
+pub(crate) mod plan;
 
 /// One optimization run: the height of the subtrees it rebuilds, the leaves it may place
 /// anew, and the candidate it starts at.
@@ -113,7 +119,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     }
 
     /// [`Self::optimize`] with the candidates' rebuilds planned ahead on `runner`'s threads
-    /// (see `tree::rebuild`): the same rebuilds in the same order, so the same tree.
+    /// (see `tree::rebuild::plan`): the same rebuilds in the same order, so the same tree.
     ///
     /// The candidates valid now are planned a batch at a time, about as many as the credit
     /// left will take, each plan on any thread (a plan only reads the tree); the plans are

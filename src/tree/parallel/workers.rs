@@ -16,7 +16,7 @@ use crate::Vector;
 use crate::tree::DynamicTree;
 #[cfg(feature = "parallel")]
 use crate::tree::constants::SPIN_FOR;
-use crate::tree::runner::TaskRunner;
+use crate::tree::parallel::runner::TaskRunner;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
 /// The tree's threads: the calling one and, with the `parallel` feature, a rayon pool of workers.

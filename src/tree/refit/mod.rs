@@ -1,5 +1,15 @@
-//! The refits that give internal nodes their exact boxes back: of the whole tree, of its recent
-//! subtrees after a batch, or of the changed paths alone (`refit`).
+//! Refits: giving internal nodes their exact boxes back after moves grew them.
+//!
+//! Every refit lives here, except the one node step every operation uses
+//! (`DynamicTree::refit_node`, in `arena.rs`):
+//! - of the changed paths alone, children first (`refit_order`), as [`DynamicTree::refit`]
+//!   does for a few moves and the parallel or leaf-by-leaf update does before its search
+//!   (`refit_changed`);
+//! - during the pair walk, node by node as the walk comes back up (`refit_changed_node`,
+//!   called from `pairs/walk.rs`), rotating when few proxies moved;
+//! - of the whole tree or its recent subtrees in one pass after a large batch of moves
+//!   (`refit_all`, `refit_recent`), depth first;
+//! - the same as tasks on several threads ([`parallel`]).
 
 use crate::Vector;
 use crate::geometry::BoundingBox;
@@ -7,9 +17,11 @@ use crate::tree::arena::age_at;
 use crate::tree::{DynamicTree, Link, NodeId, Stamp};
 
 use crate::tree::constants::BULK_FROM;
-use crate::tree::constants::{MAX_RECURSIVE_REFIT, RECENT};
+use crate::tree::constants::{MAX_RECURSIVE_REFIT, RECENT, ROTATE_BELOW, ROTATE_MAX_HEIGHT};
 
-use super::set_bits;
+use crate::tree::moves::set_bits;
+
+pub(crate) mod parallel;
 
 impl<V: Vector, T> DynamicTree<V, T> {
     /// Finishes a step of moves without looking for pairs: every internal node gets its exact box
@@ -135,6 +147,126 @@ impl<V: Vector, T> DynamicTree<V, T> {
             boxes[0].merged(&boxes[1]),
             (stamps[0] == epoch) | (stamps[1] == epoch),
         )
+    }
+
+    /// Calls `visit` on every internal node (with `changed_only`, on the root and the changed
+    /// nodes below it), children before parents: the order of a refit.
+    pub(crate) fn refit_order(
+        &mut self,
+        changed_only: bool,
+        mut visit: impl FnMut(&mut Self, NodeId),
+    ) {
+        if self.root.is_null() || self.root.is_leaf() {
+            return;
+        }
+        let epoch = self.epoch;
+        // (node, false): expand; (node, true): visit, its children being done.
+        let mut stack = core::mem::take(&mut self.scratch.pairs.refits);
+        stack.clear();
+        // One pending sibling per level, the visited node and the root. Room for height 63 is
+        // taken at once, so that a tree taller than ever does not allocate again.
+        stack.reserve((2 * self.nodes[self.root.index()].height as usize + 1).max(127));
+        stack.push((self.root, false));
+        while let Some((id, expanded)) = stack.pop() {
+            if expanded {
+                visit(self, id);
+                continue;
+            }
+            stack.push((id, true));
+            let node = &self.nodes[id.index()];
+            for k in [1, 0] {
+                let child = node.children[k];
+                if !child.is_leaf() && (!changed_only || node.stamps[k] == epoch) {
+                    stack.push((child, false));
+                }
+            }
+        }
+        self.scratch.pairs.refits = stack;
+    }
+
+    /// Whether changed nodes rotate (when fewer than one proxy in [`ROTATE_BELOW`] moved),
+    /// and the height of the subtrees the optimizer rebuilds.
+    pub(crate) fn refit_settings(&self) -> (bool, u16) {
+        (
+            self.moved_count * ROTATE_BELOW < self.proxy_count,
+            self.optimizer.subtree_height(self.proxy_count),
+        )
+    }
+
+    /// Whether changed nodes need refit(x): to rotate, or because moves only grew their
+    /// ancestors' boxes. Otherwise a refit would only note the optimizer's candidates.
+    #[inline]
+    pub(crate) fn refits_needed(&self, rotate: bool) -> bool {
+        rotate || !self.exact
+    }
+
+    /// refit(x) of [`Self::refit_and_pairs`]: gives x its exact box back, rotates it (up
+    /// to [`ROTATE_MAX_HEIGHT`]) when few proxies moved (when many did, the rebuilds after
+    /// the update do more for the tree, for less), and notes it as a candidate.
+    #[inline]
+    pub(crate) fn refit_changed_node(&mut self, x: NodeId, rotate: bool, subtree_height: u16) {
+        if self.refits_needed(rotate) {
+            self.refit_node(x);
+        }
+        if rotate && self.nodes[x.index()].height <= ROTATE_MAX_HEIGHT {
+            self.rotate(x);
+        }
+        self.note_candidate(x, subtree_height);
+    }
+
+    /// Notes the changed node `x` as a candidate for [`Self::optimize`] when it is a
+    /// subtree of the size that rebuilds.
+    #[inline]
+    pub(crate) fn note_candidate(&mut self, x: NodeId, subtree_height: u16) {
+        let node = &self.nodes[x.index()];
+        let parent = node.parent;
+        if node.height <= subtree_height
+            && (parent.is_root() || self.nodes[parent.parent().index()].height > subtree_height)
+        {
+            self.optimizer.candidates.push(x);
+        }
+    }
+
+    /// The first step of a parallel or leaf-by-leaf update, which leaves the pair search
+    /// only reading: refit(N) of the walk for every changed internal node, children first,
+    /// or only the candidates noted when no refit is needed.
+    pub(crate) fn refit_changed(&mut self) {
+        self.optimizer.candidates.clear();
+        if !self.has_walk() {
+            return;
+        }
+        let (rotate, subtree_height) = self.refit_settings();
+        if self.refits_needed(rotate) {
+            self.refit_order(true, |tree, id| {
+                tree.refit_changed_node(id, rotate, subtree_height)
+            });
+        } else {
+            self.note_changed_candidates(subtree_height);
+        }
+    }
+
+    /// Notes the candidates for [`Self::optimize`] that refits would: the changed nodes of
+    /// at most `subtree_height` whose parent is higher, found from the root down without
+    /// visiting the changed nodes below them (after a large batch of moves, most of them).
+    fn note_changed_candidates(&mut self, subtree_height: u16) {
+        let epoch = self.epoch;
+        let mut stack = core::mem::take(&mut self.scratch.pairs.walk);
+        stack.clear();
+        stack.push(self.root);
+        while let Some(id) = stack.pop() {
+            let node = &self.nodes[id.index()];
+            if node.height <= subtree_height {
+                self.optimizer.candidates.push(id);
+                continue;
+            }
+            for k in [1, 0] {
+                let child = node.children[k];
+                if !child.is_leaf() && node.stamps[k] == epoch {
+                    stack.push(child);
+                }
+            }
+        }
+        self.scratch.pairs.walk = stack;
     }
 }
 

@@ -8,7 +8,7 @@
 /// [`DynamicTree::update_pairs_on`](crate::DynamicTree::update_pairs_on); the results do
 /// not depend on the runner.
 ///
-/// The parallel refit (`tree::parallel_refit`) relies on `run` not returning before
+/// The parallel refit (`tree::refit::parallel`) relies on `run` not returning before
 /// every task it started has returned. A safe implementation cannot break this: `task`
 /// is borrowed for the call alone, so handing it to a thread that outlives the call takes
 /// `unsafe` code (scoped threads, rayon's and Bevy's scopes all wait for their tasks).

@@ -33,7 +33,7 @@ use crate::Vector;
 use crate::geometry::BoundingBox;
 use crate::tree::arena::age_at;
 use crate::tree::constants::REFIT_TASKS_PER_THREAD;
-use crate::tree::runner::TaskRunner;
+use crate::tree::parallel::runner::TaskRunner;
 use crate::tree::{DynamicTree, Link, Node, NodeId, Stamp};
 
 /// The arena's nodes, lent to a parallel refit's tasks, each writing only the nodes it accepted
@@ -162,7 +162,7 @@ enum Below<'r, V: Vector> {
 
 /// A task's refit of the accepted node `id`'s subtree, children first: its box and whether it holds
 /// a change; the leaves it marks moved and the nodes it refits count in `count`.
-fn refit_task<V: Vector>(
+fn refit_as_task<V: Vector>(
     context: &RefitContext<'_, V>,
     nodes: &SharedNodes<'_, V>,
     id: NodeId,
@@ -179,7 +179,7 @@ fn refit_task<V: Vector>(
         } else if u16::from(age_at(epoch, stamps[k])) < context.age
             && nodes.accept(id, k, node.height, child)
         {
-            let (aabb, changed) = refit_task(context, nodes, child, count);
+            let (aabb, changed) = refit_as_task(context, nodes, child, count);
             boxes[k] = aabb;
             if changed {
                 stamps[k] = epoch;
@@ -194,10 +194,10 @@ fn refit_task<V: Vector>(
 }
 
 impl<V: Vector> RefitContext<'_, V> {
-    /// [`refit_task`] of the accepted node `id`, with its counts.
+    /// [`refit_as_task`] of the accepted node `id`, with its counts.
     fn refit_subtree(&self, nodes: &SharedNodes<'_, V>, id: NodeId) -> Refitted<V> {
         let mut count = RefitCount::default();
-        let (aabb, changed) = refit_task(self, nodes, id, &mut count);
+        let (aabb, changed) = refit_as_task(self, nodes, id, &mut count);
         (aabb, changed, count)
     }
 
