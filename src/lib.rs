@@ -6,7 +6,7 @@
 )]
 #![warn(missing_docs)]
 // Two exceptions, allowed where they stand: the prefetch hint of `tree::prefetch` and the
-// arena shared by the parallel refit's tasks (`tree::parallel_refit`).
+// arena shared by the parallel refit's tasks (`tree::refit::parallel`).
 #![deny(unsafe_code)]
 // Nothing that comes from user data may panic: errors are returned or logged instead.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
