@@ -28,8 +28,10 @@ pub(crate) struct EndRecord {
     pub reason: EndReason,
 }
 
-/// Buffers of one tick, one group per stage of
-/// [`CollisionSystems`](crate::plugin::CollisionSystems) that fills it.
+/// Buffers of one tick, named by what they carry: the colliders the prepare stage
+/// processed and moved (for the broad and narrow phases), the broad phase's pair search,
+/// the contacts that started (for the events stage), the ends in their order, and a
+/// batch of entity events.
 #[derive(Clone, Default)]
 pub(crate) struct TickBuffers<V: Vector> {
     pub colliders: ColliderLists<V>,
