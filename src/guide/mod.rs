@@ -50,10 +50,7 @@
     feature = "gizmos",
     doc = "- [`debug_overlay`]: the gizmos and the statistics panel (features `gizmos`, `debug`)."
 )]
-#![cfg_attr(
-    feature = "plugin",
-    doc = "- [`limits`]: limits and pitfalls."
-)]
+#![cfg_attr(feature = "plugin", doc = "- [`limits`]: limits and pitfalls.")]
 //! - [`tree_without_bevy`]: the geometry and the dynamic tree on their own.
 
 #[cfg(feature = "plugin")]
