@@ -27,7 +27,7 @@ mod vector;
 
 pub use dims::{d2, d3};
 
-pub use geometry::{Ball, BoundingBox, Ray, RoundedBox, SweepHit};
+pub use geometry::{Ball, BoundingBox, Ray, RoundedBox, SweepInterval};
 pub use glam::{Vec2, Vec3};
 
 // The README's examples are compiled as doc tests too.
@@ -42,8 +42,8 @@ pub use plugin::{
     Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CharacterController, CharacterPlugin,
     CharacterState, CharacterSystems, CollidingEntities, CollisionConfig, CollisionEnded,
     CollisionLayer, CollisionLayers, CollisionStarted, CollisionSystems, Contacts, EndReason,
-    FilterPairs, NotIntegrated, OneWay, PairFilter, QueryFilter, Sensor, SpatialQuery, Static,
-    StaticChanges, Teleported, TrackedCollider, Velocity, VelocityPlugin, VelocitySystems,
+    AskPairFilter, NotIntegrated, OneWay, PairFilter, QueryFilter, Sensor, SpatialQuery, Static,
+    StaticChangeDetection, Teleported, TrackedCollider, Velocity, VelocityPlugin, VelocitySystems,
 };
 
 /// Everything a game needs: `use bevy_aabb_tree::prelude::*;`.
@@ -61,8 +61,8 @@ pub mod prelude {
         Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CharacterController, CharacterPlugin,
         CharacterState, CharacterSystems, CollidingEntities, CollisionConfig, CollisionEnded,
         CollisionLayer, CollisionLayers, CollisionMessage, CollisionStarted, CollisionSystems,
-        Contacts, EndReason, FilterPairs, NotIntegrated, OneWay, PairFilter, PointProjection,
-        QueryFilter, Sensor, ShapeHit, SpatialQuery, Static, StaticChanges, StepStats, SweptHit,
+        Contacts, EndReason, AskPairFilter, NotIntegrated, OneWay, PairFilter, PointProjection,
+        QueryFilter, Sensor, ShapeHit, SpatialQuery, Static, StaticChangeDetection, StepStats, PassThrough,
         Teleported, TrackedCollider, Velocity, VelocityPlugin, VelocitySystems, WorldShape,
     };
 }
