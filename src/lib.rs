@@ -1,9 +1,13 @@
-#![cfg_attr(feature = "plugin", doc = include_str!("../README.md"))]
+#![cfg_attr(feature = "plugin", doc = include_str!("crate_doc.md"))]
 #![cfg_attr(
     not(feature = "plugin"),
     doc = "Collision detection without a physics engine: geometry and a dynamic AABB tree \
-           (this build has no Bevy plugin; enable the `plugin` feature for it)."
+           (this build has no Bevy plugin; enable the `plugin` feature for it). The \
+           [`guide`] shows [the tree without Bevy](guide::tree_without_bevy)."
 )]
+// docs.rs builds with every feature and `--cfg docsrs`: each feature-gated item is shown
+// with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 // Two exceptions, allowed where they stand: the prefetch hint of `tree::prefetch` and the
 // arena shared by the parallel refit's tasks (`tree::refit::parallel`).
@@ -15,6 +19,7 @@
 pub mod debug;
 mod dims;
 pub mod geometry;
+pub mod guide;
 #[cfg(feature = "plugin")]
 pub mod plugin;
 pub mod tree;
@@ -24,6 +29,11 @@ pub use dims::{d2, d3};
 
 pub use geometry::{Ball, BoundingBox, Ray, RoundedBox, SweepInterval};
 pub use glam::{Vec2, Vec3};
+
+// The README's examples are compiled as doc tests too.
+#[cfg(all(doctest, feature = "plugin"))]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 pub use tree::{BatchThresholds, DynamicTree, NodeId, ProxyId, RayHit, TreeError, TreeStats};
 pub use vector::Vector;
 

@@ -78,7 +78,8 @@
 //!
 //! To change an entity's shape without ending its contacts, insert the new shape before
 //! removing the old one (`insert(BoundingSphere::new(r)).remove::<Aabb<V>>()`); with both
-//! present the `Aabb` counts. README.md's "What happens when…" table lists every case.
+//! present the `Aabb` counts. The guide's [what happens when…](crate::guide::events) lists
+//! every case.
 //!
 //! # Layers
 //!
