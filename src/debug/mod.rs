@@ -1,5 +1,5 @@
 //! The debug overlay: gizmos for boxes, spheres, the trees' nodes, touching pairs,
-//! velocities and swept hits (feature `gizmos`), and with feature `debug` also an egui
+//! velocities and pass-throughs caught by the swept test (feature `gizmos`), and with feature `debug` also an egui
 //! panel with switches, live statistics, a step-time plot and a tree inspector.
 //!
 //! Add [`AabbTreeDebugPlugin`] beside [`AabbTreePlugin`](crate::plugin::AabbTreePlugin)
@@ -96,7 +96,7 @@ impl Default for DebugOverlay {
 }
 
 /// Per-dimension overlay state: the node picked in the inspector, recent step times and
-/// recent swept hits.
+/// recent pass-throughs.
 #[derive(Resource)]
 pub struct DebugState<V: Vector> {
     /// The node selected in the tree inspector, highlighted in the world. An internal
@@ -105,7 +105,7 @@ pub struct DebugState<V: Vector> {
     pub selected: Option<NodeId>,
     /// Step times (ms) of recent frames, oldest first.
     pub history: VecDeque<f32>,
-    /// Recent swept hits: where, and how many frames ago.
+    /// Recent pass-throughs: where, and how many frames ago.
     pub recent_hits: VecDeque<(V, u32)>,
 }
 
@@ -166,7 +166,7 @@ fn toggle_overlay(keys: Option<Res<ButtonInput<KeyCode>>>, mut overlay: ResMut<D
     }
 }
 
-/// Keeps the step-time history and the recent swept hits.
+/// Keeps the step-time history and the recent pass-throughs.
 fn record<V: Vector>(state: Res<AabbTree<V>>, mut debug: ResMut<DebugState<V>>) {
     let debug = &mut *debug;
     if debug.history.len() == HISTORY {
