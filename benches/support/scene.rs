@@ -114,6 +114,22 @@ impl<const D: usize> Scene<D> {
         }
     }
 
+    /// How much wider, on each axis, the region of [`Self::sparse`] is than the uniform
+    /// scene's.
+    pub const SPARSE_SPREAD: f32 = 2.0;
+
+    /// "Sparse crowd": a uniform scene (every box moving, as a crowd, a flock or an RTS's
+    /// units) spread over a region [`Self::SPARSE_SPREAD`] times as wide on each axis, so
+    /// that few boxes touch: the step is the moves, the refits and the walk, not the pairs.
+    pub fn sparse(uniform: Self) -> Self {
+        let k = Self::SPARSE_SPREAD;
+        Self {
+            side: uniform.side * k,
+            centers: uniform.centers.iter().map(|c| c.map(|x| x * k)).collect(),
+            ..uniform
+        }
+    }
+
     /// Number of boxes.
     pub fn len(&self) -> usize {
         self.centers.len()

@@ -22,6 +22,9 @@
 //!   edge on a lattice, a quarter jiggling in their cell), scenes where the pairs
 //!   reported dominate the step; each line also gives both sides' time per reported pair
 //!   and per moving box;
+//! - `sparse`: "sparse crowd", 2D and 3D × 20k and 100k boxes (`Scene::sparse`: the
+//!   uniform scene with every box moving at 1 to 5 units/s, in a region twice as wide on
+//!   each axis), where few boxes touch and the step is moves, refits and the walk;
 //! - `parallel`: our pair update on several threads (`AABB_THREADS`, else every core)
 //!   against our serial one, "uniform boxes, fast", 10k and 100k;
 //! - `all` (the default): all of the above.
@@ -381,6 +384,22 @@ fn uniform(filter: Option<&str>) {
     }
 }
 
+/// "Sparse crowd": every box moving, few pairs, 2D and 3D, 20k and 100k boxes.
+fn sparse(filter: Option<&str>) {
+    for n in [20_000, 100_000] {
+        uniform_case::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(
+            &format!("sparse 2d n={n}"),
+            Scene::sparse(Scene::<2>::uniform(n, Scene::<2>::FAST)),
+            filter,
+        );
+        uniform_case::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>(
+            &format!("sparse 3d n={n}"),
+            Scene::sparse(Scene::<3>::uniform(n, Scene::<3>::FAST)),
+            filter,
+        );
+    }
+}
+
 /// The scenes where the pairs reported dominate the step: "clustered, mixed sizes",
 /// "streams, mixed sizes" and "touching grid", 2D and 3D, 20k and 100k boxes.
 fn clustered(filter: Option<&str>) {
@@ -722,6 +741,7 @@ fn main() -> ExitCode {
     );
     match scenario.as_str() {
         "uniform" => uniform(filter.as_deref()),
+        "sparse" => sparse(filter.as_deref()),
         "rays" => rays(),
         "queries" => queries(),
         "static" => static_scenario(),
