@@ -353,9 +353,16 @@ pub(crate) fn emit_events<V: Vector>(
     for s in &mut tick.narrow.started {
         let swapped;
         (s.a, s.b, swapped) = canonical(s.a, s.b);
-        if swapped {
-            s.normal = -s.normal;
-        }
+        // A pair is tested from either side (its sides' proxy ids, which depend on the
+        // order of spawns, decide which) and the tests give exactly opposite normals, but
+        // a plain negation also flips the sign of a zero coordinate. `0 - n` negates and
+        // `n + 0` keeps, both with zeros as +0, so that the normal's bits depend on the
+        // two entities alone.
+        s.normal = if swapped {
+            V::ZERO - s.normal
+        } else {
+            s.normal + V::ZERO
+        };
     }
     // Earliest first, then by pair: an entity's first start of a tick is its earliest
     // contact, whatever the pairs' order.
@@ -377,7 +384,7 @@ pub(crate) fn emit_events<V: Vector>(
             entity: s.b,
             other: s.a,
             time_of_impact: s.time_of_impact,
-            normal: -n,
+            normal: V::ZERO - n,
         });
     }
     writers.write_started(&tick.events.start_events[first..]);
