@@ -66,7 +66,10 @@ pub struct CollisionStarted<V: Vector> {
     /// entities' displacements.
     pub time_of_impact: f32,
     /// Unit contact normal pointing from `entity` towards `other` (a `Vec2` in 2D); zero
-    /// where none is defined (shapes at the same center).
+    /// where none is defined (shapes at the same center, two boxes centered on each
+    /// other along the axis of least overlap). Its zero coordinates are `+0.0`, so that
+    /// its bits depend on the two shapes and motions alone, not on the order in which
+    /// the colliders were spawned.
     pub normal: V,
 }
 
