@@ -157,6 +157,9 @@ fn log_characters<V: Dim>(
     log.0.push(lines);
 }
 
+/// A collider's spawn, to run in the order a test chooses.
+type Spawn = Box<dyn FnOnce(&mut World)>;
+
 /// The lanes spawned with their colliders in the order `order` (of tags: characters
 /// from 0, floors and walls from 100, steps from 200): each tick's log, 240 ticks.
 fn characters_in_order<V: Dim>(order: &[u32]) -> Vec<Vec<String>> {
@@ -179,7 +182,7 @@ fn characters_in_order<V: Dim>(order: &[u32]) -> Vec<Vec<String>> {
             ),
         );
     let size = |x: f32, y: f32| V::truncate_from_3d(Vec3::new(x, y, 4.0));
-    let mut spawns: Vec<(u32, Box<dyn FnOnce(&mut World)>)> = Vec::new();
+    let mut spawns: Vec<(u32, Spawn)> = Vec::new();
     for k in 0..CHARACTERS {
         let x = k as f32 * LANE;
         spawns.push((
