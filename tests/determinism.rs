@@ -83,6 +83,73 @@ fn overlap_normal_whatever_the_order<V: Dim>() {
     assert_eq!(a, bits(V::ZERO));
 }
 
+/// The normals of the entity events seen, by the observed entity.
+#[derive(Resource, Default)]
+struct Observed(Vec<(Entity, Vec<u32>)>);
+
+/// Two points (balls of radius 0) at x = -1 (tag 0) and x = 1 (tag 1) that swap places
+/// in one tick, spawned in either order: the normal of their start from tag 0 towards
+/// tag 1, in each order. The entity events give each point the normal from it.
+fn points_meeting<V: Dim>() -> [Vec<u32>; 2] {
+    [false, true].map(|reversed| {
+        let mut app = App::new();
+        app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
+            .add_plugins(AabbTreePlugin::<V>::new(Update))
+            .init_resource::<Observed>()
+            .add_observer(|s: On<CollisionStarted<V>>, mut seen: ResMut<Observed>| {
+                seen.0.push((s.entity, bits(s.normal)));
+            });
+        let mut ids = [Entity::PLACEHOLDER; 2];
+        for k in if reversed { [1, 0] } else { [0, 1] } {
+            let x = if k == 0 { -1.0 } else { 1.0 };
+            ids[k] = app
+                .world_mut()
+                .spawn((
+                    Tag(k as u32),
+                    Transform::from_xyz(x, 0.0, 0.0),
+                    BoundingSphere::<V>::new(0.0),
+                ))
+                .id();
+        }
+        app.update();
+        for (k, x) in [(0, 1.0), (1, -1.0)] {
+            app.world_mut()
+                .get_mut::<Transform>(ids[k])
+                .unwrap()
+                .translation
+                .x = x;
+        }
+        app.update();
+        let messages = app.world().resource::<Messages<CollisionStarted<V>>>();
+        let started: Vec<_> = messages.iter_current_update_messages().collect();
+        assert_eq!(started.len(), 1, "reversed {reversed}");
+        let s = started[0];
+        assert_eq!(s.time_of_impact, 0.5);
+        let mut seen = app.world().resource::<Observed>().0.clone();
+        seen.sort();
+        let mut want = vec![
+            (ids[0], bits(V::truncate_from_3d(Vec3::X))),
+            (ids[1], bits(V::truncate_from_3d(-Vec3::X) + V::ZERO)),
+        ];
+        want.sort();
+        assert_eq!(seen, want, "the entity events, reversed {reversed}");
+        bits(if s.entity == ids[0] {
+            s.normal
+        } else {
+            V::ZERO - s.normal
+        })
+    })
+}
+
+/// Two points that meet center on center: the normal is the direction they came from,
+/// `+x` from the one on the left, hand-computed, with `+0` coordinates in either spawn
+/// order (worked out as `-v / |v|`, it has a `-0` when tested from the left one).
+fn points_meeting_whatever_the_order<V: Dim>() {
+    let [a, b] = points_meeting::<V>();
+    assert_eq!(a, b, "the normal depends on the spawn order");
+    assert_eq!(a, bits(V::truncate_from_3d(Vec3::X)));
+}
+
 /// Characters, each in a lane of its own between two walls, walking to and fro over
 /// steps and jumping now and then.
 const CHARACTERS: u32 = 8;
@@ -313,5 +380,6 @@ macro_rules! both_dims {
 
 both_dims!(
     overlap_normal_whatever_the_order,
+    points_meeting_whatever_the_order,
     characters_apart_whatever_the_order,
 );
