@@ -8,7 +8,9 @@
 //! for bit, and the restore itself no message. A restore that leaves out the collision
 //! state must not (the test can fail). Determinism beyond rollback: the same hashes on
 //! 1, 2 and 4 threads of the compute task pool (each in a process of its own, the pool
-//! being process-wide).
+//! being process-wide), on Bevy's single- and multi-threaded executors, and (each
+//! tick's messages taken as a set) whatever the order in which the colliders were
+//! spawned. `tests/determinism.rs` has scenes of its own spawned in several orders.
 #![cfg(feature = "plugin")]
 
 #[allow(dead_code)]
@@ -40,9 +42,11 @@ struct Tag(u32);
 #[derive(Resource, Clone, Copy, Default)]
 struct Ticks(u32);
 
-/// Each tick's hash of messages and state, in order, and its messages as text.
+/// Each tick's hash of messages and state, in order; its messages as text; whether the
+/// hash takes a tick's messages as a set (sorted); each tick's times of impact of starts,
+/// as bits, in the order read.
 #[derive(Resource, Default)]
-struct Hashes(Vec<u64>, Vec<Vec<String>>, bool);
+struct Hashes(Vec<u64>, Vec<Vec<String>>, bool, Vec<Vec<u32>>);
 
 /// Messages read so far (the restore must write none).
 #[derive(Resource, Default)]
@@ -104,34 +108,47 @@ fn play<V: Dim>(
     }
 }
 
-/// Hashes the tick: its messages (each entity by its tag) and, after it, the touching
-/// pairs and every collider's world shape, sorted by tag.
+/// The bits of a vector's coordinates.
+fn bits<V: Dim>(v: V) -> Vec<u32> {
+    (0..V::DIM).map(|k| v.axis(k).to_bits()).collect()
+}
+
+/// Hashes the tick: its messages (each entity by its tag), and after it the touching
+/// pairs, every collider's world shape and contact set, sorted by tag. Keeps the
+/// messages as text (floats as bits), and the times of impact of the starts in the
+/// order read.
 fn record<V: Dim>(
     mut messages: MessageReader<CollisionMessage<V>>,
     tree: Res<AabbTree<V>>,
     tags: Query<&Tag>,
-    shapes: Query<(&Tag, &TrackedCollider<V>)>,
+    shapes: Query<(&Tag, &TrackedCollider<V>, Option<&CollidingEntities>)>,
     mut hashes: ResMut<Hashes>,
     mut read: ResMut<Read>,
 ) {
     let mut h = DefaultHasher::new();
     let mut texts = Vec::new();
+    let mut times = Vec::new();
     for message in messages.read() {
         read.0 += 1;
-        // Debug prints every float exactly (the shortest text that reads back the same
-        // bits), whatever the type of its fields.
         let text = match message {
-            // Each pair by its tags, smaller first (the normal from that one): a
-            // collider spawned again under a new id may have swapped sides.
+            // Each pair by its tags, smaller first (the normal from that one, turned as
+            // the entity events turn it: zero coordinates stay +0): a collider spawned
+            // again under a new id, or spawned in another order, may have swapped sides.
             CollisionMessage::Started(s) => {
+                assert!(
+                    bits(s.normal).iter().all(|&b| b != (-0.0f32).to_bits()),
+                    "a normal with -0: {:?}",
+                    s.normal
+                );
+                times.push(s.time_of_impact.to_bits());
                 let (a, b) = (tag_of(&tags, s.entity), tag_of(&tags, s.other));
-                let normal = if a <= b { s.normal } else { -s.normal };
+                let normal = if a <= b { s.normal } else { V::ZERO - s.normal };
                 format!(
-                    "start {} {} {:?} {:?}",
+                    "start {} {} {:08x} {:08x?}",
                     a.min(b),
                     a.max(b),
-                    s.time_of_impact,
-                    normal
+                    s.time_of_impact.to_bits(),
+                    bits(normal)
                 )
             }
             CollisionMessage::Ended(e) => {
@@ -156,16 +173,30 @@ fn record<V: Dim>(
     pairs.hash(&mut h);
     let mut all: Vec<_> = shapes
         .iter()
-        .map(|(tag, t)| (tag.0, format!("{:?}", t.world_aabb())))
+        .map(|(tag, t, contacts)| {
+            let aabb = t.world_aabb();
+            let mut contacts: Option<Vec<u32>> =
+                contacts.map(|c| c.iter().map(|e| tag_of(&tags, e)).collect());
+            if let Some(c) = &mut contacts {
+                c.sort_unstable();
+            }
+            (tag.0, bits(aabb.min), bits(aabb.max), contacts)
+        })
         .collect();
     all.sort_unstable();
     all.hash(&mut h);
     hashes.0.push(h.finish());
     hashes.1.push(texts);
+    hashes.3.push(times);
 }
 
+/// The tags of the static pillars: `PILLARS` from [`FIRST_PILLAR`] on.
+const FIRST_PILLAR: u32 = 500;
+const PILLARS: u32 = 5;
+
 /// The arena: static walls and pillars, and movers (boxes and balls, some with
-/// `CollidingEntities`), spawned in the order `order` gives the movers.
+/// `CollidingEntities`), spawned in the order of their tags in `order` (tags not in it
+/// after, movers first).
 fn app<V: Dim>(seed: u64, order: &[u32], config: CollisionConfig) -> App {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
@@ -200,9 +231,31 @@ fn app<V: Dim>(seed: u64, order: &[u32], config: CollisionConfig) -> App {
             (i, at, v, rng.range(0.2, 0.8))
         })
         .collect();
-    movers.sort_by_key(|m| order.iter().position(|&o| o == m.0));
+    let pillars = [
+        (5.0, 5.0),
+        (15.0, 5.0),
+        (10.0, 10.0),
+        (5.0, 15.0),
+        (15.0, 15.0),
+    ];
+    movers.extend(
+        pillars
+            .into_iter()
+            .zip(FIRST_PILLAR..)
+            .map(|((x, y), i)| (i, Vec3::new(x, y, SIDE / 2.0), Vec3::ZERO, 0.0)),
+    );
+    movers.sort_by_key(|m| order.iter().position(|&o| o == m.0).unwrap_or(usize::MAX));
     let world = app.world_mut();
     for (i, at, v, size) in movers {
+        if i >= FIRST_PILLAR {
+            world.spawn((
+                Tag(i),
+                Transform::from_translation(at),
+                Aabb::new(V::truncate_from_3d(Vec3::new(0.3, 2.0, SIDE))),
+                Static,
+            ));
+            continue;
+        }
         let mut e = world.spawn((
             Tag(i),
             Transform::from_translation(at),
@@ -216,23 +269,6 @@ fn app<V: Dim>(seed: u64, order: &[u32], config: CollisionConfig) -> App {
         if i % 3 == 0 {
             e.insert(CollidingEntities::default());
         }
-    }
-    for (i, (x, y)) in [
-        (5.0, 5.0),
-        (15.0, 5.0),
-        (10.0, 10.0),
-        (5.0, 15.0),
-        (15.0, 15.0),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        world.spawn((
-            Tag(500 + i as u32),
-            Transform::from_xyz(x, y, SIDE / 2.0),
-            Aabb::new(V::truncate_from_3d(Vec3::new(0.3, 2.0, SIDE))),
-            Static,
-        ));
     }
     app
 }
@@ -379,8 +415,11 @@ fn texts(app: &App, ticks: usize) -> Vec<Vec<String>> {
     all[all.len() - ticks..].to_vec()
 }
 
+/// Every collider's tag, movers and pillars, shuffled by `seed`.
 fn order(seed: u64) -> Vec<u32> {
-    let mut order: Vec<u32> = (0..MOVERS).collect();
+    let mut order: Vec<u32> = (0..MOVERS)
+        .chain(FIRST_PILLAR..FIRST_PILLAR + PILLARS)
+        .collect();
     let mut rng = Rng::new(seed);
     for i in (1..order.len()).rev() {
         order.swap(i, rng.below(i + 1));
@@ -491,6 +530,136 @@ fn restore_without_state_differs<V: Dim>() {
     );
 }
 
+/// Plays the scene spawned in the order `order` for `ticks` ticks with each tick's
+/// messages taken as a set: each tick's hash, messages (text), and times of impact of
+/// the starts in the order read.
+fn play_in_order<V: Dim>(
+    order: &[u32],
+    config: &CollisionConfig,
+    ticks: usize,
+) -> (Vec<u64>, Vec<Vec<String>>, Vec<Vec<u32>>) {
+    let mut app = app::<V>(7, order, config.clone());
+    app.world_mut().resource_mut::<Hashes>().2 = true;
+    let hashes = play_ticks(&mut app, ticks);
+    let texts = texts(&app, ticks);
+    let times = app.world().resource::<Hashes>().3.clone();
+    (hashes, texts, times)
+}
+
+/// The scene spawned in four orders (movers and pillars by tag, reversed, shuffled
+/// twice), so that the entities' ids, the trees' proxy ids and shapes, the orientation of
+/// each pair in the pair table and the order in which the pairs are tested all differ:
+/// every tick the same messages as a set (pairs by tag, kind, reason, time of impact
+/// and normal bit for bit), the starts' times of impact in the same order, and after it
+/// the same touching pairs, world shapes and contact sets by tag.
+fn same_whatever_the_spawn_order<V: Dim>(replayable: bool) {
+    let config = CollisionConfig {
+        replayable,
+        ..default()
+    };
+    let by_tag: Vec<u32> = (0..MOVERS)
+        .chain(FIRST_PILLAR..FIRST_PILLAR + PILLARS)
+        .collect();
+    let reversed: Vec<u32> = by_tag.iter().rev().copied().collect();
+    let ticks = 90;
+    let (first, first_texts, first_times) = play_in_order::<V>(&by_tag, &config, ticks);
+    for (name, order) in [
+        ("reversed", reversed),
+        ("shuffled", order(5)),
+        ("shuffled again", order(9)),
+    ] {
+        let (hashes, texts, times) = play_in_order::<V>(&order, &config, ticks);
+        if let Some(tick) = (0..ticks).find(|&i| first[i] != hashes[i]) {
+            let only = |x: &[String], y: &[String]| -> Vec<String> {
+                x.iter().filter(|t| !y.contains(t)).cloned().collect()
+            };
+            panic!(
+                "{name}: tick {} differs; messages only in the order by tag: {:?}, only in \
+                 this order: {:?}",
+                tick + 1,
+                only(&first_texts[tick], &texts[tick]),
+                only(&texts[tick], &first_texts[tick])
+            );
+        }
+        assert_eq!(first_times, times, "{name}: the starts' order by time");
+    }
+    // The scene has what to compare: swept starts (a time of impact above 0) and ends.
+    let all: Vec<&String> = first_texts.iter().flatten().collect();
+    let swept = all
+        .iter()
+        .filter(|t| t.starts_with("start") && !t.contains(" 00000000 "))
+        .count();
+    let ends = all.iter().filter(|t| t.starts_with("end")).count();
+    assert!(
+        swept > 10 && ends > 40,
+        "too little to compare: {swept} swept starts, {ends} ends"
+    );
+}
+
+fn same_whatever_the_spawn_order_replayable<V: Dim>() {
+    same_whatever_the_spawn_order::<V>(true);
+}
+
+fn same_whatever_the_spawn_order_default<V: Dim>() {
+    same_whatever_the_spawn_order::<V>(false);
+}
+
+/// How a run's schedules run their systems.
+#[derive(Clone, Copy, Debug)]
+enum Executor {
+    /// Bevy's default: the multi-threaded executor with Bevy's `multi_threaded` feature
+    /// (`--all-features` turns it on), else the single-threaded one.
+    Default,
+    /// One system after another, on the calling thread.
+    SingleThreaded,
+    /// The multi-threaded executor, whatever the features: systems run as tasks on the
+    /// compute task pool (one thread, the calling one, without `multi_threaded`), in
+    /// the order their tasks are spawned and finish rather than one fixed order.
+    MultiThreaded,
+}
+
+/// The scene (shuffled spawn order, the parallel pair search from one moved collider)
+/// for 60 ticks with every schedule run by `executor`: each tick's hash.
+fn hashes_with<V: Dim>(executor: Executor, replayable: bool) -> Vec<u64> {
+    use bevy::ecs::schedule::{MultiThreadedExecutor, SingleThreadedExecutor};
+    let config = CollisionConfig {
+        parallel_pairs_from: Some(1),
+        replayable,
+        ..default()
+    };
+    let mut app = app::<V>(11, &order(5), config);
+    let mut schedules = app.world_mut().resource_mut::<Schedules>();
+    for (_, schedule) in schedules.iter_mut() {
+        match executor {
+            Executor::Default => &mut *schedule,
+            Executor::SingleThreaded => schedule.set_executor(SingleThreadedExecutor::new()),
+            Executor::MultiThreaded => schedule.set_executor(MultiThreadedExecutor::new()),
+        };
+    }
+    play_ticks(&mut app, 60)
+}
+
+/// The same hashes, tick by tick, with every schedule on the single-threaded executor,
+/// on the multi-threaded one and on Bevy's default, replayable and not. With the
+/// default features (Bevy without `multi_threaded`) the default is the single-threaded
+/// executor, and the multi-threaded one runs the systems as tasks on a one-thread pool:
+/// the run compares two executors' orders of the systems that no ordering constrains.
+/// With `--all-features` (`multi_threaded` on) the default is the multi-threaded
+/// executor and the pool has a thread per core: systems, and the plugin's parallel
+/// stages, run on several threads at once.
+fn same_on_either_executor<V: Dim>() {
+    for replayable in [false, true] {
+        let single = hashes_with::<V>(Executor::SingleThreaded, replayable);
+        for executor in [Executor::MultiThreaded, Executor::Default] {
+            assert_eq!(
+                single,
+                hashes_with::<V>(executor, replayable),
+                "{executor:?} against the single-threaded executor, replayable {replayable}"
+            );
+        }
+    }
+}
+
 macro_rules! both_dims {
     ($($name:ident $(($arg:expr))?),* $(,)?) => {
         $(
@@ -521,6 +690,9 @@ both_dims!(
     replay_after_restore_default,
     restore_is_silent,
     restore_without_state_differs,
+    same_whatever_the_spawn_order_replayable,
+    same_whatever_the_spawn_order_default,
+    same_on_either_executor,
 );
 
 /// The environment variable that makes [`hashes_on_threads`] a child run with that many

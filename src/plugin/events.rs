@@ -66,7 +66,10 @@ pub struct CollisionStarted<V: Vector> {
     /// entities' displacements.
     pub time_of_impact: f32,
     /// Unit contact normal pointing from `entity` towards `other` (a `Vec2` in 2D); zero
-    /// where none is defined (shapes at the same center).
+    /// where none is defined (shapes at the same center, two boxes centered on each
+    /// other along the axis of least overlap). Its zero coordinates are `+0.0`, so that
+    /// its bits depend on the two shapes and motions alone, not on the order in which
+    /// the colliders were spawned.
     pub normal: V,
 }
 
@@ -353,9 +356,16 @@ pub(crate) fn emit_events<V: Vector>(
     for s in &mut tick.starts.started {
         let swapped;
         (s.a, s.b, swapped) = canonical(s.a, s.b);
-        if swapped {
-            s.normal = -s.normal;
-        }
+        // A pair is tested from either side (its sides' proxy ids, which depend on the
+        // order of spawns, decide which) and the tests give exactly opposite normals, but
+        // a plain negation also flips the sign of a zero coordinate. `0 - n` negates and
+        // `n + 0` keeps, both with zeros as +0, so that the normal's bits depend on the
+        // two entities alone.
+        s.normal = if swapped {
+            V::ZERO - s.normal
+        } else {
+            s.normal + V::ZERO
+        };
     }
     // Earliest first, then by pair: an entity's first start of a tick is its earliest
     // contact, whatever the pairs' order.
@@ -377,7 +387,7 @@ pub(crate) fn emit_events<V: Vector>(
             entity: s.b,
             other: s.a,
             time_of_impact: s.time_of_impact,
-            normal: -n,
+            normal: V::ZERO - n,
         });
     }
     writers.write_started(&tick.entity_events.start_events[first..]);

@@ -17,7 +17,11 @@ use crate::plugin::{AabbTree, CollisionConfig, EndReason, WorldShape};
 const ONE_PASS_STATICS: usize = 64;
 
 /// A normal from `a` towards `b` for shapes that already overlap: the axis of least
-/// penetration for two boxes, the line of centers otherwise (zero when centers coincide).
+/// penetration for two boxes, the line of centers otherwise; zero when centers coincide,
+/// and for two boxes whose centers line up along that axis (neither way is out).
+///
+/// Exactly opposite when `a` and `b` swap (but for the sign of zero coordinates), so
+/// that a pair's normal does not depend on the side it is tested from.
 fn overlap_normal<V: Vector>(a: &WorldShape<V>, b: &WorldShape<V>) -> V {
     if let (WorldShape::Box(x), WorldShape::Box(y)) = (a, b) {
         let mut best = f32::INFINITY;
@@ -29,7 +33,10 @@ fn overlap_normal<V: Vector>(a: &WorldShape<V>, b: &WorldShape<V>) -> V {
             if depth < best {
                 best = depth;
                 normal = V::ZERO;
-                normal.set_axis(axis, if d.axis(axis) < 0.0 { -1.0 } else { 1.0 });
+                let along = d.axis(axis);
+                if along != 0.0 {
+                    normal.set_axis(axis, if along < 0.0 { -1.0 } else { 1.0 });
+                }
             }
         }
         return normal;
