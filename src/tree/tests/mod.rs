@@ -79,7 +79,7 @@ macro_rules! both_dims {
     };
 }
 
-#[path = "../../../tests/common/tree_scene.rs"]
+#[path = "../../../tests/kit/tree_scene.rs"]
 pub(crate) mod tree_scene;
 
 mod batches;

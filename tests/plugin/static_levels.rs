@@ -1,38 +1,18 @@
 //! Static colliders, idle pairs and children of still parents, against a brute-force
 //! oracle written here (its own overlap formulas) and hand-computed cases, 2D and 3D.
-#![cfg(feature = "plugin")]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use bevy::ecs::entity_disabling::Disabled;
 use bevy::prelude::*;
-use bevy::reflect::{FromReflect, GetTypeRegistration, TypePath, Typed};
 use bevy::time::TimeUpdateStrategy;
-use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::prelude::*;
 
-#[path = "common/rng.rs"]
-mod rng;
+use crate::kit::rng;
 use rng::Rng;
 
-trait RngExt {
-    fn vec3(&mut self, lo: f32, hi: f32) -> Vec3;
-}
-
-impl RngExt for Rng {
-    fn vec3(&mut self, lo: f32, hi: f32) -> Vec3 {
-        Vec3::new(self.range(lo, hi), self.range(lo, hi), self.range(lo, hi))
-    }
-}
-
-trait Dim: Vector + FromReflect + TypePath + GetTypeRegistration + Typed {}
-impl Dim for Vec2 {}
-impl Dim for Vec3 {}
-
-fn v<V: Dim>(x: f32, y: f32, z: f32) -> V {
-    V::truncate_from_3d(Vec3::new(x, y, z))
-}
+use crate::kit::dim::{Dim, v};
 
 type Pair = (Entity, Entity);
 

@@ -15,10 +15,7 @@
 //! crate's casts. The floor test includes a steep landing whose box face reaches a seam at
 //! the very time it lands, the case where a cast may report the next tile's side face.
 
-// Each test crate uses its own subset of the generator.
-#[allow(dead_code)]
-#[path = "common/rng.rs"]
-mod rng;
+use crate::kit::rng;
 
 use bevy_aabb_tree::geometry::{
     CastHit, Shape, SlideConfig, SlideOutcome, cast_shape, cast_shapes, move_and_slide,

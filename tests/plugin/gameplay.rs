@@ -1,6 +1,5 @@
 //! The gameplay API: `CollidingEntities` against the events and a brute-force oracle,
 //! the length unit, and the dimension modules (no turbofish), 2D and 3D.
-#![cfg(feature = "plugin")]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -10,9 +9,7 @@ use bevy::time::TimeUpdateStrategy;
 use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::prelude::*;
 
-#[allow(dead_code)]
-#[path = "common/rng.rs"]
-mod rng;
+use crate::kit::rng;
 use rng::Rng;
 
 type Pair = (Entity, Entity);

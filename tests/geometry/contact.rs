@@ -9,10 +9,7 @@
 //! is convex and holds 0, so along a direction it is one interval); then a local search
 //! around the best direction. Its minimum is the depth.
 
-// Each test crate uses its own subset of the generator.
-#[allow(dead_code)]
-#[path = "common/rng.rs"]
-mod rng;
+use crate::kit::rng;
 
 use bevy_aabb_tree::geometry::{
     Contact, Shape, contact_ball_box, contact_balls, contact_box_ball, contact_boxes,

@@ -2,9 +2,8 @@
 //! value, not one per tick; when it is valid again and later breaks again, it is reported
 //! again, once.
 //!
-//! A test binary of its own: it installs a global `tracing` subscriber that counts the
-//! warnings, which must not see other tests' apps.
-#![cfg(feature = "plugin")]
+//! The test runs in a process of its own (`kit::process::alone`): it installs a global
+//! `tracing` subscriber that counts the warnings, which must not see other tests' apps.
 
 use std::time::Duration;
 
@@ -14,8 +13,8 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_aabb_tree::prelude::*;
 
-#[path = "common/warnings.rs"]
-mod warnings;
+use crate::kit::process::{alone, test_name};
+use crate::kit::warnings;
 use warnings::Warnings;
 
 fn warnings_about(warnings: &Warnings, entity: Entity) -> Vec<String> {
@@ -397,6 +396,11 @@ where
 
 #[test]
 fn one_warning_per_invalid_episode() {
+    let name = test_name(module_path!(), "one_warning_per_invalid_episode");
+    alone(&name, &[], every_invalid_episode);
+}
+
+fn every_invalid_episode() {
     let warnings = Warnings::default();
     let subscriber = Registry::default().with(warnings.clone());
     // Global, so that systems on any thread of the task pools report to it.

@@ -52,8 +52,7 @@ enum Op {
     },
 }
 
-#[path = "common/tree_scene.rs"]
-mod tree_scene;
+use crate::kit::tree_scene;
 
 use tree_scene::{jump_moves, lcg, side_by_side, uniform_tree, unknown_id, v};
 
