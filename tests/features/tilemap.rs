@@ -21,9 +21,9 @@ use bevy_ecs_tilemap::map::{
 };
 use bevy_ecs_tilemap::tiles::{TilePos, TileStorage};
 
+use crate::kit::rng::Rng;
 use crate::kit::warnings;
 use warnings::Warnings;
-use crate::kit::rng::Rng;
 
 const GRID: TilemapGridSize = TilemapGridSize { x: 2.0, y: 1.5 };
 const MAP_AT: Vec3 = Vec3::new(10.0, -5.0, 0.0);

@@ -25,7 +25,8 @@
 //! function against the oracle), `inputs` (the random cases) are shared; the tests by
 //! function: `box_box`, `box_helpers`, `balls` (points and balls), `sweep_boxes`,
 //! `sweep_balls`, `rays` (rays, box casts and the tree queries on them), `rounded`
-//! (rounded boxes: boxes, balls, capsules; their oracle is `rounded_oracle`). With oracles
+//! (rounded boxes: boxes, balls, capsules; random cases in `rounded_random`, their oracle
+//! is `rounded_oracle`). With oracles
 //! of their own: `contact` (minimum push-out), `slide` (shape casts and move-and-slide),
 //! `character` (the character's motion and the one-way rule).
 //!
@@ -53,6 +54,7 @@ mod oracle;
 mod rays;
 mod rounded;
 mod rounded_oracle;
+mod rounded_random;
 mod slide;
 mod sweep_balls;
 mod sweep_boxes;

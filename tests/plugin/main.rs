@@ -23,10 +23,9 @@
 //! brute-force pairs, the swept first contact and its normals) are shared; each other
 //! module holds the tests of one concern: `scenes`, `tunnelling`, `lifecycle`, `churn`,
 //! `schedules` (and hierarchy), `observers`, `queries`, `bad_input`, `reliability`, `idle`.
-//! Modules with apps and oracles of their own: `gameplay`, `static_levels`, `soak` (its
-//! long runs are `#[ignore]`d: `scripts/soak.sh`), `plugin_parallel`, `plugin_smoke` and
-//! `warnings` (the last two sets up process-wide state, so its tests run in processes of
-//! their own, `kit::process`).
+//! Modules with apps and oracles of their own: `gameplay`, `static_levels` (with `static_cases`), `soak` (its
+//! long runs are `#[ignore]`d: `scripts/soak.sh`), `plugin_smoke`, and `plugin_parallel` and `warnings`, which set
+//! up process-wide state and so run each test in a process of its own (`kit::process`).
 #![cfg(feature = "plugin")]
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -85,6 +84,7 @@ mod reliability;
 mod scenes;
 mod schedules;
 mod soak;
+mod static_cases;
 mod static_levels;
 mod tunnelling;
 mod warnings;

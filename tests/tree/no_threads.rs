@@ -21,7 +21,10 @@ fn threads() -> usize {
 
 #[test]
 fn parallel_calls_start_threads_only_with_the_feature() {
-    let name = test_name(module_path!(), "parallel_calls_start_threads_only_with_the_feature");
+    let name = test_name(
+        module_path!(),
+        "parallel_calls_start_threads_only_with_the_feature",
+    );
     alone(&name, &[], count_threads);
 }
 
