@@ -200,16 +200,22 @@ pub(crate) fn crossing(mut lo: f64, mut hi: f64, rising: bool, f: impl Fn(f64) -
 /// The directions searched for the contact: a fine grid of the circle, or a Fibonacci
 /// lattice of the sphere.
 pub(crate) fn directions(dim: usize) -> Vec<F> {
+    lattice(dim, 720, 0.21, 1500)
+}
+
+/// `circle` directions of the circle, each `offset` of a step past a multiple of the
+/// step, or a Fibonacci lattice of `sphere` directions of the sphere.
+pub(crate) fn lattice(dim: usize, circle: usize, offset: f64, sphere: usize) -> Vec<F> {
     if dim == 2 {
-        let n = 720;
+        let n = circle;
         (0..n)
             .map(|i| {
-                let a = (i as f64 + 0.21) * std::f64::consts::TAU / n as f64;
+                let a = (i as f64 + offset) * std::f64::consts::TAU / n as f64;
                 [a.cos(), a.sin(), 0.0]
             })
             .collect()
     } else {
-        let n = 1500;
+        let n = sphere;
         let golden = std::f64::consts::PI * (3.0 - 5f64.sqrt());
         (0..n)
             .map(|i| {
