@@ -16,7 +16,7 @@
 //! [`valid`] and [`keep_rule`]), from the tree's documented rule, not with the tree's
 //! helpers. Pair updates and queries are compared with a linear scan over
 //! the fat boxes, touching counting as overlapping (the same conventions as
-//! tests/tree.rs).
+//! tests/tree/tree.rs).
 
 #![no_main]
 

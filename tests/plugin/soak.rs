@@ -5,7 +5,7 @@
 //! `soak_2d_short` and `soak_3d_short` run a few hundred ticks with every `cargo test
 //! --features plugin` (seconds in a debug build). The long runs are ignored; run them with
 //! `scripts/soak.sh`, or
-//! `SOAK_TICKS=100000 cargo test --release --all-features --test soak -- --ignored --nocapture`
+//! `SOAK_TICKS=100000 cargo test --release --all-features --test plugin -- --ignored --nocapture soak::`
 //! (`SOAK_CHECK_EVERY=N` sets how often the brute-force check runs, default every 10 ticks).
 //!
 //! Each `app.update()` is one tick (`AabbTreePlugin::new(Update)`). Between ticks the test
