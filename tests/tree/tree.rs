@@ -6,8 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use bevy_aabb_tree::geometry::box_cast_at;
-use bevy_aabb_tree::{BoundingBox, DynamicTree, ProxyId, Ray, Vector};
+use bevy_aabb_tree::{BoundingBox, DynamicTree, ProxyId, Vector};
 use glam::{Vec2, Vec3};
 use proptest::prelude::*;
 
@@ -52,6 +51,7 @@ enum Op {
     },
 }
 
+use crate::kit::tree_queries::check_queries;
 use crate::kit::tree_scene;
 
 use tree_scene::{jump_moves, lcg, uniform_tree, unknown_id, v};
@@ -207,93 +207,9 @@ impl<V: Vector> Harness<V> {
     }
 
     fn check_queries(&self, a: V, b: V, r: f32) {
-        let query = BoundingBox::from_min_max(a.min(b), a.max(b));
-        let mut got = BTreeSet::new();
-        self.tree.query_box(&query, |id, _| got.insert(id));
-        let want: BTreeSet<_> = self
-            .oracle
-            .iter()
-            .filter(|(_, e)| e.fat.overlaps(&query))
-            .map(|(id, _)| *id)
-            .collect();
-        assert_eq!(got, want, "box query");
-
-        let mut got = BTreeSet::new();
-        self.tree.query_point(a, |id, _| got.insert(id));
-        let want: BTreeSet<_> = self
-            .oracle
-            .iter()
-            .filter(|(_, e)| e.fat.contains_point(a))
-            .map(|(id, _)| *id)
-            .collect();
-        assert_eq!(got, want, "point query");
-
-        let ball = bevy_aabb_tree::Ball::new(a, r);
-        let mut got = BTreeSet::new();
-        self.tree.query_ball(&ball, |id, _| got.insert(id));
-        let want: BTreeSet<_> = self
-            .oracle
-            .iter()
-            .filter(|(_, e)| e.fat.distance_squared_to_point(a) <= r * r)
-            .map(|(id, _)| *id)
-            .collect();
-        assert_eq!(got, want, "ball query");
-
-        // Early exit: stop after the first proxy.
-        let mut count = 0;
-        self.tree.query_box(&query, |_, _| {
-            count += 1;
-            false
-        });
-        assert_eq!(count, want_len_min1(&self.oracle, &query));
-
-        let ray = Ray::new(a, b - a);
-        let max_t = 1.5;
-        let got = self.tree.cast_ray(&ray, max_t, |id, _| {
-            ray.box_hit_at(&self.oracle[&id].tight, max_t)
-        });
-        let want = self
-            .oracle
-            .values()
-            .filter_map(|e| ray.box_hit_at(&e.tight, max_t))
-            .min_by(|x, y| x.total_cmp(y));
-        assert_eq!(got.map(|h| h.t), want, "closest ray hit");
-        if let Some(hit) = got {
-            assert_eq!(
-                ray.box_hit_at(&self.oracle[&hit.proxy].tight, max_t),
-                Some(hit.t)
-            );
-        }
-
-        let mut got = BTreeSet::new();
-        self.tree.ray_hits(&ray, max_t, |id, _, t| {
-            assert_eq!(ray.box_hit_at(&self.oracle[&id].fat, max_t), Some(t));
-            got.insert(id)
-        });
-        let want: BTreeSet<_> = self
-            .oracle
-            .iter()
-            .filter(|(_, e)| ray.box_hit_at(&e.fat, max_t).is_some())
-            .map(|(id, _)| *id)
-            .collect();
-        assert_eq!(got, want, "all ray hits");
-
-        let shape = BoundingBox::from_center_half_extents(a, V::splat(r * 0.2));
-        let half = shape.half_extents();
-        let got = self.tree.cast_box(&ray, half, max_t, |id, _| {
-            box_cast_at(&shape, ray.direction, max_t, &self.oracle[&id].tight).map(|h| h.0)
-        });
-        let want = self
-            .oracle
-            .values()
-            .filter_map(|e| box_cast_at(&shape, ray.direction, max_t, &e.tight).map(|h| h.0))
-            .min_by(|x, y| x.total_cmp(y));
-        assert_eq!(got.map(|h| h.t), want, "box cast");
+        let boxes = |e: &Entry<V>| (e.tight, e.fat);
+        check_queries(&self.tree, &self.oracle, boxes, (a, b, r, 1.5));
     }
-}
-
-fn want_len_min1<V: Vector>(oracle: &BTreeMap<ProxyId, Entry<V>>, q: &BoundingBox<V>) -> usize {
-    usize::from(oracle.values().any(|e| e.fat.overlaps(q)))
 }
 
 fn run<V: Vector>(ops: &[Op]) {
