@@ -1,6 +1,6 @@
 //! Static colliders, idle pairs and children of still parents in hand-made scenes (a tile
 //! map, crowds on a platform, overwritten and resized colliders, ...), each against the
-//! brute-force oracle and the app of `static_levels`, 2D and 3D.
+//! app, event log and overlap formulas of `static_levels`, 2D and 3D.
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -117,23 +117,23 @@ pub(crate) fn overlap(a: Shape, b: Shape) -> bool {
 
 /// One collider of the random scene, as the test drives it.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Spec {
-    pub(crate) entity: Entity,
+struct Spec {
+    entity: Entity,
     /// Under the map entity (a tile).
-    pub(crate) child: bool,
+    child: bool,
     /// Local translation.
-    pub(crate) at: Vec3,
+    at: Vec3,
     /// Half extents (a box) or radius in `x` (a ball).
-    pub(crate) size: Vec3,
-    pub(crate) ball: bool,
-    pub(crate) is_static: bool,
-    pub(crate) layers: CollisionLayers,
-    pub(crate) disabled: bool,
+    size: Vec3,
+    ball: bool,
+    is_static: bool,
+    layers: CollisionLayers,
+    disabled: bool,
 }
 
 /// The pairs the oracle says touch: enabled colliders whose shapes overlap and whose
 /// layers match, never two static ones.
-pub(crate) fn oracle<V: Dim>(specs: &[Spec], map_at: Vec3) -> BTreeSet<Pair> {
+fn oracle<V: Dim>(specs: &[Spec], map_at: Vec3) -> BTreeSet<Pair> {
     let world: Vec<(Spec, Shape)> = specs
         .iter()
         .filter(|s| !s.disabled)
@@ -162,7 +162,7 @@ pub(crate) fn oracle<V: Dim>(specs: &[Spec], map_at: Vec3) -> BTreeSet<Pair> {
     out
 }
 
-pub(crate) fn spawn_spec<V: Dim>(world: &mut World, spec: &mut Spec, map: Entity) {
+fn spawn_spec<V: Dim>(world: &mut World, spec: &mut Spec, map: Entity) {
     let mut e = world.spawn((Transform::from_translation(spec.at), spec.layers));
     if spec.ball {
         e.insert(BoundingSphere::<V>::new(spec.size.x));
@@ -179,7 +179,7 @@ pub(crate) fn spawn_spec<V: Dim>(world: &mut World, spec: &mut Spec, map: Entity
 }
 
 /// Adds `Static` to the collider of `spec` or removes it.
-pub(crate) fn toggle_static(world: &mut World, spec: &mut Spec) {
+fn toggle_static(world: &mut World, spec: &mut Spec) {
     spec.is_static = !spec.is_static;
     let mut e = world.entity_mut(spec.entity);
     if spec.is_static {
