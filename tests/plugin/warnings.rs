@@ -13,6 +13,8 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_aabb_tree::prelude::*;
 
+use crate::kit::dim::Dim;
+
 use crate::kit::process::{alone, test_name};
 use crate::kit::warnings;
 use warnings::Warnings;
@@ -21,14 +23,7 @@ fn warnings_about(warnings: &Warnings, entity: Entity) -> Vec<String> {
     warnings.containing(&format!("entity {entity} "))
 }
 
-fn run<V>(warnings: &Warnings)
-where
-    V: bevy_aabb_tree::Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
-{
+fn run<V: Dim>(warnings: &Warnings) {
     // Entity ids repeat between apps: forget the other run's warnings.
     warnings.0.lock().unwrap().clear();
     let mut app = App::new();
@@ -150,14 +145,7 @@ where
 /// `VelocityPlugin` and a velocity that is not finite: the entity stays where it is (a
 /// collider and an entity without a shape alike), one warning names it and the velocity
 /// (for the collider, the pipeline's own), and a valid velocity moves it again.
-fn velocity_plugin<V>(warnings: &Warnings)
-where
-    V: bevy_aabb_tree::Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
-{
+fn velocity_plugin<V: Dim>(warnings: &Warnings) {
     warnings.0.lock().unwrap().clear();
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
@@ -236,14 +224,7 @@ where
 /// lands on the floor a skin above it and reads as grounded; a non-finite up: top-down,
 /// never grounded). A zero-size character is warned about. Repaired and broken again:
 /// one more warning.
-fn character_settings<V>(warnings: &Warnings)
-where
-    V: bevy_aabb_tree::Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
-{
+fn character_settings<V: Dim>(warnings: &Warnings) {
     warnings.0.lock().unwrap().clear();
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
