@@ -105,7 +105,7 @@
 
 use crate::Vector;
 use crate::geometry::{
-    Ball, BoundingBox, Contact, Ray, SweepHit, box_cast_at, sweep_ball_box, sweep_balls,
+    Ball, BoundingBox, Contact, Ray, SweepInterval, box_cast_at, sweep_ball_box, sweep_balls,
     sweep_boxes,
 };
 #[cfg(doc)]
@@ -603,7 +603,7 @@ pub fn sweep_rounded<V: Vector>(
     da: V,
     b: &RoundedBox<V>,
     db: V,
-) -> Option<SweepHit<V>> {
+) -> Option<SweepInterval<V>> {
     if !a.is_valid() || !b.is_valid() || !da.is_finite() || !db.is_finite() {
         return None;
     }
@@ -631,7 +631,7 @@ fn sweep_round<V: Vector>(
     da: V,
     b: &RoundedBox<V>,
     db: V,
-) -> Option<SweepHit<V>> {
+) -> Option<SweepInterval<V>> {
     let (a_ball, b_ball) = (a.half_extents == V::ZERO, b.half_extents == V::ZERO);
     let (a_box, b_box) = (a.radius == 0.0, b.radius == 0.0);
     if a_ball && b_ball {
@@ -643,7 +643,7 @@ fn sweep_round<V: Vector>(
     }
     if a_box && b_ball {
         let ball = Ball::new(b.center, b.radius);
-        return sweep_ball_box(&ball, db, &a.inner_box(), da).map(|hit| SweepHit {
+        return sweep_ball_box(&ball, db, &a.inner_box(), da).map(|hit| SweepInterval {
             normal: -hit.normal,
             ..hit
         });

@@ -17,7 +17,7 @@ use crate::geometry::{
 };
 use crate::plugin::state::Body;
 use crate::plugin::{
-    AabbTree, CollisionConfig, CollisionLayers, CollisionSystems, FilterPairs, PairFilter,
+    AabbTree, AskPairFilter, CollisionConfig, CollisionLayers, CollisionSystems, PairFilter,
     QueryFilter, TrackedCollider,
 };
 use crate::tree::LayerTest;
@@ -542,7 +542,7 @@ fn move_characters<V: Vector, F: PairFilter + 'static>(
     // The grounds and one-way platforms (a character is never ground to another).
     colliders: Query<&TrackedCollider<V>, Without<CharacterController<V>>>,
     is_character: Query<(), With<CharacterController<V>>>,
-    asks: Query<(), With<FilterPairs>>,
+    asks: Query<(), With<AskPairFilter>>,
     // The displacement of each character moved so far this tick.
     mut moved_so_far: Local<EntityHashMap<V>>,
 ) where

@@ -43,11 +43,12 @@ pub(crate) fn record<V: Dim>(
 }
 
 /// Both ways of finding changed static colliders.
-pub(crate) const MODES: [StaticChanges; 2] = [StaticChanges::Detect, StaticChanges::OnInsert];
+pub(crate) const MODES: [StaticChangeDetection; 2] =
+    [StaticChangeDetection::Scan, StaticChangeDetection::OnInsert];
 
 /// A headless app with the plugin in `Update` (one tick a frame), static colliders found
 /// by `mode`, and the event log.
-pub(crate) fn app<V: Dim>(mode: StaticChanges) -> App {
+pub(crate) fn app<V: Dim>(mode: StaticChangeDetection) -> App {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
         .add_plugins(AabbTreePlugin::<V>::new(Update))
@@ -196,7 +197,7 @@ fn toggle_static(world: &mut World, spec: &mut Spec) {
 /// `&mut Transform` (not a static one under `OnInsert`, which does not see such writes).
 /// After every tick the touching pairs equal the oracle's, and the events replayed give
 /// the same set.
-fn random_static_scene<V: Dim>(seed: u64, mode: StaticChanges) {
+fn random_static_scene<V: Dim>(seed: u64, mode: StaticChangeDetection) {
     let mut rng = Rng::new(seed);
     let mut app = app::<V>(mode);
     let map = app.world_mut().spawn(Transform::default()).id();
@@ -322,7 +323,7 @@ fn random_static_scene<V: Dim>(seed: u64, mode: StaticChanges) {
                     e.remove::<ChildOf>();
                 }
             }
-            7 if !spec.disabled && (!spec.is_static || mode == StaticChanges::Detect) => {
+            7 if !spec.disabled && (!spec.is_static || mode == StaticChangeDetection::Scan) => {
                 // A write in place, which `OnInsert` does not see on static colliders.
                 spec.at += rng.vec3(-0.7, 0.7);
                 app.world_mut()

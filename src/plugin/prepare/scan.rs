@@ -7,7 +7,7 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::plugin::{
-    Aabb, BoundingSphere, CollisionLayers, Sensor, Static, StaticChanges, Teleported,
+    Aabb, BoundingSphere, CollisionLayers, Sensor, Static, StaticChangeDetection, Teleported,
     TrackedCollider, Velocity,
 };
 
@@ -83,7 +83,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         moved_parents: &MovedParents,
         children: &AllChildren,
         everything: bool,
-        static_changes: StaticChanges,
+        static_changes: StaticChangeDetection,
         replayable: bool,
     ) {
         if replayable {
@@ -97,7 +97,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         for item in &mut colliders.p0() {
             self.visit(item);
         }
-        if static_changes == StaticChanges::Detect {
+        if static_changes == StaticChangeDetection::Scan {
             for item in &mut colliders.p2() {
                 self.visit(item);
             }
@@ -159,7 +159,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
     /// invalid values, or an observer listed them) that the scans have not processed.
     fn visit_listed(&mut self, all: &mut AllColliders<'_, '_, V>) {
         let mut listed = core::mem::take(&mut self.listed);
-        let before = self.state.tick.prepare.processed_before;
+        let before = self.state.tick.colliders.processed_before;
         for (entity, key) in listed.drain(..) {
             // Most are moving colliders the scan has just processed: their bodies say so,
             // without a look-up of the entity.
@@ -243,7 +243,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         if tracked.moved || tracked.invalid {
             self.state
                 .tick
-                .prepare
+                .colliders
                 .revisit
                 .push((entity, tracked.proxy));
         }
