@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Soak test of the plugin (tests/soak.rs): a long random life of a few hundred colliders in
+# Soak test of the plugin (tests/plugin/soak.rs): a long random life of a few hundred colliders in
 # 2D and 3D, checking the event stream and the tree after every tick, and the contacts
 # against a brute-force oracle every $SOAK_CHECK_EVERY ticks (default 10). Then the random
-# static level of tests/static_levels.rs over many seeds (random_static_scene_many_seeds).
+# static level of tests/plugin/static_levels.rs over many seeds (random_static_scene_many_seeds).
 #
 #   scripts/soak.sh [TICKS] [extra test-harness args for the soak test...]
 #
@@ -19,7 +19,7 @@ shift || true
 export SOAK_CHECK_EVERY="${SOAK_CHECK_EVERY:-10}"
 
 echo "== soak: ${SOAK_TICKS} ticks per dimension, brute-force check every ${SOAK_CHECK_EVERY} (release)"
-time cargo test --release ${SOAK_FEATURES:---all-features} --test soak -- --ignored --nocapture --test-threads 1 "$@"
+time cargo test --release ${SOAK_FEATURES:---all-features} --test plugin -- --ignored --nocapture --test-threads 1 soak:: "$@"
 
 echo "== static levels: the random scene over many seeds (release)"
-time cargo test --release ${SOAK_FEATURES:---all-features} --test static_levels -- --ignored --exact random_static_scene_many_seeds
+time cargo test --release ${SOAK_FEATURES:---all-features} --test plugin -- --ignored --exact static_levels::random_static_scene_many_seeds

@@ -27,7 +27,7 @@
 //! vectors there) inside the step.
 //!
 //! Included with `#[path = ...] mod ours_driver;` next to the scene module (the driver reads
-//! `super::scene::Scene`) by the benchmark package (`bench/`) and `tests/steady_state.rs`.
+//! `super::scene::Scene`) by the benchmark package (`bench/`) and `tests/tree/steady_state.rs`.
 
 #![allow(dead_code)]
 

@@ -6,7 +6,7 @@
 //! same scene drives this crate's tree and the peers (parry's `Bvh`, ...) bit for bit.
 //!
 //! Included with `#[path = ...] mod scene;` by the benchmark package's binaries and benches
-//! (`bench/`) and by `tests/steady_state.rs`.
+//! (`bench/`) and by `tests/tree/steady_state.rs`.
 
 #![allow(dead_code)]
 

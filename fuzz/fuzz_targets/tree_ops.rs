@@ -16,18 +16,21 @@
 //! [`valid`] and [`keep_rule`]), from the tree's documented rule, not with the tree's
 //! helpers. Pair updates and queries are compared with a linear scan over
 //! the fat boxes, touching counting as overlapping (the same conventions as
-//! tests/tree.rs).
+//! tests/tree/tree.rs).
 
 #![no_main]
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use arbitrary::{Result, Unstructured};
-use bevy_aabb_tree::geometry::box_cast_at;
 use bevy_aabb_tree::{
-    Ball, BatchThresholds, BoundingBox, DynamicTree, ProxyId, Ray, TreeError, Vec2, Vec3, Vector,
+    BatchThresholds, BoundingBox, DynamicTree, ProxyId, TreeError, Vec2, Vec3, Vector,
 };
 use libfuzzer_sys::fuzz_target;
+
+// The queries' check, shared with the integration tests.
+#[path = "../../tests/kit/tree_queries.rs"]
+mod tree_queries;
 
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
@@ -741,119 +744,7 @@ impl<V: Vector> Harness<V> {
     }
 
     fn check_queries(&self, a: V, b: V, r: f32, max_t: f32) {
-        let query = BoundingBox::from_min_max(a.min(b), a.max(b));
-        let mut got = BTreeSet::new();
-        self.tree.query_box(&query, |id, _| got.insert(id));
-        let want: BTreeSet<_> = self
-            .oracle
-            .iter()
-            .filter(|(_, e)| e.fat.overlaps(&query))
-            .map(|(id, _)| *id)
-            .collect();
-        assert_eq!(got, want, "box query {query:?}");
-
-        // Early exit: stop after the first proxy.
-        let mut count = 0;
-        self.tree.query_box(&query, |_, _| {
-            count += 1;
-            false
-        });
-        assert_eq!(count, usize::from(!want.is_empty()), "early exit");
-
-        // An inverted box (as given) is a hostile query: the same test, no panic.
-        let inverted = BoundingBox::from_min_max(a, b);
-        let mut got = BTreeSet::new();
-        self.tree.query_box(&inverted, |id, _| got.insert(id));
-        let want: BTreeSet<_> = self
-            .oracle
-            .iter()
-            .filter(|(_, e)| e.fat.overlaps(&inverted))
-            .map(|(id, _)| *id)
-            .collect();
-        assert_eq!(got, want, "box query as given {inverted:?}");
-
-        let mut got = BTreeSet::new();
-        self.tree.query_point(a, |id, _| got.insert(id));
-        let want: BTreeSet<_> = self
-            .oracle
-            .iter()
-            .filter(|(_, e)| e.fat.contains_point(a))
-            .map(|(id, _)| *id)
-            .collect();
-        assert_eq!(got, want, "point query {a:?}");
-
-        let ball = Ball::new(a, r);
-        let mut got = BTreeSet::new();
-        self.tree.query_ball(&ball, |id, _| got.insert(id));
-        let want: BTreeSet<_> = self
-            .oracle
-            .iter()
-            .filter(|(_, e)| ball.overlaps_box(&e.fat))
-            .map(|(id, _)| *id)
-            .collect();
-        assert_eq!(got, want, "ball query {ball:?}");
-
-        let ray = Ray::new(a, b - a);
-        let got = self.tree.cast_ray(&ray, max_t, |id, _| {
-            ray.box_hit_at(&self.oracle[&id].tight, max_t)
-        });
-        let want = if ray.is_valid() {
-            self.oracle
-                .values()
-                .filter_map(|e| ray.box_hit_at(&e.tight, max_t))
-                .min_by(|x, y| x.total_cmp(y))
-        } else {
-            None
-        };
-        assert_eq!(got.map(|h| h.t), want, "closest ray hit {ray:?} {max_t}");
-        if let Some(hit) = got {
-            assert_eq!(
-                ray.box_hit_at(&self.oracle[&hit.proxy].tight, max_t),
-                Some(hit.t)
-            );
-        }
-
-        let mut got = BTreeSet::new();
-        self.tree.ray_hits(&ray, max_t, |id, _, t| {
-            assert_eq!(ray.box_hit_at(&self.oracle[&id].fat, max_t), Some(t));
-            got.insert(id)
-        });
-        let want: BTreeSet<_> = if ray.is_valid() {
-            self.oracle
-                .iter()
-                .filter(|(_, e)| ray.box_hit_at(&e.fat, max_t).is_some())
-                .map(|(id, _)| *id)
-                .collect()
-        } else {
-            BTreeSet::new()
-        };
-        assert_eq!(got, want, "all ray hits {ray:?} {max_t}");
-
-        // Box cast: a box of half extents `r / 5` centred on `a`, cast along `b - a`. The
-        // tree's ray starts at the shape's computed center so both sides agree exactly.
-        let shape = BoundingBox::from_center_half_extents(a, V::splat(r * 0.2));
-        let half = shape.half_extents();
-        let cast = Ray::new(shape.center(), ray.direction);
-        let got = self.tree.cast_box(&cast, half, max_t, |id, _| {
-            box_cast_at(&shape, cast.direction, max_t, &self.oracle[&id].tight).map(|h| h.0)
-        });
-        // A negative or NaN size (from a hostile radius) is only checked not to panic.
-        if V::ZERO.all_le(half) {
-            let want = if cast.is_valid() && half.is_finite() {
-                self.oracle
-                    .values()
-                    .filter_map(|e| {
-                        box_cast_at(&shape, cast.direction, max_t, &e.tight).map(|h| h.0)
-                    })
-                    .min_by(|x, y| x.total_cmp(y))
-            } else {
-                None
-            };
-            assert_eq!(
-                got.map(|h| h.t),
-                want,
-                "box cast {shape:?} {cast:?} {max_t}"
-            );
-        }
+        let boxes = |e: &Entry<V>| (e.tight, e.fat);
+        tree_queries::check_queries(&self.tree, &self.oracle, boxes, (a, b, r, max_t));
     }
 }

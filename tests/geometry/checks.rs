@@ -194,26 +194,7 @@ pub(crate) fn check_sweep_boxes<V: Vector>(
         Verdict::Miss => assert!(got.is_none(), "{}: they never overlap", ctx()),
         Verdict::Hit => {
             let hit = got.unwrap_or_else(|| panic!("{}: they overlap", ctx()));
-            let (u0, u1) = (f64::from(hit.u0), f64::from(hit.u1));
-            let (first, last) = (s.first(), s.last());
-            assert!(0.0 <= u0 && u0 <= u1 && u1 <= 1.0, "{}", ctx());
-            assert!(
-                (u0 - first).abs() <= s.slack(tol),
-                "{}: first overlap sampled at {first}",
-                ctx()
-            );
-            assert!(
-                (u1 - last).abs() <= s.slack(tol),
-                "{}: last overlap sampled at {last}",
-                ctx()
-            );
-            if u1 < 1.0 {
-                assert!(
-                    probe(u1).1.abs() <= tol.contact,
-                    "{}: not touching at u1",
-                    ctx()
-                );
-            }
+            let (u0, _) = check_interval(&s, tol, (hit.u0, hit.u1), &probe, &ctx);
             // Whether they overlap at the start is decided exactly by the crate (the sign of
             // a difference of floats is exact), so no tolerance here.
             if probe(0.0).0 {
@@ -281,26 +262,7 @@ pub(crate) fn check_sweep_balls<V: Vector>(
         Verdict::Miss => assert!(got.is_none(), "{}: they never overlap", ctx()),
         Verdict::Hit => {
             let hit = got.unwrap_or_else(|| panic!("{}: they overlap", ctx()));
-            let (u0, u1) = (f64::from(hit.u0), f64::from(hit.u1));
-            let (first, last) = (s.first(), s.last());
-            assert!(0.0 <= u0 && u0 <= u1 && u1 <= 1.0, "{}", ctx());
-            assert!(
-                (u0 - first).abs() <= s.slack(tol),
-                "{}: first overlap sampled at {first}",
-                ctx()
-            );
-            assert!(
-                (u1 - last).abs() <= s.slack(tol),
-                "{}: last overlap sampled at {last}",
-                ctx()
-            );
-            if u1 < 1.0 {
-                assert!(
-                    probe(u1).1.abs() <= tol.contact,
-                    "{}: not touching at u1",
-                    ctx()
-                );
-            }
+            let (u0, _) = check_interval(&s, tol, (hit.u0, hit.u1), &probe, &ctx);
             let g0 = probe(0.0).1;
             if g0 <= -tol.clear {
                 assert!(
@@ -666,4 +628,37 @@ pub(crate) fn assert_sweep<V: Vector>(
             && max_abs_diff(hit.normal, vec(normal)) <= 1e-5,
         "expected u0 {u0}, u1 {u1}, normal {normal:?}; got {hit:?}"
     );
+}
+
+/// A sweep's overlap interval `(u0, u1)` against the sampled motion: inside `[0, 1]`,
+/// each end within the sampling's slack of the first and last sampled overlap, and
+/// touching at `u1` when that is before the end. Returns the interval in `f64`.
+fn check_interval(
+    s: &Samples,
+    tol: Tol,
+    (u0, u1): (f32, f32),
+    probe: &dyn Fn(f64) -> (bool, f64),
+    ctx: &dyn Fn() -> String,
+) -> (f64, f64) {
+    let (u0, u1) = (f64::from(u0), f64::from(u1));
+    let (first, last) = (s.first(), s.last());
+    assert!(0.0 <= u0 && u0 <= u1 && u1 <= 1.0, "{}", ctx());
+    assert!(
+        (u0 - first).abs() <= s.slack(tol),
+        "{}: first overlap sampled at {first}",
+        ctx()
+    );
+    assert!(
+        (u1 - last).abs() <= s.slack(tol),
+        "{}: last overlap sampled at {last}",
+        ctx()
+    );
+    if u1 < 1.0 {
+        assert!(
+            probe(u1).1.abs() <= tol.contact,
+            "{}: not touching at u1",
+            ctx()
+        );
+    }
+    (u0, u1)
 }

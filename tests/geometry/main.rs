@@ -25,7 +25,10 @@
 //! function against the oracle), `inputs` (the random cases) are shared; the tests by
 //! function: `box_box`, `box_helpers`, `balls` (points and balls), `sweep_boxes`,
 //! `sweep_balls`, `rays` (rays, box casts and the tree queries on them), `rounded`
-//! (rounded boxes: boxes, balls, capsules; their oracle is `rounded_oracle`).
+//! (rounded boxes: boxes, balls, capsules; random cases in `rounded_random`, their oracle
+//! is `rounded_oracle`). With oracles
+//! of their own: `contact` (minimum push-out), `slide` (shape casts and move-and-slide),
+//! `character` (the character's motion and the one-way rule).
 //!
 //! Hand-computed cases cover seed 000's table, the three cases seed 001's listing gets
 //! wrong, and the special cases named in the functions' documentation.
@@ -38,15 +41,22 @@ use bevy_aabb_tree::{Ball, BoundingBox, DynamicTree, Ray, Vector};
 use glam::{Vec2, Vec3};
 use proptest::prelude::*;
 
+#[path = "../kit/mod.rs"]
+mod kit;
+
 mod balls;
 mod box_box;
 mod box_helpers;
+mod character;
 mod checks;
+mod contact;
 mod inputs;
 mod oracle;
 mod rays;
 mod rounded;
 mod rounded_oracle;
+mod rounded_random;
+mod slide;
 mod sweep_balls;
 mod sweep_boxes;
 

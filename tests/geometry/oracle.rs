@@ -1,6 +1,7 @@
 //! Building values, and the oracle: `f64` geometry from the definitions, first and last times of overlap found by sampling the motion.
 
 use super::*;
+use bevy_aabb_tree::geometry::Shape;
 
 // ---------------------------------------------------------------------------------------
 // Building values
@@ -17,6 +18,16 @@ pub(crate) fn bbox<V: Vector>(min: [f32; 3], max: [f32; 3]) -> BoundingBox<V> {
 
 pub(crate) fn ball<V: Vector>(center: [f32; 3], radius: f32) -> Ball<V> {
     Ball::new(vec(center), radius)
+}
+
+/// A box as a [`Shape`], for the shape casts, contacts and the character.
+pub(crate) fn box_shape<V: Vector>(min: [f32; 3], max: [f32; 3]) -> Shape<V> {
+    Shape::Box(bbox(min, max))
+}
+
+/// A ball as a [`Shape`].
+pub(crate) fn ball_shape<V: Vector>(center: [f32; 3], radius: f32) -> Shape<V> {
+    Shape::Ball(ball(center, radius))
 }
 
 pub(crate) fn ray<V: Vector>(origin: [f32; 3], direction: [f32; 3]) -> Ray<V> {

@@ -200,16 +200,22 @@ pub(crate) fn crossing(mut lo: f64, mut hi: f64, rising: bool, f: impl Fn(f64) -
 /// The directions searched for the contact: a fine grid of the circle, or a Fibonacci
 /// lattice of the sphere.
 pub(crate) fn directions(dim: usize) -> Vec<F> {
+    lattice(dim, 720, 0.21, 1500)
+}
+
+/// `circle` directions of the circle, each `offset` of a step past a multiple of the
+/// step, or a Fibonacci lattice of `sphere` directions of the sphere.
+pub(crate) fn lattice(dim: usize, circle: usize, offset: f64, sphere: usize) -> Vec<F> {
     if dim == 2 {
-        let n = 720;
+        let n = circle;
         (0..n)
             .map(|i| {
-                let a = (i as f64 + 0.21) * std::f64::consts::TAU / n as f64;
+                let a = (i as f64 + offset) * std::f64::consts::TAU / n as f64;
                 [a.cos(), a.sin(), 0.0]
             })
             .collect()
     } else {
-        let n = 1500;
+        let n = sphere;
         let golden = std::f64::consts::PI * (3.0 - 5f64.sqrt());
         (0..n)
             .map(|i| {
@@ -730,40 +736,25 @@ pub(crate) fn check_ray<V: Vector>(
     let clear = judge.clear();
     // A box touched at one instant is decided exactly only with exact reciprocals.
     let exact = judge.tol.exact && (!box_like || exact_reciprocals(&d));
-    let touching_only = exact && s.min_gap.abs() <= 1e-12 * judge.unit;
-    if s.min_gap > clear + crate_tol {
-        assert!(got.is_none(), "{}: the ray misses", ctx());
-        return true;
-    }
-    if s.min_gap >= -clear && !touching_only {
-        if inside && judge.tol.exact {
-            assert_eq!(
-                got,
-                Some((0.0, V::ZERO)),
-                "{}: origin on the surface",
-                ctx()
-            );
-        }
-        return false;
-    }
-    let (t, n) = got.unwrap_or_else(|| panic!("{}: the ray hits", ctx()));
+    let case = Entry {
+        s: &s,
+        judge,
+        crate_tol,
+        end,
+        exact,
+        start: inside,
+        words: [
+            "the ray misses",
+            "origin on the surface",
+            "the ray hits",
+            "entry at",
+        ],
+    };
+    let (t, n) = match case.judge(got, &g, &ctx) {
+        Ok(hit) => hit,
+        Err(verdict) => return verdict,
+    };
     let t64 = f64::from(t);
-    assert!((0.0..=end).contains(&t64), "{}", ctx());
-    if touching_only && s.first.is_none() {
-        assert!(
-            g(t64) <= crate_tol + judge.contact(),
-            "{}: not touching at t",
-            ctx()
-        );
-        return true;
-    }
-    let first = first_contact(&s, g);
-    let slack = s.step + judge.tol.time * end.max(1.0);
-    assert!(
-        t64 <= first + slack && (t64 >= first - slack || g(t64) <= crate_tol + judge.contact()),
-        "{}: entry at {first}",
-        ctx()
-    );
     if inside {
         assert!(t == 0.0 && n == V::ZERO, "{}: origin inside", ctx());
         return true;
@@ -851,40 +842,25 @@ pub(crate) fn check_cast<V: Vector>(
     let clear = judge.clear();
     // Two boxes touching at one instant are decided exactly only with exact reciprocals.
     let exact = judge.tol.exact && (r != 0.0 || exact_reciprocals(&d));
-    let touching_only = exact && s.min_gap.abs() <= 1e-12 * judge.unit;
-    if s.min_gap > clear + crate_tol {
-        assert!(got.is_none(), "{}: the cast misses", ctx());
-        return true;
-    }
-    if s.min_gap >= -clear && !touching_only {
-        if start_overlap && judge.tol.exact {
-            assert_eq!(
-                got,
-                Some((0.0, V::ZERO)),
-                "{}: touching at the start",
-                ctx()
-            );
-        }
-        return false;
-    }
-    let (t, n) = got.unwrap_or_else(|| panic!("{}: the cast hits", ctx()));
+    let case = Entry {
+        s: &s,
+        judge,
+        crate_tol,
+        end,
+        exact,
+        start: start_overlap,
+        words: [
+            "the cast misses",
+            "touching at the start",
+            "the cast hits",
+            "first contact at",
+        ],
+    };
+    let (t, n) = match case.judge(got, &g, &ctx) {
+        Ok(hit) => hit,
+        Err(verdict) => return verdict,
+    };
     let t64 = f64::from(t);
-    assert!((0.0..=end).contains(&t64), "{}", ctx());
-    if touching_only && s.first.is_none() {
-        assert!(
-            g(t64) <= crate_tol + judge.contact(),
-            "{}: not touching at t",
-            ctx()
-        );
-        return true;
-    }
-    let first = first_contact(&s, g);
-    let slack = s.step + judge.tol.time * end.max(1.0);
-    assert!(
-        t64 <= first + slack && (t64 >= first - slack || g(t64) <= crate_tol + judge.contact()),
-        "{}: first contact at {first}",
-        ctx()
-    );
     if start_overlap {
         assert!(
             t == 0.0 && n == V::ZERO,
@@ -933,4 +909,67 @@ pub(crate) fn check_cast<V: Vector>(
         );
     }
     true
+}
+
+/// The entry time of a ray or a cast against the sampled motion, the part the two share:
+/// a miss when the oracle's gap stays clear, an unclear case (only a start in contact
+/// is decided, exactly), a graze at one instant, or an entry time within the sampling's
+/// slack of the first sampled contact.
+struct Entry<'a> {
+    s: &'a Samples,
+    judge: Judge,
+    /// The distance the crate counts as contact.
+    crate_tol: f64,
+    end: f64,
+    /// Whether a touch at one instant is decided exactly.
+    exact: bool,
+    /// Whether they touch at the start (the ray's origin is inside, the shapes overlap).
+    start: bool,
+    /// The assertions' words: a miss, a start in contact, a hit, the first contact.
+    words: [&'static str; 4],
+}
+
+impl Entry<'_> {
+    /// `Ok` with the hit to check further, or `Err` with the case's verdict (false when
+    /// unclear).
+    fn judge<V: Vector>(
+        &self,
+        got: Option<(f32, V)>,
+        g: &dyn Fn(f64) -> f64,
+        ctx: &dyn Fn() -> String,
+    ) -> Result<(f32, V), bool> {
+        let (s, judge, crate_tol, end) = (self.s, self.judge, self.crate_tol, self.end);
+        let [miss, start, hits, entry] = self.words;
+        let clear = judge.clear();
+        let touching_only = self.exact && s.min_gap.abs() <= 1e-12 * judge.unit;
+        if s.min_gap > clear + crate_tol {
+            assert!(got.is_none(), "{}: {miss}", ctx());
+            return Err(true);
+        }
+        if s.min_gap >= -clear && !touching_only {
+            if self.start && judge.tol.exact {
+                assert_eq!(got, Some((0.0, V::ZERO)), "{}: {start}", ctx());
+            }
+            return Err(false);
+        }
+        let (t, n) = got.unwrap_or_else(|| panic!("{}: {hits}", ctx()));
+        let t64 = f64::from(t);
+        assert!((0.0..=end).contains(&t64), "{}", ctx());
+        if touching_only && s.first.is_none() {
+            assert!(
+                g(t64) <= crate_tol + judge.contact(),
+                "{}: not touching at t",
+                ctx()
+            );
+            return Err(true);
+        }
+        let first = first_contact(s, g);
+        let slack = s.step + judge.tol.time * end.max(1.0);
+        assert!(
+            t64 <= first + slack && (t64 >= first - slack || g(t64) <= crate_tol + judge.contact()),
+            "{}: {entry} {first}",
+            ctx()
+        );
+        Ok((t, n))
+    }
 }

@@ -5,50 +5,8 @@ use super::*;
 // ---------------------------------------------------------------------------------------
 // Dimensions and randomness
 
-/// The two dimensions the plugin supports, with what the tests need to generate scenes.
-pub(crate) trait Dim: Vector + FromReflect + TypePath + GetTypeRegistration + Typed {
-    /// The axis rotated colliders turn about: z in 2D, any axis in 3D.
-    fn rotation_axis(rng: &mut Rng) -> Vec3;
-}
-
-impl Dim for Vec2 {
-    fn rotation_axis(_: &mut Rng) -> Vec3 {
-        Vec3::Z
-    }
-}
-
-impl Dim for Vec3 {
-    fn rotation_axis(rng: &mut Rng) -> Vec3 {
-        loop {
-            let v = rng.vec3(-1.0, 1.0);
-            if v.length() > 0.2 {
-                return v.normalize();
-            }
-        }
-    }
-}
-
-/// A vector of the dimension from three coordinates (z dropped in 2D).
-pub(crate) fn v<V: Dim>(x: f32, y: f32, z: f32) -> V {
-    V::truncate_from_3d(Vec3::new(x, y, z))
-}
-
-/// The point as the dimension sees it, in 3D (z = 0 in 2D): every oracle works in
-/// 3D on flattened points, which is exact for 2D since all z are then equal.
-pub(crate) fn flat<V: Dim>(p: Vec3) -> Vec3 {
-    V::truncate_from_3d(p).extend_to_3d()
-}
-
-/// What these tests draw beyond the shared generator.
+/// What the plugin's tests draw beyond the kit's generator.
 impl Rng {
-    pub(crate) fn vec3(&mut self, lo: f32, hi: f32) -> Vec3 {
-        Vec3::new(self.range(lo, hi), self.range(lo, hi), self.range(lo, hi))
-    }
-
-    pub(crate) fn vector<V: Dim>(&mut self, lo: f32, hi: f32) -> V {
-        V::truncate_from_3d(self.vec3(lo, hi))
-    }
-
     pub(crate) fn layers(&mut self) -> Option<CollisionLayers> {
         if self.chance(0.3) {
             return None;

@@ -17,12 +17,15 @@
 //! recorder lists the starts before the ends; the entity events are checked in the order
 //! they were triggered.
 //!
-//! Where things are: `harness` (the dimensions, random numbers, the test app and its
-//! recorder, random scenes, helpers several modules share) and `oracle` (world shapes,
+//! Where things are: the kit (`tests/kit`: the dimensions, random numbers, the `f64`
+//! query oracle `exact`), `harness` (the test app and its recorder, random scenes,
+//! helpers several modules share) and `oracle` (world shapes,
 //! brute-force pairs, the swept first contact and its normals) are shared; each other
 //! module holds the tests of one concern: `scenes`, `tunnelling`, `lifecycle`, `churn`,
 //! `schedules` (and hierarchy), `observers`, `queries`, `bad_input`, `reliability`, `idle`.
-//! The spatial queries' `f64` oracle is `tests/common/oracle.rs` (`exact`).
+//! Modules with apps and oracles of their own: `gameplay`, `static_levels` (with `static_cases`), `soak` (its
+//! long runs are `#[ignore]`d: `scripts/soak.sh`), `plugin_smoke`, and `plugin_parallel` and `warnings`, which set
+//! up process-wide state and so run each test in a process of its own (`kit::process`).
 #![cfg(feature = "plugin")]
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -34,17 +37,14 @@ use bevy::ecs::message::MessageCursor;
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
 use bevy::ecs::system::SystemState;
 use bevy::prelude::*;
-use bevy::reflect::{FromReflect, GetTypeRegistration, TypePath, Typed};
 use bevy::time::TimeUpdateStrategy;
-use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::prelude::*;
 
-#[path = "../common/rng.rs"]
-mod rng;
-use rng::Rng;
-
-#[path = "../common/oracle.rs"]
-mod exact;
+#[path = "../kit/mod.rs"]
+mod kit;
+use kit::dim::*;
+use kit::oracle as exact;
+use kit::rng::Rng;
 
 /// Every test runs in both dimensions: `both_dims!(name, ..)` in a module turns the
 /// generic `name::<V>()` into the tests `name::d2` and `name::d3`.
@@ -69,6 +69,7 @@ mod bad_input;
 mod characters;
 mod churn;
 mod first_tick;
+mod gameplay;
 mod harness;
 mod idle;
 mod lifecycle;
@@ -76,11 +77,17 @@ mod model;
 mod observers;
 mod oracle;
 mod pausing;
+mod plugin_parallel;
+mod plugin_smoke;
 mod queries;
 mod reliability;
 mod scenes;
 mod schedules;
+mod soak;
+mod static_cases;
+mod static_levels;
 mod tunnelling;
+mod warnings;
 
 use harness::*;
 use oracle::*;

@@ -22,7 +22,7 @@ pub(crate) fn random_filter(rng: &mut Rng, entities: &[Entity]) -> QueryFilter {
 //
 // Every query of `SpatialQuery` on random scenes (rotated, scaled, offset colliders with
 // layers), with random filters, directions of random length (zero, tiny, about one, huge)
-// and random ranges (zero, finite, infinite). The oracle (`tests/common/oracle.rs`) computes in
+// and random ranges (zero, finite, infinite). The oracle (`tests/kit/oracle.rs`) computes in
 // `f64` with its own formulas and brackets each answer with a tolerance `QUERY_EPS`: what a
 // query must return is what it reaches with every target shrunk by the tolerance; what it
 // returns must be within the tolerance of touching. Each result's `t`, `point` and

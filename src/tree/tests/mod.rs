@@ -1,7 +1,7 @@
 //! Tests of the tree's machinery from inside the crate: the batches against single calls
 //! (`move_proxies_on`, `create_proxies`), the parallel stages against the serial ones, the
 //! refits, rotations, searches and rebuilds, with random single operations against a map.
-//! The public operations are also tested from outside the crate (`tests/tree.rs`, the fuzz
+//! The public operations are also tested from outside the crate (`tests/tree/`, the fuzz
 //! target).
 //!
 //! Each test checks against an independent oracle: a brute-force scan of the fat boxes,
@@ -79,7 +79,7 @@ macro_rules! both_dims {
     };
 }
 
-#[path = "../../../tests/common/tree_scene.rs"]
+#[path = "../../../tests/kit/tree_scene.rs"]
 pub(crate) mod tree_scene;
 
 mod batches;

@@ -9,29 +9,16 @@
 //! is convex and holds 0, so along a direction it is one interval); then a local search
 //! around the best direction. Its minimum is the depth.
 
-// Each test crate uses its own subset of the generator.
-#[allow(dead_code)]
-#[path = "common/rng.rs"]
-mod rng;
+use crate::kit::rng;
 
 use bevy_aabb_tree::geometry::{
     Contact, Shape, contact_ball_box, contact_balls, contact_box_ball, contact_boxes,
 };
 use bevy_aabb_tree::{Ball, BoundingBox, Vector};
 use glam::{Vec2, Vec3};
+
+use super::oracle::{ball_shape as ball, box_shape as bbox, vec};
 use rng::Rng;
-
-fn vec<V: Vector>(a: [f32; 3]) -> V {
-    V::truncate_from_3d(Vec3::from_array(a))
-}
-
-fn bbox<V: Vector>(min: [f32; 3], max: [f32; 3]) -> Shape<V> {
-    Shape::Box(BoundingBox::from_min_max(vec(min), vec(max)))
-}
-
-fn ball<V: Vector>(center: [f32; 3], radius: f32) -> Shape<V> {
-    Shape::Ball(Ball::new(vec(center), radius))
-}
 
 // ---------------------------------------------------------------------------------------
 // The oracle
@@ -108,26 +95,7 @@ fn exit_along(a: O, b: O, u: [f64; 3], dim: usize, far: f64) -> f64 {
 }
 
 fn directions(dim: usize) -> Vec<[f64; 3]> {
-    if dim == 2 {
-        let n = 2048;
-        (0..n)
-            .map(|i| {
-                let a = (i as f64 + 0.37) * std::f64::consts::TAU / n as f64;
-                [a.cos(), a.sin(), 0.0]
-            })
-            .collect()
-    } else {
-        let n = 4000;
-        let golden = std::f64::consts::PI * (3.0 - 5f64.sqrt());
-        (0..n)
-            .map(|i| {
-                let y = 1.0 - 2.0 * (i as f64 + 0.5) / n as f64;
-                let r = (1.0 - y * y).sqrt();
-                let a = golden * i as f64;
-                [r * a.cos(), y, r * a.sin()]
-            })
-            .collect()
-    }
+    super::rounded_oracle::lattice(dim, 2048, 0.37, 4000)
 }
 
 fn normalize(v: [f64; 3]) -> [f64; 3] {

@@ -1,21 +1,14 @@
 //! Determinism whatever the order of spawns, in scenes of their own (the arena of
-//! `tests/rollback.rs` is tested in four spawn orders there): the normal of two boxes
+//! `rollback` is tested in four spawn orders there): the normal of two boxes
 //! that overlap from the start, and characters that never meet. Each collider is named
 //! by a tag of its own, since its entity id changes with the order.
-#![cfg(feature = "plugin")]
-
 use std::time::Duration;
 
 use bevy::prelude::*;
-use bevy::reflect::{FromReflect, GetTypeRegistration, TypePath, Typed};
 use bevy::time::TimeUpdateStrategy;
-use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::prelude::*;
 
-/// A dimension the plugin runs in.
-trait Dim: Vector + FromReflect + TypePath + GetTypeRegistration + Typed {}
-impl Dim for Vec2 {}
-impl Dim for Vec3 {}
+use crate::kit::dim::Dim;
 
 /// The name a test gives a collider, which the order of spawns does not change.
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]

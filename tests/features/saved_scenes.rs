@@ -3,9 +3,7 @@
 //! the same events as the app they were saved from.
 #![cfg(feature = "serialize")]
 
-#[path = "common/rng.rs"]
-#[allow(dead_code)]
-mod rng;
+use crate::kit::rng;
 
 use std::collections::BTreeSet;
 use std::time::Duration;

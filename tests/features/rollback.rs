@@ -10,12 +10,10 @@
 //! 1, 2 and 4 threads of the compute task pool (each in a process of its own, the pool
 //! being process-wide), on Bevy's single- and multi-threaded executors, and (each
 //! tick's messages taken as a set) whatever the order in which the colliders were
-//! spawned. `tests/determinism.rs` has scenes of its own spawned in several orders.
+//! spawned. `determinism` has scenes of its own spawned in several orders.
 #![cfg(feature = "plugin")]
 
-#[allow(dead_code)]
-#[path = "common/rng.rs"]
-mod rng;
+use crate::kit::rng;
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -23,16 +21,11 @@ use std::time::Duration;
 
 use bevy::ecs::entity::{EntityHashMap, MapEntities};
 use bevy::prelude::*;
-use bevy::reflect::{FromReflect, GetTypeRegistration, TypePath, Typed};
 use bevy::time::TimeUpdateStrategy;
-use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::prelude::*;
 use rng::Rng;
 
-/// A dimension the plugin runs in.
-trait Dim: Vector + FromReflect + TypePath + GetTypeRegistration + Typed {}
-impl Dim for Vec2 {}
-impl Dim for Vec3 {}
+use crate::kit::dim::Dim;
 
 /// The name a test gives a collider, which no restore changes.
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -737,16 +730,11 @@ fn same_on_1_2_4_threads() {
         return;
     }
     let exe = std::env::current_exe().expect("the test binary");
+    let child = crate::kit::process::test_name(module_path!(), "hashes_on_threads");
     let mut lines = Vec::new();
     for threads in [1, 2, 4] {
         let out = std::process::Command::new(&exe)
-            .args([
-                "--exact",
-                "hashes_on_threads",
-                "--nocapture",
-                "--test-threads",
-                "1",
-            ])
+            .args([&child, "--exact", "--nocapture", "--test-threads", "1"])
             .env(THREADS, threads.to_string())
             .output()
             .expect("the child run");

@@ -2,13 +2,15 @@
 //! parallel calls run on the calling thread (what a web build needs). With the feature,
 //! the same calls start the tree's workers, which shows that this test sees threads.
 //!
-//! One test in its own binary, so that no other test starts threads meanwhile. The
-//! threads are counted from `/proc/self/task` (Linux).
+//! The test runs in a process of its own (`kit::process::alone`), so that no other test
+//! starts threads meanwhile. The threads are counted from `/proc/self/task` (Linux).
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use bevy_aabb_tree::{BoundingBox, DynamicTree};
 use glam::Vec2;
+
+use crate::kit::process::{alone, test_name};
 
 /// Threads of this process.
 fn threads() -> usize {
@@ -19,6 +21,14 @@ fn threads() -> usize {
 
 #[test]
 fn parallel_calls_start_threads_only_with_the_feature() {
+    let name = test_name(
+        module_path!(),
+        "parallel_calls_start_threads_only_with_the_feature",
+    );
+    alone(&name, &[], count_threads);
+}
+
+fn count_threads() {
     let before = threads();
     let mut tree = DynamicTree::<Vec2, u32>::new();
     let side = 200;

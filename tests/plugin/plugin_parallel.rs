@@ -4,28 +4,22 @@
 //! changed tree in a scattered scene, the moved leaves' own walks in a packed crowd, and
 //! the refit after a large batch of moves in a swarm.
 //!
-//! Its own test binary, so that it can set up the (process-wide) compute task pool with
-//! several threads before any app does, whatever the machine's core count.
-#![cfg(feature = "plugin")]
+//! Each test runs in a process of its own (`kit::process::alone`), so that it can set up
+//! the (process-wide) compute task pool with several threads before any app does,
+//! whatever the machine's core count.
 
-#[allow(dead_code)]
-#[path = "common/rng.rs"]
-mod rng;
+use crate::kit::rng;
 
 use std::time::Duration;
 
 use bevy::prelude::*;
-use bevy::reflect::{FromReflect, GetTypeRegistration, TypePath, Typed};
 use bevy::tasks::{ComputeTaskPool, TaskPoolBuilder};
 use bevy::time::TimeUpdateStrategy;
-use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::prelude::*;
 use rng::Rng;
 
-/// A dimension the plugin runs in.
-trait Dim: Vector + FromReflect + TypePath + GetTypeRegistration + Typed {}
-impl Dim for Vec2 {}
-impl Dim for Vec3 {}
+use crate::kit::dim::Dim;
+use crate::kit::process::{alone, test_name};
 
 #[derive(Resource, Default)]
 struct Log {
@@ -193,8 +187,8 @@ fn spawn_crowd<V: Dim>(app: &mut App, rng: &mut Rng) {
 /// collider: the pool's threads and the two logs. The serial run must have more than
 /// `min_events` events to compare.
 fn both_ways<V: Dim>(scene: Scene, min_events: usize) -> (usize, Log, Log) {
-    // Several compute threads even on a one-core machine (the pool is process-wide; this
-    // binary's tests set it up the same way, whichever runs first). Without Bevy's
+    // Several compute threads even on a one-core machine (the pool is process-wide; each
+    // test runs in a process of its own). Without Bevy's
     // `multi_threaded` feature (it comes with `--all-features`, through `examples`) the
     // pool has one thread, and the plugin must fall back to the serial walk.
     ComputeTaskPool::get_or_init(|| TaskPoolBuilder::new().num_threads(4).build());
@@ -250,12 +244,14 @@ fn parallel_matches_serial<V: Dim>() {
 
 #[test]
 fn parallel_matches_serial_2d() {
-    parallel_matches_serial::<Vec2>();
+    let name = test_name(module_path!(), "parallel_matches_serial_2d");
+    alone(&name, &[], parallel_matches_serial::<Vec2>);
 }
 
 #[test]
 fn parallel_matches_serial_3d() {
-    parallel_matches_serial::<Vec3>();
+    let name = test_name(module_path!(), "parallel_matches_serial_3d");
+    alone(&name, &[], parallel_matches_serial::<Vec3>);
 }
 
 /// In a packed crowd with few moves a tick the tree searches leaf by leaf, serially and
@@ -283,12 +279,14 @@ fn crowd_parallel_matches_serial<V: Dim>() {
 
 #[test]
 fn crowd_parallel_matches_serial_2d() {
-    crowd_parallel_matches_serial::<Vec2>();
+    let name = test_name(module_path!(), "crowd_parallel_matches_serial_2d");
+    alone(&name, &[], crowd_parallel_matches_serial::<Vec2>);
 }
 
 #[test]
 fn crowd_parallel_matches_serial_3d() {
-    crowd_parallel_matches_serial::<Vec3>();
+    let name = test_name(module_path!(), "crowd_parallel_matches_serial_3d");
+    alone(&name, &[], crowd_parallel_matches_serial::<Vec3>);
 }
 
 /// In a swarm where most ticks change more than an eighth of the fat boxes, the pool
@@ -309,10 +307,12 @@ fn swarm_parallel_matches_serial<V: Dim>() {
 
 #[test]
 fn swarm_parallel_matches_serial_2d() {
-    swarm_parallel_matches_serial::<Vec2>();
+    let name = test_name(module_path!(), "swarm_parallel_matches_serial_2d");
+    alone(&name, &[], swarm_parallel_matches_serial::<Vec2>);
 }
 
 #[test]
 fn swarm_parallel_matches_serial_3d() {
-    swarm_parallel_matches_serial::<Vec3>();
+    let name = test_name(module_path!(), "swarm_parallel_matches_serial_3d");
+    alone(&name, &[], swarm_parallel_matches_serial::<Vec3>);
 }

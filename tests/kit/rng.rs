@@ -1,5 +1,5 @@
 //! The tests' random numbers: SplitMix64, small, seeded, the same on every machine.
-//! Included by the test crates with `#[path = "common/rng.rs"] mod rng;`.
+//! Part of the tests' kit (`tests/kit`).
 
 /// SplitMix64.
 pub struct Rng(u64);

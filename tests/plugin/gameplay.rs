@@ -1,6 +1,5 @@
 //! The gameplay API: `CollidingEntities` against the events and a brute-force oracle,
 //! the length unit, and the dimension modules (no turbofish), 2D and 3D.
-#![cfg(feature = "plugin")]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -10,9 +9,9 @@ use bevy::time::TimeUpdateStrategy;
 use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::prelude::*;
 
-#[allow(dead_code)]
-#[path = "common/rng.rs"]
-mod rng;
+use crate::kit::dim::Dim;
+
+use crate::kit::rng;
 use rng::Rng;
 
 type Pair = (Entity, Entity);
@@ -40,14 +39,7 @@ fn record<V: Vector>(mut log: ResMut<Log>, mut messages: MessageReader<Collision
     }
 }
 
-fn app<V>(config: CollisionConfig) -> App
-where
-    V: Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
-{
+fn app<V: Dim>(config: CollisionConfig) -> App {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
         .add_plugins(AabbTreePlugin::<V>::new(Update))
@@ -63,14 +55,7 @@ where
 /// Boxes walking at random, a third of them with `CollidingEntities` from the start and
 /// more given one later (while touching). After every tick each set equals the partners
 /// the events imply and the pairs a brute-force test of the boxes finds.
-fn colliding_entities<V>(seed: u64)
-where
-    V: Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
-{
+fn colliding_entities<V: Dim>(seed: u64) {
     let mut rng = Rng::new(seed);
     let mut app = app::<V>(CollisionConfig::default());
     let n = 30;
@@ -178,14 +163,7 @@ fn colliding_entities_3d() {
 
 /// The same scene in metres and in pixels (100 to the metre, `length_unit: 100.0`): the
 /// same events in the same ticks, and fat boxes 100 times larger.
-fn length_unit<V>()
-where
-    V: Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
-{
+fn length_unit<V: Dim>() {
     let mut logs = Vec::new();
     let mut fat_sizes = Vec::new();
     for scale in [1.0f32, 100.0] {
@@ -312,14 +290,7 @@ fn dimension_modules_need_no_turbofish() {
 /// and a depth that separate them when `b` moves by `normal × (depth + ε)` and do not
 /// when it moves by `normal × (depth − ε)` (checked with this file's own overlap test),
 /// and no other direction of a fan separates them in a shorter move.
-fn contacts_separate<V>(seed: u64)
-where
-    V: Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
-{
+fn contacts_separate<V: Dim>(seed: u64) {
     use bevy_aabb_tree::plugin::Contacts;
     let mut rng = Rng::new(seed);
     let mut app = app::<V>(CollisionConfig::default());
@@ -438,14 +409,7 @@ fn contacts_3d() {
 /// done), never enters a tile, and stands on ground. Against a wall of tiles it stops a
 /// skin short and stays put without jitter. `Contacts::push_out` lifts a box sunk into
 /// two tiles once, not twice.
-fn slide_on_tiles<V>()
-where
-    V: Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
-{
+fn slide_on_tiles<V: Dim>() {
     use bevy_aabb_tree::geometry::SlideConfig;
     use bevy_aabb_tree::plugin::Contacts;
     let mut app = app::<V>(CollisionConfig::default());
@@ -578,14 +542,7 @@ fn slide_on_tiles_3d() {
 /// `cast_blocking` returns the first solid of the brute-force cast; `push_out` ignores
 /// sensors, also where the walker overlaps a solid and a sensor at once; the sensors
 /// still raise events, and spatial queries see them unless told not to.
-fn sensors_never_block<V>(seed: u64)
-where
-    V: Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
-{
+fn sensors_never_block<V: Dim>(seed: u64) {
     use bevy_aabb_tree::geometry::{
         CastHit, Shape, SlideConfig, cast_shape, cast_shapes, move_and_slide,
     };

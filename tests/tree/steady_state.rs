@@ -7,9 +7,9 @@
 //! way the benchmarks drive the tree (`benches/support/ours_driver.rs`): warmed up, then a
 //! second run of steps is counted.
 
-#[path = "../benches/support/ours_driver.rs"]
+#[path = "../../benches/support/ours_driver.rs"]
 mod ours_driver;
-#[path = "../benches/support/scene.rs"]
+#[path = "../../benches/support/scene.rs"]
 mod scene;
 
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -7,7 +7,7 @@
 //! contacts started), so that a quiet arena cannot pass.
 #![cfg(feature = "ggrs")]
 
-#[path = "../examples/support/arena.rs"]
+#[path = "../../examples/support/arena.rs"]
 mod arena;
 
 use bevy::prelude::*;

@@ -13,12 +13,10 @@
 use bevy_aabb_tree::{BoundingBox, DynamicTree, ProxyId, Ray, Vector};
 use glam::{DVec3, Vec2, Vec3};
 
-#[path = "common/rng.rs"]
-mod rng;
+use crate::kit::rng;
 use rng::Rng;
 
-#[path = "common/oracle.rs"]
-mod oracle;
+use crate::kit::oracle;
 use oracle::{Solid, first_contact, random_direction, random_max_t, ray_entry};
 
 /// What the test knows of one proxy: its tight box, the shape in it, and whether the

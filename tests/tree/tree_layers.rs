@@ -11,9 +11,7 @@ use bevy_aabb_tree::tree::{LayerTest, Layers};
 use bevy_aabb_tree::{Ball, BoundingBox, DynamicTree, ProxyId, Ray, Vector};
 use glam::{Vec2, Vec3};
 
-#[path = "common/tree_scene.rs"]
-#[allow(dead_code)]
-mod tree_scene;
+use crate::kit::tree_scene;
 use tree_scene::{lcg, v};
 
 /// A random layer value: mostly one or two of four layers, sometimes all or none.

@@ -15,29 +15,16 @@
 //! crate's casts. The floor test includes a steep landing whose box face reaches a seam at
 //! the very time it lands, the case where a cast may report the next tile's side face.
 
-// Each test crate uses its own subset of the generator.
-#[allow(dead_code)]
-#[path = "common/rng.rs"]
-mod rng;
+use crate::kit::rng;
 
 use bevy_aabb_tree::geometry::{
     CastHit, Shape, SlideConfig, SlideOutcome, cast_shape, cast_shapes, move_and_slide,
 };
-use bevy_aabb_tree::{Ball, BoundingBox, Vector};
+use bevy_aabb_tree::{Ball, Vector};
 use glam::{Vec2, Vec3};
+
+use super::oracle::{ball_shape as ball, box_shape as bbox, vec};
 use rng::Rng;
-
-fn vec<V: Vector>(a: [f32; 3]) -> V {
-    V::truncate_from_3d(Vec3::from_array(a))
-}
-
-fn bbox<V: Vector>(min: [f32; 3], max: [f32; 3]) -> Shape<V> {
-    Shape::Box(BoundingBox::from_min_max(vec(min), vec(max)))
-}
-
-fn ball<V: Vector>(center: [f32; 3], radius: f32) -> Shape<V> {
-    Shape::Ball(Ball::new(vec(center), radius))
-}
 
 // ---------------------------------------------------------------------------------------
 // The oracle

@@ -1,4 +1,4 @@
-//! Scenes of boxes for the tree's tests, shared by the integration tests (`tests/tree.rs`)
+//! Scenes of boxes for the tree's tests, shared by the integration tests (`tests/tree/`, through the kit)
 //! and the unit tests inside the crate (`src/tree/tests/`). The including module brings
 //! `BoundingBox`, `DynamicTree`, `ProxyId`, `Vector` and `Vec3` into scope, from whichever
 //! path it sees them by.

@@ -1,5 +1,4 @@
 //! Smoke test of the plugin: a fast box through a thin wall.
-#![cfg(feature = "plugin")]
 
 use std::time::Duration;
 

@@ -5,7 +5,7 @@
 //! `soak_2d_short` and `soak_3d_short` run a few hundred ticks with every `cargo test
 //! --features plugin` (seconds in a debug build). The long runs are ignored; run them with
 //! `scripts/soak.sh`, or
-//! `SOAK_TICKS=100000 cargo test --release --all-features --test soak -- --ignored --nocapture`
+//! `SOAK_TICKS=100000 cargo test --release --all-features --test plugin -- --ignored --nocapture soak::`
 //! (`SOAK_CHECK_EVERY=N` sets how often the brute-force check runs, default every 10 ticks).
 //!
 //! Each `app.update()` is one tick (`AabbTreePlugin::new(Update)`). Between ticks the test
@@ -28,7 +28,6 @@
 //! At the end it despawns everything and checks that every open pair got its end, and that
 //! the run saw at least a floor of events and contacts: a narrow phase that never reports
 //! a contact fails here even if its stream is consistent.
-#![cfg(feature = "plugin")]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
@@ -36,37 +35,21 @@ use std::time::{Duration, Instant};
 use bevy::ecs::entity_disabling::Disabled;
 use bevy::ecs::message::MessageCursor;
 use bevy::prelude::*;
-use bevy::reflect::{FromReflect, GetTypeRegistration, TypePath, Typed};
 use bevy::time::TimeUpdateStrategy;
-use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::prelude::*;
 
-/// The two dimensions, as the plugin needs them.
-trait Dim: Vector + FromReflect + TypePath + GetTypeRegistration + Typed {}
-impl Dim for Vec2 {}
-impl Dim for Vec3 {}
+use crate::kit::dim::Dim;
 
-#[path = "common/rng.rs"]
-mod rng;
+use crate::kit::rng;
 use rng::Rng;
 
-/// What these tests draw beyond the shared generator.
-impl Rng {
-    /// A point in `[lo, hi)` on each axis (z = 0 in 2D, so 2D entities stay in one plane).
-    fn point<V: Dim>(&mut self, lo: f32, hi: f32) -> Vec3 {
-        let v = Vec3::new(self.range(lo, hi), self.range(lo, hi), self.range(lo, hi));
-        V::truncate_from_3d(v).extend_to_3d()
-    }
+/// What these tests draw beyond the kit's generator.
+trait SoakDraws {
+    fn soak_layers(&mut self) -> CollisionLayers;
+}
 
-    fn vector<V: Dim>(&mut self, lo: f32, hi: f32) -> V {
-        V::truncate_from_3d(Vec3::new(
-            self.range(lo, hi),
-            self.range(lo, hi),
-            self.range(lo, hi),
-        ))
-    }
-
-    fn layers(&mut self) -> CollisionLayers {
+impl SoakDraws for Rng {
+    fn soak_layers(&mut self) -> CollisionLayers {
         if self.chance(0.05) {
             return CollisionLayers::NONE;
         }
@@ -305,7 +288,7 @@ impl<V: Dim> Soak<V> {
         let translation = rng.point::<V>(-world_size::<V>(), world_size::<V>());
         let is_box = rng.chance(0.6);
         let velocity = rng.chance(0.3);
-        let layers = rng.chance(0.3).then(|| rng.layers());
+        let layers = rng.chance(0.3).then(|| rng.soak_layers());
         let half = rng.vector::<V>(0.1, 1.5);
         let radius = rng.range(0.1, 1.5);
         let vel = rng.vector::<V>(-30.0, 30.0);
@@ -454,7 +437,7 @@ impl<V: Dim> Soak<V> {
             }
             self.info.get_mut(&e).unwrap().disabled ^= true;
         } else if x < 0.86 {
-            let layers = self.rng.layers();
+            let layers = self.rng.soak_layers();
             let mut entity = self.app.world_mut().entity_mut(e);
             if entity.contains::<CollisionLayers>() && self.rng.chance(0.3) {
                 entity.remove::<CollisionLayers>();

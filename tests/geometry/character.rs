@@ -12,23 +12,13 @@ use bevy_aabb_tree::geometry::{
     CastHit, CharacterConfig, CharacterMove, CharacterWorld, Shape, cast_shape, move_character,
     one_way_blocks, one_way_push,
 };
-use bevy_aabb_tree::{Ball, BoundingBox, Vector};
+use bevy_aabb_tree::{BoundingBox, Vector};
 use glam::{Vec2, Vec3};
 
-fn vec<V: Vector>(a: [f32; 3]) -> V {
-    V::truncate_from_3d(Vec3::from_array(a))
-}
+use super::oracle::{ball_shape as ball, box_shape as bbox, vec};
 
 fn up<V: Vector>() -> V {
     vec([0.0, 1.0, 0.0])
-}
-
-fn bbox<V: Vector>(min: [f32; 3], max: [f32; 3]) -> Shape<V> {
-    Shape::Box(BoundingBox::from_min_max(vec(min), vec(max)))
-}
-
-fn ball<V: Vector>(center: [f32; 3], radius: f32) -> Shape<V> {
-    Shape::Ball(Ball::new(vec(center), radius))
 }
 
 /// A shape of the world.

@@ -2,9 +2,8 @@
 //! value, not one per tick; when it is valid again and later breaks again, it is reported
 //! again, once.
 //!
-//! A test binary of its own: it installs a global `tracing` subscriber that counts the
-//! warnings, which must not see other tests' apps.
-#![cfg(feature = "plugin")]
+//! The test runs in a process of its own (`kit::process::alone`): it installs a global
+//! `tracing` subscriber that counts the warnings, which must not see other tests' apps.
 
 use std::time::Duration;
 
@@ -14,22 +13,17 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_aabb_tree::prelude::*;
 
-#[path = "common/warnings.rs"]
-mod warnings;
+use crate::kit::dim::Dim;
+
+use crate::kit::process::{alone, test_name};
+use crate::kit::warnings;
 use warnings::Warnings;
 
 fn warnings_about(warnings: &Warnings, entity: Entity) -> Vec<String> {
     warnings.containing(&format!("entity {entity} "))
 }
 
-fn run<V>(warnings: &Warnings)
-where
-    V: bevy_aabb_tree::Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
-{
+fn run<V: Dim>(warnings: &Warnings) {
     // Entity ids repeat between apps: forget the other run's warnings.
     warnings.0.lock().unwrap().clear();
     let mut app = App::new();
@@ -151,14 +145,7 @@ where
 /// `VelocityPlugin` and a velocity that is not finite: the entity stays where it is (a
 /// collider and an entity without a shape alike), one warning names it and the velocity
 /// (for the collider, the pipeline's own), and a valid velocity moves it again.
-fn velocity_plugin<V>(warnings: &Warnings)
-where
-    V: bevy_aabb_tree::Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
-{
+fn velocity_plugin<V: Dim>(warnings: &Warnings) {
     warnings.0.lock().unwrap().clear();
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
@@ -237,14 +224,7 @@ where
 /// lands on the floor a skin above it and reads as grounded; a non-finite up: top-down,
 /// never grounded). A zero-size character is warned about. Repaired and broken again:
 /// one more warning.
-fn character_settings<V>(warnings: &Warnings)
-where
-    V: bevy_aabb_tree::Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
-{
+fn character_settings<V: Dim>(warnings: &Warnings) {
     warnings.0.lock().unwrap().clear();
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
@@ -397,6 +377,11 @@ where
 
 #[test]
 fn one_warning_per_invalid_episode() {
+    let name = test_name(module_path!(), "one_warning_per_invalid_episode");
+    alone(&name, &[], every_invalid_episode);
+}
+
+fn every_invalid_episode() {
     let warnings = Warnings::default();
     let subscriber = Registry::default().with(warnings.clone());
     // Global, so that systems on any thread of the task pools report to it.

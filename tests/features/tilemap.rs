@@ -21,13 +21,9 @@ use bevy_ecs_tilemap::map::{
 };
 use bevy_ecs_tilemap::tiles::{TilePos, TileStorage};
 
-#[path = "common/warnings.rs"]
-mod warnings;
+use crate::kit::rng::Rng;
+use crate::kit::warnings;
 use warnings::Warnings;
-#[path = "common/rng.rs"]
-#[allow(dead_code)] // Not every helper of the shared generator is used here.
-mod rng;
-use rng::Rng;
 
 const GRID: TilemapGridSize = TilemapGridSize { x: 2.0, y: 1.5 };
 const MAP_AT: Vec3 = Vec3::new(10.0, -5.0, 0.0);

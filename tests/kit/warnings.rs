@@ -1,6 +1,5 @@
 //! A `tracing` layer that collects the message of every warning, for the tests of what
-//! the plugin warns about. Included by the test crates with
-//! `#[path = "common/warnings.rs"] mod warnings;`.
+//! the plugin warns about.
 
 use std::sync::{Arc, Mutex};
 

@@ -2,8 +2,7 @@
 //! leaves every distance exact): the oracles of the ray, cast and overlap queries.
 //! Nothing here calls the crate: rays use their own slab test and quadratic, casts a
 //! first-contact search on the distance between the moving box or ball and the target,
-//! overlaps closest-point distances. The test crates include it with a `#[path]`
-//! attribute.
+//! overlaps closest-point distances. Part of the tests' kit.
 #![allow(dead_code)]
 
 use glam::DVec3;
