@@ -65,6 +65,9 @@ macro_rules! dimension {
             /// A sphere (circle) collider in the entity's local space.
             #[cfg(feature = "plugin")]
             pub type BoundingSphere = crate::plugin::BoundingSphere<$v>;
+            /// A capsule collider in the entity's local space.
+            #[cfg(feature = "plugin")]
+            pub type Capsule = crate::plugin::Capsule<$v>;
             /// Linear velocity in world units per second.
             #[cfg(feature = "plugin")]
             pub type Velocity = crate::plugin::Velocity<$v>;

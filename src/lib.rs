@@ -29,8 +29,8 @@ pub use vector::Vector;
 
 #[cfg(feature = "plugin")]
 pub use plugin::{
-    Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CharacterController, CharacterPlugin,
-    CharacterState, CharacterSystems, CollidingEntities, CollisionConfig, CollisionEnded,
+    Aabb, AabbTree, AabbTreePlugin, BoundingSphere, Capsule, CapsuleAxis, CharacterController,
+    CharacterPlugin, CharacterState, CharacterSystems, CollidingEntities, CollisionConfig, CollisionEnded,
     CollisionLayer, CollisionLayers, CollisionStarted, CollisionSystems, Contacts, EndReason,
     FilterPairs, NotIntegrated, OneWay, PairFilter, QueryFilter, Sensor, SpatialQuery, Static,
     StaticChanges, Teleported, TrackedCollider, Velocity, VelocityPlugin, VelocitySystems,
@@ -48,9 +48,9 @@ pub mod prelude {
     pub use crate::plugin::RestoringWorld;
     #[cfg(feature = "plugin")]
     pub use crate::plugin::{
-        Aabb, AabbTree, AabbTreePlugin, BoundingSphere, CharacterController, CharacterPlugin,
-        CharacterState, CharacterSystems, CollidingEntities, CollisionConfig, CollisionEnded,
-        CollisionLayer, CollisionLayers, CollisionMessage, CollisionStarted, CollisionSystems,
+        Aabb, AabbTree, AabbTreePlugin, BoundingSphere, Capsule, CapsuleAxis, CharacterController,
+        CharacterPlugin, CharacterState, CharacterSystems, CollidingEntities, CollisionConfig,
+        CollisionEnded, CollisionLayer, CollisionLayers, CollisionMessage, CollisionStarted, CollisionSystems,
         Contacts, EndReason, FilterPairs, NotIntegrated, OneWay, PairFilter, PointProjection,
         QueryFilter, Sensor, ShapeHit, SpatialQuery, Static, StaticChanges, StepStats, SweptHit,
         Teleported, TrackedCollider, Velocity, VelocityPlugin, VelocitySystems, WorldShape,

@@ -478,6 +478,9 @@ fn zero_size<V: Vector>(shape: &Shape<V>) -> bool {
     match shape {
         Shape::Box(b) => (0..V::DIM).any(|axis| b.max.axis(axis) <= b.min.axis(axis)),
         Shape::Ball(b) => b.radius <= 0.0,
+        Shape::Rounded(r) => {
+            r.radius <= 0.0 && (0..V::DIM).any(|axis| r.half_extents.axis(axis) <= 0.0)
+        }
     }
 }
 

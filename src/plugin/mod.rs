@@ -295,8 +295,8 @@ use crate::Vector;
 
 pub use character::{CharacterController, CharacterPlugin, CharacterState, CharacterSystems};
 pub use components::{
-    Aabb, BoundingSphere, CollidingEntities, CollisionLayer, CollisionLayers, Sensor, Static,
-    Teleported, TrackedCollider, Velocity, WorldShape,
+    Aabb, BoundingSphere, Capsule, CapsuleAxis, CollidingEntities, CollisionLayer,
+    CollisionLayers, Sensor, Static, Teleported, TrackedCollider, Velocity, WorldShape,
 };
 pub use config::{CollisionConfig, StaticChanges};
 pub use events::{CollisionEnded, CollisionMessage, CollisionStarted, EndReason};
@@ -403,6 +403,8 @@ where
             .register_type::<RestoringWorld>()
             .register_type::<Aabb<V>>()
             .register_type::<BoundingSphere<V>>()
+            .register_type::<Capsule<V>>()
+            .register_type::<CapsuleAxis>()
             .register_type::<Velocity<V>>()
             .register_type::<CollisionLayers>()
             .register_type::<Teleported>()
@@ -468,12 +470,18 @@ where
                 lifecycle::on_shape_inserted::<V, BoundingSphere<V>>
                     .run_if(rollback::not_restoring),
             )
+            .add_observer(
+                lifecycle::on_shape_inserted::<V, Capsule<V>>.run_if(rollback::not_restoring),
+            )
             .add_observer(lifecycle::on_teleported::<V>.run_if(rollback::not_restoring))
             .add_observer(lifecycle::on_parent_inserted::<V>.run_if(rollback::not_restoring))
             .add_observer(lifecycle::on_parent_removed::<V>.run_if(rollback::not_restoring))
             .add_observer(lifecycle::on_shape_removed::<V, Aabb<V>>.run_if(rollback::not_restoring))
             .add_observer(
                 lifecycle::on_shape_removed::<V, BoundingSphere<V>>.run_if(rollback::not_restoring),
+            )
+            .add_observer(
+                lifecycle::on_shape_removed::<V, Capsule<V>>.run_if(rollback::not_restoring),
             )
             .add_observer(
                 lifecycle::on_collider_gone::<V, Add, Disabled>.run_if(rollback::not_restoring),
@@ -513,6 +521,9 @@ where
             .add_observer(lifecycle::on_static_insert::<V, Aabb<V>>.run_if(rollback::not_restoring))
             .add_observer(
                 lifecycle::on_static_insert::<V, BoundingSphere<V>>.run_if(rollback::not_restoring),
+            )
+            .add_observer(
+                lifecycle::on_static_insert::<V, Capsule<V>>.run_if(rollback::not_restoring),
             )
             .add_observer(
                 lifecycle::on_static_insert::<V, Velocity<V>>.run_if(rollback::not_restoring),
