@@ -36,7 +36,7 @@ macro_rules! dimension {
 
             #[cfg(feature = "plugin")]
             pub use crate::plugin::{
-                CharacterSystems, CollidingEntities, CollisionConfig, CollisionEnded,
+                CapsuleAxis, CharacterSystems, CollidingEntities, CollisionConfig, CollisionEnded,
                 CollisionLayer, CollisionLayers, CollisionSystems, EndReason, FilterPairs,
                 NotIntegrated, PairFilter, QueryFilter, RestoringWorld, Sensor, Static,
                 StaticChanges, StepStats, Teleported, VelocitySystems,
