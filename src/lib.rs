@@ -30,10 +30,10 @@ pub use vector::Vector;
 #[cfg(feature = "plugin")]
 pub use plugin::{
     Aabb, AabbTree, AabbTreePlugin, BoundingSphere, Capsule, CapsuleAxis, CharacterController,
-    CharacterPlugin, CharacterState, CharacterSystems, CollidingEntities, CollisionConfig, CollisionEnded,
-    CollisionLayer, CollisionLayers, CollisionStarted, CollisionSystems, Contacts, EndReason,
-    FilterPairs, NotIntegrated, OneWay, PairFilter, QueryFilter, Sensor, SpatialQuery, Static,
-    StaticChanges, Teleported, TrackedCollider, Velocity, VelocityPlugin, VelocitySystems,
+    CharacterPlugin, CharacterState, CharacterSystems, CollidingEntities, CollisionConfig,
+    CollisionEnded, CollisionLayer, CollisionLayers, CollisionStarted, CollisionSystems, Contacts,
+    EndReason, FilterPairs, NotIntegrated, OneWay, PairFilter, QueryFilter, Sensor, SpatialQuery,
+    Static, StaticChanges, Teleported, TrackedCollider, Velocity, VelocityPlugin, VelocitySystems,
 };
 
 /// Everything a game needs: `use bevy_aabb_tree::prelude::*;`.
@@ -50,9 +50,10 @@ pub mod prelude {
     pub use crate::plugin::{
         Aabb, AabbTree, AabbTreePlugin, BoundingSphere, Capsule, CapsuleAxis, CharacterController,
         CharacterPlugin, CharacterState, CharacterSystems, CollidingEntities, CollisionConfig,
-        CollisionEnded, CollisionLayer, CollisionLayers, CollisionMessage, CollisionStarted, CollisionSystems,
-        Contacts, EndReason, FilterPairs, NotIntegrated, OneWay, PairFilter, PointProjection,
-        QueryFilter, Sensor, ShapeHit, SpatialQuery, Static, StaticChanges, StepStats, SweptHit,
-        Teleported, TrackedCollider, Velocity, VelocityPlugin, VelocitySystems, WorldShape,
+        CollisionEnded, CollisionLayer, CollisionLayers, CollisionMessage, CollisionStarted,
+        CollisionSystems, Contacts, EndReason, FilterPairs, NotIntegrated, OneWay, PairFilter,
+        PointProjection, QueryFilter, Sensor, ShapeHit, SpatialQuery, Static, StaticChanges,
+        StepStats, SweptHit, Teleported, TrackedCollider, Velocity, VelocityPlugin,
+        VelocitySystems, WorldShape,
     };
 }

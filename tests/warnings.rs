@@ -94,21 +94,34 @@ where
     // again, back in; a NaN half length, one more.
     let capsule = app
         .world_mut()
-        .spawn((Transform::from_xyz(0.0, 2.0, 0.0), Capsule::<V>::new(0.5, -0.25)))
+        .spawn((
+            Transform::from_xyz(0.0, 2.0, 0.0),
+            Capsule::<V>::new(0.5, -0.25),
+        ))
         .id();
     for _ in 0..20 {
         app.update();
     }
     let seen = warnings_about(warnings, capsule);
     assert_eq!(seen.len(), 1, "{seen:#?}");
-    assert!(seen[0].contains("Capsule") && seen[0].contains("-0.25"), "{}", seen[0]);
+    assert!(
+        seen[0].contains("Capsule") && seen[0].contains("-0.25"),
+        "{}",
+        seen[0]
+    );
     app.world_mut()
         .entity_mut(capsule)
         .insert(Capsule::<V>::new(0.5, 0.25));
     for _ in 0..5 {
         app.update();
     }
-    assert!(app.world().get::<TrackedCollider<V>>(capsule).unwrap().proxy().is_some());
+    assert!(
+        app.world()
+            .get::<TrackedCollider<V>>(capsule)
+            .unwrap()
+            .proxy()
+            .is_some()
+    );
     app.world_mut()
         .entity_mut(capsule)
         .insert(Capsule::<V>::new(f32::NAN, 0.25));

@@ -30,7 +30,11 @@ impl DrawVector for Vec2 {
             .circle_2d(ball.center, ball.radius, color)
             .resolution(24);
     }
-    fn draw_rounded(gizmos: &mut Gizmos<CollisionGizmos>, rounded: &RoundedBox<Self>, color: Color) {
+    fn draw_rounded(
+        gizmos: &mut Gizmos<CollisionGizmos>,
+        rounded: &RoundedBox<Self>,
+        color: Color,
+    ) {
         // A rectangle whose corners are quarter circles of the radius: a capsule when
         // the radius is half its width.
         let size = (rounded.half_extents + Vec2::splat(rounded.radius)) * 2.0;
@@ -59,7 +63,11 @@ impl DrawVector for Vec3 {
             .sphere(ball.center, ball.radius, color)
             .resolution(16);
     }
-    fn draw_rounded(gizmos: &mut Gizmos<CollisionGizmos>, rounded: &RoundedBox<Self>, color: Color) {
+    fn draw_rounded(
+        gizmos: &mut Gizmos<CollisionGizmos>,
+        rounded: &RoundedBox<Self>,
+        color: Color,
+    ) {
         let h = rounded.half_extents;
         let long = [h.x, h.y, h.z].iter().filter(|&&e| e > 0.0).count();
         if long == 1 && rounded.radius > 0.0 {

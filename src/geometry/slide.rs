@@ -152,7 +152,8 @@ pub fn cast_shape<V: Vector>(shape: &Shape<V>, motion: V, target: &Shape<V>) -> 
         _ => {
             let (a, b) = (shape.to_rounded(), target.to_rounded());
             let ball = Ball::new(a.center - b.center, a.radius + b.radius);
-            let sum = BoundingBox::from_center_half_extents(V::ZERO, a.half_extents + b.half_extents);
+            let sum =
+                BoundingBox::from_center_half_extents(V::ZERO, a.half_extents + b.half_extents);
             let hit = sweep_ball_box(&ball, motion, &sum, V::ZERO)?;
             let (u, n) = refine_ball_box(&ball, motion, &sum, hit.u0, hit.normal);
             (u, -n)
@@ -221,7 +222,9 @@ fn refine_ball_box<V: Vector>(
 fn simplest<V: Vector>(shape: &Shape<V>) -> Shape<V> {
     match shape {
         Shape::Rounded(r) if r.radius == 0.0 => Shape::Box(r.inner_box()),
-        Shape::Rounded(r) if r.half_extents == V::ZERO => Shape::Ball(Ball::new(r.center, r.radius)),
+        Shape::Rounded(r) if r.half_extents == V::ZERO => {
+            Shape::Ball(Ball::new(r.center, r.radius))
+        }
         other => *other,
     }
 }

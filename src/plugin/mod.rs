@@ -295,8 +295,8 @@ use crate::Vector;
 
 pub use character::{CharacterController, CharacterPlugin, CharacterState, CharacterSystems};
 pub use components::{
-    Aabb, BoundingSphere, Capsule, CapsuleAxis, CollidingEntities, CollisionLayer,
-    CollisionLayers, Sensor, Static, Teleported, TrackedCollider, Velocity, WorldShape,
+    Aabb, BoundingSphere, Capsule, CapsuleAxis, CollidingEntities, CollisionLayer, CollisionLayers,
+    Sensor, Static, Teleported, TrackedCollider, Velocity, WorldShape,
 };
 pub use config::{CollisionConfig, StaticChanges};
 pub use events::{CollisionEnded, CollisionMessage, CollisionStarted, EndReason};

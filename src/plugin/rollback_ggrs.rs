@@ -19,9 +19,9 @@ use crate::plugin::events::CollisionWriters;
 use crate::plugin::lifecycle::drop_proxy;
 use crate::plugin::rollback::not_restoring;
 use crate::plugin::{
-    Aabb, AabbTree, BoundingSphere, Capsule, CharacterController, CharacterState, CollidingEntities,
-    CollisionConfig, CollisionLayers, FilterPairs, NotIntegrated, OneWay, RestoringWorld, Sensor,
-    Static, Teleported, TrackedCollider, Velocity, WorldShape,
+    Aabb, AabbTree, BoundingSphere, Capsule, CharacterController, CharacterState,
+    CollidingEntities, CollisionConfig, CollisionLayers, FilterPairs, NotIntegrated, OneWay,
+    RestoringWorld, Sensor, Static, Teleported, TrackedCollider, Velocity, WorldShape,
 };
 
 /// Rollback with `bevy_ggrs` for one dimension, in one call: registers for rollback

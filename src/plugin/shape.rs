@@ -285,6 +285,7 @@ pub(crate) fn invalid_reason<V: Vector>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plugin::CapsuleAxis;
     use bevy::math::Vec2;
 
     /// A small deterministic generator (xorshift), values in `[lo, hi)`.
@@ -331,6 +332,15 @@ mod tests {
                 "{transform:?} {aabb:?}"
             );
             let radius = rng.range(0.0, 50.0);
+            let axis = [CapsuleAxis::X, CapsuleAxis::Y, CapsuleAxis::Z][i % V::DIM];
+            let capsule = Capsule::<V>::new(rng.range(0.0, 20.0), radius)
+                .along(axis)
+                .with_offset(offset);
+            assert_eq!(
+                unrotated_shape(&transform, None, None, Some(&capsule)),
+                Some(WorldShape::Rounded(world_capsule(&affine, &capsule))),
+                "{transform:?} {capsule:?}"
+            );
             let sphere = BoundingSphere::<V> { radius, offset };
             assert_eq!(
                 unrotated_shape(&transform, None, Some(&sphere), None),
@@ -355,6 +365,24 @@ mod tests {
         }
         let transform = Transform::from_xyz(1.0, 2.0, 3.0);
         assert_eq!(unrotated_shape::<V>(&transform, None, None, None), None);
+    }
+
+    /// A quarter turn lays a capsule along the other axis, exactly as `along` does.
+    #[test]
+    fn quarter_turn_capsule() {
+        let capsule = Capsule::<Vec3>::new(1.5, 0.5).with_offset(Vec3::Y);
+        let turned = Transform::from_xyz(2.0, 0.0, 0.0)
+            .with_rotation(Quat::from_rotation_z(core::f32::consts::FRAC_PI_2));
+        let shape = world_capsule(&turned.compute_affine(), &capsule);
+        let expected = RoundedBox::new(Vec3::new(1.0, 0.0, 0.0), Vec3::new(1.5, 0.0, 0.0), 0.5);
+        assert!((shape.center - expected.center).abs().max_element() < 1e-6);
+        assert!(
+            (shape.half_extents - expected.half_extents)
+                .abs()
+                .max_element()
+                < 1e-6
+        );
+        assert!((shape.radius - 0.5).abs() < 1e-6);
     }
 
     #[test]

@@ -194,7 +194,12 @@ pub(crate) struct CapsuleScene<V: Dim> {
     pub(crate) frames: Vec<Vec<Vec3>>,
 }
 
-pub(crate) fn capsule_scene<V: Dim>(seed: u64, n: usize, ticks: usize, fast: bool) -> CapsuleScene<V> {
+pub(crate) fn capsule_scene<V: Dim>(
+    seed: u64,
+    n: usize,
+    ticks: usize,
+    fast: bool,
+) -> CapsuleScene<V> {
     let mut rng = Rng::new(seed);
     let extent = if V::DIM == 2 { 8.0 } else { 4.5 };
     let mut bodies = Vec::new();
@@ -298,11 +303,9 @@ fn assert_touching<V: Dim>(
                 }
                 let expected = gap < 0.0 && may_pair(scene, i, j);
                 assert_eq!(
-                    actual,
-                    expected,
+                    actual, expected,
                     "{what} tick {tick}: {:?} and {:?}, gap {gap}",
-                    scene.bodies[i].0,
-                    scene.bodies[j].0
+                    scene.bodies[i].0, scene.bodies[j].0
                 );
                 let capsule = |k: usize| matches!(scene.bodies[k].0, Body::Capsule(_));
                 if expected && (capsule(i) || capsule(j)) {
@@ -331,7 +334,10 @@ pub(crate) fn capsule_scenes_match_oracle<V: Dim>() {
         finish::<V>(&app);
         let touching = app.world().resource::<Rec>().touching.clone();
         let contacts = assert_touching(&format!("seed {seed}"), &scene, &entities, &touching);
-        assert!(contacts >= 200, "seed {seed}: only {contacts} capsule contacts");
+        assert!(
+            contacts >= 200,
+            "seed {seed}: only {contacts} capsule contacts"
+        );
     }
 }
 
@@ -351,9 +357,18 @@ pub(crate) fn swept_capsule_scenes_match_oracle<V: Dim>() {
         let what = format!("seed {seed}");
         assert_touching(&what, &scene, &entities, &touching);
         let (starts, passes, normals) = assert_swept(&what, &scene, &entities, &touching, &events);
-        assert!(starts >= 100, "{what}: only {starts} swept starts with a capsule");
-        assert!(passes >= 5, "{what}: only {passes} pass-throughs with a capsule");
-        assert!(normals >= 50, "{what}: only {normals} normals with a capsule");
+        assert!(
+            starts >= 100,
+            "{what}: only {starts} swept starts with a capsule"
+        );
+        assert!(
+            passes >= 5,
+            "{what}: only {passes} pass-throughs with a capsule"
+        );
+        assert!(
+            normals >= 50,
+            "{what}: only {normals} normals with a capsule"
+        );
     }
 }
 
@@ -405,9 +420,15 @@ fn assert_swept<V: Dim>(
                             (f64::from(toi) - u).abs() * speed <= 1e-3,
                             "{what} tick {tick} {pair:?}: toi {toi}, the oracle's {u}"
                         );
-                        let passed = mine.iter().any(|e| e.reason() == Some(EndReason::PassedThrough));
+                        let passed = mine
+                            .iter()
+                            .any(|e| e.reason() == Some(EndReason::PassedThrough));
                         if end.abs() >= AMBIGUOUS {
-                            assert_eq!(passed, end > 0.0, "{what} tick {tick} {pair:?}: pass-through");
+                            assert_eq!(
+                                passed,
+                                end > 0.0,
+                                "{what} tick {tick} {pair:?}: pass-through"
+                            );
                         }
                         if capsule {
                             starts += 1;
@@ -477,7 +498,11 @@ pub(crate) fn capsule_queries_match_brute_force<V: Dim>() {
         for (k, s) in shapes.iter().enumerate() {
             let gap = signed_gap(&rb, s);
             if gap.abs() >= AMBIGUOUS {
-                assert_eq!(found.contains(&entities[k]), gap < 0.0, "{what}: overlap of {k}");
+                assert_eq!(
+                    found.contains(&entities[k]),
+                    gap < 0.0,
+                    "{what}: overlap of {k}"
+                );
                 overlaps += usize::from(gap < 0.0);
             }
         }
@@ -546,11 +571,21 @@ pub(crate) fn capsule_bad_values<V: Dim>() {
         .id();
     let body = app
         .world_mut()
-        .spawn((Transform::from_xyz(0.0, 2.5, 0.0), Capsule::<V>::new(1.0, 0.6)))
+        .spawn((
+            Transform::from_xyz(0.0, 2.5, 0.0),
+            Capsule::<V>::new(1.0, 0.6),
+        ))
         .id();
     run_ticks(&mut app, 1);
     // The capsule's lower end reaches y = 2.5 - 1.6 = 0.9 < 1: touching.
-    let touching = |app: &App| app.world().resource::<Rec>().touching.last().unwrap().clone();
+    let touching = |app: &App| {
+        app.world()
+            .resource::<Rec>()
+            .touching
+            .last()
+            .unwrap()
+            .clone()
+    };
     assert!(touching(&app).contains(&key(wall, body)));
     let bad: [Capsule<V>; 4] = [
         Capsule::new(1.0, -0.5),
@@ -564,7 +599,9 @@ pub(crate) fn capsule_bad_values<V: Dim>() {
         assert!(touching(&app).is_empty(), "{c:?}");
         let tracked = app.world().get::<TrackedCollider<V>>(body).unwrap();
         assert!(tracked.proxy().is_none(), "{c:?}");
-        app.world_mut().entity_mut(body).insert(Capsule::<V>::new(1.0, 0.6));
+        app.world_mut()
+            .entity_mut(body)
+            .insert(Capsule::<V>::new(1.0, 0.6));
         run_ticks(&mut app, 1);
         assert!(touching(&app).contains(&key(wall, body)), "{c:?}");
     }
@@ -574,7 +611,9 @@ pub(crate) fn capsule_bad_values<V: Dim>() {
         app.world_mut().entity_mut(body).insert(c);
         run_ticks(&mut app, 1);
         assert!(touching(&app).is_empty());
-        app.world_mut().entity_mut(body).insert(Capsule::<V>::new(1.0, 0.6));
+        app.world_mut()
+            .entity_mut(body)
+            .insert(Capsule::<V>::new(1.0, 0.6));
         run_ticks(&mut app, 1);
     }
     // A thin box too: the box counts, the capsule's reach does not.
