@@ -2,8 +2,8 @@
 //!
 //! # Setup
 //!
-//! Add [`AabbTreePlugin`] for each dimension you use, give entities an [`Aabb`] or a
-//! [`BoundingSphere`] (and a [`Velocity`] if they move fast), and read
+//! Add [`AabbTreePlugin`] for each dimension you use, give entities an [`Aabb`], a
+//! [`BoundingSphere`] or a [`Capsule`] (and a [`Velocity`] if they move fast), and read
 //! [`CollisionStarted`] / [`CollisionEnded`].
 //!
 //! ```no_run
@@ -77,8 +77,9 @@
 //! (despawn with `try_despawn`; [`CollisionStarted`] shows the pattern).
 //!
 //! To change an entity's shape without ending its contacts, insert the new shape before
-//! removing the old one (`insert(BoundingSphere::new(r)).remove::<Aabb<V>>()`); with both
-//! present the `Aabb` counts. README.md's "What happens when…" table lists every case.
+//! removing the old one (`insert(BoundingSphere::new(r)).remove::<Aabb<V>>()`); with
+//! several present the `Aabb` counts, then a [`Capsule`], then the `BoundingSphere`.
+//! README.md's "What happens when…" table lists every case.
 //!
 //! # Layers
 //!
