@@ -457,7 +457,8 @@ fn assert_swept<V: Dim>(
 
 /// The capsule queries against brute force over every collider of a capsule scene:
 /// `cast_capsule` (first hit, its `t`), `cast_capsule_all` (every entity hit, each `t`)
-/// and `capsule` (every entity overlapping), with random capsules along every axis.
+/// and `capsule` (every entity overlapping), with random capsules along every axis; and
+/// `ray_hits` (what picking casts) against capsules, boxes and balls.
 pub(crate) fn capsule_queries_match_brute_force<V: Dim>() {
     let scene = capsule_scene::<V>(8, 50, 1, false);
     let mut app = update_app::<V>(Sched::Update);
@@ -474,7 +475,7 @@ pub(crate) fn capsule_queries_match_brute_force<V: Dim>() {
     let query = state.get(world).unwrap();
     let mut rng = Rng::new(99);
     let extent = if V::DIM == 2 { 9.0 } else { 5.5 };
-    let (mut hits, mut overlaps) = (0, 0);
+    let (mut hits, mut overlaps, mut rays) = (0, 0, 0);
     let filter = QueryFilter::default();
     for i in 0..300 {
         let axis = rng.below(V::DIM);
@@ -532,6 +533,31 @@ pub(crate) fn capsule_queries_match_brute_force<V: Dim>() {
                 other => panic!("{what}: target {k}: oracle and query differ: {other:?}"),
             }
         }
+        // Rays (what picking casts): a point cast from the capsule's center.
+        let point = Rb {
+            h: DVec3::ZERO,
+            r: 0.0,
+            ..rb
+        };
+        let ray_hits = query.ray_hits(&Ray::new(center, direction), max_t, &filter);
+        for (k, s) in shapes.iter().enumerate() {
+            let swept = first_contact(|u| signed_gap(&point.moved(d * u), s));
+            let hit = ray_hits.iter().find(|h| h.entity == entities[k]);
+            match (swept, hit) {
+                (Swept::Ambiguous, _) | (Swept::Miss, None) => {}
+                (Swept::Hit(u), Some(h)) => {
+                    let t = f64::from(h.t) / f64::from(max_t).max(f64::MIN_POSITIVE);
+                    assert!(
+                        max_t == 0.0 || (t - u).abs() <= tolerance,
+                        "{what}: ray hits {k} at {}, the oracle's {}",
+                        h.t,
+                        u * f64::from(max_t)
+                    );
+                    rays += 1;
+                }
+                other => panic!("{what}: ray against target {k}: {other:?}"),
+            }
+        }
         // The first hit is the nearest one of every hit, unless two are too close to call.
         let first = query.cast_capsule(&caster, direction, max_t, &filter);
         let nearest = oracle
@@ -558,6 +584,7 @@ pub(crate) fn capsule_queries_match_brute_force<V: Dim>() {
     }
     assert!(hits >= 300, "only {hits} cast hits");
     assert!(overlaps >= 100, "only {overlaps} overlaps");
+    assert!(rays >= 50, "only {rays} ray hits");
 }
 
 /// A capsule's bad values leave it out until they are valid again, with no event lost or
