@@ -655,7 +655,85 @@ pub(crate) fn capsule_bad_values<V: Dim>() {
     finish::<V>(&app);
 }
 
+/// The game's gravity and walk at 6 units/s, before the collision tick.
+fn walk_right<V: Dim>(time: Res<Time>, mut q: Query<&mut CharacterController<V>>) {
+    for mut c in &mut q {
+        let mut v = c.velocity.extend_to_3d();
+        v.y -= 20.0 * time.delta_secs();
+        v.x = 6.0;
+        c.velocity = V::truncate_from_3d(v);
+    }
+}
+
+/// A capsule character of `CharacterPlugin` walks over a floor of touching `Static` unit
+/// tiles for 3 s: every tick it covers its whole walk (never held at a seam), stays
+/// grounded with its bottom within two skins of the floor, takes no step, and passes
+/// through a `Sensor` on the way (starting a contact with it).
+pub(crate) fn capsule_character_over_tiles<V: Dim>() {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
+        .add_plugins(AabbTreePlugin::<V>::new(Update))
+        .add_plugins(CharacterPlugin::<V>::new(Update))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+            1.0 / 60.0,
+        )))
+        .add_systems(Update, walk_right::<V>.before(CollisionSystems::Prepare));
+    for i in -2..30 {
+        app.world_mut().spawn((
+            Transform::from_xyz(i as f32 + 0.5, -0.5, 0.0),
+            Aabb::<V>::new(V::splat(0.5)),
+            Static,
+        ));
+    }
+    let sensor = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(9.0, 1.0, 0.0),
+            Aabb::<V>::new(V::splat(0.5)),
+            Sensor,
+        ))
+        .id();
+    // Radius 0.3, 1.4 tall, its bottom a skin above the floor.
+    let body = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(0.5, 0.71, 0.0),
+            Capsule::<V>::new(0.4, 0.3),
+            CharacterController::<V>::new(v(0.0, 1.0, 0.0)),
+            CollidingEntities::default(),
+        ))
+        .id();
+    for _ in 0..10 {
+        app.update();
+    }
+    let x = |app: &App| app.world().get::<Transform>(body).unwrap().translation.x;
+    let start = x(&app);
+    let mut met_sensor = false;
+    for frame in 0..180 {
+        let before = x(&app);
+        app.update();
+        let moved = x(&app) - before;
+        let state = app.world().get::<CharacterState<V>>(body).unwrap();
+        let bottom = app.world().get::<Transform>(body).unwrap().translation.y - 0.7;
+        assert!(
+            (moved - 0.1).abs() < 1e-3,
+            "frame {frame}: moved {moved} at x {before}"
+        );
+        assert!(state.grounded, "frame {frame}: airborne at x {before}");
+        assert_eq!(state.step, 0.0, "frame {frame}: stepped at x {before}");
+        assert!(
+            (0.0..0.02).contains(&bottom),
+            "frame {frame}: bottom {bottom}"
+        );
+        let contacts = app.world().get::<CollidingEntities>(body).unwrap();
+        met_sensor |= contacts.contains(sensor);
+    }
+    assert!((x(&app) - start - 18.0).abs() < 0.05);
+    assert!(met_sensor, "never touched the sensor it walked through");
+}
+
 both_dims!(
+    capsule_character_over_tiles,
     capsule_scenes_match_oracle,
     swept_capsule_scenes_match_oracle,
     capsule_queries_match_brute_force,
