@@ -122,7 +122,7 @@ fn main() {
     .insert_resource(DebugOverlay {
         panel: false,
         depth_range: (0, 1),
-        swept_hits: false,
+        pass_throughs: false,
         ..default()
     })
     .insert_resource(ClearColor(Color::srgb(0.07, 0.08, 0.1)))

@@ -36,10 +36,10 @@ macro_rules! dimension {
 
             #[cfg(feature = "plugin")]
             pub use crate::plugin::{
-                CapsuleAxis, CharacterSystems, CollidingEntities, CollisionConfig, CollisionEnded,
-                CollisionLayer, CollisionLayers, CollisionSystems, EndReason, FilterPairs,
+                AskPairFilter, CapsuleAxis, CharacterSystems, CollidingEntities, CollisionConfig,
+                CollisionEnded, CollisionLayer, CollisionLayers, CollisionSystems, EndReason,
                 NotIntegrated, PairFilter, QueryFilter, RestoringWorld, Sensor, Static,
-                StaticChanges, StepStats, Teleported, VelocitySystems,
+                StaticChangeDetection, StepStats, Teleported, VelocitySystems,
             };
             /// Rollback with `bevy_ggrs` for this dimension.
             #[cfg(feature = "ggrs")]
@@ -106,7 +106,7 @@ macro_rules! dimension {
             pub type CharacterState = crate::plugin::CharacterState<$v>;
             /// A swept hit of the last tick.
             #[cfg(feature = "plugin")]
-            pub type SweptHit = crate::plugin::SweptHit<$v>;
+            pub type PassThrough = crate::plugin::PassThrough<$v>;
             /// The picking backend of this dimension.
             #[cfg(feature = "picking")]
             pub type AabbTreePickingPlugin = crate::plugin::AabbTreePickingPlugin<$v>;

@@ -22,18 +22,19 @@ mod vector;
 
 pub use dims::{d2, d3};
 
-pub use geometry::{Ball, BoundingBox, Ray, RoundedBox, SweepHit};
+pub use geometry::{Ball, BoundingBox, Ray, RoundedBox, SweepInterval};
 pub use glam::{Vec2, Vec3};
 pub use tree::{BatchThresholds, DynamicTree, NodeId, ProxyId, RayHit, TreeError, TreeStats};
 pub use vector::Vector;
 
 #[cfg(feature = "plugin")]
 pub use plugin::{
-    Aabb, AabbTree, AabbTreePlugin, BoundingSphere, Capsule, CapsuleAxis, CharacterController,
-    CharacterPlugin, CharacterState, CharacterSystems, CollidingEntities, CollisionConfig,
-    CollisionEnded, CollisionLayer, CollisionLayers, CollisionStarted, CollisionSystems, Contacts,
-    EndReason, FilterPairs, NotIntegrated, OneWay, PairFilter, QueryFilter, Sensor, SpatialQuery,
-    Static, StaticChanges, Teleported, TrackedCollider, Velocity, VelocityPlugin, VelocitySystems,
+    Aabb, AabbTree, AabbTreePlugin, AskPairFilter, BoundingSphere, Capsule, CapsuleAxis,
+    CharacterController, CharacterPlugin, CharacterState, CharacterSystems, CollidingEntities,
+    CollisionConfig, CollisionEnded, CollisionLayer, CollisionLayers, CollisionStarted,
+    CollisionSystems, Contacts, EndReason, NotIntegrated, OneWay, PairFilter, QueryFilter, Sensor,
+    SpatialQuery, Static, StaticChangeDetection, Teleported, TrackedCollider, Velocity,
+    VelocityPlugin, VelocitySystems,
 };
 
 /// Everything a game needs: `use bevy_aabb_tree::prelude::*;`.
@@ -48,12 +49,12 @@ pub mod prelude {
     pub use crate::plugin::RestoringWorld;
     #[cfg(feature = "plugin")]
     pub use crate::plugin::{
-        Aabb, AabbTree, AabbTreePlugin, BoundingSphere, Capsule, CapsuleAxis, CharacterController,
-        CharacterPlugin, CharacterState, CharacterSystems, CollidingEntities, CollisionConfig,
-        CollisionEnded, CollisionLayer, CollisionLayers, CollisionMessage, CollisionStarted,
-        CollisionSystems, Contacts, EndReason, FilterPairs, NotIntegrated, OneWay, PairFilter,
-        PointProjection, QueryFilter, Sensor, ShapeHit, SpatialQuery, Static, StaticChanges,
-        StepStats, SweptHit, Teleported, TrackedCollider, Velocity, VelocityPlugin,
+        Aabb, AabbTree, AabbTreePlugin, AskPairFilter, BoundingSphere, Capsule, CapsuleAxis,
+        CharacterController, CharacterPlugin, CharacterState, CharacterSystems, CollidingEntities,
+        CollisionConfig, CollisionEnded, CollisionLayer, CollisionLayers, CollisionMessage,
+        CollisionStarted, CollisionSystems, Contacts, EndReason, NotIntegrated, OneWay, PairFilter,
+        PassThrough, PointProjection, QueryFilter, Sensor, ShapeHit, SpatialQuery, Static,
+        StaticChangeDetection, StepStats, Teleported, TrackedCollider, Velocity, VelocityPlugin,
         VelocitySystems, WorldShape,
     };
 }

@@ -60,11 +60,12 @@ fn record<V: Dim>(mut log: ResMut<Log>, mut messages: MessageReader<CollisionMes
 }
 
 /// Both ways of finding changed static colliders.
-const MODES: [StaticChanges; 2] = [StaticChanges::Detect, StaticChanges::OnInsert];
+const MODES: [StaticChangeDetection; 2] =
+    [StaticChangeDetection::Scan, StaticChangeDetection::OnInsert];
 
 /// A headless app with the plugin in `Update` (one tick a frame), static colliders found
 /// by `mode`, and the event log.
-fn app<V: Dim>(mode: StaticChanges) -> App {
+fn app<V: Dim>(mode: StaticChangeDetection) -> App {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
         .add_plugins(AabbTreePlugin::<V>::new(Update))
@@ -213,7 +214,7 @@ fn toggle_static(world: &mut World, spec: &mut Spec) {
 /// `&mut Transform` (not a static one under `OnInsert`, which does not see such writes).
 /// After every tick the touching pairs equal the oracle's, and the events replayed give
 /// the same set.
-fn random_static_scene<V: Dim>(seed: u64, mode: StaticChanges) {
+fn random_static_scene<V: Dim>(seed: u64, mode: StaticChangeDetection) {
     let mut rng = Rng::new(seed);
     let mut app = app::<V>(mode);
     let map = app.world_mut().spawn(Transform::default()).id();
@@ -339,7 +340,7 @@ fn random_static_scene<V: Dim>(seed: u64, mode: StaticChanges) {
                     e.remove::<ChildOf>();
                 }
             }
-            7 if !spec.disabled && (!spec.is_static || mode == StaticChanges::Detect) => {
+            7 if !spec.disabled && (!spec.is_static || mode == StaticChangeDetection::Scan) => {
                 // A write in place, which `OnInsert` does not see on static colliders.
                 spec.at += rng.vec3(-0.7, 0.7);
                 app.world_mut()
@@ -446,7 +447,7 @@ fn random_static_scene_3d() {
 /// tiles, nothing processed once they are in, every tile in the static tree (built in
 /// bulk) and seen by queries. A mover crossing it touches exactly the tiles the oracle
 /// says.
-fn tile_map<V: Dim>(mode: StaticChanges) {
+fn tile_map<V: Dim>(mode: StaticChangeDetection) {
     let mut app = app::<V>(mode);
     let map = app.world_mut().spawn(Transform::default()).id();
     let n = 60;
@@ -584,7 +585,7 @@ fn tile_map_3d() {
 /// Children of a still parent are idle; plain (not static) touching tiles pair with each
 /// other once and then cost nothing.
 fn still_children_are_idle<V: Dim>() {
-    let mut app = app::<V>(StaticChanges::Detect);
+    let mut app = app::<V>(StaticChangeDetection::Scan);
     let map = app.world_mut().spawn(Transform::default()).id();
     for x in 0..10 {
         app.world_mut().spawn((
@@ -631,7 +632,7 @@ fn still_children_are_idle_3d() {
 /// `Static` marker, each on one collider of a touching pair of still colliders (one of
 /// them `Static` when `with_static`). Hand-computed: boxes of half extent 0.5 at x = 0
 /// and x = 0.9 overlap by 0.1.
-fn idle_pair_changes<V: Dim>(with_static: bool, mode: StaticChanges) {
+fn idle_pair_changes<V: Dim>(with_static: bool, mode: StaticChangeDetection) {
     let mut app = app::<V>(mode);
     let a = app
         .world_mut()
@@ -745,10 +746,10 @@ fn wall_and_mover<V: Dim>(app: &mut App) -> (Entity, Entity) {
 
 /// Writes in place (through `&mut`) on an idle static collider touching a still moving
 /// one. Hand-computed: boxes of half extent 0.5 at x = 0 (static) and x = 0.9 overlap
-/// by 0.1; at x = -5 they are apart. With `Detect` the next tick sees each write; with
+/// by 0.1; at x = -5 they are apart. With `Scan` the next tick sees each write; with
 /// `OnInsert` it does not, until the component (or the marker) is inserted again, and
 /// idle ticks process nothing at all. Writes on the moving collider are seen in both.
-fn writes_in_place<V: Dim>(mode: StaticChanges) {
+fn writes_in_place<V: Dim>(mode: StaticChangeDetection) {
     let mut app = app::<V>(mode);
     let (wall, mover) = wall_and_mover::<V>(&mut app);
     let pair = key(wall, mover);
@@ -760,7 +761,7 @@ fn writes_in_place<V: Dim>(mode: StaticChanges) {
     tick(&mut app);
     assert_eq!(tick(&mut app), vec![]);
     assert_eq!(tree::<V>(&app).stats().processed, 0);
-    let detect = mode == StaticChanges::Detect;
+    let detect = mode == StaticChangeDetection::Scan;
     // The wall moved away through `&mut Transform`.
     app.world_mut()
         .get_mut::<Transform>(wall)
@@ -821,7 +822,7 @@ fn writes_in_place_3d() {
 /// A static collider's `TrackedCollider` written over by hand (which its docs say not to
 /// do) leaves collision detection at once, its contact ending, and comes back at the next
 /// tick in both modes, its contact starting again.
-fn tracked_collider_overwritten<V: Dim>(mode: StaticChanges) {
+fn tracked_collider_overwritten<V: Dim>(mode: StaticChangeDetection) {
     let mut app = app::<V>(mode);
     let (wall, mover) = wall_and_mover::<V>(&mut app);
     let pair = key(wall, mover);
@@ -873,7 +874,7 @@ fn tracked_collider_overwritten_3d() {
 ///
 /// Each tick the touching pairs equal that; over the run each pair starts and ends
 /// exactly as often as it touches and stops.
-fn crowd_and_platform<V: Dim>(mode: StaticChanges) {
+fn crowd_and_platform<V: Dim>(mode: StaticChangeDetection) {
     let mut app = app::<V>(mode);
     let world = app.world_mut();
     // A floor far below: many static colliders for few moving ones.
@@ -966,7 +967,7 @@ fn crowd_and_platform_3d() {
 /// for a few entries. Twenty boxes of half extent 3 over a grid of unit tiles: each list
 /// holds the 13 x 13 tiles within its reach.
 fn despawned_movers_leave_no_lists<V: Dim>() {
-    let mut app = app::<V>(StaticChanges::Detect);
+    let mut app = app::<V>(StaticChangeDetection::Scan);
     let world = app.world_mut();
     for x in -30..30 {
         for y in -30..30 {
@@ -1024,7 +1025,7 @@ fn despawned_movers_leave_no_lists_3d() {
 /// one start and one `PassedThrough` end. Idle moving colliders far away keep this tick's
 /// processed colliders few, so that the narrow phase follows each one's own pairs and
 /// meets the pair from both sides.
-fn pass_through_a_resized_static<V: Dim>(mode: StaticChanges) {
+fn pass_through_a_resized_static<V: Dim>(mode: StaticChangeDetection) {
     let mut app = app::<V>(mode);
     let world = app.world_mut();
     for i in 0..40 {
@@ -1096,7 +1097,7 @@ fn pass_through_a_resized_static_3d() {
 /// `crowd`: the moving colliders are all processed every tick (the narrow phase's one
 /// pass); otherwise idle moving colliders far away make the processed ones few and the
 /// wall alone is processed at the change (each one's own pairs).
-fn copies_follow_static_changes<V: Dim>(mode: StaticChanges, crowd: bool) {
+fn copies_follow_static_changes<V: Dim>(mode: StaticChangeDetection, crowd: bool) {
     for change in ["layers", "size"] {
         let mut app = app::<V>(mode);
         let (wall, mover) = wall_and_mover::<V>(&mut app);

@@ -191,7 +191,7 @@ pub(crate) fn draw<V: Vector + DrawVector>(
             );
         }
     }
-    if o.swept_hits {
+    if o.pass_throughs {
         for &(p, age) in &debug.recent_hits {
             // A ring that widens and fades as the hit gets older.
             let fade = 1.0 - age as f32 / super::HIT_FRAMES as f32;

@@ -74,7 +74,7 @@ pub struct DebugOverlay {
     /// Velocity arrows (one tick ahead, ×10) (default on).
     pub velocities: bool,
     /// Where swept tests caught fast objects, kept on screen for a while (default on).
-    pub swept_hits: bool,
+    pub pass_throughs: bool,
 }
 
 impl Default for DebugOverlay {
@@ -91,7 +91,7 @@ impl Default for DebugOverlay {
             depth_range: (0, 5),
             touching: true,
             velocities: true,
-            swept_hits: true,
+            pass_throughs: true,
         }
     }
 }
@@ -179,7 +179,7 @@ fn record<V: Vector>(state: Res<AabbTree<V>>, mut debug: ResMut<DebugState<V>>) 
     }
     debug.recent_hits.retain(|h| h.1 < HIT_FRAMES);
     if state.is_changed() {
-        for hit in state.swept_hits() {
+        for hit in state.pass_throughs() {
             debug.recent_hits.push_back((hit.position, 0));
         }
     }

@@ -76,7 +76,7 @@ fn switches(ui: &mut egui::Ui, o: &mut DebugOverlay) {
     }
     ui.checkbox(&mut o.touching, "touching pairs");
     ui.checkbox(&mut o.velocities, "velocities");
-    ui.checkbox(&mut o.swept_hits, "swept hits");
+    ui.checkbox(&mut o.pass_throughs, "pass-throughs");
 }
 
 fn statistics<V: Vector>(ui: &mut egui::Ui, state: &AabbTree<V>, debug: &DebugState<V>) {
@@ -120,7 +120,7 @@ fn statistics<V: Vector>(ui: &mut egui::Ui, state: &AabbTree<V>, debug: &DebugSt
                 "events (start / end)",
                 format!("{} / {}", s.started, s.ended),
             );
-            row("swept hits", s.swept_hits.to_string());
+            row("pass-throughs", s.pass_throughs.to_string());
             row("prepare", format!("{:.3} ms", s.prepare_ms));
             row("broad phase", format!("{:.3} ms", s.broad_ms));
             row("narrow phase", format!("{:.3} ms", s.narrow_ms));

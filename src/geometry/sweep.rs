@@ -6,7 +6,7 @@ use crate::geometry::{Ball, BoundingBox, Ray};
 /// The result of a swept test over one step, in normalized time (0 = start of the step,
 /// 1 = end).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SweepHit<V: Vector> {
+pub struct SweepInterval<V: Vector> {
     /// First time of overlap, in `[0, 1]`. 0 when the shapes already overlap at the start.
     pub u0: f32,
     /// Last time of overlap, in `[u0, 1]`. 1 when they still overlap at the end.
@@ -42,7 +42,7 @@ pub fn sweep_boxes<V: Vector>(
     da: V,
     b: &BoundingBox<V>,
     db: V,
-) -> Option<SweepHit<V>> {
+) -> Option<SweepInterval<V>> {
     let v = db - da;
     let mut u0 = f32::NEG_INFINITY;
     let mut u1 = f32::INFINITY;
@@ -77,7 +77,7 @@ pub fn sweep_boxes<V: Vector>(
         let sign = if v.axis(entry_axis) > 0.0 { -1.0 } else { 1.0 };
         normal.set_axis(entry_axis, sign);
     }
-    Some(SweepHit {
+    Some(SweepInterval {
         u0: u0.max(0.0),
         u1: u1.min(1.0),
         normal,
@@ -91,14 +91,14 @@ pub fn sweep_boxes<V: Vector>(
 /// relative motion (overlap for all time or never), negative discriminant (never), else
 /// the two roots clipped to `[0, 1]`. The normal is `m(u0)` normalized; when both radii
 /// are zero the centers coincide at contact and it is the direction `b` came from, `-v`.
-pub fn sweep_balls<V: Vector>(a: &Ball<V>, da: V, b: &Ball<V>, db: V) -> Option<SweepHit<V>> {
+pub fn sweep_balls<V: Vector>(a: &Ball<V>, da: V, b: &Ball<V>, db: V) -> Option<SweepInterval<V>> {
     let m = b.center - a.center;
     let v = db - da;
     let r = a.radius + b.radius;
     let c = m.dot(m) - r * r;
     let vv = v.dot(v);
     if vv == 0.0 {
-        return (c <= 0.0).then_some(SweepHit {
+        return (c <= 0.0).then_some(SweepInterval {
             u0: 0.0,
             u1: 1.0,
             normal: V::ZERO,
@@ -123,7 +123,7 @@ pub fn sweep_balls<V: Vector>(a: &Ball<V>, da: V, b: &Ball<V>, db: V) -> Option<
         // Two points meet center on center (len = 0): b arrived from -v.
         (t0, if len > 0.0 { n / len } else { -v / vv.sqrt() })
     };
-    Some(SweepHit {
+    Some(SweepInterval {
         u0,
         u1: t1.min(1.0),
         normal,
@@ -153,12 +153,12 @@ pub fn sweep_ball_box<V: Vector>(
     d_ball: V,
     aabb: &BoundingBox<V>,
     d_box: V,
-) -> Option<SweepHit<V>> {
+) -> Option<SweepInterval<V>> {
     let v = d_ball - d_box;
     let grown = aabb.grown(ball.radius);
     let bounds = sweep_boxes(&ball.bounding_box(), v, aabb, V::ZERO)?;
     if ball.overlaps_box(aabb) {
-        return Some(SweepHit {
+        return Some(SweepInterval {
             u0: 0.0,
             u1: bounds.u1,
             normal: V::ZERO,
@@ -178,7 +178,7 @@ pub fn sweep_ball_box<V: Vector>(
         let c = ray.at(u);
         let n = aabb.closest_point(c) - c;
         let len = n.dot(n).sqrt();
-        SweepHit {
+        SweepInterval {
             u0: u,
             u1: bounds.u1.max(u),
             // A point on the face it entered through (radius 0): across that face.

@@ -70,23 +70,23 @@ fn cross_pairs<V: Vector>(state: &mut AabbTree<V>) {
             })
     };
     let (tree, static_tree) = (&*tree, &*static_tree);
-    if static_tree.is_empty() && tick.prepare.moved.iter().all(|k| !k.is_static()) {
+    if static_tree.is_empty() && tick.colliders.moved.iter().all(|k| !k.is_static()) {
         return;
     }
-    tick.broad.moved_static.clear();
-    tick.broad
+    tick.pair_search.moved_static.clear();
+    tick.pair_search
         .moved_static
-        .extend(tick.prepare.moved.iter().filter(|k| k.is_static()));
-    let static_moved = tick.broad.moved_static.len();
+        .extend(tick.colliders.moved.iter().filter(|k| k.is_static()));
+    let static_moved = tick.pair_search.moved_static.len();
     // (A moved collider is in its tree; were it not, every list near anything goes.)
     let everywhere = BoundingBox::from_min_max(-V::INFINITY, V::INFINITY);
     neighbourhoods.forget_near(
-        tick.broad
+        tick.pair_search
             .moved_static
             .iter()
             .map(|k| static_tree.fat_box(k.proxy()).unwrap_or(everywhere)),
     );
-    let out = &mut tick.broad.new_pairs;
+    let out = &mut tick.pair_search.new_pairs;
     let first = out.len();
     if static_moved > 0 && static_moved >= tree.len() {
         for (id, _, fat) in tree.proxies() {
@@ -98,8 +98,8 @@ fn cross_pairs<V: Vector>(state: &mut AabbTree<V>) {
         }
         return;
     }
-    let known = &mut tick.broad.known_static;
-    for &key in &tick.prepare.moved {
+    let known = &mut tick.pair_search.known_static;
+    for &key in &tick.colliders.moved {
         if key.is_static() {
             let Some(fat) = static_tree.fat_box(key.proxy()) else {
                 continue;
@@ -144,7 +144,7 @@ fn cross_pairs<V: Vector>(state: &mut AabbTree<V>) {
             }
         });
     }
-    if static_moved > 0 && static_moved < tick.prepare.moved.len() {
+    if static_moved > 0 && static_moved < tick.colliders.moved.len() {
         let cross = &mut out[first..];
         cross.sort_unstable();
         let mut kept = first;
@@ -164,23 +164,23 @@ fn cross_pairs<V: Vector>(state: &mut AabbTree<V>) {
 pub(crate) fn broad_phase<V: Vector>(config: Res<CollisionConfig>, mut state: ResMut<AabbTree<V>>) {
     let start = Instant::now();
     let state = &mut *state;
-    state.tick.broad.new_pairs.clear();
+    state.tick.pair_search.new_pairs.clear();
     // The static tree's layer unions for the searches into it (nothing to do unless new
     // static colliders changed its shape).
     state.static_tree.refresh_layers();
     // Before the moving tree's update, which forgets its moves.
     cross_pairs(state);
-    let mut tree_pairs = core::mem::take(&mut state.tick.broad.tree_pairs);
+    let mut tree_pairs = core::mem::take(&mut state.tick.pair_search.tree_pairs);
     tree_pairs.clear();
     state.stats.parallel_tasks = update_pairs(&mut state.tree, &config, &mut tree_pairs);
-    if state.tick.prepare.moved.iter().any(|k| k.is_static()) {
+    if state.tick.colliders.moved.iter().any(|k| k.is_static()) {
         state.static_tree.refit();
     }
     // Fresh unions for the spatial queries of the rest of the frame.
     state.tree.refresh_layers();
     state.static_tree.refresh_layers();
     let first_added = state.pairs.len();
-    let new_pairs = core::mem::take(&mut state.tick.broad.new_pairs);
+    let new_pairs = core::mem::take(&mut state.tick.pair_search.new_pairs);
     let moving_pairs = tree_pairs
         .iter()
         .map(|&(a, b)| (Key::moving(a), Key::moving(b)));
@@ -200,14 +200,14 @@ pub(crate) fn broad_phase<V: Vector>(config: Res<CollisionConfig>, mut state: Re
     // The walk's order depends on whether it ran in parallel, and on how many threads the
     // pool has. Sorted, the pairs added (fewer than the walk reports: most are candidates
     // already) come in the same order on every machine, and so do `touching_pairs`,
-    // `colliding_with` and `swept_hits`.
+    // `colliding_with` and `pass_throughs`.
     state
         .pairs
         .unlinked_mut(first_added)
         .sort_unstable_by_key(|p| (p.a, p.b));
     state.pairs.link_from(first_added);
     state.stats.new_candidates = state.pairs.len() - first_added;
-    state.tick.broad.new_pairs = new_pairs;
-    state.tick.broad.tree_pairs = tree_pairs;
+    state.tick.pair_search.new_pairs = new_pairs;
+    state.tick.pair_search.tree_pairs = tree_pairs;
     state.stats.broad_ms = start.elapsed().as_secs_f32() * 1000.0;
 }

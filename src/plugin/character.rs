@@ -13,7 +13,7 @@ use bevy::ecs::entity::EntityHashMap;
 use crate::Vector;
 use crate::geometry::{CastHit, CharacterWorld, move_character};
 use crate::plugin::{
-    AabbTree, CollisionConfig, CollisionLayers, CollisionSystems, FilterPairs, PairFilter,
+    AabbTree, AskPairFilter, CollisionConfig, CollisionLayers, CollisionSystems, PairFilter,
     TrackedCollider,
 };
 
@@ -348,7 +348,7 @@ fn move_characters<V: Vector, F: PairFilter + 'static>(
     // The grounds and one-way platforms (a character is never ground to another).
     colliders: Query<&TrackedCollider<V>, Without<CharacterController<V>>>,
     is_character: Query<(), With<CharacterController<V>>>,
-    asks: Query<(), With<FilterPairs>>,
+    asks: Query<(), With<AskPairFilter>>,
     // The displacement of each character moved so far this tick.
     mut moved_so_far: Local<EntityHashMap<V>>,
 ) where

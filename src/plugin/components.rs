@@ -506,7 +506,7 @@ pub struct TrackedCollider<V: Vector> {
     #[reflect(ignore)]
     pub(crate) seen: u32,
     /// The prepare stage's run for which an observer listed it (a static collider under
-    /// [`StaticChanges::OnInsert`](crate::plugin::StaticChanges::OnInsert)): listed once
+    /// [`StaticChangeDetection::OnInsert`](crate::plugin::StaticChangeDetection::OnInsert)): listed once
     /// per run however many of its components are inserted.
     #[reflect(ignore)]
     pub(crate) queued: u32,

@@ -71,10 +71,10 @@ pub struct CollisionConfig {
     /// and positive counts as `1.0`, with a warning.
     pub length_unit: f32,
     /// How the pipeline learns that a [`Static`](crate::plugin::Static) collider changed.
-    /// Default [`StaticChanges::Detect`]: every write is seen, at a few nanoseconds per
-    /// static collider per tick. [`StaticChanges::OnInsert`] makes an idle level cost
+    /// Default [`StaticChangeDetection::Scan`]: every write is seen, at a few nanoseconds per
+    /// static collider per tick. [`StaticChangeDetection::OnInsert`] makes an idle level cost
     /// nothing per tick, for levels of hundreds of thousands of colliders and more.
-    pub static_changes: StaticChanges,
+    pub static_changes: StaticChangeDetection,
     /// Whether each tick depends on the collision state and the components alone, so
     /// that a rollback that restores them replays the tick bit for bit. Default `false`;
     /// `AabbTreeRollbackPlugin` (feature `ggrs`) turns it on.
@@ -101,14 +101,14 @@ pub struct CollisionConfig {
 /// `Transform` changes; the two modes differ on writes in place (through `&mut`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Reflect)]
 #[reflect(Debug, Default, PartialEq, Hash)]
-pub enum StaticChanges {
+pub enum StaticChangeDetection {
     /// Each tick tests every static collider's change ticks (its `Transform`, `Aabb`,
     /// `BoundingSphere`, `Velocity` and `CollisionLayers`), like a moving collider's:
     /// writes through `&mut` are seen at the next tick. The test costs a few
     /// nanoseconds per static collider per tick, a few milliseconds for a level of a
     /// million colliders.
     #[default]
-    Detect,
+    Scan,
     /// Static colliders are never scanned: one is processed again only on the changes
     /// every mode sees (the marker, a component inserted or removed, `Disabled`, an
     /// ancestor's `Transform`), after it moved or while its values are invalid, and when
@@ -142,7 +142,7 @@ impl Default for CollisionConfig {
             parallel_pairs_from: Some(2_000),
             move_cache: true,
             length_unit: 1.0,
-            static_changes: StaticChanges::Detect,
+            static_changes: StaticChangeDetection::Scan,
             replayable: false,
         }
     }

@@ -5,7 +5,7 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
 use crate::Vector;
-use crate::plugin::state::{EndRecord, EventBuffers, TickBuffers};
+use crate::plugin::state::{EndRecord, EntityEventBatch, TickBuffers};
 use crate::plugin::{AabbTree, CollidingEntities};
 
 /// Two colliders started touching during the last tick.
@@ -204,7 +204,7 @@ impl<V: Vector> CollisionWriters<'_, V> {
 ///
 /// The command takes the buffers and gives them back to the resource once it has
 /// triggered them, so that a steady stream of events allocates nothing.
-pub(crate) fn trigger_batch<V: Vector>(commands: &mut Commands, events: &mut EventBuffers<V>) {
+pub(crate) fn trigger_batch<V: Vector>(commands: &mut Commands, events: &mut EntityEventBatch<V>) {
     if events.broken_events.is_empty()
         && events.start_events.is_empty()
         && events.end_events.is_empty()
@@ -250,7 +250,7 @@ pub(crate) fn trigger_batch<V: Vector>(commands: &mut Commands, events: &mut Eve
         // Observers may have queued batches of their own meanwhile: keep the larger
         // buffers.
         if let Some(mut state) = world.get_resource_mut::<AabbTree<V>>() {
-            let events = &mut state.bypass_change_detection().tick.events;
+            let events = &mut state.bypass_change_detection().tick.entity_events;
             for (kept, used) in [
                 (&mut events.broken_events, broken),
                 (&mut events.end_events, ended),
@@ -313,9 +313,9 @@ fn end_events(records: &mut Vec<EndRecord>, out: &mut Vec<CollisionEnded>) -> us
 /// ([`EndBuffers::broken`](crate::plugin::state::TickBuffers)): their messages now, their
 /// entity events with the batch.
 fn write_broken<V: Vector>(tick: &mut TickBuffers<V>, writers: &mut CollisionWriters<V>) {
-    let first = tick.events.broken_events.len();
-    tick.ends.delivered += end_events(&mut tick.ends.broken, &mut tick.events.broken_events);
-    writers.write_ended(&tick.events.broken_events[first..]);
+    let first = tick.entity_events.broken_events.len();
+    tick.ends.delivered += end_events(&mut tick.ends.broken, &mut tick.entity_events.broken_events);
+    writers.write_ended(&tick.entity_events.broken_events[first..]);
 }
 
 /// Delivers at once the ends of a removal between ticks (a despawn, a shape removed,
@@ -329,7 +329,7 @@ pub(crate) fn deliver_removal<V: Vector>(
 ) {
     if !tick.ends.after_tests {
         write_broken(tick, writers);
-        trigger_batch::<V>(commands, &mut tick.events);
+        trigger_batch::<V>(commands, &mut tick.entity_events);
     }
 }
 
@@ -349,8 +349,8 @@ pub(crate) fn emit_events<V: Vector>(
     let state = &mut *state;
     let tick = &mut state.tick;
     write_broken(tick, &mut writers);
-    state.stats.started = tick.narrow.started.len();
-    for s in &mut tick.narrow.started {
+    state.stats.started = tick.starts.started.len();
+    for s in &mut tick.starts.started {
         let swapped;
         (s.a, s.b, swapped) = canonical(s.a, s.b);
         if swapped {
@@ -359,33 +359,33 @@ pub(crate) fn emit_events<V: Vector>(
     }
     // Earliest first, then by pair: an entity's first start of a tick is its earliest
     // contact, whatever the pairs' order.
-    tick.narrow.started.sort_unstable_by(|x, y| {
+    tick.starts.started.sort_unstable_by(|x, y| {
         x.time_of_impact.total_cmp(&y.time_of_impact).then_with(|| {
             (entity_order(x.a), entity_order(x.b)).cmp(&(entity_order(y.a), entity_order(y.b)))
         })
     });
-    let first = tick.events.start_events.len();
-    for s in tick.narrow.started.drain(..) {
+    let first = tick.entity_events.start_events.len();
+    for s in tick.starts.started.drain(..) {
         let n = s.normal;
-        tick.events.start_events.push(CollisionStarted {
+        tick.entity_events.start_events.push(CollisionStarted {
             entity: s.a,
             other: s.b,
             time_of_impact: s.time_of_impact,
             normal: n,
         });
-        tick.events.start_events.push(CollisionStarted {
+        tick.entity_events.start_events.push(CollisionStarted {
             entity: s.b,
             other: s.a,
             time_of_impact: s.time_of_impact,
             normal: -n,
         });
     }
-    writers.write_started(&tick.events.start_events[first..]);
-    let first = tick.events.end_events.len();
-    tick.ends.delivered += end_events(&mut tick.ends.tested, &mut tick.events.end_events);
-    writers.write_ended(&tick.events.end_events[first..]);
+    writers.write_started(&tick.entity_events.start_events[first..]);
+    let first = tick.entity_events.end_events.len();
+    tick.ends.delivered += end_events(&mut tick.ends.tested, &mut tick.entity_events.end_events);
+    writers.write_ended(&tick.entity_events.end_events[first..]);
     tick.ends.after_tests = false;
     state.stats.ended = core::mem::take(&mut tick.ends.delivered);
-    trigger_batch::<V>(&mut commands, &mut tick.events);
+    trigger_batch::<V>(&mut commands, &mut tick.entity_events);
     state.stats.events_ms = start.elapsed().as_secs_f32() * 1000.0;
 }

@@ -5,14 +5,14 @@
 //! door lets through whoever holds its key. The rule is a read-only system parameter (it
 //! may query components and read resources) registered with
 //! [`AabbTreePlugin::with_pair_filter`](crate::plugin::AabbTreePlugin::with_pair_filter);
-//! only pairs where at least one collider has [`FilterPairs`] ask it, so a rule costs
+//! only pairs where at least one collider has [`AskPairFilter`] ask it, so a rule costs
 //! nothing for the rest of the world.
 //!
 //! A vetoed pair is not touching: it raises no [`CollisionStarted`](crate::plugin::CollisionStarted),
 //! a touching pair that becomes vetoed ends with [`EndReason::Filtered`](crate::plugin::EndReason::Filtered),
 //! and when the veto lifts while the two still overlap, the pair starts at that tick.
 //! The rule is asked at every tick for every candidate pair of the colliders with
-//! [`FilterPairs`] (fat boxes overlapping, layers matching), after the broad phase
+//! [`AskPairFilter`] (fat boxes overlapping, layers matching), after the broad phase
 //! ([`CollisionSystems::Filter`](crate::plugin::CollisionSystems::Filter)).
 //! The [`CharacterPlugin`](crate::plugin::CharacterPlugin) of the same app honours the same
 //! rule; in a game's own casts, pass it to
@@ -33,15 +33,15 @@ use crate::plugin::{AabbTree, CollisionConfig, Static, TrackedCollider};
 /// # use bevy::prelude::*;
 /// # use bevy_aabb_tree::d2::*;
 /// fn spawn_bullet(mut commands: Commands) {
-///     commands.spawn((Transform::default(), Aabb::new(Vec2::splat(0.1)), FilterPairs));
+///     commands.spawn((Transform::default(), Aabb::new(Vec2::splat(0.1)), AskPairFilter));
 /// }
 /// ```
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 #[reflect(Component, Debug, Default)]
-pub struct FilterPairs;
+pub struct AskPairFilter;
 
 /// A game's rule for which pairs of colliders may interact, asked for the pairs where
-/// one side has [`FilterPairs`].
+/// one side has [`AskPairFilter`].
 ///
 /// Implement it on a read-only [`SystemParam`](bevy::ecs::system::SystemParam) and
 /// register it with
@@ -85,13 +85,13 @@ impl PairFilter for () {
     }
 }
 
-/// Asks `F` about every candidate pair of the colliders with [`FilterPairs`] and records
+/// Asks `F` about every candidate pair of the colliders with [`AskPairFilter`] and records
 /// the vetoes; a pair whose veto changed is tested by this tick's narrow phase even when
 /// neither collider moved.
 pub(crate) fn apply_pair_filter<V: Vector, F: PairFilter + 'static>(
     filter: StaticSystemParam<F>,
     mut state: ResMut<AabbTree<V>>,
-    filtered: Query<&TrackedCollider<V>, With<FilterPairs>>,
+    filtered: Query<&TrackedCollider<V>, With<AskPairFilter>>,
 ) where
     for<'w, 's> SystemParamItem<'w, 's, F>: PairFilter,
 {
@@ -133,13 +133,13 @@ pub(crate) fn add_pair_filter<V: Vector, F: PairFilter + 'static>(
     );
 }
 
-/// Observer: [`FilterPairs`] removed. The collider's pairs lose their vetoes, save those
+/// Observer: [`AskPairFilter`] removed. The collider's pairs lose their vetoes, save those
 /// whose other side still asks the rule (asked again at the next tick), and the next
 /// tick tests its pairs.
 pub(crate) fn on_filter_removed<V: Vector>(
-    event: On<Remove, FilterPairs>,
+    event: On<Remove, AskPairFilter>,
     mut colliders: Query<(&mut TrackedCollider<V>, Has<Static>), Allow<Disabled>>,
-    asks: Query<(), (With<FilterPairs>, Allow<Disabled>)>,
+    asks: Query<(), (With<AskPairFilter>, Allow<Disabled>)>,
     config: Res<CollisionConfig>,
     mut state: ResMut<AabbTree<V>>,
 ) {

@@ -10,7 +10,7 @@ use crate::plugin::shape::{Hierarchy, world_shape};
 use crate::plugin::state::next_run;
 use crate::plugin::{
     Aabb, AabbTree, BoundingSphere, Capsule, CollidingEntities, CollisionConfig, EndReason, Static,
-    StaticChanges, Teleported, TrackedCollider,
+    StaticChangeDetection, Teleported, TrackedCollider,
 };
 use crate::tree::DynamicTree;
 
@@ -46,7 +46,7 @@ type ShapesItem<'a, V> = (
 
 /// Marks a collider for processing at the next tick: its `TrackedCollider` changed (which
 /// the change scan sees), and, for a static collider the scan skips
-/// ([`StaticChanges::OnInsert`]), an entry in the list of colliders to revisit.
+/// ([`StaticChangeDetection::OnInsert`]), an entry in the list of colliders to revisit.
 pub(crate) fn mark<V: Vector>(
     entity: Entity,
     tracked: &mut Mut<TrackedCollider<V>>,
@@ -68,10 +68,10 @@ fn queue_static<V: Vector>(
     config: &CollisionConfig,
     state: &mut AabbTree<V>,
 ) {
-    let next = next_run(state.tick.prepare.number);
-    if config.static_changes == StaticChanges::OnInsert && tracked.queued != next {
+    let next = next_run(state.tick.colliders.number);
+    if config.static_changes == StaticChangeDetection::OnInsert && tracked.queued != next {
         tracked.queued = next;
-        state.tick.prepare.revisit.push((entity, tracked.proxy));
+        state.tick.colliders.revisit.push((entity, tracked.proxy));
     }
 }
 
@@ -125,8 +125,8 @@ pub(crate) fn on_input_changed<V: Vector, E: EntityEvent, C: Component>(
 }
 
 /// Observer: a component the pipeline reads is inserted on a static collider (a new value,
-/// or the same one again). Under [`StaticChanges::OnInsert`] the change scan skips static
-/// colliders, so this lists it for the next tick; with [`StaticChanges::Detect`] the scan
+/// or the same one again). Under [`StaticChangeDetection::OnInsert`] the change scan skips static
+/// colliders, so this lists it for the next tick; with [`StaticChangeDetection::Scan`] the scan
 /// sees the insert and this does nothing.
 pub(crate) fn on_static_insert<V: Vector, C: Component>(
     event: On<Insert, C>,
@@ -134,7 +134,7 @@ pub(crate) fn on_static_insert<V: Vector, C: Component>(
     config: Res<CollisionConfig>,
     mut state: ResMut<AabbTree<V>>,
 ) {
-    if config.static_changes != StaticChanges::OnInsert {
+    if config.static_changes != StaticChangeDetection::OnInsert {
         return;
     }
     let entity = event.event_target();
@@ -211,7 +211,7 @@ fn record_start<V: Vector>(
     {
         // Through `bypass_change_detection`: every path that calls this also makes the
         // next tick process the collider (it is new, has `Teleported`, or its parent
-        // changed), and a static collider under `StaticChanges::OnInsert` is listed by
+        // changed), and a static collider under `StaticChangeDetection::OnInsert` is listed by
         // its own insert observer.
         let tracked = tracked.bypass_change_detection();
         tracked.shape = shape;

@@ -140,7 +140,7 @@
 //! against itself. Each moving collider keeps a short list of the static colliders around
 //! it and queries the static tree only when it leaves that neighbourhood or a static
 //! collider in it changes, so the pair search costs what moves, not the size of the level
-//! (with [`StaticChanges::OnInsert`], below, so does the whole tick). A level spawned in
+//! (with [`StaticChangeDetection::OnInsert`], below, so does the whole tick). A level spawned in
 //! one frame goes into the static tree with one build.
 //!
 //! Bevy skips the transforms of a still hierarchy only with its `multi_threaded` feature
@@ -174,10 +174,10 @@
 //!
 //! [`CollisionConfig::static_changes`] says how the pipeline notices such changes:
 //!
-//! - [`StaticChanges::Detect`] (the default): each tick tests every static collider's
+//! - [`StaticChangeDetection::Scan`] (the default): each tick tests every static collider's
 //!   change ticks, like a moving collider's, so any write is seen (a few nanoseconds per
 //!   static collider per tick: a few milliseconds for a million);
-//! - [`StaticChanges::OnInsert`]: static colliders are never scanned; one is processed
+//! - [`StaticChangeDetection::OnInsert`]: static colliders are never scanned; one is processed
 //!   again when a component it reads is inserted (even with the same value) or removed,
 //!   when it gets or loses the marker or `Disabled`, or when an ancestor's `Transform`
 //!   changes. A write through `&mut` on the collider itself is not seen until then: move a
@@ -189,7 +189,7 @@
 //! # use bevy_aabb_tree::prelude::*;
 //! # let mut app = App::new();
 //! app.insert_resource(CollisionConfig {
-//!     static_changes: StaticChanges::OnInsert,
+//!     static_changes: StaticChangeDetection::OnInsert,
 //!     ..default()
 //! });
 //! ```
@@ -223,7 +223,7 @@
 //! that moved at the tick before (to read as still), that have [`Teleported`] (or an
 //! ancestor has), that are out of the tree, and every collider once after a
 //! [`CollisionConfig`] change are processed too. Static colliders under
-//! [`StaticChanges::OnInsert`] are the exception: writes in place on them are not seen
+//! [`StaticChangeDetection::OnInsert`] are the exception: writes in place on them are not seen
 //! (see [Static colliders](#static-colliders)). A skipped collider costs a few
 //! change-tick tests, and the narrow phase tests only the pairs of processed colliders:
 //! a pair of two idle colliders keeps its state at no cost. [`StepStats::processed`]
@@ -299,9 +299,9 @@ pub use components::{
     Aabb, BoundingSphere, Capsule, CapsuleAxis, CollidingEntities, CollisionLayer, CollisionLayers,
     Sensor, Static, Teleported, TrackedCollider, Velocity, WorldShape,
 };
-pub use config::{CollisionConfig, StaticChanges};
+pub use config::{CollisionConfig, StaticChangeDetection};
 pub use events::{CollisionEnded, CollisionMessage, CollisionStarted, EndReason};
-pub use filter::{FilterPairs, PairFilter};
+pub use filter::{AskPairFilter, PairFilter};
 pub use gameplay::Contacts;
 pub use motion::{NotIntegrated, VelocityPlugin, VelocitySystems};
 pub use one_way::OneWay;
@@ -313,7 +313,7 @@ pub use rollback::RestoringWorld;
 #[cfg(feature = "ggrs")]
 pub use rollback_ggrs::AabbTreeRollbackPlugin;
 pub use spatial::{PointProjection, QueryFilter, ShapeHit, SpatialQuery};
-pub use state::{AabbTree, StepStats, SweptHit};
+pub use state::{AabbTree, PassThrough, StepStats};
 #[cfg(feature = "tilemap")]
 pub use tilemap::{
     AabbTreeTilemapPlugin, SolidTile, SolidTiles, TileCollider, TileColliderMode, TileHit,
@@ -330,7 +330,7 @@ pub enum CollisionSystems {
     /// New candidate pairs from the tree (layers filter here).
     BroadPhase,
     /// The game's [`PairFilter`] asked about the pairs of colliders with
-    /// [`FilterPairs`] (empty without
+    /// [`AskPairFilter`] (empty without
     /// [`AabbTreePlugin::with_pair_filter`]).
     Filter,
     /// Exact and swept tests of every candidate pair.
@@ -363,7 +363,7 @@ impl<V: Vector> AabbTreePlugin<V> {
         }
     }
 
-    /// The plugin asking `F` about the pairs of colliders with [`FilterPairs`] at every
+    /// The plugin asking `F` about the pairs of colliders with [`AskPairFilter`] at every
     /// tick (see [`PairFilter`]): vetoed pairs never touch. The [`CharacterPlugin`] of the
     /// same app honours the same rule: a character passes through what it vetoes.
     pub fn with_pair_filter<F: PairFilter + 'static>(mut self) -> Self
@@ -411,10 +411,10 @@ where
             .register_type::<Teleported>()
             .register_type::<Static>()
             .register_type::<Sensor>()
-            .register_type::<FilterPairs>()
+            .register_type::<AskPairFilter>()
             .register_type::<CollidingEntities>()
             .register_type::<OneWay<V>>()
-            .register_type::<StaticChanges>()
+            .register_type::<StaticChangeDetection>()
             .register_type::<TrackedCollider<V>>()
             .register_type::<CollisionStarted<V>>()
             .register_type::<CollisionEnded>()
@@ -514,7 +514,7 @@ where
             .add_observer(lifecycle::on_parent_changed::<V, Insert>.run_if(rollback::not_restoring))
             .add_observer(lifecycle::on_parent_changed::<V, Remove>.run_if(rollback::not_restoring))
             // Inserts on static colliders, which the change scan skips under
-            // `StaticChanges::OnInsert`.
+            // `StaticChangeDetection::OnInsert`.
             .add_observer(lifecycle::on_static_insert::<V, Static>.run_if(rollback::not_restoring))
             .add_observer(
                 lifecycle::on_static_insert::<V, Transform>.run_if(rollback::not_restoring),

@@ -9,7 +9,7 @@ use crate::Vector;
 use crate::geometry::{BoundingBox, sweep_ball_box, sweep_balls, sweep_boxes, sweep_rounded};
 use crate::plugin::key::Key;
 use crate::plugin::pairs::Pair;
-use crate::plugin::state::{Body, EndRecord, StartRecord, StaticSide, SweptHit};
+use crate::plugin::state::{Body, EndRecord, PassThrough, StartRecord, StaticSide};
 use crate::plugin::{AabbTree, CollisionConfig, EndReason, WorldShape};
 
 /// Processed static colliders up to which a tick whose moving colliders were mostly
@@ -81,11 +81,11 @@ pub(crate) fn narrow_phase<V: Vector>(
 ) {
     let start = Instant::now();
     let state = &mut *state;
-    let processed = core::mem::take(&mut state.tick.prepare.processed);
-    let before = state.tick.prepare.processed_before;
-    let mut swept_hits = 0;
+    let processed = core::mem::take(&mut state.tick.colliders.processed);
+    let before = state.tick.colliders.processed_before;
+    let mut pass_throughs = 0;
     let colliders = state.tree.len() + state.static_tree.len();
-    let mut statics = core::mem::take(&mut state.tick.narrow.processed_static);
+    let mut statics = core::mem::take(&mut state.tick.starts.processed_static);
     statics.clear();
     let most = processed.len() * 2 >= colliders;
     let static_count = processed.iter().filter(|k| k.is_static()).count();
@@ -118,7 +118,7 @@ pub(crate) fn narrow_phase<V: Vector>(
                 continue;
             };
             let (keep, swept) = test_pair(state, &config, i, &pair, (&a, &b), fixed_fat);
-            swept_hits += usize::from(swept);
+            pass_throughs += usize::from(swept);
             if keep {
                 i += 1;
             } else {
@@ -143,7 +143,7 @@ pub(crate) fn narrow_phase<V: Vector>(
                     continue;
                 }
                 let (keep, swept) = test_pair(state, &config, i, &pair, (&a, &b), fixed_fat);
-                swept_hits += usize::from(swept);
+                pass_throughs += usize::from(swept);
                 if !keep {
                     let last = state.pairs.len() - 1;
                     state.pairs.remove_at(i);
@@ -155,10 +155,10 @@ pub(crate) fn narrow_phase<V: Vector>(
             }
         }
     }
-    state.tick.prepare.processed = processed;
-    state.tick.narrow.processed_static = statics;
+    state.tick.colliders.processed = processed;
+    state.tick.starts.processed_static = statics;
     state.tick.ends.after_tests = true;
-    state.stats.swept_hits = swept_hits;
+    state.stats.pass_throughs = pass_throughs;
     state.stats.candidates = state.pairs.len();
     state.stats.touching = state.pairs.touching_count();
     state.stats.narrow_ms = start.elapsed().as_secs_f32() * 1000.0;
@@ -191,7 +191,7 @@ fn pair_bodies<V: Vector>(state: &mut AabbTree<V>, i: usize, pair: &Pair) -> Opt
             let body = *state.body(fixed)?;
             // Processed this tick: no copy (a copy reads as not processed this tick), and
             // the fat box only if the test needs it.
-            if body.processed_at > state.tick.prepare.processed_before {
+            if body.processed_at > state.tick.colliders.processed_before {
                 (body, None)
             } else {
                 let fat = state.fat_box(fixed)?;
@@ -251,14 +251,14 @@ fn test_pair<V: Vector>(
                 .or_else(|| touching.then(|| (1.0, overlap_normal(&a.shape, &b.shape))))
         };
         if let Some((time_of_impact, normal)) = hit {
-            state.tick.narrow.started.push(StartRecord {
+            state.tick.starts.started.push(StartRecord {
                 a: a.entity,
                 b: b.entity,
                 time_of_impact,
                 normal,
             });
             if !touching {
-                state.tick.narrow.swept_hits.push(SweptHit {
+                state.tick.starts.pass_throughs.push(PassThrough {
                     entity: a.entity,
                     other: b.entity,
                     position: a0.center() + a.displacement * time_of_impact,

@@ -56,17 +56,17 @@ impl<V: Vector> MapEntities for AabbTree<V> {
             .map(|(entity, normal)| (mapper.get_mapped(entity), normal))
             .collect();
         let tick = &mut self.tick;
-        for (entity, _) in &mut tick.prepare.revisit {
+        for (entity, _) in &mut tick.colliders.revisit {
             *entity = mapper.get_mapped(*entity);
         }
-        for (_, body) in &mut tick.prepare.new_static {
+        for (_, body) in &mut tick.colliders.new_static {
             body.entity = mapper.get_mapped(body.entity);
         }
-        for start in &mut tick.narrow.started {
+        for start in &mut tick.starts.started {
             start.a = mapper.get_mapped(start.a);
             start.b = mapper.get_mapped(start.b);
         }
-        for hit in &mut tick.narrow.swept_hits {
+        for hit in &mut tick.starts.pass_throughs {
             hit.entity = mapper.get_mapped(hit.entity);
             hit.other = mapper.get_mapped(hit.other);
         }

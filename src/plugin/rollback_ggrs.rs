@@ -19,9 +19,9 @@ use crate::plugin::events::CollisionWriters;
 use crate::plugin::lifecycle::drop_proxy;
 use crate::plugin::rollback::not_restoring;
 use crate::plugin::{
-    Aabb, AabbTree, BoundingSphere, Capsule, CharacterController, CharacterState,
-    CollidingEntities, CollisionConfig, CollisionLayers, FilterPairs, NotIntegrated, OneWay,
-    RestoringWorld, Sensor, Static, Teleported, TrackedCollider, Velocity, WorldShape,
+    Aabb, AabbTree, AskPairFilter, BoundingSphere, Capsule, CharacterController, CharacterState,
+    CollidingEntities, CollisionConfig, CollisionLayers, NotIntegrated, OneWay, RestoringWorld,
+    Sensor, Static, Teleported, TrackedCollider, Velocity, WorldShape,
 };
 
 /// Rollback with `bevy_ggrs` for one dimension, in one call: registers for rollback
@@ -52,7 +52,7 @@ use crate::plugin::{
 ///   pairs, their vetoes, the neighbourhood lists, the records of first-tick starts and
 ///   teleports), and the components [`TrackedCollider`], [`Aabb`], [`BoundingSphere`], [`Capsule`],
 ///   [`Velocity`], [`CollisionLayers`], [`Static`], [`Sensor`], [`Teleported`],
-///   [`FilterPairs`], [`OneWay`], [`NotIntegrated`], [`CollidingEntities`],
+///   [`AskPairFilter`], [`OneWay`], [`NotIntegrated`], [`CollidingEntities`],
 ///   [`CharacterController`] and [`CharacterState`];
 /// - the entities named by [`AabbTree`], [`CollidingEntities`] and [`CharacterState`],
 ///   mapped when `bevy_ggrs` spawns a restored entity again under a new id;
@@ -131,7 +131,7 @@ where
         copy_component::<Static>(app);
         copy_component::<Sensor>(app);
         copy_component::<Teleported>(app);
-        copy_component::<FilterPairs>(app);
+        copy_component::<AskPairFilter>(app);
         copy_component::<NotIntegrated>(app);
         copy_immutable::<OneWay<V>>(app);
         clone_mapped::<CollidingEntities>(app);

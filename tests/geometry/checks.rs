@@ -654,7 +654,7 @@ pub(crate) fn check_box_cast<V: Vector>(
 
 #[track_caller]
 pub(crate) fn assert_sweep<V: Vector>(
-    got: Option<SweepHit<V>>,
+    got: Option<SweepInterval<V>>,
     u0: f32,
     u1: f32,
     normal: [f32; 3],

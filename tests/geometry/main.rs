@@ -31,7 +31,8 @@
 //! wrong, and the special cases named in the functions' documentation.
 
 use bevy_aabb_tree::geometry::{
-    SweepHit, box_cast_at, overlaps_center_half_extents, sweep_ball_box, sweep_balls, sweep_boxes,
+    SweepInterval, box_cast_at, overlaps_center_half_extents, sweep_ball_box, sweep_balls,
+    sweep_boxes,
 };
 use bevy_aabb_tree::{Ball, BoundingBox, DynamicTree, Ray, Vector};
 use glam::{Vec2, Vec3};

@@ -673,7 +673,7 @@ fn agree<V: Vector>(
         BoundingBox::from_center_half_extents(c1, V::ZERO),
         BoundingBox::from_center_half_extents(c2, V::ZERO),
     );
-    let flip = |h: SweepHit<V>| SweepHit {
+    let flip = |h: SweepInterval<V>| SweepInterval {
         normal: -h.normal,
         ..h
     };

@@ -347,7 +347,7 @@ fn vetoed_by(phase: u64, a: Entity, b: Entity) -> bool {
     (a.to_bits() + b.to_bits() + phase).is_multiple_of(3)
 }
 
-/// Random boxes moving slowly, a third of them with `FilterPairs`, the rule changing every
+/// Random boxes moving slowly, a third of them with `AskPairFilter`, the rule changing every
 /// 40 ticks: after every tick the open pairs (from the events) are the overlapping pairs
 /// less those the rule vetoes where a side asks it.
 fn filter_vetoes_exactly_its_pairs<V: Dim>() {
@@ -378,7 +378,7 @@ fn filter_vetoes_exactly_its_pairs<V: Dim>() {
             Velocity(V::truncate_from_3d(vel)),
         ));
         if i % 3 == 0 {
-            e.insert(FilterPairs);
+            e.insert(AskPairFilter);
         }
         bodies.push((e.id(), flat::<V>(vel), half, i % 3 == 0));
     }
@@ -390,15 +390,15 @@ fn filter_vetoes_exactly_its_pairs<V: Dim>() {
     let mut vetoed_seen = 0;
     for tick in 0..240u64 {
         app.world_mut().resource_mut::<RulePhase>().0 = tick / 40;
-        // At tick 120 the opt-in moves: half the colliders with `FilterPairs` lose it,
+        // At tick 120 the opt-in moves: half the colliders with `AskPairFilter` lose it,
         // some without it get it.
         if tick == 120 {
             for (i, body) in bodies.iter_mut().enumerate() {
                 if body.3 && i % 2 == 0 {
-                    app.world_mut().entity_mut(body.0).remove::<FilterPairs>();
+                    app.world_mut().entity_mut(body.0).remove::<AskPairFilter>();
                     body.3 = false;
                 } else if i % 3 == 1 && i % 4 == 1 {
-                    app.world_mut().entity_mut(body.0).insert(FilterPairs);
+                    app.world_mut().entity_mut(body.0).insert(AskPairFilter);
                     body.3 = true;
                 }
             }
@@ -466,7 +466,7 @@ fn filter_vetoes_exactly_its_pairs<V: Dim>() {
     );
 }
 
-/// A character with `FilterPairs` walks through a wall the rule vetoes, and is stopped by
+/// A character with `AskPairFilter` walks through a wall the rule vetoes, and is stopped by
 /// one it allows (on a floor the rule never vetoes).
 fn controller_honours_the_filter<V: Dim>() {
     for (want_veto, character_first) in [(true, true), (false, true), (true, false), (false, false)]
@@ -478,7 +478,7 @@ fn controller_honours_the_filter<V: Dim>() {
             Static,
             Immune,
         ));
-        let character = spawn_character::<V>(&mut app, 0.0, 0.51, (FilterPairs, Walk(3.0)));
+        let character = spawn_character::<V>(&mut app, 0.0, 0.51, (AskPairFilter, Walk(3.0)));
         let wall = app
             .world_mut()
             .spawn((

@@ -427,10 +427,10 @@ pub(crate) fn hits_in_time_order<V: Dim>() {
 
 /// The case: a pair that swaps its `Static` side on a tick that also changes
 /// `CollisionConfig` (which processes every collider) keeps its contact without events,
-/// in both `StaticChanges` modes, whatever the spawn order; when the newly moving side
+/// in both `StaticChangeDetection` modes, whatever the spawn order; when the newly moving side
 /// also moves away, the pair ends once (`Separated`).
 pub(crate) fn static_swap_on_config_change<V: Dim>() {
-    for mode in [StaticChanges::Detect, StaticChanges::OnInsert] {
+    for mode in [StaticChangeDetection::Scan, StaticChangeDetection::OnInsert] {
         for moves_away in [false, true] {
             for spacer_first in [false, true] {
                 let what = format!("{mode:?}, moves away {moves_away}, spacer {spacer_first}");

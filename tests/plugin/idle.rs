@@ -402,14 +402,17 @@ pub(crate) fn stopped_mover_no_stale_sweep<V: Dim>() {
         tracked.previous_position().extend_to_3d().x
     };
     assert_eq!(previous(&app), -5.0);
-    assert_eq!(app.world().resource::<AabbTree<V>>().swept_hits().len(), 1);
+    assert_eq!(
+        app.world().resource::<AabbTree<V>>().pass_throughs().len(),
+        1
+    );
     // Ticks 2 and 3: it stands still.
     run_ticks(&mut app, 1);
     assert_eq!(previous(&app), 5.0);
     assert!(
         app.world()
             .resource::<AabbTree<V>>()
-            .swept_hits()
+            .pass_throughs()
             .is_empty()
     );
     run_ticks(&mut app, 1);

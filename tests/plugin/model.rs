@@ -470,7 +470,7 @@ fn run_case<V: Dim>(
     change: Change,
     before: Before,
     after: After,
-    statics: StaticChanges,
+    statics: StaticChangeDetection,
 ) -> Result<(), String> {
     let config = CollisionConfig {
         static_changes: statics,
@@ -575,14 +575,14 @@ fn run_case<V: Dim>(
     Ok(())
 }
 
-/// The whole matrix: every change × contact state × motion × `StaticChanges` mode.
+/// The whole matrix: every change × contact state × motion × `StaticChangeDetection` mode.
 fn lifecycle_model<V: Dim>() {
     let mut failures = Vec::new();
     let mut cases = 0;
     for change in CHANGES {
         for before in [Before::Apart, Before::Touching, Before::PassedThrough] {
             for after in [After::Still, After::Slow, After::Through] {
-                for statics in [StaticChanges::Detect, StaticChanges::OnInsert] {
+                for statics in [StaticChangeDetection::Scan, StaticChangeDetection::OnInsert] {
                     cases += 1;
                     if let Err(e) = run_case::<V>(change, before, after, statics) {
                         failures.push(format!("{change:?} {before:?} {after:?} {statics:?}: {e}"));

@@ -30,7 +30,10 @@ pub(crate) fn box_through_thin_wall<V: Dim>() {
     // (-0.05 - -4.75) / 10 = 0.47.
     assert_pass_through(&events, bullet, wall, 0.47);
     assert_eq!(events[0].tick, 1);
-    assert_eq!(app.world().resource::<AabbTree<V>>().swept_hits().len(), 0);
+    assert_eq!(
+        app.world().resource::<AabbTree<V>>().pass_throughs().len(),
+        0
+    );
 }
 
 /// The same in the default `FixedPostUpdate`, moved by `VelocityPlugin` from x = -25:

@@ -1,12 +1,12 @@
 //! The cost of a pair filter: the `stress` scene (N uniform moving boxes, `fast`) ticked
-//! by two apps in one process, one with a `PairFilter` and `FilterPairs` on a tenth of
+//! by two apps in one process, one with a `PairFilter` and `AskPairFilter` on a tenth of
 //! the colliders, one without either; ticks interleave and the order alternates.
 //!
 //! `cargo run --release -p bevy_aabb_tree_bench --features plugin --bin filter -- [N]
 //! [2d|3d]` (defaults: 10000 2d).
 //!
 //! The rule reads a component of both entities (a team), as a game's would: colliders
-//! of one team do not touch. A tenth of the colliders have `FilterPairs` and a team of
+//! of one team do not touch. A tenth of the colliders have `AskPairFilter` and a team of
 //! three. Prints the median of `app.update()` for each app and their ratio, and the
 //! touching pairs of each at the end (fewer with the filter: its vetoes).
 
@@ -109,7 +109,7 @@ where
             Velocity(V::truncate_from_3d(vel)),
         ));
         if filtered && i % 10 == 0 {
-            e.insert((FilterPairs, Team((i / 10 % 3) as u8)));
+            e.insert((AskPairFilter, Team((i / 10 % 3) as u8)));
         }
     }
     app.finish();
@@ -153,7 +153,7 @@ where
     };
     let [plain, filtered] = &mut times;
     let (plain, filtered) = (median(plain), median(filtered));
-    println!("{D}D, {n} boxes (fast), a tenth with FilterPairs, {TICKS} ticks each, alternated");
+    println!("{D}D, {n} boxes (fast), a tenth with AskPairFilter, {TICKS} ticks each, alternated");
     println!("| app | tick (ms, median) | touching pairs at the end |");
     println!("|---|---|---|");
     println!("| no filter | {plain:.3} | {} |", touching(&apps[0]));

@@ -13,7 +13,7 @@
 //! `SpatialQuery::cast_ray`, each timed in batches of 100), and the ratios of the app with
 //! the floor to the app without. Both apps must report the same touching pairs and ray
 //! hits (the process exits with status 1 otherwise). With `LAYERS_ON_INSERT=1` both apps
-//! run with `StaticChanges::OnInsert`, which does not scan the static colliders' change
+//! run with `StaticChangeDetection::OnInsert`, which does not scan the static colliders' change
 //! ticks each tick (the part of the plugin's tick that grows with the floor).
 
 use std::time::{Duration, Instant};
@@ -91,7 +91,7 @@ fn app<V: Dim>(floor: bool) -> App {
         .add_systems(Update, walk.before(CollisionSystems::Prepare));
     if std::env::var_os("LAYERS_ON_INSERT").is_some() {
         app.insert_resource(CollisionConfig {
-            static_changes: StaticChanges::OnInsert,
+            static_changes: StaticChangeDetection::OnInsert,
             ..default()
         });
     }

@@ -202,7 +202,7 @@ where
             s.touching as f64,
             s.candidates as f64,
             s.moved as f64,
-            s.swept_hits as f64,
+            s.pass_throughs as f64,
             s.processed as f64,
         ];
         for (c, x) in cols.iter_mut().zip(row) {

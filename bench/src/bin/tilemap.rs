@@ -16,7 +16,7 @@
 //!
 //! - the movers over no level;
 //! - 10k, 100k and 1M `Static` tiles under a map entity, with each
-//!   [`StaticChanges`] mode (the default `Detect` tests every tile's change ticks each
+//!   [`StaticChangeDetection`] mode (the default `Scan` tests every tile's change ticks each
 //!   tick; `OnInsert` does not scan tiles);
 //! - the 1M level with `OnInsert` and one more static collider, outside the map, moved
 //!   every tick by an insert of its `Transform` (a platform marked `Static`; under the map
@@ -127,7 +127,7 @@ impl Rng {
 enum Level {
     None,
     /// `Static`, children of one map entity, found by the given mode.
-    Static(usize, StaticChanges),
+    Static(usize, StaticChangeDetection),
     /// As `Static(n, OnInsert)`, plus one more static tile moved every tick by inserting
     /// its `Transform` (a moving platform marked `Static`).
     Platform(usize),
@@ -172,8 +172,8 @@ where
     };
     let static_changes = match level {
         Level::Static(_, mode) => mode,
-        Level::Platform(_) | Level::Mixed(_) => StaticChanges::OnInsert,
-        _ => StaticChanges::default(),
+        Level::Platform(_) | Level::Mixed(_) => StaticChangeDetection::OnInsert,
+        _ => StaticChangeDetection::default(),
     };
     let mut app = App::new();
     app.add_plugins(MinimalPlugins);
@@ -360,27 +360,27 @@ where
         ("movers alone", Level::None),
         (
             "10k Static tiles",
-            Level::Static(100, StaticChanges::Detect),
+            Level::Static(100, StaticChangeDetection::Scan),
         ),
         (
             "100k Static tiles",
-            Level::Static(316, StaticChanges::Detect),
+            Level::Static(316, StaticChangeDetection::Scan),
         ),
         (
             "1M Static tiles",
-            Level::Static(1000, StaticChanges::Detect),
+            Level::Static(1000, StaticChangeDetection::Scan),
         ),
         (
             "10k Static, OnInsert",
-            Level::Static(100, StaticChanges::OnInsert),
+            Level::Static(100, StaticChangeDetection::OnInsert),
         ),
         (
             "100k Static, OnInsert",
-            Level::Static(316, StaticChanges::OnInsert),
+            Level::Static(316, StaticChangeDetection::OnInsert),
         ),
         (
             "1M Static, OnInsert",
-            Level::Static(1000, StaticChanges::OnInsert),
+            Level::Static(1000, StaticChangeDetection::OnInsert),
         ),
         ("1M Static, OnInsert, platform", Level::Platform(1000)),
         ("90k plain tiles", Level::Plain(300)),

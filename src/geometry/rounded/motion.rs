@@ -6,7 +6,7 @@ use crate::geometry::rounded::{
     QUARTIC, RoundedBox, SQUARE, largest, length, rescaling, times_pow2,
 };
 use crate::geometry::{
-    Ball, BoundingBox, Ray, SweepHit, box_cast_at, sweep_ball_box, sweep_balls, sweep_boxes,
+    Ball, BoundingBox, Ray, SweepInterval, box_cast_at, sweep_ball_box, sweep_balls, sweep_boxes,
 };
 
 /// Sweeps two moving rounded boxes: when they first and last overlap during the step, or
@@ -36,7 +36,7 @@ pub fn sweep_rounded<V: Vector>(
     da: V,
     b: &RoundedBox<V>,
     db: V,
-) -> Option<SweepHit<V>> {
+) -> Option<SweepInterval<V>> {
     if !a.is_valid() || !b.is_valid() || !da.is_finite() || !db.is_finite() {
         return None;
     }
@@ -64,7 +64,7 @@ fn sweep_round<V: Vector>(
     da: V,
     b: &RoundedBox<V>,
     db: V,
-) -> Option<SweepHit<V>> {
+) -> Option<SweepInterval<V>> {
     let (a_ball, b_ball) = (a.half_extents == V::ZERO, b.half_extents == V::ZERO);
     let (a_box, b_box) = (a.radius == 0.0, b.radius == 0.0);
     if a_ball && b_ball {
@@ -76,7 +76,7 @@ fn sweep_round<V: Vector>(
     }
     if a_box && b_ball {
         let ball = Ball::new(b.center, b.radius);
-        return sweep_ball_box(&ball, db, &a.inner_box(), da).map(|hit| SweepHit {
+        return sweep_ball_box(&ball, db, &a.inner_box(), da).map(|hit| SweepInterval {
             normal: -hit.normal,
             ..hit
         });

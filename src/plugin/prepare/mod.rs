@@ -95,7 +95,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
             mut listed,
             ..
         } = self;
-        let prepared = &mut state.tick.prepare;
+        let prepared = &mut state.tick.colliders;
         prepared.processed_total = processed_at;
         listed.append(&mut prepared.revisit);
         prepared.revisit = listed;
@@ -169,11 +169,11 @@ fn read_config<V: Vector>(
 /// Takes the static proxies of the colliders gone since the last tick out of the static
 /// tree, all at once: a level unloaded in one frame leaves with one rebuild.
 fn remove_dead_statics<V: Vector>(state: &mut AabbTree<V>) {
-    if !state.tick.prepare.dead_static.is_empty() {
-        let dead = core::mem::take(&mut state.tick.prepare.dead_static);
+    if !state.tick.colliders.dead_static.is_empty() {
+        let dead = core::mem::take(&mut state.tick.colliders.dead_static);
         state.static_tree.destroy_proxies(&dead);
-        state.tick.prepare.dead_static = dead;
-        state.tick.prepare.dead_static.clear();
+        state.tick.colliders.dead_static = dead;
+        state.tick.colliders.dead_static.clear();
     }
 }
 
@@ -192,8 +192,8 @@ fn begin_tick<V: Vector>(state: &mut AabbTree<V>, total: usize, moving: usize) {
     state.reserve_key_tables(moving, fixed);
     state.stats.started = 0;
     // The last tick's, shown until the narrow phase finds this tick's.
-    state.tick.narrow.swept_hits.clear();
-    let prepared = &mut state.tick.prepare;
+    state.tick.starts.pass_throughs.clear();
+    let prepared = &mut state.tick.colliders;
     prepared.processed.clear();
     prepared.moved.clear();
     prepared.processed_before = prepared.processed_total;
@@ -209,7 +209,7 @@ fn begin_tick<V: Vector>(state: &mut AabbTree<V>, total: usize, moving: usize) {
 /// refuses none; should it, the collider would keep a stale fat box, which is logged.
 fn apply_moves<V: Vector>(state: &mut AabbTree<V>, config: &CollisionConfig) {
     let AabbTree { tree, tick, .. } = state;
-    let prepared = &mut tick.prepare;
+    let prepared = &mut tick.colliders;
     let moves = core::mem::take(&mut prepared.to_move);
     let pool = pool_for(config, moves.len());
     let runner: &dyn TaskRunner = match &pool {
@@ -247,7 +247,7 @@ fn apply_moves<V: Vector>(state: &mut AabbTree<V>, config: &CollisionConfig) {
 /// The stage's figures: colliders processed and moved, proxies in each tree, time.
 fn record_stats<V: Vector>(state: &mut AabbTree<V>, processed: usize, start: Instant) {
     state.stats.processed = processed;
-    state.stats.moved = state.tick.prepare.moved.len();
+    state.stats.moved = state.tick.colliders.moved.len();
     state.stats.proxies = state.tree.len();
     state.stats.static_proxies = state.static_tree.len();
     state.stats.prepare_ms = start.elapsed().as_secs_f32() * 1000.0;
@@ -272,9 +272,9 @@ fn record_stats<V: Vector>(state: &mut AabbTree<V>, processed: usize, start: Ins
 ///   for invalid values (re-checked every tick until valid).
 ///
 /// Static colliders follow [`CollisionConfig::static_changes`]: with
-/// [`StaticChanges::Detect`](crate::plugin::StaticChanges::Detect) the first case's
+/// [`StaticChangeDetection::Scan`](crate::plugin::StaticChangeDetection::Scan) the first case's
 /// change ticks are tested on them too; with
-/// [`StaticChanges::OnInsert`](crate::plugin::StaticChanges::OnInsert) they are not
+/// [`StaticChangeDetection::OnInsert`](crate::plugin::StaticChangeDetection::OnInsert) they are not
 /// scanned, and the observers list the static colliders that got a component inserted or
 /// removed, the marker, or `Disabled` removed (the other cases apply to them as to any
 /// collider).
@@ -305,11 +305,11 @@ pub(crate) fn prepare<V: Vector>(
     let total = colliders.p1().iter().len();
     let moving = moving_colliders.iter().len();
     begin_tick(state, total, moving);
-    let listed = core::mem::take(&mut state.tick.prepare.revisit);
+    let listed = core::mem::take(&mut state.tick.colliders.revisit);
     let mut ctx = Prepare {
         commands: &mut commands,
-        tick: state.tick.prepare.number,
-        processed_at: state.tick.prepare.processed_total,
+        tick: state.tick.colliders.number,
+        processed_at: state.tick.colliders.processed_total,
         state,
         hierarchy: &hierarchy,
         swept: config.swept,

@@ -75,7 +75,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
             None if inputs.is_static && self.carried.is_empty() => {
                 // Into the static tree with the tick's other new static colliders, at the
                 // end of the stage (`insert_new_static`).
-                let new = &mut self.state.tick.prepare.new_static;
+                let new = &mut self.state.tick.colliders.new_static;
                 new.push((checked.swept, body));
                 return;
             }
@@ -238,10 +238,10 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
             .static_tree
             .move_proxy(id, checked.swept, checked.predicted)
         {
-            Ok(true) => state.tick.prepare.moved.push(key),
+            Ok(true) => state.tick.colliders.moved.push(key),
             Ok(false) if layers_changed => {
                 let _ = state.static_tree.touch_proxy(id);
-                state.tick.prepare.moved.push(key);
+                state.tick.colliders.moved.push(key);
             }
             Ok(false) => {}
             Err(e) => error!("bevy_aabb_tree: static collider {entity} kept its old fat box: {e}"),
@@ -254,7 +254,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
     fn update_moving_proxy(&mut self, key: Key, checked: &Checked<V>, layers: CollisionLayers) {
         let state = &mut *self.state;
         let layers_changed = state.body(key).is_some_and(|b| b.layers != layers);
-        state.tick.prepare.to_move.push(TreeMove {
+        state.tick.colliders.to_move.push(TreeMove {
             id: key.proxy(),
             swept: checked.swept,
             predicted: checked.predicted,
@@ -284,7 +284,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         match created {
             Ok(key) => {
                 tracked.proxy = Some(key);
-                state.tick.prepare.moved.push(key);
+                state.tick.colliders.moved.push(key);
                 Some(key)
             }
             Err(e) => {
@@ -307,7 +307,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
             let _ = tree.set_layers(key.proxy(), layers);
         }
         state.set_body(key, body);
-        state.tick.prepare.processed.push(key);
+        state.tick.colliders.processed.push(key);
         if let Some(old) = self.carried_from.take() {
             self.carry_pairs(entity, old, key);
         }

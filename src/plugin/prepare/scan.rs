@@ -7,8 +7,8 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::plugin::{
-    Aabb, BoundingSphere, Capsule, CollisionLayers, Sensor, Static, StaticChanges, Teleported,
-    TrackedCollider, Velocity,
+    Aabb, BoundingSphere, Capsule, CollisionLayers, Sensor, Static, StaticChangeDetection,
+    Teleported, TrackedCollider, Velocity,
 };
 
 use super::{Inputs, Prepare};
@@ -85,7 +85,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         moved_parents: &MovedParents,
         children: &AllChildren,
         everything: bool,
-        static_changes: StaticChanges,
+        static_changes: StaticChangeDetection,
         replayable: bool,
     ) {
         if replayable {
@@ -99,7 +99,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         for item in &mut colliders.p0() {
             self.visit(item);
         }
-        if static_changes == StaticChanges::Detect {
+        if static_changes == StaticChangeDetection::Scan {
             for item in &mut colliders.p2() {
                 self.visit(item);
             }
@@ -161,7 +161,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
     /// invalid values, or an observer listed them) that the scans have not processed.
     fn visit_listed(&mut self, all: &mut AllColliders<'_, '_, V>) {
         let mut listed = core::mem::take(&mut self.listed);
-        let before = self.state.tick.prepare.processed_before;
+        let before = self.state.tick.colliders.processed_before;
         for (entity, key) in listed.drain(..) {
             // Most are moving colliders the scan has just processed: their bodies say so,
             // without a look-up of the entity.
@@ -247,7 +247,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         if tracked.moved || tracked.invalid {
             self.state
                 .tick
-                .prepare
+                .colliders
                 .revisit
                 .push((entity, tracked.proxy));
         }

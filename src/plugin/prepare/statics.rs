@@ -72,9 +72,9 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
     /// (`DynamicTree::create_proxies`: one build when they are many, a level spawned in one
     /// frame), then gives each its key, body and place in the lists of the later stages.
     pub(super) fn insert_new_static(&mut self, all: &mut AllColliders<'_, '_, V>) {
-        let mut new = core::mem::take(&mut self.state.tick.prepare.new_static);
+        let mut new = core::mem::take(&mut self.state.tick.colliders.new_static);
         if new.is_empty() {
-            self.state.tick.prepare.new_static = new;
+            self.state.tick.colliders.new_static = new;
             return;
         }
         let items = new.iter().map(|(swept, body)| (*swept, body.entity));
@@ -85,7 +85,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
                     if let Ok(mut item) = all.get_mut(body.entity) {
                         item.1.proxy = Some(key);
                     }
-                    self.state.tick.prepare.moved.push(key);
+                    self.state.tick.colliders.moved.push(key);
                     self.store_layers_and_body(key, body, body.entity);
                 }
             }
@@ -102,6 +102,6 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
             }
         }
         new.clear();
-        self.state.tick.prepare.new_static = new;
+        self.state.tick.colliders.new_static = new;
     }
 }

@@ -15,7 +15,7 @@ use crate::tree::{DynamicTree, ProxyId, TreeStats};
 
 use crate::plugin::key::{ByKey, Key};
 
-pub(crate) use tick::{EndRecord, EventBuffers, StartRecord, TickBuffers, TreeMove, next_run};
+pub(crate) use tick::{EndRecord, EntityEventBatch, StartRecord, TickBuffers, TreeMove, next_run};
 
 /// A tree and the function naming its proxies' keys.
 pub(crate) type TreeAndKeys<'a, V> = (&'a DynamicTree<V, Entity>, fn(ProxyId) -> Key);
@@ -113,7 +113,7 @@ pub struct StepStats {
     /// `CollisionEnded` events this tick (including removals since the last tick).
     pub ended: usize,
     /// Pairs caught by the swept test only (they do not overlap at the end of the tick).
-    pub swept_hits: usize,
+    pub pass_throughs: usize,
     /// Milliseconds in the prepare stage (world boxes, tree updates).
     pub prepare_ms: f32,
     /// Milliseconds in the broad phase (tree refit and pair finding).
@@ -133,7 +133,7 @@ impl StepStats {
 
 /// A pass-through caught by the swept test, for drawing.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SweptHit<V: Vector> {
+pub struct PassThrough<V: Vector> {
     /// The first entity.
     pub entity: Entity,
     /// The second entity.
@@ -258,8 +258,8 @@ impl<V: Vector> AabbTree<V> {
 
     /// The swept hits of the last tick: pairs that touched during the tick but no longer
     /// overlap at its end (one passed through the other), which only the swept test sees.
-    pub fn swept_hits(&self) -> &[SweptHit<V>] {
-        &self.tick.narrow.swept_hits
+    pub fn pass_throughs(&self) -> &[PassThrough<V>] {
+        &self.tick.starts.pass_throughs
     }
 
     /// The entities `key` touches after the last tick: a walk of its own pairs.
@@ -375,7 +375,7 @@ impl<V: Vector> AabbTree<V> {
             // Out of the static tree at the next tick, together with the others of this
             // frame: a level unloaded at once leaves with one rebuild. Until then it has
             // no body, so no query or pair sees it.
-            self.tick.prepare.dead_static.push(key.proxy());
+            self.tick.colliders.dead_static.push(key.proxy());
             if let Some(owner) = self.static_tree.data_mut(key.proxy()) {
                 *owner = Entity::PLACEHOLDER;
             }
@@ -398,11 +398,11 @@ impl<V: Vector> AabbTree<V> {
     /// the prepare stage and the narrow phase; a collider processed this tick is left as
     /// it is. An idle collider's displacement is zero, so its pairs are tested in place.
     pub(crate) fn mark_for_narrow_phase(&mut self, key: Key) {
-        let before = self.tick.prepare.processed_before;
+        let before = self.tick.colliders.processed_before;
         if self.body(key).is_some_and(|b| b.processed_at <= before)
             && let Some(body) = self.bodies.get_or_grow(key, None)
         {
-            let prepared = &mut self.tick.prepare;
+            let prepared = &mut self.tick.colliders;
             prepared.processed_total += 1;
             body.processed_at = prepared.processed_total;
             prepared.processed.push(key);

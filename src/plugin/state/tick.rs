@@ -8,7 +8,7 @@ use crate::geometry::BoundingBox;
 use crate::plugin::{CollisionEnded, CollisionStarted, EndReason};
 use crate::tree::ProxyId;
 
-use super::{Body, Key, SweptHit};
+use super::{Body, Key, PassThrough};
 
 /// A pair whose contact started this tick, before the events stage names it.
 #[derive(Clone, Copy, Debug)]
@@ -32,18 +32,18 @@ pub(crate) struct EndRecord {
 /// [`CollisionSystems`](crate::plugin::CollisionSystems) that fills it.
 #[derive(Clone, Default)]
 pub(crate) struct TickBuffers<V: Vector> {
-    pub prepare: PrepareBuffers<V>,
-    pub broad: BroadBuffers,
-    pub narrow: NarrowBuffers<V>,
+    pub colliders: ColliderLists<V>,
+    pub pair_search: PairSearchLists,
+    pub starts: StartLists<V>,
     pub ends: EndBuffers,
-    pub events: EventBuffers<V>,
+    pub entity_events: EntityEventBatch<V>,
 }
 
 /// What [`CollisionSystems::Prepare`](crate::plugin::CollisionSystems::Prepare) fills:
 /// the colliders it processed and moved, for the broad and narrow phases, and its own
 /// lists and counts from one tick to the next.
 #[derive(Clone, Default)]
-pub(crate) struct PrepareBuffers<V: Vector> {
+pub(crate) struct ColliderLists<V: Vector> {
     /// The prepare stage's count of runs, which marks the colliders it processed.
     pub number: u32,
     /// Colliders processed over all ticks (see [`Body::processed_at`](super::Body)).
@@ -52,7 +52,7 @@ pub(crate) struct PrepareBuffers<V: Vector> {
     pub processed_before: u64,
     /// Colliders to process at the next tick whatever their change ticks say: those that
     /// moved at this one (to read as still) or were left out for invalid values, and the
-    /// static colliders the observers list under `StaticChanges::OnInsert`.
+    /// static colliders the observers list under `StaticChangeDetection::OnInsert`.
     /// With the key each had then, which tells at a glance whether this tick has
     /// processed it already.
     pub revisit: Vec<(Entity, Option<Key>)>,
@@ -95,12 +95,12 @@ pub(crate) struct TreeMove<V: Vector> {
 /// [`CollisionSystems::BroadPhase`](crate::plugin::CollisionSystems::BroadPhase), which
 /// fills and reads them within the stage.
 #[derive(Clone, Default)]
-pub(crate) struct BroadBuffers {
+pub(crate) struct PairSearchLists {
     /// Pairs the trees report this tick, before layers and known pairs filter them.
     pub new_pairs: Vec<(Key, Key)>,
     /// Pairs of the moving tree's own walk.
     pub tree_pairs: Vec<(ProxyId, ProxyId)>,
-    /// The static colliders among [`PrepareBuffers::moved`].
+    /// The static colliders among [`ColliderLists::moved`].
     pub moved_static: Vec<Key>,
     /// One moving collider's static partners, sorted (see `broad_phase::cross_pairs`).
     pub known_static: Vec<Key>,
@@ -112,13 +112,13 @@ pub(crate) struct BroadBuffers {
 /// messages and entity events, and the swept hits the resource shows until the next
 /// tick.
 #[derive(Clone, Default)]
-pub(crate) struct NarrowBuffers<V: Vector> {
+pub(crate) struct StartLists<V: Vector> {
     /// The processed static colliders, sorted, when the narrow phase takes its one pass
     /// for a crowd (see `narrow_phase`).
     pub processed_static: Vec<Key>,
     pub started: Vec<StartRecord<V>>,
     /// Cleared by the prepare stage, so that they last until the next tick's narrow phase.
-    pub swept_hits: Vec<SweptHit<V>>,
+    pub pass_throughs: Vec<PassThrough<V>>,
 }
 
 /// The contacts that ended and are not delivered yet, in the two places a tick's order
@@ -160,7 +160,7 @@ impl EndBuffers {
 /// flushing the ends of a removal) fills and its command triggers (see
 /// `events::trigger_batch`).
 #[derive(Clone, Default)]
-pub(crate) struct EventBuffers<V: Vector> {
+pub(crate) struct EntityEventBatch<V: Vector> {
     /// Ends of contacts broken before the tick's starts.
     pub broken_events: Vec<CollisionEnded>,
     pub start_events: Vec<CollisionStarted<V>>,
