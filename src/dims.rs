@@ -36,7 +36,7 @@ macro_rules! dimension {
 
             #[cfg(feature = "plugin")]
             pub use crate::plugin::{
-                AskPairFilter, CharacterSystems, CollidingEntities, CollisionConfig,
+                AskPairFilter, CapsuleAxis, CharacterSystems, CollidingEntities, CollisionConfig,
                 CollisionEnded, CollisionLayer, CollisionLayers, CollisionSystems, EndReason,
                 NotIntegrated, PairFilter, QueryFilter, RestoringWorld, Sensor, Static,
                 StaticChangeDetection, StepStats, Teleported, VelocitySystems,
@@ -65,6 +65,9 @@ macro_rules! dimension {
             /// A sphere (circle) collider in the entity's local space.
             #[cfg(feature = "plugin")]
             pub type BoundingSphere = crate::plugin::BoundingSphere<$v>;
+            /// A capsule collider in the entity's local space.
+            #[cfg(feature = "plugin")]
+            pub type Capsule = crate::plugin::Capsule<$v>;
             /// Linear velocity in world units per second.
             #[cfg(feature = "plugin")]
             pub type Velocity = crate::plugin::Velocity<$v>;

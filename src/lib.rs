@@ -39,11 +39,12 @@ pub use vector::Vector;
 
 #[cfg(feature = "plugin")]
 pub use plugin::{
-    Aabb, AabbTree, AabbTreePlugin, AskPairFilter, BoundingSphere, CharacterController,
-    CharacterPlugin, CharacterState, CharacterSystems, CollidingEntities, CollisionConfig,
-    CollisionEnded, CollisionLayer, CollisionLayers, CollisionStarted, CollisionSystems, Contacts,
-    EndReason, NotIntegrated, OneWay, PairFilter, QueryFilter, Sensor, SpatialQuery, Static,
-    StaticChangeDetection, Teleported, TrackedCollider, Velocity, VelocityPlugin, VelocitySystems,
+    Aabb, AabbTree, AabbTreePlugin, AskPairFilter, BoundingSphere, Capsule, CapsuleAxis,
+    CharacterController, CharacterPlugin, CharacterState, CharacterSystems, CollidingEntities,
+    CollisionConfig, CollisionEnded, CollisionLayer, CollisionLayers, CollisionStarted,
+    CollisionSystems, Contacts, EndReason, NotIntegrated, OneWay, PairFilter, QueryFilter, Sensor,
+    SpatialQuery, Static, StaticChangeDetection, Teleported, TrackedCollider, Velocity,
+    VelocityPlugin, VelocitySystems,
 };
 
 /// Everything a game needs: `use bevy_aabb_tree::prelude::*;`.
@@ -58,11 +59,11 @@ pub mod prelude {
     pub use crate::plugin::RestoringWorld;
     #[cfg(feature = "plugin")]
     pub use crate::plugin::{
-        Aabb, AabbTree, AabbTreePlugin, AskPairFilter, BoundingSphere, CharacterController,
-        CharacterPlugin, CharacterState, CharacterSystems, CollidingEntities, CollisionConfig,
-        CollisionEnded, CollisionLayer, CollisionLayers, CollisionMessage, CollisionStarted,
-        CollisionSystems, Contacts, EndReason, NotIntegrated, OneWay, PairFilter, PassThrough,
-        PointProjection, QueryFilter, Sensor, ShapeHit, SpatialQuery, Static,
+        Aabb, AabbTree, AabbTreePlugin, AskPairFilter, BoundingSphere, Capsule, CapsuleAxis,
+        CharacterController, CharacterPlugin, CharacterState, CharacterSystems, CollidingEntities,
+        CollisionConfig, CollisionEnded, CollisionLayer, CollisionLayers, CollisionMessage,
+        CollisionStarted, CollisionSystems, Contacts, EndReason, NotIntegrated, OneWay, PairFilter,
+        PassThrough, PointProjection, QueryFilter, Sensor, ShapeHit, SpatialQuery, Static,
         StaticChangeDetection, StepStats, Teleported, TrackedCollider, Velocity, VelocityPlugin,
         VelocitySystems, WorldShape,
     };

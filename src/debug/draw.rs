@@ -4,7 +4,7 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::debug::{CollisionGizmos, DebugOverlay, DebugState};
-use crate::geometry::{Ball, BoundingBox};
+use crate::geometry::{Ball, BoundingBox, RoundedBox};
 use crate::plugin::{AabbTree, TrackedCollider, Velocity, WorldShape};
 
 /// Drawing a box, a ball, a line and an arrow with gizmos in 2D or 3D.
@@ -13,6 +13,8 @@ pub trait DrawVector: Vector {
     fn draw_box(gizmos: &mut Gizmos<CollisionGizmos>, aabb: &BoundingBox<Self>, color: Color);
     /// Draws a circle (2D) or sphere (3D).
     fn draw_ball(gizmos: &mut Gizmos<CollisionGizmos>, ball: &Ball<Self>, color: Color);
+    /// Draws a rounded box: a capsule as a capsule, a box with rounded edges as one.
+    fn draw_rounded(gizmos: &mut Gizmos<CollisionGizmos>, rounded: &RoundedBox<Self>, color: Color);
     /// Draws a line segment.
     fn draw_line(gizmos: &mut Gizmos<CollisionGizmos>, a: Self, b: Self, color: Color);
     /// Draws an arrow.
@@ -27,6 +29,18 @@ impl DrawVector for Vec2 {
         gizmos
             .circle_2d(ball.center, ball.radius, color)
             .resolution(24);
+    }
+    fn draw_rounded(
+        gizmos: &mut Gizmos<CollisionGizmos>,
+        rounded: &RoundedBox<Self>,
+        color: Color,
+    ) {
+        // A rectangle whose corners are quarter circles of the radius: a capsule when
+        // the radius is half its width.
+        let size = (rounded.half_extents + Vec2::splat(rounded.radius)) * 2.0;
+        gizmos
+            .rounded_rect_2d(Isometry2d::from_translation(rounded.center), size, color)
+            .corner_radius(rounded.radius);
     }
     fn draw_line(gizmos: &mut Gizmos<CollisionGizmos>, a: Self, b: Self, color: Color) {
         gizmos.line_2d(a, b, color);
@@ -48,6 +62,35 @@ impl DrawVector for Vec3 {
         gizmos
             .sphere(ball.center, ball.radius, color)
             .resolution(16);
+    }
+    fn draw_rounded(
+        gizmos: &mut Gizmos<CollisionGizmos>,
+        rounded: &RoundedBox<Self>,
+        color: Color,
+    ) {
+        let h = rounded.half_extents;
+        let long = [h.x, h.y, h.z].iter().filter(|&&e| e > 0.0).count();
+        if long == 1 && rounded.radius > 0.0 {
+            // A capsule: Bevy's capsule runs along y, turned onto the segment's axis.
+            let length = 2.0 * h.max_element();
+            let rotation = if h.x > 0.0 {
+                Quat::from_rotation_z(core::f32::consts::FRAC_PI_2)
+            } else if h.z > 0.0 {
+                Quat::from_rotation_x(core::f32::consts::FRAC_PI_2)
+            } else {
+                Quat::IDENTITY
+            };
+            gizmos.primitive_3d(
+                &Capsule3d::new(rounded.radius, length),
+                Isometry3d::new(rounded.center, rotation),
+                color,
+            );
+        } else {
+            let size = (h + Vec3::splat(rounded.radius)) * 2.0;
+            gizmos
+                .rounded_cuboid(Isometry3d::from_translation(rounded.center), size, color)
+                .edge_radius(rounded.radius);
+        }
     }
     fn draw_line(gizmos: &mut Gizmos<CollisionGizmos>, a: Self, b: Self, color: Color) {
         gizmos.line(a, b, color);
@@ -97,6 +140,7 @@ pub(crate) fn draw<V: Vector + DrawVector>(
             match tracked.world_shape() {
                 WorldShape::Box(b) if o.tight_boxes => V::draw_box(&mut gizmos, &b, tight),
                 WorldShape::Ball(b) if o.spheres => V::draw_ball(&mut gizmos, &b, tight),
+                WorldShape::Rounded(r) if o.spheres => V::draw_rounded(&mut gizmos, &r, tight),
                 _ => {}
             }
             if o.fat_boxes
@@ -136,6 +180,7 @@ pub(crate) fn draw<V: Vector + DrawVector>(
                 match t.world_shape() {
                     WorldShape::Box(x) => V::draw_box(&mut gizmos, &x, TOUCHING),
                     WorldShape::Ball(x) => V::draw_ball(&mut gizmos, &x, TOUCHING),
+                    WorldShape::Rounded(x) => V::draw_rounded(&mut gizmos, &x, TOUCHING),
                 }
             }
             V::draw_line(

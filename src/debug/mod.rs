@@ -59,7 +59,8 @@ pub struct DebugOverlay {
     pub tight_boxes: bool,
     /// Fat boxes stored in the tree (default off).
     pub fat_boxes: bool,
-    /// Spheres / circles (default on).
+    /// Spheres / circles, and capsules and rounded boxes drawn as what they are (default
+    /// on).
     pub spheres: bool,
     /// The moving tree's internal nodes, coloured by depth (default on).
     pub tree_nodes: bool,

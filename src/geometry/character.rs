@@ -537,6 +537,7 @@ fn reach<V: Vector>(shape: &Shape<V>, n: V) -> f32 {
     match shape {
         Shape::Box(b) => ((b.max - b.min) * 0.5).dot(n.abs()),
         Shape::Ball(b) => b.radius,
+        Shape::Rounded(r) => r.half_extents.dot(n.abs()) + r.radius,
     }
 }
 

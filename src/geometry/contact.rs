@@ -1,9 +1,15 @@
 //! Contacts: how deep two overlapping shapes are, and the shortest way to separate them.
 
 use crate::Vector;
-use crate::geometry::{Ball, BoundingBox};
+use crate::geometry::{Ball, BoundingBox, RoundedBox, contact_rounded};
 
-/// A box or a ball: the two collider shapes, for functions that take either.
+/// A box, a ball or a rounded box (a capsule among them): the collider shapes, for
+/// functions that take any.
+///
+/// Boxes and balls have variants of their own so that their tests keep their fast paths;
+/// a pair with a [`Shape::Rounded`] in it is tested as two rounded boxes (a box is a
+/// rounded box of radius 0, a ball one of half extents 0; see
+/// [`rounded`](crate::geometry::rounded)).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "plugin", derive(bevy::reflect::Reflect))]
 pub enum Shape<V: Vector> {
@@ -11,6 +17,8 @@ pub enum Shape<V: Vector> {
     Box(BoundingBox<V>),
     /// A ball (a sphere in 3D, a circle in 2D).
     Ball(Ball<V>),
+    /// A rounded box: an axis-aligned capsule, or a box with rounded edges.
+    Rounded(RoundedBox<V>),
 }
 
 impl<V: Vector> Default for Shape<V> {
@@ -27,6 +35,7 @@ impl<V: Vector> Shape<V> {
         match self {
             Shape::Box(b) => b.center(),
             Shape::Ball(b) => b.center,
+            Shape::Rounded(r) => r.center,
         }
     }
 
@@ -36,6 +45,7 @@ impl<V: Vector> Shape<V> {
         match self {
             Shape::Box(b) => Shape::Box(b.translated(offset)),
             Shape::Ball(b) => Shape::Ball(b.translated(offset)),
+            Shape::Rounded(r) => Shape::Rounded(r.translated(offset)),
         }
     }
 
@@ -45,6 +55,7 @@ impl<V: Vector> Shape<V> {
         match self {
             Shape::Box(b) => *b,
             Shape::Ball(b) => b.bounding_box(),
+            Shape::Rounded(r) => r.bounding_box(),
         }
     }
 
@@ -54,6 +65,7 @@ impl<V: Vector> Shape<V> {
         match self {
             Shape::Box(b) => b.is_valid(),
             Shape::Ball(b) => b.is_valid(),
+            Shape::Rounded(r) => r.is_valid(),
         }
     }
 
@@ -72,6 +84,7 @@ impl<V: Vector> Shape<V> {
                     b.center + d * (b.radius / len)
                 }
             }
+            Shape::Rounded(r) => r.closest_point(point),
         }
     }
 
@@ -84,6 +97,7 @@ impl<V: Vector> Shape<V> {
                 let d = point - b.center;
                 (d.dot(d).sqrt() - b.radius).max(0.0)
             }
+            Shape::Rounded(r) => r.distance_to_point(point),
         }
     }
 
@@ -106,6 +120,7 @@ impl<V: Vector> Shape<V> {
             (Shape::Ball(a), Shape::Box(b)) | (Shape::Box(b), Shape::Ball(a)) => {
                 (b.distance_squared_to_point(a.center).sqrt() - a.radius).max(0.0)
             }
+            _ => self.to_rounded().distance(&other.to_rounded()),
         }
     }
 
@@ -116,6 +131,7 @@ impl<V: Vector> Shape<V> {
             (Shape::Box(a), Shape::Box(b)) => a.overlaps(b),
             (Shape::Ball(a), Shape::Ball(b)) => a.overlaps(b),
             (Shape::Ball(a), Shape::Box(b)) | (Shape::Box(b), Shape::Ball(a)) => a.overlaps_box(b),
+            _ => self.to_rounded().overlaps(&other.to_rounded()),
         }
     }
 
@@ -129,6 +145,18 @@ impl<V: Vector> Shape<V> {
             (Shape::Ball(a), Shape::Ball(b)) => contact_balls(a, b),
             (Shape::Ball(a), Shape::Box(b)) => contact_ball_box(a, b),
             (Shape::Box(a), Shape::Ball(b)) => contact_box_ball(a, b),
+            _ => contact_rounded(&self.to_rounded(), &other.to_rounded()),
+        }
+    }
+
+    /// The shape as a rounded box: a box with radius 0 (its center and half extents), a
+    /// ball with half extents 0.
+    #[inline]
+    pub fn to_rounded(&self) -> RoundedBox<V> {
+        match self {
+            Shape::Box(b) => RoundedBox::from_box(b),
+            Shape::Ball(b) => RoundedBox::from(*b),
+            Shape::Rounded(r) => *r,
         }
     }
 }

@@ -83,6 +83,7 @@ pub fn cast_shape<V: Vector>(shape: &Shape<V>, motion: V, target: &Shape<V>) -> 
     if !shape.is_valid() || !target.is_valid() || !motion.is_finite() {
         return None;
     }
+    let (shape, target) = (&simplest(shape), &simplest(target));
     if let Some(contact) = shape.contact(target) {
         let normal = blocking_normal_at_start(shape, motion, target, contact.normal)?;
         return Some(CastHit {
@@ -145,6 +146,18 @@ pub fn cast_shape<V: Vector>(shape: &Shape<V>, motion: V, target: &Shape<V>) -> 
             let hit = sweep_ball_box(b, -motion, a, V::ZERO)?;
             refine_ball_box(b, -motion, a, hit.u0, hit.normal)
         }
+        // A rounded box with both a size and a radius on one side: the shape's center as
+        // a ball of the summed radii against the box of the summed half extents, in the
+        // target's frame (the Minkowski sum), refined as a ball against a box.
+        _ => {
+            let (a, b) = (shape.to_rounded(), target.to_rounded());
+            let ball = Ball::new(a.center - b.center, a.radius + b.radius);
+            let sum =
+                BoundingBox::from_center_half_extents(V::ZERO, a.half_extents + b.half_extents);
+            let hit = sweep_ball_box(&ball, motion, &sum, V::ZERO)?;
+            let (u, n) = refine_ball_box(&ball, motion, &sum, hit.u0, hit.normal);
+            (u, -n)
+        }
     };
     // Grazing (or a degenerate normal): the motion never goes deeper. Only a normal
     // nearly across the motion can be a graze; a clear approach always blocks.
@@ -204,6 +217,18 @@ fn refine_ball_box<V: Vector>(
     (u, if len > 0.0 { d / len } else { normal })
 }
 
+/// The shape in its plainest form: a rounded box of radius 0 as its box, one of half
+/// extents 0 as its ball (so that a capsule of radius 0 is cast as a box).
+fn simplest<V: Vector>(shape: &Shape<V>) -> Shape<V> {
+    match shape {
+        Shape::Rounded(r) if r.radius == 0.0 => Shape::Box(r.inner_box()),
+        Shape::Rounded(r) if r.half_extents == V::ZERO => {
+            Shape::Ball(Ball::new(r.center, r.radius))
+        }
+        other => *other,
+    }
+}
+
 /// Whether a ball's motion from `time` on never brings the shapes deeper than a
 /// rounding tolerance (a graze: the sweep reports contacts within its own tolerance of
 /// touching, with a normal that barely opposes the motion).
@@ -223,6 +248,15 @@ fn grazes<V: Vector>(shape: &Shape<V>, motion: V, target: &Shape<V>, time: f32) 
             }
             // Boxes meet on a face, edge or corner entered along an axis: never a graze.
             (Shape::Box(_), Shape::Box(_)) => f32::NEG_INFINITY,
+            // The distance between the inner boxes less the radii: convex in the time,
+            // and at most minus the radii while the inner boxes overlap.
+            (a, b) => {
+                let (a, b) = (a.to_rounded(), b.to_rounded());
+                let (amin, amax) = (a.center - a.half_extents, a.center + a.half_extents);
+                let (bmin, bmax) = (b.center - b.half_extents, b.center + b.half_extents);
+                let gap = (amin - bmax).max(bmin - amax).max(V::ZERO);
+                length(gap) - a.radius - b.radius
+            }
         }
     };
     // Rounding of the gap: relative to the moving shape and its motion, plus a few ulps

@@ -80,6 +80,131 @@ impl<V: Vector> BoundingSphere<V> {
     }
 }
 
+/// A capsule collider: a segment of length `2 * half_length` along a principal axis
+/// (y unless told otherwise), grown by `radius`, around `offset` in local space. In 2D a
+/// stadium (a rectangle with half-circle ends).
+///
+/// The shape of a character: its rounded bottom slides over seams between tiles and
+/// over ledges lower than its radius, and a tall capsule still fits through a door a
+/// ball of the same height would not. Everything that takes an [`Aabb`] or a
+/// [`BoundingSphere`] takes it: events and [`CollidingEntities`], swept first contacts,
+/// fattening by [`Velocity`], [`CollisionLayers`], [`Sensor`], [`OneWay`](crate::plugin::OneWay),
+/// [`Static`], pair filters, [`SpatialQuery`](crate::plugin::SpatialQuery) (ray, point,
+/// overlap and cast queries hit it as a capsule, and
+/// [`cast_capsule`](crate::plugin::SpatialQuery::cast_capsule) casts one), picking,
+/// saved scenes and the debug overlay.
+///
+/// Exactly, not as its bounding box: two capsules touch when their segments are at most
+/// the sum of their radii apart. Its world shape is a
+/// [`RoundedBox`](crate::geometry::RoundedBox) ([`WorldShape::Rounded`]):
+/// - translation moves it and scale scales it: the segment by the scale along its axis,
+///   the radius by the largest scale factor (as a [`BoundingSphere`]'s);
+/// - rotation is not rotation of the capsule: the world shape is the rounded box whose
+///   inner box encloses the rotated segment, rounded by the radius. A quarter turn gives
+///   the capsule along the other axis exactly; other angles a rounded box around it
+///   (larger, as a rotated [`Aabb`]'s world box is). Lay a capsule along another axis
+///   with [`Self::along`], not with a rotation.
+///
+/// Values: `half_length >= 0` and `radius >= 0`, finite (zero half length is a ball, zero
+/// radius a segment); [`CapsuleAxis::Z`] only in 3D. Others leave the entity out of
+/// collision detection with one warning naming it, until they are valid again. An
+/// entity with several shapes uses one: an [`Aabb`] before a `Capsule`, a `Capsule`
+/// before a [`BoundingSphere`] (insert the new shape before removing the old one to
+/// change shapes without ending contacts).
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_aabb_tree::prelude::*;
+/// // A person 1.8 tall and 0.6 wide, standing on the entity's origin.
+/// let body = Capsule::<Vec3>::new(0.6, 0.3).with_offset(Vec3::Y * 0.9);
+/// assert_eq!(body.half_length, 0.6);
+/// // A log lying along x in a 2D level.
+/// let log = Capsule::<Vec2>::new(2.0, 0.25).along(CapsuleAxis::X);
+/// ```
+#[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(Component, Debug, PartialEq)]
+#[require(Transform, TrackedCollider<V>)]
+pub struct Capsule<V: Vector> {
+    /// Half the length of the segment, `>= 0`: the capsule's total length along its axis
+    /// is `2 * (half_length + radius)`.
+    pub half_length: f32,
+    /// The radius, `>= 0`.
+    pub radius: f32,
+    /// The principal axis the segment runs along. Default [`CapsuleAxis::Y`].
+    pub axis: CapsuleAxis,
+    /// The center of the segment in the entity's local space. Default zero.
+    pub offset: V,
+}
+
+/// The principal axis a [`Capsule`] runs along.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Reflect)]
+#[reflect(Debug, PartialEq, Default)]
+pub enum CapsuleAxis {
+    /// Along x.
+    X,
+    /// Along y (the default: a standing character).
+    #[default]
+    Y,
+    /// Along z (3D only).
+    Z,
+}
+
+impl CapsuleAxis {
+    /// The axis' index: 0 for x, 1 for y, 2 for z.
+    pub fn index(self) -> usize {
+        match self {
+            CapsuleAxis::X => 0,
+            CapsuleAxis::Y => 1,
+            CapsuleAxis::Z => 2,
+        }
+    }
+}
+
+impl<V: Vector> Capsule<V> {
+    /// A capsule along y with this half length and radius, centered on the entity.
+    pub fn new(half_length: f32, radius: f32) -> Self {
+        Self {
+            half_length,
+            radius,
+            axis: CapsuleAxis::Y,
+            offset: V::ZERO,
+        }
+    }
+
+    /// The same capsule along `axis`.
+    pub fn along(mut self, axis: CapsuleAxis) -> Self {
+        self.axis = axis;
+        self
+    }
+
+    /// The same capsule centered at `offset` in local space.
+    pub fn with_offset(mut self, offset: V) -> Self {
+        self.offset = offset;
+        self
+    }
+
+    /// The half extents of its segment in local space: `half_length` on its axis, zero
+    /// on the others (zero on every axis for an axis the dimension lacks).
+    pub fn segment_half_extents(&self) -> V {
+        let mut half = V::ZERO;
+        let axis = self.axis.index();
+        if axis < V::DIM {
+            half.set_axis(axis, self.half_length);
+        }
+        half
+    }
+
+    /// Whether its values are valid: finite, `>= 0`, and an axis the dimension has.
+    pub fn is_valid(&self) -> bool {
+        self.half_length.is_finite()
+            && self.half_length >= 0.0
+            && self.radius.is_finite()
+            && self.radius >= 0.0
+            && self.offset.is_finite()
+            && self.axis.index() < V::DIM
+    }
+}
+
 /// Linear velocity in world units per second.
 ///
 /// The plugin reads it to fatten boxes (so fast entities do not touch the tree every
@@ -349,14 +474,15 @@ impl CollidingEntities {
     }
 }
 
-/// The world shape of a collider this tick: its box (rotated boxes enclosed) or its ball.
+/// The world shape of a collider this tick: its box (rotated boxes enclosed), its ball, or
+/// its capsule as a rounded box.
 pub type WorldShape<V> = Shape<V>;
 
 /// What the plugin keeps for each collider, readable by users: the world shape, the
 /// center at the previous tick (the start of the sweep), the tree proxy and, through the
 /// tree resource, the fat box stored in the tree ([`Self::fat_aabb`]).
 ///
-/// Added automatically with [`Aabb`] or [`BoundingSphere`]; do not write it. A cloned
+/// Added automatically with [`Aabb`], [`BoundingSphere`] or [`Capsule`]; do not write it. A cloned
 /// entity does not copy it (the clone gets a proxy of its own at the next tick).
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
 #[component(clone_behavior = Ignore)]

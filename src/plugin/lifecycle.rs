@@ -9,7 +9,7 @@ use crate::plugin::key::Key;
 use crate::plugin::shape::{Hierarchy, world_shape};
 use crate::plugin::state::next_run;
 use crate::plugin::{
-    Aabb, AabbTree, BoundingSphere, CollidingEntities, CollisionConfig, EndReason, Static,
+    Aabb, AabbTree, BoundingSphere, Capsule, CollidingEntities, CollisionConfig, EndReason, Static,
     StaticChangeDetection, Teleported, TrackedCollider,
 };
 use crate::tree::DynamicTree;
@@ -40,6 +40,7 @@ type ShapesItem<'a, V> = (
     &'a mut TrackedCollider<V>,
     Has<Aabb<V>>,
     Has<BoundingSphere<V>>,
+    Has<Capsule<V>>,
     Has<Static>,
 );
 
@@ -74,8 +75,8 @@ fn queue_static<V: Vector>(
     }
 }
 
-/// Observer: a shape component (`Aabb` or `BoundingSphere`) is being removed. When the
-/// entity keeps the other shape, it stays in the tree and the next tick tests the new
+/// Observer: a shape component (`Aabb`, `BoundingSphere` or `Capsule`) is being removed.
+/// When the entity keeps another shape, it stays in the tree and the next tick tests the new
 /// shape (contacts that still touch go on without events); otherwise it is gone as in
 /// [`on_collider_gone`]. On despawn, `Despawn` observers have already dropped the proxy.
 pub(crate) fn on_shape_removed<V: Vector, C: Component>(
@@ -87,13 +88,14 @@ pub(crate) fn on_shape_removed<V: Vector, C: Component>(
     mut commands: Commands,
 ) {
     let entity = event.event_target();
-    let Ok((mut tracked, has_box, has_ball, is_static)) = colliders.get_mut(entity) else {
+    let Ok((mut tracked, has_box, has_ball, has_capsule, is_static)) = colliders.get_mut(entity)
+    else {
         return;
     };
-    // `Remove` observers run while the component is still there: both shapes present
+    // `Remove` observers run while the component is still there: two shapes present
     // means one remains. The next tick processes the collider again (a removal is no
     // change Bevy's change ticks show): it tests the remaining shape.
-    if has_box && has_ball {
+    if u8::from(has_box) + u8::from(has_ball) + u8::from(has_capsule) >= 2 {
         mark(entity, &mut tracked, is_static, &config, &mut state);
         return;
     }
@@ -186,6 +188,7 @@ type PoseItem<'a, V> = (
     Option<&'a ChildOf>,
     Option<&'a Aabb<V>>,
     Option<&'a BoundingSphere<V>>,
+    Option<&'a Capsule<V>>,
     Has<Disabled>,
 );
 
@@ -199,11 +202,11 @@ fn record_start<V: Vector>(
     parent: Option<&ChildOf>,
     hierarchy: &Hierarchy,
 ) {
-    let (mut tracked, transform, _, aabb, sphere, disabled) = item;
+    let (mut tracked, transform, _, aabb, sphere, capsule, disabled) = item;
     if disabled || tracked.invalid {
         return;
     }
-    if let Some(shape) = world_shape(transform, parent, hierarchy, aabb, sphere)
+    if let Some(shape) = world_shape(transform, parent, hierarchy, aabb, sphere, capsule)
         && shape.center().is_finite()
     {
         // Through `bypass_change_detection`: every path that calls this also makes the
@@ -296,7 +299,7 @@ pub(crate) fn on_parent_removed<V: Vector>(
 
 /// Entities with a shape and no [`TrackedCollider`].
 type Untracked<V> = (
-    Or<(With<Aabb<V>>, With<BoundingSphere<V>>)>,
+    Or<(With<Aabb<V>>, With<BoundingSphere<V>>, With<Capsule<V>>)>,
     Without<TrackedCollider<V>>,
 );
 

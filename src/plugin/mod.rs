@@ -2,8 +2,8 @@
 //!
 //! # Setup
 //!
-//! Add [`AabbTreePlugin`] for each dimension you use, give entities an [`Aabb`] or a
-//! [`BoundingSphere`] (and a [`Velocity`] if they move fast), and read
+//! Add [`AabbTreePlugin`] for each dimension you use, give entities an [`Aabb`], a
+//! [`BoundingSphere`] or a [`Capsule`] (and a [`Velocity`] if they move fast), and read
 //! [`CollisionStarted`] / [`CollisionEnded`].
 //!
 //! ```no_run
@@ -77,9 +77,9 @@
 //! (despawn with `try_despawn`; [`CollisionStarted`] shows the pattern).
 //!
 //! To change an entity's shape without ending its contacts, insert the new shape before
-//! removing the old one (`insert(BoundingSphere::new(r)).remove::<Aabb<V>>()`); with both
-//! present the `Aabb` counts. The guide's [what happens when…](crate::guide::events) lists
-//! every case.
+//! removing the old one (`insert(BoundingSphere::new(r)).remove::<Aabb<V>>()`); with
+//! several present the `Aabb` counts, then a [`Capsule`], then the `BoundingSphere`.
+//! The guide's [what happens when…](crate::guide::events) lists every case.
 //!
 //! # Layers
 //!
@@ -296,8 +296,8 @@ use crate::Vector;
 
 pub use character::{CharacterController, CharacterPlugin, CharacterState, CharacterSystems};
 pub use components::{
-    Aabb, BoundingSphere, CollidingEntities, CollisionLayer, CollisionLayers, Sensor, Static,
-    Teleported, TrackedCollider, Velocity, WorldShape,
+    Aabb, BoundingSphere, Capsule, CapsuleAxis, CollidingEntities, CollisionLayer, CollisionLayers,
+    Sensor, Static, Teleported, TrackedCollider, Velocity, WorldShape,
 };
 pub use config::{CollisionConfig, StaticChangeDetection};
 pub use events::{CollisionEnded, CollisionMessage, CollisionStarted, EndReason};
@@ -404,6 +404,8 @@ where
             .register_type::<RestoringWorld>()
             .register_type::<Aabb<V>>()
             .register_type::<BoundingSphere<V>>()
+            .register_type::<Capsule<V>>()
+            .register_type::<CapsuleAxis>()
             .register_type::<Velocity<V>>()
             .register_type::<CollisionLayers>()
             .register_type::<Teleported>()
@@ -469,12 +471,18 @@ where
                 lifecycle::on_shape_inserted::<V, BoundingSphere<V>>
                     .run_if(rollback::not_restoring),
             )
+            .add_observer(
+                lifecycle::on_shape_inserted::<V, Capsule<V>>.run_if(rollback::not_restoring),
+            )
             .add_observer(lifecycle::on_teleported::<V>.run_if(rollback::not_restoring))
             .add_observer(lifecycle::on_parent_inserted::<V>.run_if(rollback::not_restoring))
             .add_observer(lifecycle::on_parent_removed::<V>.run_if(rollback::not_restoring))
             .add_observer(lifecycle::on_shape_removed::<V, Aabb<V>>.run_if(rollback::not_restoring))
             .add_observer(
                 lifecycle::on_shape_removed::<V, BoundingSphere<V>>.run_if(rollback::not_restoring),
+            )
+            .add_observer(
+                lifecycle::on_shape_removed::<V, Capsule<V>>.run_if(rollback::not_restoring),
             )
             .add_observer(
                 lifecycle::on_collider_gone::<V, Add, Disabled>.run_if(rollback::not_restoring),
@@ -514,6 +522,9 @@ where
             .add_observer(lifecycle::on_static_insert::<V, Aabb<V>>.run_if(rollback::not_restoring))
             .add_observer(
                 lifecycle::on_static_insert::<V, BoundingSphere<V>>.run_if(rollback::not_restoring),
+            )
+            .add_observer(
+                lifecycle::on_static_insert::<V, Capsule<V>>.run_if(rollback::not_restoring),
             )
             .add_observer(
                 lifecycle::on_static_insert::<V, Velocity<V>>.run_if(rollback::not_restoring),

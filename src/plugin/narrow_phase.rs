@@ -6,7 +6,7 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
 use crate::Vector;
-use crate::geometry::{BoundingBox, sweep_ball_box, sweep_balls, sweep_boxes};
+use crate::geometry::{BoundingBox, sweep_ball_box, sweep_balls, sweep_boxes, sweep_rounded};
 use crate::plugin::key::Key;
 use crate::plugin::pairs::Pair;
 use crate::plugin::state::{Body, EndRecord, PassThrough, StartRecord, StaticSide};
@@ -17,8 +17,9 @@ use crate::plugin::{AabbTree, CollisionConfig, EndReason, WorldShape};
 const ONE_PASS_STATICS: usize = 64;
 
 /// A normal from `a` towards `b` for shapes that already overlap: the axis of least
-/// penetration for two boxes, the line of centers otherwise; zero when centers coincide,
-/// and for two boxes whose centers line up along that axis (neither way is out).
+/// penetration for two boxes, the contact's normal for a pair with a rounded box, the line
+/// of centers otherwise; zero when centers coincide, and for two boxes whose centers line
+/// up along that axis (neither way is out).
 ///
 /// Exactly opposite when `a` and `b` swap (but for the sign of zero coordinates), so
 /// that a pair's normal does not depend on the side it is tested from.
@@ -41,6 +42,10 @@ fn overlap_normal<V: Vector>(a: &WorldShape<V>, b: &WorldShape<V>) -> V {
         }
         return normal;
     }
+    if matches!(a, WorldShape::Rounded(_)) || matches!(b, WorldShape::Rounded(_)) {
+        // The line of centers says little about a long capsule beside another shape.
+        return a.contact(b).map_or(V::ZERO, |c| c.normal);
+    }
     let d = b.center() - a.center();
     let len = d.dot(d).sqrt();
     if len > 0.0 { d / len } else { V::ZERO }
@@ -56,6 +61,8 @@ fn sweep<V: Vector>(a0: &WorldShape<V>, da: V, b0: &WorldShape<V>, db: V) -> Opt
             h.normal = -h.normal;
             h
         }),
+        // A pair with a capsule or rounded box: the one sweep of the family.
+        _ => sweep_rounded(&a0.to_rounded(), da, &b0.to_rounded(), db),
     }?;
     Some((hit.u0, hit.normal))
 }

@@ -19,7 +19,7 @@ use crate::plugin::events::CollisionWriters;
 use crate::plugin::lifecycle::drop_proxy;
 use crate::plugin::rollback::not_restoring;
 use crate::plugin::{
-    Aabb, AabbTree, AskPairFilter, BoundingSphere, CharacterController, CharacterState,
+    Aabb, AabbTree, AskPairFilter, BoundingSphere, Capsule, CharacterController, CharacterState,
     CollidingEntities, CollisionConfig, CollisionLayers, NotIntegrated, OneWay, RestoringWorld,
     Sensor, Static, Teleported, TrackedCollider, Velocity, WorldShape,
 };
@@ -50,7 +50,7 @@ use crate::plugin::{
 ///
 /// - saved and restored: the collision state [`AabbTree`] (cloned: both trees, the
 ///   pairs, their vetoes, the neighbourhood lists, the records of first-tick starts and
-///   teleports), and the components [`TrackedCollider`], [`Aabb`], [`BoundingSphere`],
+///   teleports), and the components [`TrackedCollider`], [`Aabb`], [`BoundingSphere`], [`Capsule`],
 ///   [`Velocity`], [`CollisionLayers`], [`Static`], [`Sensor`], [`Teleported`],
 ///   [`AskPairFilter`], [`OneWay`], [`NotIntegrated`], [`CollidingEntities`],
 ///   [`CharacterController`] and [`CharacterState`];
@@ -125,6 +125,7 @@ where
         copy_component::<TrackedCollider<V>>(app);
         copy_component::<Aabb<V>>(app);
         copy_component::<BoundingSphere<V>>(app);
+        copy_component::<Capsule<V>>(app);
         copy_component::<Velocity<V>>(app);
         copy_component::<CollisionLayers>(app);
         copy_component::<Static>(app);
@@ -208,11 +209,15 @@ fn bits<V: Vector>(v: V) -> [u32; 3] {
     v.extend_to_3d().to_array().map(f32::to_bits)
 }
 
-/// The bits of a world shape: its kind and its box.
-fn shape_bits<V: Vector>(shape: &WorldShape<V>) -> (u8, [u32; 3], [u32; 3]) {
-    let kind = u8::from(matches!(shape, WorldShape::Ball(_)));
+/// The bits of a world shape: its kind, its radius (a rounded box's) and its box.
+fn shape_bits<V: Vector>(shape: &WorldShape<V>) -> (u8, u32, [u32; 3], [u32; 3]) {
+    let (kind, radius) = match shape {
+        WorldShape::Box(_) => (0, 0.0),
+        WorldShape::Ball(_) => (1, 0.0),
+        WorldShape::Rounded(r) => (2, r.radius),
+    };
     let b = shape.bounding_box();
-    (kind, bits(b.min), bits(b.max))
+    (kind, radius.to_bits(), bits(b.min), bits(b.max))
 }
 
 /// The checksum part of the collision state (one entity, not rolled back).

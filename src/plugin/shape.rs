@@ -5,8 +5,8 @@ use bevy::math::Affine3A;
 use bevy::prelude::*;
 
 use crate::Vector;
-use crate::geometry::{Ball, BoundingBox};
-use crate::plugin::{Aabb, BoundingSphere, Teleported, WorldShape};
+use crate::geometry::{Ball, BoundingBox, RoundedBox};
+use crate::plugin::{Aabb, BoundingSphere, Capsule, Teleported, WorldShape};
 
 /// The transforms up the `ChildOf` chain with their change ticks, and which ancestors
 /// were teleported, disabled parents included.
@@ -83,14 +83,15 @@ pub(crate) fn ancestor_teleported(
 /// values of the matrix row (which encloses a rotated box).
 pub(crate) fn world_box<V: Vector>(affine: &Affine3A, half: V, offset: V) -> BoundingBox<V> {
     let center = affine.transform_point3(offset.extend_to_3d());
+    BoundingBox::from_center_half_extents(V::truncate_from_3d(center), world_half(affine, half))
+}
+
+/// The half extents of the world box enclosing a local box of half extents `half`.
+fn world_half<V: Vector>(affine: &Affine3A, half: V) -> V {
     let h = half.extend_to_3d();
     let m = affine.matrix3;
     let world_half = m.x_axis.abs() * h.x + m.y_axis.abs() * h.y + m.z_axis.abs() * h.z;
-    let world_half = Vec3::from(world_half);
-    BoundingBox::from_center_half_extents(
-        V::truncate_from_3d(center),
-        V::truncate_from_3d(world_half),
-    )
+    V::truncate_from_3d(Vec3::from(world_half))
 }
 
 pub(crate) fn world_ball<V: Vector>(affine: &Affine3A, radius: f32, offset: V) -> Ball<V> {
@@ -107,8 +108,16 @@ pub(crate) fn world_ball<V: Vector>(affine: &Affine3A, radius: f32, offset: V) -
     Ball::new(V::truncate_from_3d(center), radius * scale)
 }
 
-/// The collider's world shape (its `Aabb` if it has one, else its `BoundingSphere`), or
-/// `None` when it has neither.
+/// The world capsule of a local one: the rounded box whose inner box encloses the mapped
+/// segment ([`world_box`]) and whose radius is scaled as a ball's ([`world_ball`]).
+pub(crate) fn world_capsule<V: Vector>(affine: &Affine3A, capsule: &Capsule<V>) -> RoundedBox<V> {
+    let ball = world_ball(affine, capsule.radius, capsule.offset);
+    let half = world_half(affine, capsule.segment_half_extents());
+    RoundedBox::new(ball.center, half, ball.radius)
+}
+
+/// The collider's world shape (its `Aabb` if it has one, else its `Capsule`, else its
+/// `BoundingSphere`), or `None` when it has none.
 ///
 /// Inlined into `prepare`'s loop: out of line, the shape comes back through memory, which
 /// costs the loop more than the call saves.
@@ -119,9 +128,10 @@ pub(crate) fn world_shape<V: Vector>(
     hierarchy: &Hierarchy,
     aabb: Option<&Aabb<V>>,
     sphere: Option<&BoundingSphere<V>>,
+    capsule: Option<&Capsule<V>>,
 ) -> Option<WorldShape<V>> {
     if parent.is_none() && transform.rotation == Quat::IDENTITY {
-        return unrotated_shape(transform, aabb, sphere);
+        return unrotated_shape(transform, aabb, sphere, capsule);
     }
     if let Some(a) = aabb {
         let affine = world_affine(transform, parent, hierarchy);
@@ -130,6 +140,9 @@ pub(crate) fn world_shape<V: Vector>(
             a.half_extents,
             a.offset,
         )))
+    } else if let Some(c) = capsule {
+        let affine = world_affine(transform, parent, hierarchy);
+        Some(WorldShape::Rounded(world_capsule(&affine, c)))
     } else if let Some(s) = sphere {
         let affine = world_affine(transform, parent, hierarchy);
         Some(WorldShape::Ball(world_ball(&affine, s.radius, s.offset)))
@@ -152,6 +165,7 @@ pub(crate) fn unrotated_shape<V: Vector>(
     transform: &Transform,
     aabb: Option<&Aabb<V>>,
     sphere: Option<&BoundingSphere<V>>,
+    capsule: Option<&Capsule<V>>,
 ) -> Option<WorldShape<V>> {
     let translation = V::truncate_from_3d(transform.translation);
     let scale = V::truncate_from_3d(transform.scale);
@@ -164,6 +178,13 @@ pub(crate) fn unrotated_shape<V: Vector>(
         let column_length = (0..V::DIM)
             .map(|axis| (scale.axis(axis) * scale.axis(axis)).sqrt())
             .fold(0.0, f32::max);
+        if let Some(c) = capsule {
+            return Some(WorldShape::Rounded(RoundedBox::new(
+                translation + scale * c.offset,
+                scale.abs() * c.segment_half_extents(),
+                c.radius * column_length,
+            )));
+        }
         sphere.map(|s| {
             WorldShape::Ball(Ball::new(
                 translation + scale * s.offset,
@@ -182,6 +203,7 @@ pub(crate) enum Problem<V: Vector> {
     Rotation(Quat),
     Aabb(V, V),
     Sphere(f32, V),
+    Capsule(Capsule<V>),
     Velocity(V),
     Shape(WorldShape<V>),
     Overflow(BoundingBox<V>, V),
@@ -199,6 +221,11 @@ impl<V: Vector> core::fmt::Display for Problem<V> {
             Problem::Sphere(radius, offset) => {
                 write!(f, "BoundingSphere radius {radius} offset {offset:?}")
             }
+            Problem::Capsule(c) => write!(
+                f,
+                "Capsule half length {} radius {} axis {:?} offset {:?}",
+                c.half_length, c.radius, c.axis, c.offset
+            ),
             Problem::Velocity(v) => write!(f, "Velocity {v:?}"),
             Problem::Shape(shape) => write!(f, "world shape {shape:?} (parent transform?)"),
             Problem::Overflow(swept, predicted) => {
@@ -219,6 +246,7 @@ pub(crate) fn invalid_reason<V: Vector>(
     shape: &WorldShape<V>,
     aabb: Option<&Aabb<V>>,
     sphere: Option<&BoundingSphere<V>>,
+    capsule: Option<&Capsule<V>>,
     velocity: V,
     transform: &Transform,
 ) -> Option<Problem<V>> {
@@ -241,6 +269,11 @@ pub(crate) fn invalid_reason<V: Vector>(
     {
         return Some(Problem::Sphere(s.radius, s.offset));
     }
+    if let Some(c) = capsule
+        && !c.is_valid()
+    {
+        return Some(Problem::Capsule(*c));
+    }
     if !velocity.is_finite() {
         return Some(Problem::Velocity(velocity));
     }
@@ -252,6 +285,7 @@ pub(crate) fn invalid_reason<V: Vector>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plugin::CapsuleAxis;
     use bevy::math::Vec2;
 
     /// A small deterministic generator (xorshift), values in `[lo, hi)`.
@@ -293,14 +327,23 @@ mod tests {
             };
             let expected = WorldShape::Box(world_box(&affine, half, offset));
             assert_eq!(
-                unrotated_shape(&transform, Some(&aabb), None),
+                unrotated_shape(&transform, Some(&aabb), None, None),
                 Some(expected),
                 "{transform:?} {aabb:?}"
             );
             let radius = rng.range(0.0, 50.0);
+            let axis = [CapsuleAxis::X, CapsuleAxis::Y, CapsuleAxis::Z][i % V::DIM];
+            let capsule = Capsule::<V>::new(rng.range(0.0, 20.0), radius)
+                .along(axis)
+                .with_offset(offset);
+            assert_eq!(
+                unrotated_shape(&transform, None, None, Some(&capsule)),
+                Some(WorldShape::Rounded(world_capsule(&affine, &capsule))),
+                "{transform:?} {capsule:?}"
+            );
             let sphere = BoundingSphere::<V> { radius, offset };
             assert_eq!(
-                unrotated_shape(&transform, None, Some(&sphere)),
+                unrotated_shape(&transform, None, Some(&sphere), None),
                 Some(WorldShape::Ball(world_ball(&affine, radius, offset))),
                 "{transform:?} {sphere:?}"
             );
@@ -315,13 +358,31 @@ mod tests {
             };
             let affine = transform.compute_affine();
             assert_eq!(
-                unrotated_shape(&transform, None, Some(&sphere)),
+                unrotated_shape(&transform, None, Some(&sphere), None),
                 Some(WorldShape::Ball(world_ball(&affine, 1.5, V::ZERO))),
                 "scale {s}"
             );
         }
         let transform = Transform::from_xyz(1.0, 2.0, 3.0);
-        assert_eq!(unrotated_shape::<V>(&transform, None, None), None);
+        assert_eq!(unrotated_shape::<V>(&transform, None, None, None), None);
+    }
+
+    /// A quarter turn lays a capsule along the other axis, exactly as `along` does.
+    #[test]
+    fn quarter_turn_capsule() {
+        let capsule = Capsule::<Vec3>::new(1.5, 0.5).with_offset(Vec3::Y);
+        let turned = Transform::from_xyz(2.0, 0.0, 0.0)
+            .with_rotation(Quat::from_rotation_z(core::f32::consts::FRAC_PI_2));
+        let shape = world_capsule(&turned.compute_affine(), &capsule);
+        let expected = RoundedBox::new(Vec3::new(1.0, 0.0, 0.0), Vec3::new(1.5, 0.0, 0.0), 0.5);
+        assert!((shape.center - expected.center).abs().max_element() < 1e-6);
+        assert!(
+            (shape.half_extents - expected.half_extents)
+                .abs()
+                .max_element()
+                < 1e-6
+        );
+        assert!((shape.radius - 0.5).abs() < 1e-6);
     }
 
     #[test]

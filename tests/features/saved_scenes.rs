@@ -107,6 +107,13 @@ fn saved_scene_gives_the_same_events() {
         ));
         if i % 3 == 0 {
             e.insert(BoundingSphere::new(rng.range(0.2, 0.8)));
+        } else if i % 3 == 1 && i % 2 == 1 {
+            let axis = if i % 4 == 1 {
+                CapsuleAxis::X
+            } else {
+                CapsuleAxis::Y
+            };
+            e.insert(Capsule::new(rng.range(0.0, 0.6), rng.range(0.2, 0.5)).along(axis));
         } else {
             e.insert(Aabb::new(Vec2::new(
                 rng.range(0.2, 0.8),
@@ -142,6 +149,10 @@ fn saved_scene_gives_the_same_events() {
         "{ron}"
     );
     assert!(ron.contains("CollidingEntities"));
+    assert!(
+        ron.contains("bevy_aabb_tree::plugin::components::Capsule"),
+        "{ron}"
+    );
 
     // Read it back into a new app.
     let mut loaded = app();

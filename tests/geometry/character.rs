@@ -125,6 +125,7 @@ fn penetration<V: Vector>(a: &Shape<V>, b: &Shape<V>) -> f64 {
                 .sum();
             (f64::from(s.radius + t.radius) - d2.sqrt()).max(0.0)
         }
+        _ => unreachable!("boxes and balls only (capsules: tests/character_capsule.rs)"),
     }
 }
 
@@ -631,6 +632,7 @@ fn gap<V: Vector>(a: &Shape<V>, b: &Shape<V>) -> f64 {
                 .sum();
             (d2.sqrt() - f64::from(s.radius + t.radius)).max(0.0)
         }
+        _ => unreachable!("boxes and balls only"),
     }
 }
 

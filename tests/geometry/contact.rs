@@ -39,6 +39,7 @@ fn to_o<V: Vector>(s: &Shape<V>) -> O {
     match s {
         Shape::Box(b) => O::Box(f(b.min), f(b.max)),
         Shape::Ball(b) => O::Ball(f(b.center), b.radius as f64),
+        Shape::Rounded(_) => unreachable!("boxes and balls only"),
     }
 }
 

@@ -48,6 +48,7 @@ mod balls;
 mod box_box;
 mod box_helpers;
 mod character;
+mod character_capsule;
 mod checks;
 mod contact;
 mod inputs;

@@ -54,6 +54,7 @@ fn to_o<V: Vector>(s: &Shape<V>, margin: f64) -> O {
             O::Box(min, max)
         }
         Shape::Ball(b) => O::Ball(f64v(b.center), (b.radius as f64 + margin).max(0.0)),
+        Shape::Rounded(_) => unreachable!("boxes and balls only"),
     }
 }
 

@@ -66,6 +66,7 @@ macro_rules! both_dims {
 }
 
 mod bad_input;
+mod capsules;
 mod characters;
 mod churn;
 mod first_tick;

@@ -84,6 +84,49 @@ fn run<V: Dim>(warnings: &Warnings) {
     // The valid entity was never warned about.
     assert!(warnings_about(warnings, good).is_empty());
 
+    // A capsule with a negative radius: one warning naming it and the value; valid
+    // again, back in; a NaN half length, one more.
+    let capsule = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(0.0, 2.0, 0.0),
+            Capsule::<V>::new(0.5, -0.25),
+        ))
+        .id();
+    for _ in 0..20 {
+        app.update();
+    }
+    let seen = warnings_about(warnings, capsule);
+    assert_eq!(seen.len(), 1, "{seen:#?}");
+    assert!(
+        seen[0].contains("Capsule") && seen[0].contains("-0.25"),
+        "{}",
+        seen[0]
+    );
+    app.world_mut()
+        .entity_mut(capsule)
+        .insert(Capsule::<V>::new(0.5, 0.25));
+    for _ in 0..5 {
+        app.update();
+    }
+    assert!(
+        app.world()
+            .get::<TrackedCollider<V>>(capsule)
+            .unwrap()
+            .proxy()
+            .is_some()
+    );
+    app.world_mut()
+        .entity_mut(capsule)
+        .insert(Capsule::<V>::new(f32::NAN, 0.25));
+    for _ in 0..20 {
+        app.update();
+    }
+    let seen = warnings_about(warnings, capsule);
+    assert_eq!(seen.len(), 2, "{seen:#?}");
+    assert!(seen[1].contains("NaN"), "{}", seen[1]);
+    app.world_mut().despawn(capsule);
+
     // Finite values whose fat box overflows (near the edge of `f32`'s range, with a
     // velocity): one warning for the whole episode, not one per frame.
     let edge = app

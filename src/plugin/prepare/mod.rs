@@ -51,6 +51,7 @@ struct Inputs<'a, V: Vector> {
     parent: Option<&'a ChildOf>,
     aabb: Option<&'a crate::plugin::Aabb<V>>,
     sphere: Option<&'a crate::plugin::BoundingSphere<V>>,
+    capsule: Option<&'a crate::plugin::Capsule<V>>,
     velocity: V,
     layers: CollisionLayers,
     is_static: bool,
@@ -258,7 +259,7 @@ fn record_stats<V: Vector>(state: &mut AabbTree<V>, processed: usize, start: Ins
 /// Only colliders whose inputs changed since the last run are processed; the others keep
 /// their shape, proxy and body, which processing them again would leave as they are. A
 /// collider is processed when:
-/// - `Transform`, `Aabb`, `BoundingSphere`, `Velocity` or `CollisionLayers` changed (Bevy's
+/// - `Transform`, `Aabb`, `BoundingSphere`, `Capsule`, `Velocity` or `CollisionLayers` changed (Bevy's
 ///   change ticks: inserted or written through `Mut` since the last run), or the plugin's
 ///   observers marked its `TrackedCollider` (one of those components was removed, `Static`
 ///   was added or removed, `Disabled` was removed), or it has `Teleported`;

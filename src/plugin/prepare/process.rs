@@ -106,17 +106,25 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         inputs: &Inputs<'_, V>,
         teleported: bool,
     ) -> Result<Checked<V>, Unfit<V>> {
-        let (aabb, sphere) = (inputs.aabb, inputs.sphere);
+        let (aabb, sphere, capsule) = (inputs.aabb, inputs.sphere, inputs.capsule);
         let Some(shape) = world_shape(
             inputs.transform,
             inputs.parent,
             self.hierarchy,
             aabb,
             sphere,
+            capsule,
         ) else {
             return Err(Unfit::NoShape);
         };
-        let mut problem = invalid_reason(&shape, aabb, sphere, inputs.velocity, inputs.transform);
+        let mut problem = invalid_reason(
+            &shape,
+            aabb,
+            sphere,
+            capsule,
+            inputs.velocity,
+            inputs.transform,
+        );
 
         // Where the sweep starts: the pose the observers recorded (at the spawn, at the
         // shape's insertion, at a teleport), else the last tick's shape for a collider in

@@ -7,8 +7,8 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::plugin::{
-    Aabb, BoundingSphere, CollisionLayers, Sensor, Static, StaticChangeDetection, Teleported,
-    TrackedCollider, Velocity,
+    Aabb, BoundingSphere, Capsule, CollisionLayers, Sensor, Static, StaticChangeDetection,
+    Teleported, TrackedCollider, Velocity,
 };
 
 use super::{Inputs, Prepare};
@@ -21,6 +21,7 @@ pub(super) type ColliderData<'a, V> = (
     Option<&'a ChildOf>,
     Option<&'a Aabb<V>>,
     Option<&'a BoundingSphere<V>>,
+    Option<&'a Capsule<V>>,
     Option<&'a Velocity<V>>,
     Option<&'a CollisionLayers>,
     Has<Static>,
@@ -38,6 +39,7 @@ type ChangedInputs<V> = Or<(
     Changed<Transform>,
     Changed<Aabb<V>>,
     Changed<BoundingSphere<V>>,
+    Changed<Capsule<V>>,
     Changed<Velocity<V>>,
     Changed<CollisionLayers>,
     Changed<TrackedCollider<V>>,
@@ -116,12 +118,12 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         // must come back at the next tick list themselves again).
         self.listed.clear();
         for item in &mut *all {
-            if !item.8 {
+            if !item.9 {
                 self.visit(item);
             }
         }
         for item in &mut *all {
-            if item.8 {
+            if item.9 {
                 self.visit(item);
             }
         }
@@ -140,7 +142,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
             .map(|item| {
                 let entity = item.0;
                 (
-                    item.8,
+                    item.9,
                     (entity.index_u32(), entity.generation().to_bits()),
                     entity,
                 )
@@ -213,6 +215,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
             parent,
             aabb,
             sphere,
+            capsule,
             velocity,
             layers,
             is_static,
@@ -221,7 +224,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         ) = item;
         // Without a shape there is nothing to do but to take out a proxy it still has.
         if tracked.seen == self.tick
-            || (aabb.is_none() && sphere.is_none() && tracked.proxy.is_none())
+            || (aabb.is_none() && sphere.is_none() && capsule.is_none() && tracked.proxy.is_none())
         {
             return;
         }
@@ -233,6 +236,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
             parent,
             aabb,
             sphere,
+            capsule,
             velocity: velocity.map_or(V::ZERO, |v| v.0),
             layers: layers.map_or_else(CollisionLayers::default, |l| *l),
             is_static,

@@ -1,7 +1,9 @@
-//! The exact tests behind the shape casts: a box or ball swept against a collider.
+//! The exact tests behind the shape casts: a box, ball or capsule swept against a collider.
 
 use crate::Vector;
-use crate::geometry::{BoundingBox, Shape, box_cast_at, sweep_ball_box, sweep_balls};
+use crate::geometry::{
+    BoundingBox, Shape, box_cast_at, rounded_cast_at, sweep_ball_box, sweep_balls,
+};
 use crate::plugin::WorldShape;
 use crate::plugin::spatial::ShapeHit;
 use crate::plugin::state::Body;
@@ -79,6 +81,9 @@ impl<V: Vector> Shape<V> {
                 let hit = sweep_balls(target, V::ZERO, ball, direction * limit)?;
                 Some((hit.u0 * limit, hit.normal))
             }
+            // A capsule or rounded box on either side: a ray against the Minkowski sum,
+            // which needs no bound on the step.
+            _ => rounded_cast_at(&self.to_rounded(), direction, max_t, &target.to_rounded()),
         }
     }
 
@@ -104,6 +109,10 @@ impl<V: Vector> Shape<V> {
                 } else {
                     center
                 }
+            }
+            _ => {
+                let moved = self.to_rounded().translated(offset);
+                moved.closest_points(&target.to_rounded()).1
             }
         }
     }

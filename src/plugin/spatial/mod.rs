@@ -1,5 +1,6 @@
 //! Spatial queries over the collision tree.
 
+mod capsule;
 mod cast;
 mod nearest;
 
@@ -236,6 +237,7 @@ impl<V: Vector> SpatialQuery<'_, V> {
         let inside = |shape: &WorldShape<V>| match shape {
             WorldShape::Box(b) => b.contains_point(point),
             WorldShape::Ball(b) => b.contains_point(point),
+            WorldShape::Rounded(r) => r.contains_point(point),
         };
         let layers = filter.layer_test();
         self.overlapping(
@@ -537,6 +539,7 @@ fn ray_hit<V: Vector>(ray: &Ray<V>, body: &Body<V>, max_t: f32) -> Option<ShapeH
             };
             (t, normal)
         }
+        WorldShape::Rounded(r) => ray.rounded_box_hit_with_normal_at(&r, max_t)?,
     };
     let point = ray.at(t);
     Some(ShapeHit {

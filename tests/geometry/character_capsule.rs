@@ -1,0 +1,333 @@
+//! A character whose shape is a capsule (`Shape::Rounded`), in 2D and 3D, moved by
+//! `move_character` over worlds of boxes: seams between floor tiles, ledges lower than
+//! its radius, steps, one-way platforms and ceilings. The oracles are the scenes'
+//! geometric facts (how far it must get, the height it must stand at) and its
+//! penetration of each box, measured in `f64` from the shapes' definitions.
+
+use bevy_aabb_tree::geometry::{
+    CastHit, CharacterConfig, CharacterWorld, RoundedBox, Shape, cast_shape, move_character,
+    one_way_blocks, one_way_push,
+};
+use bevy_aabb_tree::{BoundingBox, Vector};
+use glam::{Vec2, Vec3};
+
+fn vec<V: Vector>(a: [f32; 3]) -> V {
+    V::truncate_from_3d(Vec3::from_array(a))
+}
+
+fn up<V: Vector>() -> V {
+    vec([0.0, 1.0, 0.0])
+}
+
+fn bbox<V: Vector>(min: [f32; 3], max: [f32; 3]) -> Shape<V> {
+    Shape::Box(BoundingBox::from_min_max(vec(min), vec(max)))
+}
+
+/// A capsule standing along y, radius 0.3, segment half length 0.4 (1.4 tall), its
+/// bottom `gap` above `y`.
+fn capsule<V: Vector>(x: f32, y: f32, gap: f32) -> Shape<V> {
+    Shape::Rounded(RoundedBox::capsule(
+        vec([x, y + gap + 0.7, 0.0]),
+        1,
+        0.4,
+        0.3,
+    ))
+}
+
+/// A list of boxes (some one-way, with their normal), cast one by one.
+struct World<V: Vector> {
+    targets: Vec<(Shape<V>, Option<V>)>,
+}
+
+impl<V: Vector> CharacterWorld<V> for World<V> {
+    type Id = usize;
+
+    fn cast(&mut self, shape: &Shape<V>, motion: V) -> Option<CastHit<V, usize>> {
+        let mut best: Option<CastHit<V, usize>> = None;
+        for (i, (target, one_way)) in self.targets.iter().enumerate() {
+            if one_way.is_some_and(|n| !one_way_blocks(shape, motion, target, n)) {
+                continue;
+            }
+            if let Some(hit) = cast_shape(shape, motion, target)
+                && best.as_ref().is_none_or(|b| hit.precedes(b, motion))
+            {
+                best = Some(hit.with_id(i));
+            }
+        }
+        best
+    }
+
+    fn push_out(&mut self, shape: &Shape<V>) -> V {
+        let (mut hi, mut lo) = (V::ZERO, V::ZERO);
+        for (target, one_way) in &self.targets {
+            let push = match one_way {
+                Some(n) => one_way_push(shape, target, *n),
+                None => target
+                    .contact(shape)
+                    .map_or(V::ZERO, |c| c.normal * c.depth),
+            };
+            hi = hi.max(push);
+            lo = lo.min(push);
+        }
+        hi + lo
+    }
+
+    fn can_stand_on(&mut self, _: usize) -> bool {
+        true
+    }
+}
+
+/// How deep a capsule (rounded box) is inside a box, in `f64`: the radius less the
+/// distance from the box to the segment, found by sampling the segment finely (the
+/// distance is convex along it, so the samples' minimum is within the step of it).
+fn penetration<V: Vector>(c: &Shape<V>, b: &Shape<V>) -> f64 {
+    let (Shape::Rounded(c), Shape::Box(b)) = (c, b) else {
+        panic!("a capsule and a box");
+    };
+    let coords = |v: V| -> Vec<f64> { (0..V::DIM).map(|i| f64::from(v.axis(i))).collect() };
+    let (center, half) = (coords(c.center), coords(c.half_extents));
+    let (lo, hi) = (coords(b.min), coords(b.max));
+    let mut nearest = f64::INFINITY;
+    for k in 0..=2000 {
+        let s = -1.0 + 2.0 * f64::from(k) / 2000.0;
+        let d2: f64 = (0..V::DIM)
+            .map(|i| {
+                let p = center[i] + half[i] * s;
+                (p - p.clamp(lo[i], hi[i])).powi(2)
+            })
+            .sum();
+        nearest = nearest.min(d2.sqrt());
+    }
+    (f64::from(c.radius) - nearest).max(0.0)
+}
+
+const DT: f32 = 1.0 / 60.0;
+const GRAVITY: f32 = 20.0;
+
+/// A capsule character stepped by the tests, as a game's would be.
+struct Walker<V: Vector> {
+    shape: Shape<V>,
+    velocity: V,
+    grounded: bool,
+    config: CharacterConfig<V>,
+}
+
+impl<V: Vector> Walker<V> {
+    fn new(shape: Shape<V>) -> Self {
+        Self {
+            shape,
+            velocity: V::ZERO,
+            grounded: false,
+            config: CharacterConfig::new(up()),
+        }
+    }
+
+    fn bottom(&self) -> f32 {
+        self.shape.bounding_box().min.axis(1)
+    }
+
+    fn top(&self) -> f32 {
+        self.shape.bounding_box().max.axis(1)
+    }
+
+    fn x(&self) -> f32 {
+        self.shape.center().axis(0)
+    }
+
+    /// One tick: `across` is the velocity across the ground, `jump` replaces the
+    /// vertical velocity; then gravity, the move, and the check that it is in no box.
+    fn tick(&mut self, world: &mut World<V>, across: V, jump: Option<f32>) -> f32 {
+        let u = up::<V>();
+        let mut vertical = jump.unwrap_or(self.velocity.dot(u));
+        vertical -= GRAVITY * DT;
+        self.velocity = across + u * vertical;
+        let m = move_character(
+            &self.shape,
+            self.velocity * DT,
+            self.grounded,
+            &self.config,
+            world,
+        );
+        self.shape = self.shape.translated(m.displacement);
+        self.velocity = m.clip_velocity(self.velocity);
+        self.grounded = m.grounded;
+        for (target, one_way) in &world.targets {
+            if one_way.is_none() {
+                let depth = penetration(&self.shape, target);
+                assert!(
+                    depth < 1e-4,
+                    "inside {target:?} by {depth}: {:?}",
+                    self.shape
+                );
+            }
+        }
+        m.step
+    }
+}
+
+macro_rules! both_dims {
+    ($($name:ident),* $(,)?) => {
+        mod d2 { $( #[test] fn $name() { super::$name::<glam::Vec2>(); } )* }
+        mod d3 { $( #[test] fn $name() { super::$name::<glam::Vec3>(); } )* }
+    };
+}
+
+both_dims!(
+    walks_over_tile_seams,
+    slides_over_low_ledges_without_a_step,
+    no_step_above_the_maximum,
+    one_way_platform_and_ceiling,
+);
+
+/// A floor of touching unit tiles: walking at 6 units/s for 3 s, the capsule covers the
+/// whole distance (never held at a seam), stays grounded and on the floor, and never
+/// steps (there is nothing to step onto).
+fn walks_over_tile_seams<V: Vector>() {
+    for speed in [2.0f32, 6.0, 11.0] {
+        let tiles = (-2..40).map(|i| {
+            let x = i as f32;
+            bbox([x, -1.0, -3.0], [x + 1.0, 0.0, 3.0])
+        });
+        let mut world = World {
+            targets: tiles.map(|t| (t, None)).collect(),
+        };
+        let mut walker = Walker::new(capsule::<V>(0.5, 0.0, 0.01));
+        for _ in 0..10 {
+            walker.tick(&mut world, V::ZERO, None);
+        }
+        assert!(walker.grounded, "speed {speed}: not grounded");
+        let start = walker.x();
+        for tick in 0..180 {
+            let before = walker.x();
+            let step = walker.tick(&mut world, vec([speed, 0.0, 0.0]), None);
+            let moved = walker.x() - before;
+            assert!(
+                (moved - speed * DT).abs() < 1e-3,
+                "speed {speed} tick {tick}: moved {moved} at x {before}"
+            );
+            assert_eq!(
+                step, 0.0,
+                "speed {speed} tick {tick}: stepped at x {before}"
+            );
+            assert!(
+                walker.grounded,
+                "speed {speed} tick {tick}: airborne at x {before}"
+            );
+            assert!(
+                (0.0..0.02).contains(&walker.bottom()),
+                "speed {speed} tick {tick}: bottom {}",
+                walker.bottom()
+            );
+        }
+        assert!((walker.x() - start - 3.0 * speed).abs() < 0.05);
+    }
+}
+
+/// With steps turned off, a ledge lower than the radius but for the slope limit
+/// (height up to `r (1 - cos 45°)`) is climbed by the rounded bottom sliding over its
+/// edge; a higher one stops it. A box would stop at both.
+fn slides_over_low_ledges_without_a_step<V: Vector>() {
+    let r = 0.3f32;
+    let limit = r * (1.0 - core::f32::consts::FRAC_1_SQRT_2);
+    for (h, climbs) in [(0.3 * limit, true), (0.8 * limit, true), (0.5 * r, false)] {
+        let mut world = World {
+            targets: vec![
+                (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
+                (bbox([1.0, -1.0, -3.0], [20.0, h, 3.0]), None),
+            ],
+        };
+        let mut walker = Walker::new(capsule::<V>(0.0, 0.0, 0.01));
+        walker.config.max_step_height = 0.0;
+        for _ in 0..10 {
+            walker.tick(&mut world, V::ZERO, None);
+        }
+        for _ in 0..120 {
+            walker.tick(&mut world, vec([3.0, 0.0, 0.0]), None);
+        }
+        if climbs {
+            assert!(walker.x() > 4.0, "ledge {h}: stopped at x {}", walker.x());
+            let above = walker.bottom() - h;
+            assert!((0.0..0.02).contains(&above), "ledge {h}: {above} above it");
+            assert!(walker.grounded, "ledge {h}: not grounded on it");
+        } else {
+            assert!(walker.x() < 1.0, "ledge {h}: climbed to x {}", walker.x());
+        }
+    }
+}
+
+/// Stairs above the maximum step height (but below the capsule's radius-and-a-half):
+/// never climbed, and the capsule stays on the floor, grounded.
+fn no_step_above_the_maximum<V: Vector>() {
+    let max = CharacterConfig::<V>::new(up()).max_step_height;
+    for ratio in [1.1f32, 1.5] {
+        let h = ratio * max;
+        let mut world = World {
+            targets: vec![
+                (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
+                (bbox([1.0, -1.0, -3.0], [20.0, h, 3.0]), None),
+            ],
+        };
+        let mut walker = Walker::new(capsule::<V>(0.0, 0.0, 0.01));
+        for _ in 0..10 {
+            walker.tick(&mut world, V::ZERO, None);
+        }
+        for _ in 0..90 {
+            walker.tick(&mut world, vec([3.0, 0.0, 0.0]), None);
+        }
+        assert!(
+            walker.x() < 1.0,
+            "ratio {ratio}: climbed to x {}",
+            walker.x()
+        );
+        assert!(
+            walker.bottom() < 0.02,
+            "ratio {ratio}: bottom {}",
+            walker.bottom()
+        );
+        assert!(walker.grounded, "ratio {ratio}: not grounded");
+    }
+}
+
+/// A one-way platform above: the capsule jumps up through it and lands on it; a solid
+/// ceiling above that stops the next jump, its top never passing the ceiling.
+fn one_way_platform_and_ceiling<V: Vector>() {
+    let mut world = World {
+        targets: vec![
+            (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
+            (bbox([-2.0, 2.0, -3.0], [2.0, 2.2, 3.0]), Some(up::<V>())),
+            (bbox([-20.0, 4.0, -3.0], [20.0, 5.0, 3.0]), None),
+        ],
+    };
+    let mut walker = Walker::new(capsule::<V>(0.0, 0.0, 0.01));
+    for _ in 0..10 {
+        walker.tick(&mut world, V::ZERO, None);
+    }
+    walker.tick(&mut world, V::ZERO, Some(11.0));
+    let mut highest = 0.0f32;
+    for _ in 0..120 {
+        walker.tick(&mut world, V::ZERO, None);
+        highest = highest.max(walker.top());
+    }
+    assert!(walker.grounded, "not grounded after the jump");
+    let above = walker.bottom() - 2.2;
+    assert!(
+        (0.0..0.02).contains(&above),
+        "on the platform: {above} above it"
+    );
+    assert!(
+        highest <= 4.0 + 1e-4,
+        "top reached {highest}, the ceiling is at 4"
+    );
+    // Jump again: the ceiling at 4 stops it (1.4 tall from 2.2 leaves 0.4 to rise).
+    walker.tick(&mut world, V::ZERO, Some(11.0));
+    for _ in 0..120 {
+        walker.tick(&mut world, V::ZERO, None);
+        assert!(
+            walker.top() <= 4.0 + 1e-4,
+            "top {} in the ceiling",
+            walker.top()
+        );
+    }
+    assert!(walker.grounded && (walker.bottom() - 2.2).abs() < 0.02);
+    let _ = (Vec2::ZERO, Vec3::ZERO);
+}
