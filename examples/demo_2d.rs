@@ -61,7 +61,12 @@ fn main() {
     app.run();
 }
 
-fn setup(mut commands: Commands, assets: Res<AssetServer>) {
+fn setup(
+    mut commands: Commands,
+    assets: Res<AssetServer>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<ColorMaterial>>,
+) {
     commands.spawn((
         Camera2d,
         Projection::Orthographic(OrthographicProjection {
@@ -76,6 +81,8 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>) {
         bullet: assets.load("bullet.png"),
     });
 
+    // Capsules (a third of the bodies) are drawn as a capsule mesh the size of their shape.
+    let capsule_color = materials.add(Color::srgb(0.55, 0.8, 0.5));
     let mut rng = Lcg(2024);
     for i in 0..BODIES {
         let p = Vec2::new(rng.range(-75.0, 75.0), rng.range(-41.0, 41.0));
@@ -88,7 +95,26 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>) {
             CollisionLayers::from_layers([Layer::Body], [Layer::Body, Layer::Bullet]),
             Bouncy,
         ));
-        if i % 2 == 0 {
+        if i % 3 == 2 {
+            // Half as long again as it is wide, standing or lying.
+            let capsule = if i % 2 == 0 {
+                Capsule::new(0.5 * size, size)
+            } else {
+                Capsule::new(0.5 * size, size).along(CapsuleAxis::X)
+            };
+            let mesh = meshes.add(bevy::math::primitives::Capsule2d::new(size, size));
+            let turn = if i % 2 == 0 {
+                0.0
+            } else {
+                std::f32::consts::FRAC_PI_2
+            };
+            entity.insert(capsule);
+            entity.with_child((
+                Transform::from_rotation(Quat::from_rotation_z(turn)),
+                Mesh2d(mesh),
+                MeshMaterial2d(capsule_color.clone()),
+            ));
+        } else if i % 2 == 0 {
             entity.insert((
                 Aabb::new(Vec2::splat(size)),
                 Sprite {

@@ -81,6 +81,12 @@ fn setup(
     });
     let cube = meshes.add(Cuboid::new(1.0, 1.0, 1.0));
     let sphere = meshes.add(Sphere::new(1.0).mesh().uv(12, 8));
+    // A capsule standing along y: radius 0.5, its segment 1 long (half length 0.5).
+    let capsule = meshes.add(bevy::math::primitives::Capsule3d::new(0.5, 1.0));
+    let capsule_mat = materials.add(StandardMaterial {
+        base_color: Color::srgb(0.55, 0.8, 0.5),
+        ..default()
+    });
     commands.insert_resource(BulletLook(
         meshes.add(Sphere::new(0.3).mesh().uv(8, 6)),
         materials.add(StandardMaterial {
@@ -112,7 +118,13 @@ fn setup(
             Bouncy,
         ));
         // The colliders are in local space: the transform's scale sizes them.
-        if i % 2 == 0 {
+        if i % 3 == 2 {
+            entity.insert((
+                Capsule::new(0.5, 0.5),
+                Mesh3d(capsule.clone()),
+                MeshMaterial3d(capsule_mat.clone()),
+            ));
+        } else if i % 2 == 0 {
             entity.insert((
                 Aabb::new(Vec3::splat(0.5)),
                 Mesh3d(cube.clone()),
