@@ -1,4 +1,4 @@
-//! The 2D demo: a few thousand crates and balls bouncing around, thin walls, and bullets
+//! The 2D demo: a few thousand crates, balls and capsules bouncing around, thin walls, and bullets
 //! far faster than the walls are thick, which the swept test stops anyway. The debug
 //! overlay shows the boxes, the tree and the numbers (F1 hides it).
 //!

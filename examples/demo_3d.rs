@@ -1,4 +1,4 @@
-//! The 3D demo: crates and balls bouncing in a box, thin walls, and bullets far faster
+//! The 3D demo: crates, balls and capsules bouncing in a box, thin walls, and bullets far faster
 //! than the walls are thick, which the swept test stops anyway. The debug overlay shows
 //! the boxes, the tree and the numbers (F1 hides it).
 //!
