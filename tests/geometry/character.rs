@@ -17,7 +17,7 @@ use glam::{Vec2, Vec3};
 
 use super::oracle::{ball_shape as ball, box_shape as bbox, vec};
 
-fn up<V: Vector>() -> V {
+pub(super) fn up<V: Vector>() -> V {
     vec([0.0, 1.0, 0.0])
 }
 
@@ -125,7 +125,7 @@ fn penetration<V: Vector>(a: &Shape<V>, b: &Shape<V>) -> f64 {
                 .sum();
             (f64::from(s.radius + t.radius) - d2.sqrt()).max(0.0)
         }
-        _ => unreachable!("boxes and balls only (capsules: tests/character_capsule.rs)"),
+        _ => unreachable!("boxes and balls only (capsules: `character_capsule`)"),
     }
 }
 

@@ -4,24 +4,15 @@
 //! geometric facts (how far it must get, the height it must stand at) and its
 //! penetration of each box, measured in `f64` from the shapes' definitions.
 
+use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::geometry::{
     CastHit, CharacterConfig, CharacterWorld, RoundedBox, Shape, cast_shape, move_character,
     one_way_blocks, one_way_push,
 };
-use bevy_aabb_tree::{BoundingBox, Vector};
 use glam::{Vec2, Vec3};
 
-fn vec<V: Vector>(a: [f32; 3]) -> V {
-    V::truncate_from_3d(Vec3::from_array(a))
-}
-
-fn up<V: Vector>() -> V {
-    vec([0.0, 1.0, 0.0])
-}
-
-fn bbox<V: Vector>(min: [f32; 3], max: [f32; 3]) -> Shape<V> {
-    Shape::Box(BoundingBox::from_min_max(vec(min), vec(max)))
-}
+use super::character::up;
+use super::oracle::{box_shape as bbox, vec};
 
 /// A capsule standing along y, radius 0.3, segment half length 0.4 (1.4 tall), its
 /// bottom `gap` above `y`.
