@@ -27,17 +27,16 @@ sleep 2
 export DISPLAY=$display
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
 frames=${SCREENSHOT_FRAMES:-150}
-# Build first, so the demos' logs hold only what they print.
-cargo build --quiet --features examples --example demo_2d --example demo_3d --example platformer --example room_3d
-cargo build --quiet --features examples,tilemap --example tilemap
+# Build first, so the demos' logs hold only what they print. All features: the build the
+# test command's last test run made (the tile map needs `tilemap` beside `examples`).
+demos=(demo_2d demo_3d platformer room_3d tilemap)
+cargo build --quiet --all-features "${demos[@]/#/--example=}"
 failed=0
-for demo in demo_2d demo_3d platformer room_3d tilemap; do
-    features=examples
-    [ "$demo" = tilemap ] && features=examples,tilemap
+for demo in "${demos[@]}"; do
     rm -f "$out/$demo.png"
     log="$out/$demo.log"
     status=0
-    timeout 900 cargo run --quiet --features "$features" --example "$demo" -- \
+    timeout 900 cargo run --quiet --all-features --example "$demo" -- \
         --screenshot "$out/$demo.png" --frames "$frames" >"$log" 2>&1 || status=$?
     grep -E "saved|ERROR|panicked" "$log" || true
     problems=()

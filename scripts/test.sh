@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The project's test command (README.md; .ci/run calls it too): formatting and lints of
 # every crate in the repository, the tests with each feature set (pure core without Bevy,
-# the default plugin, everything), a minute of fuzzing, then the demos' screenshot check.
+# the default plugin, everything), the demos' screenshot check, then a minute of fuzzing.
 #
-# Needs only the Rust toolchain. Run as root, it installs what the screenshot check and
-# the fuzzer need (xvfb and mesa with apt-get, cargo-fuzz with cargo install); otherwise it
-# says in one line what is missing and skips only that check. It exits non-zero only when
-# a check fails; run as root where apt-get is, a screenshot check that still lacks what it
-# needs (the install failed) fails too, rather than being skipped.
+# Needs only the Rust toolchain. Run as root, it installs what the screenshot check needs
+# (xvfb and mesa with apt-get); otherwise it says in one line what is missing and skips
+# only that check. It exits non-zero only when a check fails; run as root where apt-get
+# is, a screenshot check that still lacks what it needs (the install failed) fails too,
+# rather than being skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -82,13 +82,16 @@ for manifest in "${side[@]}"; do
     cargo fmt --manifest-path "$manifest" --all --check
 done
 
-step "cargo clippy --all-targets: all features, default features, no default features"
-cargo clippy --all-targets --all-features -- -D warnings
+# The workspace's members (this crate and bench/) are linted in one call with all
+# features, so Bevy's metadata is built once for both; side crates with a workspace of
+# their own (fuzz/) get a call each.
+step "cargo clippy --all-targets: the workspace with all features, then default and no default features"
+cargo clippy --workspace --all-targets --all-features -- -D warnings
 cargo clippy --all-targets -- -D warnings
 cargo clippy --all-targets --no-default-features -- -D warnings
 
-# All features: a side crate's binaries that need its peers (Bevy, avian) ask for one.
 for manifest in "${side[@]}"; do
+    grep -q '^\[workspace\]' "$manifest" || continue
     step "cargo clippy --all-targets --all-features for $manifest"
     cargo clippy --manifest-path "$manifest" --all-targets --all-features -- -D warnings
 done
@@ -112,16 +115,9 @@ prune_binaries
 
 step "everything (plugin, debug overlay, examples, doc tests; the short soak runs)"
 cargo test --all-features
-prune_binaries
 
-if [ -d fuzz ]; then
-    step "fuzzing the tree for 60 s (no sanitizer)"
-    if ! cargo fuzz --version >/dev/null 2>&1; then
-        cargo install --locked cargo-fuzz
-    fi
-    FUZZ_SANITIZER=none bash scripts/fuzz.sh 60
-fi
-
+# The demos run from the examples the step above built (the screenshot script builds with
+# all features too), so Bevy's rendering is compiled once.
 step "demos rendered headless"
 missing=$(rendering_missing)
 if [ -n "$missing" ] && [ -n "$installs_rendering" ]; then
@@ -132,4 +128,11 @@ elif [ -n "$missing" ]; then
 else
     bash scripts/screenshots.sh
 fi
+prune_binaries
+
+if [ -d fuzz ]; then
+    step "fuzzing the tree for 60 s (no sanitizer)"
+    FUZZ_SANITIZER=none bash scripts/fuzz.sh 60
+fi
+
 step "all checks passed"

@@ -197,19 +197,14 @@ pub(crate) fn check_sweep_boxes<V: Vector>(
             let (u0, _) = check_interval(&s, tol, (hit.u0, hit.u1), &probe, &ctx);
             // Whether they overlap at the start is decided exactly by the crate (the sign of
             // a difference of floats is exact), so no tolerance here.
-            if probe(0.0).0 {
-                assert!(
-                    u0 == 0.0 && hit.normal == V::ZERO,
-                    "{}: overlapping at the start",
-                    ctx()
-                );
-            } else {
-                assert!(u0 > 0.0, "{}: apart at the start", ctx());
-                assert!(
-                    probe(u0).1.abs() <= tol.contact,
-                    "{}: not touching at u0",
-                    ctx()
-                );
+            if check_start(
+                Start::exact(&probe),
+                u0,
+                hit.normal,
+                &probe,
+                tol.touching(),
+                &ctx,
+            ) {
                 // The normal is the axis of a face pair that meets at u0, pointing from a
                 // towards b, with b moving (relative to a) against it.
                 let (axis, sign) = unit_axis(hit.normal)
@@ -263,20 +258,8 @@ pub(crate) fn check_sweep_balls<V: Vector>(
         Verdict::Hit => {
             let hit = got.unwrap_or_else(|| panic!("{}: they overlap", ctx()));
             let (u0, _) = check_interval(&s, tol, (hit.u0, hit.u1), &probe, &ctx);
-            let g0 = probe(0.0).1;
-            if g0 <= -tol.clear {
-                assert!(
-                    u0 == 0.0 && hit.normal == V::ZERO,
-                    "{}: overlapping at the start",
-                    ctx()
-                );
-            } else if g0 > tol.clear {
-                assert!(u0 > 0.0, "{}: apart at the start", ctx());
-                assert!(
-                    probe(u0).1.abs() <= tol.contact,
-                    "{}: not touching at u0",
-                    ctx()
-                );
+            let start = Start::by_gap(&probe, tol);
+            if check_start(start, u0, hit.normal, &probe, tol.touching(), &ctx) {
                 let n = f64s(hit.normal);
                 assert!(
                     (length(&n) - 1.0).abs() <= 1e-5,
@@ -365,21 +348,15 @@ pub(crate) fn check_sweep_ball_box<V: Vector>(
                 ctx(),
                 sb.last()
             );
-            let g0 = probe(0.0).1;
-            if g0 <= -tol.clear {
-                assert!(
-                    u0 == 0.0 && hit.normal == V::ZERO,
-                    "{}: overlapping at the start",
-                    ctx()
-                );
-            } else if g0 > tol.clear {
-                assert!(u0 > 0.0, "{}: apart at the start", ctx());
-                let g = probe(u0).1;
-                assert!(
-                    -tol.contact <= g && g <= crate_tolerance + tol.contact,
-                    "{}: not touching at u0 (gap {g})",
-                    ctx()
-                );
+            let touching = (-tol.contact, crate_tolerance + tol.contact);
+            if check_start(
+                Start::by_gap(&probe, tol),
+                u0,
+                hit.normal,
+                &probe,
+                touching,
+                &ctx,
+            ) {
                 let n = f64s(hit.normal);
                 assert!(
                     (length(&n) - 1.0).abs() <= 1e-5,
@@ -450,24 +427,9 @@ pub(crate) fn check_ray_box<V: Vector>(
         Verdict::Miss => assert!(got.is_none(), "{}: the ray misses", ctx()),
         Verdict::Hit => {
             let (t, n) = with_normal.unwrap_or_else(|| panic!("{}: the ray hits", ctx()));
-            let t64 = f64::from(t);
-            assert!((0.0..=f64::from(max_t)).contains(&t64), "{}", ctx());
-            assert!(
-                (t64 - s.first()).abs() <= s.slack(tol),
-                "{}: entry sampled at {}",
-                ctx(),
-                s.first()
-            );
+            let t64 = check_first_time(&s, tol, max_t, t, &ctx);
             // Whether the origin is inside is decided exactly by the crate.
-            if probe(0.0).0 {
-                assert!(t == 0.0 && n == V::ZERO, "{}: origin inside", ctx());
-            } else {
-                assert!(t > 0.0, "{}: origin outside", ctx());
-                assert!(
-                    probe(t64).1.abs() <= tol.contact,
-                    "{}: not on the boundary at t",
-                    ctx()
-                );
+            if check_start(Start::exact(&probe), t64, n, &probe, tol.touching(), &ctx) {
                 // The outward normal of the face entered: the ray reaches it moving inwards.
                 let (axis, sign) =
                     unit_axis(n).unwrap_or_else(|| panic!("{}: normal not a unit axis", ctx()));
@@ -514,25 +476,10 @@ pub(crate) fn check_ray_ball<V: Vector>(
         Verdict::Miss => assert!(got.is_none(), "{}: the ray misses", ctx()),
         Verdict::Hit => {
             let t = got.unwrap_or_else(|| panic!("{}: the ray hits", ctx()));
-            let t64 = f64::from(t);
-            assert!((0.0..=f64::from(max_t)).contains(&t64), "{}", ctx());
-            assert!(
-                (t64 - s.first()).abs() <= s.slack(tol),
-                "{}: entry sampled at {}",
-                ctx(),
-                s.first()
-            );
-            let g0 = probe(0.0).1;
-            if g0 <= -tol.clear {
-                assert_eq!(t, 0.0, "{}: origin inside", ctx());
-            } else if g0 > tol.clear {
-                assert!(t > 0.0, "{}: origin outside", ctx());
-                assert!(
-                    probe(t64).1.abs() <= tol.contact,
-                    "{}: not on the surface at t",
-                    ctx()
-                );
-            }
+            let t64 = check_first_time(&s, tol, max_t, t, &ctx);
+            // A ball hit has no normal to check.
+            let start = Start::by_gap(&probe, tol);
+            check_start(start, t64, V::ZERO, &probe, tol.touching(), &ctx);
         }
     }
     true
@@ -568,28 +515,15 @@ pub(crate) fn check_box_cast<V: Vector>(
         Verdict::Miss => assert!(got.is_none(), "{}: the cast misses", ctx()),
         Verdict::Hit => {
             let (t, n) = got.unwrap_or_else(|| panic!("{}: the cast hits", ctx()));
-            let t64 = f64::from(t);
-            assert!((0.0..=f64::from(max_t)).contains(&t64), "{}", ctx());
-            assert!(
-                (t64 - s.first()).abs() <= s.slack(tol),
-                "{}: first contact sampled at {}",
-                ctx(),
-                s.first()
-            );
-            let g0 = probe(0.0).1;
-            if g0 <= -tol.clear {
-                assert!(
-                    t == 0.0 && n == V::ZERO,
-                    "{}: overlapping at the start",
-                    ctx()
-                );
-            } else if g0 > tol.clear {
-                assert!(t > 0.0, "{}: apart at the start", ctx());
-                assert!(
-                    probe(t64).1.abs() <= tol.contact,
-                    "{}: not touching at t",
-                    ctx()
-                );
+            let t64 = check_first_time(&s, tol, max_t, t, &ctx);
+            if check_start(
+                Start::by_gap(&probe, tol),
+                t64,
+                n,
+                &probe,
+                tol.touching(),
+                &ctx,
+            ) {
                 // The outward normal of the target's face that the moving box reaches.
                 let (axis, sign) =
                     unit_axis(n).unwrap_or_else(|| panic!("{}: normal not a unit axis", ctx()));
@@ -628,6 +562,89 @@ pub(crate) fn assert_sweep<V: Vector>(
             && max_abs_diff(hit.normal, vec(normal)) <= 1e-5,
         "expected u0 {u0}, u1 {u1}, normal {normal:?}; got {hit:?}"
     );
+}
+
+/// How a contact starts, as the oracle sees it at `t = 0`.
+#[derive(Clone, Copy)]
+enum Start {
+    /// Overlapping (a ray's origin inside).
+    Inside,
+    /// Apart.
+    Apart,
+    /// Too close to touching to tell.
+    Unclear,
+}
+
+impl Start {
+    /// From the plain overlap test, where the crate decides the start exactly too.
+    fn exact(probe: &dyn Fn(f64) -> (bool, f64)) -> Self {
+        if probe(0.0).0 {
+            Self::Inside
+        } else {
+            Self::Apart
+        }
+    }
+
+    /// From the gap, clear of touching by the tolerance.
+    fn by_gap(probe: &dyn Fn(f64) -> (bool, f64), tol: Tol) -> Self {
+        let gap = probe(0.0).1;
+        if gap <= -tol.clear {
+            Self::Inside
+        } else if gap > tol.clear {
+            Self::Apart
+        } else {
+            Self::Unclear
+        }
+    }
+}
+
+/// What every first contact at `t` with `normal` must be, given its start: at 0 with no
+/// normal when it starts inside; later, with the gap at `t` within `touching`, when it
+/// starts apart. Returns whether the contact is reached from apart, so that the caller
+/// checks its normal.
+fn check_start<V: Vector>(
+    start: Start,
+    t: f64,
+    normal: V,
+    probe: &dyn Fn(f64) -> (bool, f64),
+    (below, above): (f64, f64),
+    ctx: &dyn Fn() -> String,
+) -> bool {
+    match start {
+        Start::Inside => {
+            assert!(
+                t == 0.0 && normal == V::ZERO,
+                "{}: inside at the start",
+                ctx()
+            );
+            false
+        }
+        Start::Apart => {
+            assert!(t > 0.0, "{}: apart at the start", ctx());
+            let gap = probe(t).1;
+            assert!(
+                below <= gap && gap <= above,
+                "{}: not touching at {t} (gap {gap})",
+                ctx()
+            );
+            true
+        }
+        Start::Unclear => false,
+    }
+}
+
+/// A ray's or a cast's first contact `t`: inside `[0, max_t]` and within the sampling's
+/// slack of the first sampled contact. Returns it in `f64`.
+fn check_first_time(s: &Samples, tol: Tol, max_t: f32, t: f32, ctx: &dyn Fn() -> String) -> f64 {
+    let t = f64::from(t);
+    assert!((0.0..=f64::from(max_t)).contains(&t), "{}", ctx());
+    assert!(
+        (t - s.first()).abs() <= s.slack(tol),
+        "{}: first contact sampled at {}",
+        ctx(),
+        s.first()
+    );
+    t
 }
 
 /// A sweep's overlap interval `(u0, u1)` against the sampled motion: inside `[0, 1]`,

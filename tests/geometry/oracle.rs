@@ -187,6 +187,13 @@ pub(crate) struct Tol {
     pub(crate) contact: f64,
 }
 
+impl Tol {
+    /// The gaps that count as touching at a reported contact.
+    pub(crate) fn touching(&self) -> (f64, f64) {
+        (-self.contact, self.contact)
+    }
+}
+
 pub(crate) const EXACT: Tol = Tol {
     exact: true,
     clear: 0.0,

@@ -733,7 +733,6 @@ pub(crate) fn check_ray<V: Vector>(
         )
     };
     let inside = ot.contains(&o);
-    let clear = judge.clear();
     // A box touched at one instant is decided exactly only with exact reciprocals.
     let exact = judge.tol.exact && (!box_like || exact_reciprocals(&d));
     let case = Entry {
@@ -750,31 +749,11 @@ pub(crate) fn check_ray<V: Vector>(
             "entry at",
         ],
     };
-    let (t, n) = match case.judge(got, &g, &ctx) {
+    let (t64, n) = match case.judge(got, &g, &ctx) {
         Ok(hit) => hit,
         Err(verdict) => return verdict,
     };
-    let t64 = f64::from(t);
-    if inside {
-        assert!(t == 0.0 && n == V::ZERO, "{}: origin inside", ctx());
-        return true;
-    }
-    if g(0.0) <= clear {
-        return true;
-    }
-    assert!(t > 0.0, "{}: origin outside", ctx());
-    let gt = g(t64);
-    assert!(
-        -judge.contact() <= gt && gt <= crate_tol + judge.contact(),
-        "{}: not on the surface at t (gap {gt})",
-        ctx()
-    );
     let fnormal = f64s(n);
-    assert!(
-        (length(&fnormal) - 1.0).abs() <= 1e-5,
-        "{}: normal not unit",
-        ctx()
-    );
     let p = along(&o, &d, t64);
     if ot.r >= 0.05 * judge.unit {
         let expected = normalized(&minus(&p, &ot.inner.closest(&p)));
@@ -839,7 +818,6 @@ pub(crate) fn check_cast<V: Vector>(
         )
     };
     let start_overlap = os.overlaps(&ot);
-    let clear = judge.clear();
     // Two boxes touching at one instant are decided exactly only with exact reciprocals.
     let exact = judge.tol.exact && (r != 0.0 || exact_reciprocals(&d));
     let case = Entry {
@@ -856,35 +834,11 @@ pub(crate) fn check_cast<V: Vector>(
             "first contact at",
         ],
     };
-    let (t, n) = match case.judge(got, &g, &ctx) {
+    let (t64, n) = match case.judge(got, &g, &ctx) {
         Ok(hit) => hit,
         Err(verdict) => return verdict,
     };
-    let t64 = f64::from(t);
-    if start_overlap {
-        assert!(
-            t == 0.0 && n == V::ZERO,
-            "{}: overlapping at the start",
-            ctx()
-        );
-        return true;
-    }
-    if g(0.0) <= clear {
-        return true;
-    }
-    assert!(t > 0.0, "{}: apart at the start", ctx());
-    let gt = g(t64);
-    assert!(
-        -judge.contact() <= gt && gt <= crate_tol + judge.contact(),
-        "{}: not touching at t (gap {gt})",
-        ctx()
-    );
     let fnormal = f64s(n);
-    assert!(
-        (length(&fnormal) - 1.0).abs() <= 1e-5,
-        "{}: normal not unit",
-        ctx()
-    );
     let x = os.at(&d, t64);
     if r >= 0.05 * judge.unit {
         // The target's outward normal: from its inner box towards the cast shape's.
@@ -914,7 +868,8 @@ pub(crate) fn check_cast<V: Vector>(
 /// The entry time of a ray or a cast against the sampled motion, the part the two share:
 /// a miss when the oracle's gap stays clear, an unclear case (only a start in contact
 /// is decided, exactly), a graze at one instant, or an entry time within the sampling's
-/// slack of the first sampled contact.
+/// slack of the first sampled contact: at 0 with no normal when they start in contact,
+/// later and touching, with a unit normal, when they start clear apart.
 struct Entry<'a> {
     s: &'a Samples,
     judge: Judge,
@@ -930,14 +885,14 @@ struct Entry<'a> {
 }
 
 impl Entry<'_> {
-    /// `Ok` with the hit to check further, or `Err` with the case's verdict (false when
-    /// unclear).
+    /// `Ok` with a hit reached from apart, whose normal's direction the caller checks, or
+    /// `Err` with the case's verdict (false when unclear).
     fn judge<V: Vector>(
         &self,
         got: Option<(f32, V)>,
         g: &dyn Fn(f64) -> f64,
         ctx: &dyn Fn() -> String,
-    ) -> Result<(f32, V), bool> {
+    ) -> Result<(f64, V), bool> {
         let (s, judge, crate_tol, end) = (self.s, self.judge, self.crate_tol, self.end);
         let [miss, start, hits, entry] = self.words;
         let clear = judge.clear();
@@ -970,6 +925,29 @@ impl Entry<'_> {
             "{}: {entry} {first}",
             ctx()
         );
-        Ok((t, n))
+        if self.start {
+            assert!(
+                t == 0.0 && n == V::ZERO,
+                "{}: in contact at the start",
+                ctx()
+            );
+            return Err(true);
+        }
+        if g(0.0) <= clear {
+            return Err(true);
+        }
+        assert!(t > 0.0, "{}: apart at the start", ctx());
+        let gt = g(t64);
+        assert!(
+            -judge.contact() <= gt && gt <= crate_tol + judge.contact(),
+            "{}: not touching at t (gap {gt})",
+            ctx()
+        );
+        assert!(
+            (length(&f64s(n)) - 1.0).abs() <= 1e-5,
+            "{}: normal not unit",
+            ctx()
+        );
+        Ok((t64, n))
     }
 }

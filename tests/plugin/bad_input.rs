@@ -21,14 +21,11 @@ pub(crate) fn fat_box_overflow<V: Dim>() {
         .id();
     // Spawned once the time step is known, so that its first fat box already overflows.
     run_ticks(&mut app, 1);
-    let edge = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(3.39e38, 0.0, 0.0),
-            Aabb::new(V::splat(1e36)),
-            Velocity(V::truncate_from_3d(Vec3::X * 1e37)),
-        ))
-        .id();
+    let edge = app.spawn_id((
+        Transform::from_xyz(3.39e38, 0.0, 0.0),
+        Aabb::new(V::splat(1e36)),
+        Velocity(V::truncate_from_3d(Vec3::X * 1e37)),
+    ));
     for _ in 0..5 {
         run_ticks(&mut app, 1);
         let tree = app.world().resource::<AabbTree<V>>();
@@ -324,14 +321,8 @@ pub(crate) fn other_bad_input<V: Dim>() {
     for (name, mutate, invalid) in std::iter::once(("control", noop, false)).chain(cases) {
         let mut app = update_app::<V>(Sched::Update);
         app.world_mut().resource_mut::<Rec>().skip_brute_force = !invalid;
-        let a = app
-            .world_mut()
-            .spawn((Transform::default(), Aabb::new(V::splat(0.5))))
-            .id();
-        let b = app
-            .world_mut()
-            .spawn((Transform::from_xyz(0.8, 0.0, 0.0), Aabb::new(V::splat(0.5))))
-            .id();
+        let a = app.spawn_id((Transform::default(), Aabb::new(V::splat(0.5))));
+        let b = app.spawn_id((Transform::from_xyz(0.8, 0.0, 0.0), Aabb::new(V::splat(0.5))));
         for i in 0..10 {
             app.world_mut().spawn((
                 Transform::from_xyz(i as f32 * 3.0 - 10.0, 5.0, 0.0),

@@ -206,13 +206,11 @@ fn bullet_app<V: Dim>(case: Case) -> (App, Entity) {
 
 /// A static wall 1 unit thick and 6 high (and deep) at `x`.
 fn spawn_wall<V: Dim>(app: &mut App, x: f32) -> Entity {
-    app.world_mut()
-        .spawn((
-            Transform::from_xyz(x, 0.0, 0.0),
-            Aabb::new(v::<V>(0.5, 3.0, 3.0)),
-            Static,
-        ))
-        .id()
+    app.spawn_id((
+        Transform::from_xyz(x, 0.0, 0.0),
+        Aabb::new(v::<V>(0.5, 3.0, 3.0)),
+        Static,
+    ))
 }
 
 /// A bullet of half size 0.25 at `(x, 0.3)`: a box or a ball.
@@ -299,19 +297,13 @@ pub(crate) fn children_are_swept_from_their_start<V: Dim>() {
         // The brute-force check of the recorder handles roots only.
         app.world_mut().resource_mut::<Rec>().skip_brute_force = true;
         let wall = spawn_wall::<V>(&mut app, 0.0);
-        let parent = app
-            .world_mut()
-            .spawn(Transform::from_xyz(-2.5, 0.0, 0.0))
-            .id();
+        let parent = app.spawn_id(Transform::from_xyz(-2.5, 0.0, 0.0));
         run_ticks(&mut app, 1);
-        let child = app
-            .world_mut()
-            .spawn((
-                Transform::from_xyz(0.5, 0.3, 0.0),
-                Aabb::new(V::splat(0.25)),
-                ChildOf(parent),
-            ))
-            .id();
+        let child = app.spawn_id((
+            Transform::from_xyz(0.5, 0.3, 0.0),
+            Aabb::new(V::splat(0.25)),
+            ChildOf(parent),
+        ));
         assert_tracked_at::<V>(&app, child, -2.0, "the child's start counts its parent");
         app.world_mut()
             .entity_mut(parent)
@@ -333,18 +325,12 @@ pub(crate) fn children_are_swept_from_their_start<V: Dim>() {
         // The brute-force check of the recorder handles roots only.
         app.world_mut().resource_mut::<Rec>().skip_brute_force = true;
         let wall = spawn_wall::<V>(&mut app, 0.0);
-        let parent = app
-            .world_mut()
-            .spawn(Transform::from_xyz(-30.0, 0.0, 0.0))
-            .id();
-        let child = app
-            .world_mut()
-            .spawn((
-                Transform::from_xyz(0.5, 0.3, 0.0),
-                Aabb::new(V::splat(0.25)),
-                ChildOf(parent),
-            ))
-            .id();
+        let parent = app.spawn_id(Transform::from_xyz(-30.0, 0.0, 0.0));
+        let child = app.spawn_id((
+            Transform::from_xyz(0.5, 0.3, 0.0),
+            Aabb::new(V::splat(0.25)),
+            ChildOf(parent),
+        ));
         run_ticks(&mut app, 2);
         set_translation(&mut app, parent, Vec3::new(-2.5, 0.0, 0.0));
         app.world_mut()
@@ -374,18 +360,13 @@ pub(crate) fn hits_in_time_order<V: Dim>() {
     let mut app = update_app::<V>(Sched::Update);
     app.init_resource::<BulletLog>();
     // Spawned in an order that puts the enemy first in the pairs' order.
-    let enemy = app
-        .world_mut()
-        .spawn((Transform::from_xyz(4.0, 0.0, 0.0), Aabb::new(V::splat(0.5))))
-        .id();
+    let enemy = app.spawn_id((Transform::from_xyz(4.0, 0.0, 0.0), Aabb::new(V::splat(0.5))));
     let thin_wall = |app: &mut App, x: f32| {
-        app.world_mut()
-            .spawn((
-                Transform::from_xyz(x, 0.0, 0.0),
-                Aabb::new(v::<V>(0.1, 3.0, 3.0)),
-                Static,
-            ))
-            .id()
+        app.spawn_id((
+            Transform::from_xyz(x, 0.0, 0.0),
+            Aabb::new(v::<V>(0.1, 3.0, 3.0)),
+            Static,
+        ))
     };
     let far_wall = thin_wall(&mut app, 2.0);
     let near_wall = thin_wall(&mut app, 0.0);
@@ -442,18 +423,12 @@ pub(crate) fn static_swap_on_config_change<V: Dim>() {
                 if spacer_first {
                     app.world_mut().spawn(Transform::default());
                 }
-                let s = app
-                    .world_mut()
-                    .spawn((Transform::default(), Aabb::new(V::splat(0.5)), Static))
-                    .id();
-                let m = app
-                    .world_mut()
-                    .spawn((
-                        Transform::from_xyz(0.6, 0.0, 0.0),
-                        BoundingSphere::<V>::new(0.5),
-                        CollidingEntities::default(),
-                    ))
-                    .id();
+                let s = app.spawn_id((Transform::default(), Aabb::new(V::splat(0.5)), Static));
+                let m = app.spawn_id((
+                    Transform::from_xyz(0.6, 0.0, 0.0),
+                    BoundingSphere::<V>::new(0.5),
+                    CollidingEntities::default(),
+                ));
                 run_ticks(&mut app, 1);
                 app.world_mut().entity_mut(m).insert(Static);
                 app.world_mut().entity_mut(s).remove::<Static>();
@@ -488,23 +463,17 @@ pub(crate) fn static_swap_on_config_change<V: Dim>() {
 pub(crate) fn disabled_parent_moves_its_children<V: Dim>() {
     let mut app = update_app::<V>(Sched::Update);
     app.world_mut().resource_mut::<Rec>().skip_brute_force = true;
-    let wall = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(5.0, 0.0, 0.0),
-            Aabb::new(V::splat(0.5)),
-            Static,
-        ))
-        .id();
-    let parent = app.world_mut().spawn((Transform::default(), Disabled)).id();
-    let child = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(0.0, 1.0, 0.0),
-            Aabb::new(V::splat(0.25)),
-            ChildOf(parent),
-        ))
-        .id();
+    let wall = app.spawn_id((
+        Transform::from_xyz(5.0, 0.0, 0.0),
+        Aabb::new(V::splat(0.5)),
+        Static,
+    ));
+    let parent = app.spawn_id((Transform::default(), Disabled));
+    let child = app.spawn_id((
+        Transform::from_xyz(0.0, 1.0, 0.0),
+        Aabb::new(V::splat(0.25)),
+        ChildOf(parent),
+    ));
     run_ticks(&mut app, 1);
     app.world_mut()
         .entity_mut(parent)
@@ -526,23 +495,17 @@ pub(crate) fn disabled_parent_moves_its_children<V: Dim>() {
 /// `NotIntegrated` keeps `VelocityPlugin` off an entity; others still move.
 pub(crate) fn not_integrated_stays<V: Dim>() {
     let mut app = app_with::<V>(Sched::Fixed, 60.0, Mover::VelocityPlugin);
-    let moved = app
-        .world_mut()
-        .spawn((
-            Transform::default(),
-            Aabb::new(V::splat(0.5)),
-            Velocity(v::<V>(6.0, 0.0, 0.0)),
-        ))
-        .id();
-    let kept = app
-        .world_mut()
-        .spawn((
-            Transform::default(),
-            Aabb::new(V::splat(0.5)),
-            Velocity(v::<V>(6.0, 0.0, 0.0)),
-            NotIntegrated,
-        ))
-        .id();
+    let moved = app.spawn_id((
+        Transform::default(),
+        Aabb::new(V::splat(0.5)),
+        Velocity(v::<V>(6.0, 0.0, 0.0)),
+    ));
+    let kept = app.spawn_id((
+        Transform::default(),
+        Aabb::new(V::splat(0.5)),
+        Velocity(v::<V>(6.0, 0.0, 0.0)),
+        NotIntegrated,
+    ));
     run_ticks(&mut app, 6);
     let x = |e| app.world().get::<Transform>(e).unwrap().translation.x;
     assert_close(x(moved), 0.6, 1e-4, "integrated");

@@ -9,6 +9,7 @@ use bevy::time::TimeUpdateStrategy;
 use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::prelude::*;
 
+use crate::harness::SpawnInApp;
 use crate::kit::dim::Dim;
 
 use crate::kit::rng;
@@ -184,14 +185,11 @@ fn length_unit<V: Dim>() {
                 rng.range(-2.0, 2.0),
                 rng.range(-2.0, 2.0),
             );
-            let e = app
-                .world_mut()
-                .spawn((
-                    Transform::from_translation(p * scale),
-                    Aabb::<V>::new(V::splat(0.4 * scale)),
-                    Velocity(V::truncate_from_3d(v * scale)),
-                ))
-                .id();
+            let e = app.spawn_id((
+                Transform::from_translation(p * scale),
+                Aabb::<V>::new(V::splat(0.4 * scale)),
+                Velocity(V::truncate_from_3d(v * scale)),
+            ));
             movers.push((e, p, v));
         }
         for tick in 0..120 {
@@ -248,25 +246,16 @@ fn dimension_modules_need_no_turbofish() {
             d2::AabbTreePlugin::new(Update),
             d3::AabbTreePlugin::new(Update),
         ));
-    let a = app
-        .world_mut()
-        .spawn((
-            Transform::default(),
-            d2::Aabb::new(Vec2::splat(0.5)),
-            d2::Velocity(Vec2::X),
-        ))
-        .id();
-    let b = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(0.8, 0.0, 0.0),
-            d2::BoundingSphere::new(0.5),
-        ))
-        .id();
-    let c = app
-        .world_mut()
-        .spawn((Transform::default(), d3::Aabb::new(Vec3::splat(0.5))))
-        .id();
+    let a = app.spawn_id((
+        Transform::default(),
+        d2::Aabb::new(Vec2::splat(0.5)),
+        d2::Velocity(Vec2::X),
+    ));
+    let b = app.spawn_id((
+        Transform::from_xyz(0.8, 0.0, 0.0),
+        d2::BoundingSphere::new(0.5),
+    ));
+    let c = app.spawn_id((Transform::default(), d3::Aabb::new(Vec3::splat(0.5))));
     app.update();
     let tree2 = app.world().resource::<d2::AabbTree>();
     assert!(tree2.is_touching(a, b));
@@ -413,7 +402,7 @@ fn slide_on_tiles<V: Dim>() {
     use bevy_aabb_tree::geometry::SlideConfig;
     use bevy_aabb_tree::plugin::Contacts;
     let mut app = app::<V>(CollisionConfig::default());
-    let map = app.world_mut().spawn(Transform::default()).id();
+    let map = app.spawn_id(Transform::default());
     let mut tiles = Vec::new();
     for x in 0..60 {
         tiles.push(Vec3::new(x as f32, 0.0, 0.0));
@@ -429,13 +418,10 @@ fn slide_on_tiles<V: Dim>() {
             ChildOf(map),
         ));
     }
-    let sunk = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(10.5, 0.9, 0.0),
-            Aabb::<V>::new(V::splat(0.5)),
-        ))
-        .id();
+    let sunk = app.spawn_id((
+        Transform::from_xyz(10.5, 0.9, 0.0),
+        Aabb::<V>::new(V::splat(0.5)),
+    ));
     app.update();
     let mut state = bevy::ecs::system::SystemState::<Contacts<V>>::new(app.world_mut());
     let contacts = state.get(app.world()).unwrap();
@@ -583,14 +569,11 @@ fn sensors_never_block<V: Dim>(seed: u64) {
     let through = sensors[0].1.center().extend_to_3d();
     let ledge_at = through + Vec3::new(0.5, 0.5, 0.0);
     let ledge_half = V::truncate_from_3d(Vec3::new(1.0, 0.4, 0.4));
-    let ledge = app
-        .world_mut()
-        .spawn((
-            Transform::from_translation(ledge_at),
-            Aabb::<V>::new(ledge_half),
-            Static,
-        ))
-        .id();
+    let ledge = app.spawn_id((
+        Transform::from_translation(ledge_at),
+        Aabb::<V>::new(ledge_half),
+        Static,
+    ));
     solids.push((
         Shape::Box(bevy_aabb_tree::BoundingBox::from_center_half_extents(
             V::truncate_from_3d(ledge_at),
@@ -599,14 +582,11 @@ fn sensors_never_block<V: Dim>(seed: u64) {
         ledge,
     ));
     // A walker that crosses the scene, with its contacts at hand.
-    let walker = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(-12.0, 0.0, 0.0),
-            Aabb::<V>::new(V::splat(0.3)),
-            CollidingEntities::default(),
-        ))
-        .id();
+    let walker = app.spawn_id((
+        Transform::from_xyz(-12.0, 0.0, 0.0),
+        Aabb::<V>::new(V::splat(0.3)),
+        CollidingEntities::default(),
+    ));
     app.update();
     let config = SlideConfig::new(V::truncate_from_3d(Vec3::Y));
     let filter = QueryFilter::default().excluding([walker]);

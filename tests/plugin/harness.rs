@@ -453,6 +453,17 @@ pub(crate) fn run_ticks(app: &mut App, n: u32) {
     }
 }
 
+/// `app.spawn_id(bundle)`: spawns in the app's world and gives the entity.
+pub(crate) trait SpawnInApp {
+    fn spawn_id(&mut self, bundle: impl Bundle) -> Entity;
+}
+
+impl SpawnInApp for App {
+    fn spawn_id(&mut self, bundle: impl Bundle) -> Entity {
+        self.world_mut().spawn(bundle).id()
+    }
+}
+
 pub(crate) fn set_translation(app: &mut App, e: Entity, t: Vec3) {
     app.world_mut().get_mut::<Transform>(e).unwrap().translation = t;
 }

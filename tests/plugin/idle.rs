@@ -206,9 +206,7 @@ pub(crate) fn idle_children_of_moving_parent<V: Dim>() {
 pub(crate) fn idle_component_changes<V: Dim>() {
     let mut app = update_app::<V>(Sched::Update);
     let spawn_box = |app: &mut App, x: f32, half: f32| {
-        app.world_mut()
-            .spawn((Transform::from_xyz(x, 0.0, 0.0), Aabb::new(V::splat(half))))
-            .id()
+        app.spawn_id((Transform::from_xyz(x, 0.0, 0.0), Aabb::new(V::splat(half))))
     };
     // 0.5 apart.
     let (a, b) = (spawn_box(&mut app, 0.0, 0.5), spawn_box(&mut app, 1.5, 0.5));
@@ -240,14 +238,11 @@ pub(crate) fn idle_component_changes<V: Dim>() {
     run_ticks(&mut app, 1);
     // Tick 1 (the first with a time step): `q`, touching `r`, comes in with a velocity
     // of 10 units a tick along y: its fat box is stretched 20 units (two ticks ahead).
-    let q = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(30.0, 0.0, 0.0),
-            Aabb::new(V::splat(0.5)),
-            Velocity(v::<V>(0.0, 600.0, 0.0)),
-        ))
-        .id();
+    let q = app.spawn_id((
+        Transform::from_xyz(30.0, 0.0, 0.0),
+        Aabb::new(V::splat(0.5)),
+        Velocity(v::<V>(0.0, 600.0, 0.0)),
+    ));
     run_ticks(&mut app, 1);
     let stretch = |app: &App| {
         let tracked = app.world().get::<TrackedCollider<V>>(q).unwrap();
@@ -382,17 +377,11 @@ pub(crate) fn config_change_reprocesses<V: Dim>() {
 /// touch and staying gives one start.
 pub(crate) fn stopped_mover_no_stale_sweep<V: Dim>() {
     let mut app = update_app::<V>(Sched::Update);
-    let wall = app
-        .world_mut()
-        .spawn((Transform::default(), Aabb::new(v::<V>(0.05, 2.0, 2.0))))
-        .id();
-    let mover = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(-5.0, 0.0, 0.0),
-            Aabb::new(V::splat(0.25)),
-        ))
-        .id();
+    let wall = app.spawn_id((Transform::default(), Aabb::new(v::<V>(0.05, 2.0, 2.0))));
+    let mover = app.spawn_id((
+        Transform::from_xyz(-5.0, 0.0, 0.0),
+        Aabb::new(V::splat(0.25)),
+    ));
     run_ticks(&mut app, 1);
     // Tick 1: through the wall.
     set_translation(&mut app, mover, Vec3::new(5.0, 0.0, 0.0));

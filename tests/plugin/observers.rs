@@ -117,17 +117,11 @@ pub(crate) fn despawn_between_narrow_phase_and_events<V: Dim>() {
                 log.0
                     .push(("global", false, ev.entity, ev.other, Vec3::ZERO));
             });
-        let a = app
-            .world_mut()
-            .spawn((
-                Transform::from_xyz(-5.0, 0.0, 0.0),
-                Aabb::new(V::splat(0.5)),
-            ))
-            .id();
-        let b = app
-            .world_mut()
-            .spawn((Transform::from_xyz(0.0, 0.0, 0.0), Aabb::new(V::splat(0.5))))
-            .id();
+        let a = app.spawn_id((
+            Transform::from_xyz(-5.0, 0.0, 0.0),
+            Aabb::new(V::splat(0.5)),
+        ));
+        let b = app.spawn_id((Transform::from_xyz(0.0, 0.0, 0.0), Aabb::new(V::splat(0.5))));
         app.insert_resource(Doomed(a, 1)).add_systems(
             Update,
             despawn_doomed

@@ -27,13 +27,11 @@ fn set_enabled(app: &mut App, enabled: bool) {
 fn pause_and_resume<V: Dim>() {
     let mut app = update_app::<V>(Sched::Update);
     let spawn = |app: &mut App, x: f32| {
-        app.world_mut()
-            .spawn((
-                Transform::from_xyz(x, 0.0, 0.0),
-                Aabb::<V>::new(V::splat(0.5)),
-                CollidingEntities::default(),
-            ))
-            .id()
+        app.spawn_id((
+            Transform::from_xyz(x, 0.0, 0.0),
+            Aabb::<V>::new(V::splat(0.5)),
+            CollidingEntities::default(),
+        ))
     };
     let (a, b) = (spawn(&mut app, 0.0), spawn(&mut app, 0.8));
     let (c, d) = (spawn(&mut app, 10.0), spawn(&mut app, 10.8));

@@ -447,11 +447,9 @@ pub(crate) fn mass_spawn_despawn<V: Dim>() {
         for j in 0..side {
             let t = Transform::from_xyz(i as f32 * 0.9, j as f32 * 0.9, 0.0);
             let e = if (i + j) % 2 == 0 {
-                app.world_mut().spawn((t, Aabb::new(V::splat(0.5)))).id()
+                app.spawn_id((t, Aabb::new(V::splat(0.5))))
             } else {
-                app.world_mut()
-                    .spawn((t, BoundingSphere::<V>::new(0.5)))
-                    .id()
+                app.spawn_id((t, BoundingSphere::<V>::new(0.5)))
             };
             entities.push(e);
         }

@@ -23,17 +23,11 @@ pub(crate) fn despawn_on_frame_without_fixed_tick<V: Dim>() {
     }
     for despawn_a in [true, false] {
         let mut app = build_app::<V>(Sched::Fixed, 20.0, CollisionConfig::default());
-        let a = app
-            .world_mut()
-            .spawn((Transform::default(), Aabb::new(V::splat(0.5))))
-            .id();
-        let b = app
-            .world_mut()
-            .spawn((
-                Transform::from_xyz(0.5, 0.5, 0.0),
-                BoundingSphere::<V>::new(0.5),
-            ))
-            .id();
+        let a = app.spawn_id((Transform::default(), Aabb::new(V::splat(0.5))));
+        let b = app.spawn_id((
+            Transform::from_xyz(0.5, 0.5, 0.0),
+            BoundingSphere::<V>::new(0.5),
+        ));
         let target = if despawn_a { a } else { b };
         app.insert_resource(Quiet {
             target,
@@ -60,10 +54,7 @@ pub(crate) fn moved_in_fixed_update_same_tick<V: Dim>() {
     let mut app = build_app::<V>(Sched::Fixed, 20.0, CollisionConfig::default());
     app.world_mut()
         .spawn((Transform::default(), Aabb::new(V::splat(0.5))));
-    let mover = app
-        .world_mut()
-        .spawn((Transform::from_xyz(5.0, 0.0, 0.0), Aabb::new(V::splat(0.5))))
-        .id();
+    let mover = app.spawn_id((Transform::from_xyz(5.0, 0.0, 0.0), Aabb::new(V::splat(0.5))));
     let xs = [5.0, 5.0, 5.0, 0.8, 0.8, 0.8, 5.0, 5.0, 5.0];
     app.insert_resource(Script {
         entities: vec![mover],
@@ -85,26 +76,20 @@ pub(crate) fn moved_in_fixed_update_same_tick<V: Dim>() {
 pub(crate) fn child_follows_parent<V: Dim>() {
     let mut app = build_app::<V>(Sched::Fixed, 20.0, CollisionConfig::default());
     app.world_mut().resource_mut::<Rec>().skip_brute_force = true;
-    let wall = app
-        .world_mut()
-        .spawn((Transform::default(), Aabb::new(V::splat(0.5))))
-        .id();
+    let wall = app.spawn_id((Transform::default(), Aabb::new(V::splat(0.5))));
     let parent_transform = |x: f32| {
         Transform::from_xyz(x, -2.0, 0.0)
             .with_rotation(Quat::from_rotation_z(std::f32::consts::FRAC_PI_2))
             .with_scale(Vec3::splat(2.0))
     };
-    let parent = app.world_mut().spawn(parent_transform(-5.0)).id();
+    let parent = app.spawn_id(parent_transform(-5.0));
     // Local center (1, 0, 0) -> world (x, 0, 0); local half (0.5, 0.25, 0.5) scaled by 2
     // and turned 90° about z -> world half (0.5, 1, 1).
-    let child = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(1.0, 0.0, 0.0),
-            Aabb::new(v::<V>(0.5, 0.25, 0.5)),
-            ChildOf(parent),
-        ))
-        .id();
+    let child = app.spawn_id((
+        Transform::from_xyz(1.0, 0.0, 0.0),
+        Aabb::new(v::<V>(0.5, 0.25, 0.5)),
+        ChildOf(parent),
+    ));
     // Touching while |x| <= 0.5 + 0.5.
     let xs = [-5.0, -3.0, -1.5, -0.9, 0.0, 0.9, 1.5, 3.0];
     app.insert_resource(Script {

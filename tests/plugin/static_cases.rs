@@ -9,6 +9,7 @@ use bevy::prelude::*;
 use bevy_aabb_tree::prelude::*;
 
 use super::static_levels::*;
+use crate::harness::SpawnInApp;
 use crate::kit::dim::{Dim, v};
 
 /// A grid of touching static tiles under a map entity: no pair and no event among the
@@ -17,7 +18,7 @@ use crate::kit::dim::{Dim, v};
 /// says.
 fn tile_map<V: Dim>(mode: StaticChangeDetection) {
     let mut app = app::<V>(mode);
-    let map = app.world_mut().spawn(Transform::default()).id();
+    let map = app.spawn_id(Transform::default());
     let n = 60;
     // The mover's box (center (10.2, 10.6), half extent 0.3) against a unit tile's,
     // boundaries included.
@@ -28,16 +29,12 @@ fn tile_map<V: Dim>(mode: StaticChangeDetection) {
     let mut tiles = Vec::new();
     for x in 0..n {
         for y in 0..n {
-            tiles.push(
-                app.world_mut()
-                    .spawn((
-                        Transform::from_xyz(x as f32, y as f32, 0.0),
-                        Aabb::<V>::new(V::splat(0.5)),
-                        Static,
-                        ChildOf(map),
-                    ))
-                    .id(),
-            );
+            tiles.push(app.spawn_id((
+                Transform::from_xyz(x as f32, y as f32, 0.0),
+                Aabb::<V>::new(V::splat(0.5)),
+                Static,
+                ChildOf(map),
+            )));
         }
     }
     app.update();
@@ -53,13 +50,10 @@ fn tile_map<V: Dim>(mode: StaticChangeDetection) {
     app.update();
     assert_eq!(tree::<V>(&app).stats().processed, 0);
     // A mover over the tiles: touches the tiles whose boxes meet its own.
-    let mover = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(10.2, 10.6, 0.0),
-            Aabb::<V>::new(V::splat(0.3)),
-        ))
-        .id();
+    let mover = app.spawn_id((
+        Transform::from_xyz(10.2, 10.6, 0.0),
+        Aabb::<V>::new(V::splat(0.3)),
+    ));
     app.update();
     let touching: BTreeSet<Pair> = tree::<V>(&app)
         .touching_pairs()
@@ -154,7 +148,7 @@ fn tile_map_3d() {
 /// other once and then cost nothing.
 fn still_children_are_idle<V: Dim>() {
     let mut app = app::<V>(StaticChangeDetection::Scan);
-    let map = app.world_mut().spawn(Transform::default()).id();
+    let map = app.spawn_id(Transform::default());
     for x in 0..10 {
         app.world_mut().spawn((
             Transform::from_xyz(x as f32, 0.0, 0.0),
@@ -169,7 +163,7 @@ fn still_children_are_idle<V: Dim>() {
     assert_eq!(tree::<V>(&app).stats().processed, 0);
     assert!(events_at(&app, 3).is_empty());
     // A grandparent moves: every collider below is processed, none separates.
-    let root = app.world_mut().spawn(Transform::default()).id();
+    let root = app.spawn_id(Transform::default());
     app.world_mut().entity_mut(map).insert(ChildOf(root));
     app.update();
     assert_eq!(tree::<V>(&app).stats().processed, 10);
@@ -202,17 +196,11 @@ fn still_children_are_idle_3d() {
 /// and x = 0.9 overlap by 0.1.
 fn idle_pair_changes<V: Dim>(with_static: bool, mode: StaticChangeDetection) {
     let mut app = app::<V>(mode);
-    let a = app
-        .world_mut()
-        .spawn((Transform::default(), Aabb::<V>::new(V::splat(0.5))))
-        .id();
-    let b = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(0.9, 0.0, 0.0),
-            Aabb::<V>::new(V::splat(0.5)),
-        ))
-        .id();
+    let a = app.spawn_id((Transform::default(), Aabb::<V>::new(V::splat(0.5))));
+    let b = app.spawn_id((
+        Transform::from_xyz(0.9, 0.0, 0.0),
+        Aabb::<V>::new(V::splat(0.5)),
+    ));
     if with_static {
         app.world_mut().entity_mut(a).insert(Static);
     }
@@ -554,12 +542,10 @@ fn despawned_movers_leave_no_lists<V: Dim>() {
                 (i / 5) as f32 * 8.0 - 12.0,
                 0.0,
             );
-            app.world_mut()
-                .spawn((
-                    Transform::from_translation(p.extend_to_3d()),
-                    Aabb::<V>::new(V::splat(3.0)),
-                ))
-                .id()
+            app.spawn_id((
+                Transform::from_translation(p.extend_to_3d()),
+                Aabb::<V>::new(V::splat(3.0)),
+            ))
         })
         .collect();
     app.update();

@@ -12,6 +12,7 @@ use bevy_aabb_tree::prelude::*;
 use crate::kit::rng;
 use rng::Rng;
 
+use crate::harness::SpawnInApp;
 use crate::kit::dim::Dim;
 
 pub(crate) type Pair = (Entity, Entity);
@@ -200,7 +201,7 @@ fn toggle_static(world: &mut World, spec: &mut Spec) {
 fn random_static_scene<V: Dim>(seed: u64, mode: StaticChangeDetection) {
     let mut rng = Rng::new(seed);
     let mut app = app::<V>(mode);
-    let map = app.world_mut().spawn(Transform::default()).id();
+    let map = app.spawn_id(Transform::default());
     let mut map_at = Vec3::ZERO;
     let mut specs = Vec::new();
     let all = CollisionLayers::ALL;

@@ -8,18 +8,12 @@ use super::*;
 /// A box at 600 units/s (10 units a tick at 60 Hz) through a wall 0.1 thick.
 pub(crate) fn box_through_thin_wall<V: Dim>() {
     let mut app = update_app::<V>(Sched::Update);
-    let wall = app
-        .world_mut()
-        .spawn((Transform::default(), Aabb::new(v::<V>(0.05, 2.0, 2.0))))
-        .id();
-    let bullet = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(-5.0, 0.0, 0.0),
-            Aabb::new(V::splat(0.25)),
-            Velocity(v::<V>(600.0, 0.0, 0.0)),
-        ))
-        .id();
+    let wall = app.spawn_id((Transform::default(), Aabb::new(v::<V>(0.05, 2.0, 2.0))));
+    let bullet = app.spawn_id((
+        Transform::from_xyz(-5.0, 0.0, 0.0),
+        Aabb::new(V::splat(0.25)),
+        Velocity(v::<V>(600.0, 0.0, 0.0)),
+    ));
     run_ticks(&mut app, 1);
     set_translation(&mut app, bullet, Vec3::new(5.0, 0.0, 0.0));
     run_ticks(&mut app, 1);
@@ -41,18 +35,12 @@ pub(crate) fn box_through_thin_wall<V: Dim>() {
 pub(crate) fn box_through_thin_wall_fixed<V: Dim>() {
     let mut app = update_app::<V>(Sched::Fixed);
     app.add_plugins(VelocityPlugin::<V>::default());
-    let wall = app
-        .world_mut()
-        .spawn((Transform::default(), Aabb::new(v::<V>(0.05, 2.0, 2.0))))
-        .id();
-    let bullet = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(-25.0, 0.0, 0.0),
-            Aabb::new(V::splat(0.25)),
-            Velocity(v::<V>(600.0, 0.0, 0.0)),
-        ))
-        .id();
+    let wall = app.spawn_id((Transform::default(), Aabb::new(v::<V>(0.05, 2.0, 2.0))));
+    let bullet = app.spawn_id((
+        Transform::from_xyz(-25.0, 0.0, 0.0),
+        Aabb::new(V::splat(0.25)),
+        Velocity(v::<V>(600.0, 0.0, 0.0)),
+    ));
     run_ticks(&mut app, 6);
     let events = finish::<V>(&app);
     assert_pass_through(&events, bullet, wall, 0.47);
@@ -62,20 +50,14 @@ pub(crate) fn box_through_thin_wall_fixed<V: Dim>() {
 /// units a tick: 0.475.
 pub(crate) fn head_on_boxes<V: Dim>() {
     let mut app = update_app::<V>(Sched::Update);
-    let a = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(-5.0, 0.0, 0.0),
-            Aabb::new(V::splat(0.25)),
-        ))
-        .id();
-    let b = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(5.0, 0.1, 0.0),
-            Aabb::new(V::splat(0.25)),
-        ))
-        .id();
+    let a = app.spawn_id((
+        Transform::from_xyz(-5.0, 0.0, 0.0),
+        Aabb::new(V::splat(0.25)),
+    ));
+    let b = app.spawn_id((
+        Transform::from_xyz(5.0, 0.1, 0.0),
+        Aabb::new(V::splat(0.25)),
+    ));
     run_ticks(&mut app, 1);
     set_translation(&mut app, a, Vec3::new(5.0, 0.0, 0.0));
     set_translation(&mut app, b, Vec3::new(-5.0, 0.1, 0.0));
@@ -88,17 +70,11 @@ pub(crate) fn head_on_boxes<V: Dim>() {
 /// center reaches x = -0.3 at (5 - 0.3) / 10 = 0.47.
 pub(crate) fn sphere_bullet<V: Dim>() {
     let mut app = update_app::<V>(Sched::Update);
-    let wall = app
-        .world_mut()
-        .spawn((Transform::default(), Aabb::new(v::<V>(0.05, 2.0, 2.0))))
-        .id();
-    let bullet = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(-5.0, 0.3, 0.0),
-            BoundingSphere::<V>::new(0.25),
-        ))
-        .id();
+    let wall = app.spawn_id((Transform::default(), Aabb::new(v::<V>(0.05, 2.0, 2.0))));
+    let bullet = app.spawn_id((
+        Transform::from_xyz(-5.0, 0.3, 0.0),
+        BoundingSphere::<V>::new(0.25),
+    ));
     run_ticks(&mut app, 1);
     set_translation(&mut app, bullet, Vec3::new(5.0, 0.3, 0.0));
     run_ticks(&mut app, 2);
@@ -108,20 +84,14 @@ pub(crate) fn sphere_bullet<V: Dim>() {
     // And a sphere against a sphere, head-on: centers 10 apart, radii 0.5 + 0.5, closing
     // at 20 a tick: (10 - 1) / 20 = 0.45.
     let mut app = update_app::<V>(Sched::Update);
-    let a = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(-5.0, 0.0, 0.0),
-            BoundingSphere::<V>::new(0.5),
-        ))
-        .id();
-    let b = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(5.0, 0.0, 0.0),
-            BoundingSphere::<V>::new(0.5),
-        ))
-        .id();
+    let a = app.spawn_id((
+        Transform::from_xyz(-5.0, 0.0, 0.0),
+        BoundingSphere::<V>::new(0.5),
+    ));
+    let b = app.spawn_id((
+        Transform::from_xyz(5.0, 0.0, 0.0),
+        BoundingSphere::<V>::new(0.5),
+    ));
     run_ticks(&mut app, 1);
     set_translation(&mut app, a, Vec3::new(5.0, 0.0, 0.0));
     set_translation(&mut app, b, Vec3::new(-5.0, 0.0, 0.0));
@@ -135,13 +105,10 @@ pub(crate) fn teleport_across_wall<V: Dim>() {
     let mut app = update_app::<V>(Sched::Update);
     app.world_mut()
         .spawn((Transform::default(), Aabb::new(v::<V>(0.05, 2.0, 2.0))));
-    let jumper = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(-5.0, 0.0, 0.0),
-            Aabb::new(V::splat(0.25)),
-        ))
-        .id();
+    let jumper = app.spawn_id((
+        Transform::from_xyz(-5.0, 0.0, 0.0),
+        Aabb::new(V::splat(0.25)),
+    ));
     run_ticks(&mut app, 1);
     set_translation(&mut app, jumper, Vec3::new(5.0, 0.0, 0.0));
     app.world_mut().entity_mut(jumper).insert(Teleported);
@@ -168,18 +135,12 @@ pub(crate) fn teleport_parent_across_wall<V: Dim>() {
     app.world_mut().resource_mut::<Rec>().skip_brute_force = true;
     app.world_mut()
         .spawn((Transform::default(), Aabb::new(v::<V>(0.05, 2.0, 2.0))));
-    let player = app
-        .world_mut()
-        .spawn(Transform::from_xyz(-5.0, 0.0, 0.0))
-        .id();
-    let child = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(0.0, 0.5, 0.0),
-            Aabb::new(V::splat(0.25)),
-            ChildOf(player),
-        ))
-        .id();
+    let player = app.spawn_id(Transform::from_xyz(-5.0, 0.0, 0.0));
+    let child = app.spawn_id((
+        Transform::from_xyz(0.0, 0.5, 0.0),
+        Aabb::new(V::splat(0.25)),
+        ChildOf(player),
+    ));
     run_ticks(&mut app, 1);
     set_translation(&mut app, player, Vec3::new(5.0, 0.0, 0.0));
     app.world_mut().entity_mut(player).insert(Teleported);
