@@ -518,3 +518,43 @@ impl Scene<3> {
         Self::with_boxes(side, centers, velocities)
     }
 }
+
+/// The uniform scene in either dimension, for code generic over `D`.
+pub trait Uniform {
+    /// [`Scene::<2>::uniform`] or [`Scene::<3>::uniform`].
+    fn uniform_in(n: usize, vs: f32) -> Self;
+}
+
+impl Uniform for Scene<2> {
+    fn uniform_in(n: usize, vs: f32) -> Self {
+        Scene::<2>::uniform(n, vs)
+    }
+}
+
+impl Uniform for Scene<3> {
+    fn uniform_in(n: usize, vs: f32) -> Self {
+        Scene::<3>::uniform(n, vs)
+    }
+}
+
+/// The arguments `[N] [2d|3d]` of a binary that runs one scene size in one dimension:
+/// `(N, whether 3D)`, with `default_n` and 2D when not given. Exits with `usage` on
+/// anything else.
+pub fn size_and_dimension(default_n: usize, usage: &str) -> (usize, bool) {
+    let mut n = default_n;
+    let mut three_d = false;
+    for arg in std::env::args().skip(1) {
+        match arg.as_str() {
+            "2d" => three_d = false,
+            "3d" => three_d = true,
+            other => match other.replace('_', "").parse() {
+                Ok(x) => n = x,
+                Err(_) => {
+                    eprintln!("usage: {usage}");
+                    std::process::exit(2);
+                }
+            },
+        }
+    }
+    (n, three_d)
+}

@@ -10,6 +10,8 @@
 //! three. Prints the median of `app.update()` for each app and their ratio, and the
 //! touching pairs of each at the end (fewer with the filter: its vetoes).
 
+#[path = "../mover.rs"]
+mod mover;
 #[path = "../../../benches/support/scene.rs"]
 mod scene;
 
@@ -20,7 +22,8 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::prelude::*;
-use scene::Scene;
+use mover::{Region, move_boxes};
+use scene::{Scene, Uniform, size_and_dimension};
 
 /// Ticks run before measuring (the first one inserts every collider).
 const WARMUP: usize = 30;
@@ -43,31 +46,6 @@ impl PairFilter for NoTeamHits<'_, '_> {
             (Ok(x), Ok(y)) => x != y,
             _ => true,
         }
-    }
-}
-
-/// The scene's region and step, for the mover.
-#[derive(Resource, Clone, Copy)]
-struct Region {
-    side: f32,
-    dt: f32,
-}
-
-/// Moves every box by its velocity and bounces it off the region's walls.
-fn move_boxes<V: Vector>(region: Res<Region>, mut q: Query<(&mut Transform, &mut Velocity<V>)>) {
-    let Region { side, dt } = *region;
-    for (mut transform, mut velocity) in &mut q {
-        let mut c = transform.translation;
-        let mut v = velocity.0.extend_to_3d();
-        for k in 0..V::DIM {
-            c[k] += v[k] * dt;
-            if c[k] < 0.0 || c[k] > side {
-                c[k] = c[k].clamp(0.0, side);
-                v[k] = -v[k];
-            }
-        }
-        transform.translation = c;
-        velocity.0 = V::truncate_from_3d(v);
     }
 }
 
@@ -134,7 +112,7 @@ where
         + bevy::reflect::Typed,
     Scene<D>: Uniform,
 {
-    let scene = Scene::<D>::uniform_scene(n);
+    let scene = Scene::<D>::uniform_in(n, Scene::<2>::FAST);
     let mut apps = [app::<V, D>(&scene, false), app::<V, D>(&scene, true)];
     let mut times: [Vec<f64>; 2] = Default::default();
     for tick in 0..TICKS {
@@ -164,39 +142,8 @@ where
     println!("ratio filter / no filter: {:.3}", filtered / plain);
 }
 
-/// The uniform scene of a dimension.
-trait Uniform {
-    fn uniform_scene(n: usize) -> Self;
-}
-
-impl Uniform for Scene<2> {
-    fn uniform_scene(n: usize) -> Self {
-        Scene::<2>::uniform(n, Scene::<2>::FAST)
-    }
-}
-
-impl Uniform for Scene<3> {
-    fn uniform_scene(n: usize) -> Self {
-        Scene::<3>::uniform(n, Scene::<2>::FAST)
-    }
-}
-
 fn main() {
-    let mut n = 10_000;
-    let mut three_d = false;
-    for arg in std::env::args().skip(1) {
-        match arg.as_str() {
-            "2d" => three_d = false,
-            "3d" => three_d = true,
-            other => match other.replace('_', "").parse() {
-                Ok(x) => n = x,
-                Err(_) => {
-                    eprintln!("usage: filter [N] [2d|3d]");
-                    std::process::exit(2);
-                }
-            },
-        }
-    }
+    let (n, three_d) = size_and_dimension(10_000, "filter [N] [2d|3d]");
     if three_d {
         run::<Vec3, 3>(n);
     } else {

@@ -8,6 +8,8 @@
 //! `cargo run --release -p bevy_aabb_tree_bench --features plugin --bin snapshot -- [N]
 //! [2d|3d]` (defaults: 10000 2d). Prints medians and the ratio saved frame / tick.
 
+#[path = "../mover.rs"]
+mod mover;
 #[path = "../../../benches/support/scene.rs"]
 mod scene;
 
@@ -18,37 +20,13 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::prelude::*;
-use scene::Scene;
+use mover::{Region, move_boxes};
+use scene::{Scene, Uniform, size_and_dimension};
 
 /// Ticks run before measuring.
 const WARMUP: usize = 30;
 /// Ticks measured.
 const TICKS: usize = 200;
-
-/// The scene's region and step, for the mover.
-#[derive(Resource, Clone, Copy)]
-struct Region {
-    side: f32,
-    dt: f32,
-}
-
-/// Moves every box by its velocity and bounces it off the region's walls.
-fn move_boxes<V: Vector>(region: Res<Region>, mut q: Query<(&mut Transform, &mut Velocity<V>)>) {
-    let Region { side, dt } = *region;
-    for (mut transform, mut velocity) in &mut q {
-        let mut c = transform.translation;
-        let mut v = velocity.0.extend_to_3d();
-        for k in 0..V::DIM {
-            c[k] += v[k] * dt;
-            if c[k] < 0.0 || c[k] > side {
-                c[k] = c[k].clamp(0.0, side);
-                v[k] = -v[k];
-            }
-        }
-        transform.translation = c;
-        velocity.0 = V::truncate_from_3d(v);
-    }
-}
 
 fn app<V, const D: usize>(scene: &Scene<D>, replayable: bool) -> App
 where
@@ -139,7 +117,7 @@ where
         + bevy::reflect::Typed,
     Scene<D>: Uniform,
 {
-    let scene = Scene::<D>::uniform_scene(n);
+    let scene = Scene::<D>::uniform_in(n, Scene::<2>::FAST);
     println!("{D}D, {n} moving boxes (fast), {TICKS} ticks, medians");
     println!(
         "| replayable | tick (ms) | AabbTree clone (ms) | TrackedCollider copies (ms) | saved frame / tick |"
@@ -154,39 +132,8 @@ where
     }
 }
 
-/// The uniform scene of a dimension.
-trait Uniform {
-    fn uniform_scene(n: usize) -> Self;
-}
-
-impl Uniform for Scene<2> {
-    fn uniform_scene(n: usize) -> Self {
-        Scene::<2>::uniform(n, Scene::<2>::FAST)
-    }
-}
-
-impl Uniform for Scene<3> {
-    fn uniform_scene(n: usize) -> Self {
-        Scene::<3>::uniform(n, Scene::<2>::FAST)
-    }
-}
-
 fn main() {
-    let mut n = 10_000;
-    let mut three_d = false;
-    for arg in std::env::args().skip(1) {
-        match arg.as_str() {
-            "2d" => three_d = false,
-            "3d" => three_d = true,
-            other => match other.replace('_', "").parse() {
-                Ok(x) => n = x,
-                Err(_) => {
-                    eprintln!("usage: snapshot [N] [2d|3d]");
-                    std::process::exit(2);
-                }
-            },
-        }
-    }
+    let (n, three_d) = size_and_dimension(10_000, "snapshot [N] [2d|3d]");
     if three_d {
         run::<Vec3, 3>(n);
     } else {
