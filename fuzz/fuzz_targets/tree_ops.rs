@@ -281,10 +281,8 @@ fn batch_move<V: Vector>(m: &mut TreeModel<V>, u: &mut Unstructured) -> Result<(
             let hostile = u.ratio(1u8, 32)?;
             let step = vector::<V>(u, hostile)? * spread;
             let tight = m.live[&id].tight;
-            let tight = BoundingBox::from_center_half_extents(
-                tight.center() + step,
-                tight.half_extents(),
-            );
+            let tight =
+                BoundingBox::from_center_half_extents(tight.center() + step, tight.half_extents());
             moves.push((id, tight, step));
         }
         if let Some(id) = pick(m, u)?.filter(|id| !m.live.contains_key(id)) {

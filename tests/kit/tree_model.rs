@@ -187,7 +187,10 @@ impl<V: Vector> TreeModel<V> {
     }
 
     fn issue(&mut self, id: ProxyId, tight: BoundingBox<V>, fat: BoundingBox<V>, tag: u32) {
-        assert!(!self.live.contains_key(&id), "id {id:?} handed out while live");
+        assert!(
+            !self.live.contains_key(&id),
+            "id {id:?} handed out while live"
+        );
         assert_eq!(self.tree.fat_box(id), Some(fat), "new {id:?}");
         self.live.insert(id, Entry { tight, fat, tag });
         self.moved.insert(id);
@@ -358,7 +361,11 @@ impl<V: Vector> TreeModel<V> {
     /// gives it.
     pub fn move_batch_parallel(&mut self, moves: &[Move<V>], threads: usize) {
         let distinct: BTreeSet<_> = moves.iter().map(|m| m.0).collect();
-        assert_eq!(distinct.len(), moves.len(), "a parallel batch moves each id once");
+        assert_eq!(
+            distinct.len(),
+            moves.len(),
+            "a parallel batch moves each id once"
+        );
         let got = std::sync::Mutex::new(BTreeMap::new());
         let changed = self.tree.move_proxies_parallel(
             moves.len(),
@@ -436,7 +443,14 @@ impl<V: Vector> TreeModel<V> {
             self.moved.insert(id);
         }
         let fat = fat.unwrap_or(entry.fat);
-        self.live.insert(id, Entry { tight, fat, ..entry });
+        self.live.insert(
+            id,
+            Entry {
+                tight,
+                fat,
+                ..entry
+            },
+        );
     }
 
     /// `set_margin(margin)`: accepted when finite and not negative, else refused with the

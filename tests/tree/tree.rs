@@ -22,7 +22,10 @@ use tree_scene::{jump_moves, lcg, uniform_tree, unknown_id, v};
 #[derive(Clone, Debug)]
 enum Op {
     /// `create_proxy`.
-    Insert { center: [f32; 3], half: [f32; 3] },
+    Insert {
+        center: [f32; 3],
+        half: [f32; 3],
+    },
     /// `create_proxy_with` a displacement (NaN ones refused).
     InsertWith {
         center: [f32; 3],
@@ -47,7 +50,11 @@ enum Op {
     Rebuild,
     /// Turn the move cache on or off.
     MoveCache(bool),
-    Queries { a: [f32; 3], b: [f32; 3], r: f32 },
+    Queries {
+        a: [f32; 3],
+        b: [f32; 3],
+        r: f32,
+    },
 }
 
 /// Updates the pairs of a tree moved in batches and of a copy moved one call at a time,
