@@ -231,7 +231,13 @@ fn step<V: Vector>(m: &mut TreeModel<V>, u: &mut Unstructured) -> Result<()> {
             m.create(tight, Some(d));
         }
         29 => {
-            if let Some(id) = pick(m, u)? {
+            // A picked id, or the last one destroyed.
+            let id = if u.ratio(1u8, 4)? {
+                m.dead_id()
+            } else {
+                pick(m, u)?
+            };
+            if let Some(id) = id {
                 m.touch(id);
             }
         }

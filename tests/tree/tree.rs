@@ -208,10 +208,6 @@ proptest! {
     fn random_ops_3d(ops in prop::collection::vec(op_strategy(), 1..200)) {
         run::<Vec3>(&ops);
     }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
 
     #[test]
     fn single_ops_2d(ops in prop::collection::vec(single_op_strategy(), 1..160)) {
