@@ -285,64 +285,33 @@ impl<V: Vector> TreeModel<V> {
         self.check("touch");
     }
 
-    /// `move_proxy(id, tight, d)`: an unknown id refused; the inputs checked; the fat box
-    /// kept or replaced as the keep rule says, the new one the documented box.
+    /// `move_proxy(id, tight, d)`, checked as [`Self::check_move`] says, with the fat box
+    /// read back: the documented one when replaced, the old one when kept or refused.
     pub fn move_one(&mut self, id: ProxyId, tight: BoundingBox<V>, d: V) {
-        let Some(entry) = self.live.get(&id).copied() else {
-            assert_eq!(
-                self.tree.move_proxy(id, tight, d),
-                Err(TreeError::UnknownProxy(id))
-            );
-            self.check("move of a dead id");
-            return;
-        };
+        let before = self.live.get(&id).copied();
         let was_moved = self.moved.contains(&id);
-        let fat = self.fat_of(&tight, d);
-        let rule = keep_rule(&entry.fat, &tight, &fat);
-        match self.tree.move_proxy(id, tight, d) {
-            Ok(true) => {
-                assert!(valid(&tight) && finite(d));
-                assert_ne!(
-                    rule,
-                    Keep::Yes,
-                    "replaced {:?} for {tight:?} {d:?}",
-                    entry.fat
-                );
-                assert_eq!(self.tree.fat_box(id), Some(fat));
-                assert_eq!(self.tree.fatten(&tight, d), fat);
-                self.record_move(id, entry, tight, Some(fat));
-            }
-            Ok(false) => {
-                assert!(valid(&tight) && finite(d));
-                assert_ne!(rule, Keep::No, "kept {:?} for {tight:?} {d:?}", entry.fat);
-                assert_eq!(
-                    self.tree.fat_box(id),
-                    Some(entry.fat),
-                    "a move that changes nothing keeps the fat box"
-                );
-                self.record_move(id, entry, tight, None);
-            }
-            Err(e) => {
-                match e {
-                    TreeError::InvalidBox => assert!(
-                        !valid(&tight) || (rule != Keep::Yes && !valid(&fat)),
-                        "{tight:?} {d:?}"
-                    ),
-                    TreeError::InvalidValue => {
-                        assert!(valid(&tight) && !finite(d), "{tight:?} {d:?}")
-                    }
-                    TreeError::UnknownProxy(_) => panic!("live proxy unknown: {e}"),
-                    TreeError::Full => panic!("a move never fills the tree: {e}"),
+        let res = self.tree.move_proxy(id, tight, d);
+        self.check_move(id, tight, d, res);
+        if let Some(entry) = before {
+            let fat = match res {
+                Ok(true) => {
+                    let fat = self.fat_of(&tight, d);
+                    // The tree's own helper gives the documented box.
+                    assert_eq!(self.tree.fatten(&tight, d), fat);
+                    fat
                 }
-                assert_eq!(self.tree.fat_box(id), Some(entry.fat));
+                _ => entry.fat,
+            };
+            assert_eq!(self.tree.fat_box(id), Some(fat), "move of {id:?}");
+            if res.is_err() {
                 assert_eq!(self.moved.contains(&id), was_moved);
             }
         }
         self.check("move");
     }
 
-    /// One `move_proxies` batch: one outcome per move, in order, each as the single-move
-    /// rule gives it applied to the moves in order.
+    /// One `move_proxies` batch: one outcome per move, in order, each checked as
+    /// [`Self::check_move`] says, applied to the moves in order.
     pub fn move_batch(&mut self, moves: &[Move<V>]) {
         let mut got = Vec::new();
         self.tree
@@ -350,15 +319,15 @@ impl<V: Vector> TreeModel<V> {
         assert_eq!(got.len(), moves.len());
         for (&(id, tight, d), &(got_id, res)) in moves.iter().zip(&got) {
             assert_eq!(id, got_id);
-            self.check_batch_move(id, tight, d, res);
+            self.check_move(id, tight, d, res);
         }
         self.check("move_proxies");
     }
 
     /// One `move_proxies_parallel` batch on `threads` threads (each id once: a parallel
     /// batch decides each proxy against its box from before the batch): each outcome told
-    /// once, the count of changed boxes returned, each outcome as the single-move rule
-    /// gives it.
+    /// once, the count of changed boxes returned, each outcome checked as
+    /// [`Self::check_move`] says.
     pub fn move_batch_parallel(&mut self, moves: &[Move<V>], threads: usize) {
         let distinct: BTreeSet<_> = moves.iter().map(|m| m.0).collect();
         assert_eq!(
@@ -383,15 +352,16 @@ impl<V: Vector> TreeModel<V> {
             got.values().filter(|res| **res == Ok(true)).count()
         );
         for &(id, tight, d) in moves {
-            self.check_batch_move(id, tight, d, got[&id]);
+            self.check_move(id, tight, d, got[&id]);
         }
         self.check("move_proxies_parallel");
     }
 
-    /// One outcome of a batch of moves against the model, which records the move: an
-    /// unknown id refused, then (the order of `move_proxy`'s checks) the inputs, the rule,
-    /// the new box.
-    fn check_batch_move(
+    /// One outcome of a move against the model, which records the move: an unknown id
+    /// refused; invalid inputs refused (an invalid box first, then a non-finite
+    /// displacement); the fat box kept or replaced as the keep rule says, a new one valid;
+    /// refused only for a new fat box that is not valid.
+    fn check_move(
         &mut self,
         id: ProxyId,
         tight: BoundingBox<V>,
@@ -403,30 +373,29 @@ impl<V: Vector> TreeModel<V> {
             return;
         };
         let fat = self.fat_of(&tight, d);
-        if !(valid(&tight) && finite(d)) {
-            assert!(res.is_err(), "accepted {tight:?} {d:?}");
-            return;
-        }
         let rule = keep_rule(&entry.fat, &tight, &fat);
         match res {
-            Ok(false) => {
-                assert_ne!(rule, Keep::No, "batch move of {id:?} kept {:?}", entry.fat);
-                self.record_move(id, entry, tight, None);
+            Ok(changed) => {
+                assert!(valid(&tight) && finite(d), "accepted {tight:?} {d:?}");
+                if changed {
+                    assert_ne!(rule, Keep::Yes, "{id:?} replaced {:?}", entry.fat);
+                    assert!(valid(&fat), "{id:?} moved to {fat:?}");
+                } else {
+                    assert_ne!(rule, Keep::No, "{id:?} kept {:?}", entry.fat);
+                }
+                self.record_move(id, entry, tight, changed.then_some(fat));
             }
-            Ok(true) => {
-                assert_ne!(
-                    rule,
-                    Keep::Yes,
-                    "batch move of {id:?} replaced {:?}",
-                    entry.fat
-                );
-                assert!(valid(&fat), "batch move of {id:?} to {fat:?}");
-                self.record_move(id, entry, tight, Some(fat));
+            Err(TreeError::InvalidBox) => assert!(
+                !valid(&tight) || (rule != Keep::Yes && !valid(&fat)),
+                "{id:?} refused {tight:?} {d:?}"
+            ),
+            Err(TreeError::InvalidValue) => {
+                assert!(
+                    valid(&tight) && !finite(d),
+                    "{id:?} refused {tight:?} {d:?}"
+                )
             }
-            Err(e) => {
-                assert_eq!(e, TreeError::InvalidBox, "batch move of {id:?}");
-                assert!(rule != Keep::Yes && !valid(&fat), "{tight:?} {d:?}");
-            }
+            Err(e) => panic!("a move of live {id:?} refused: {e}"),
         }
     }
 
