@@ -2,7 +2,8 @@
 //! `#[path = "../kit/mod.rs"] mod kit;`: the random generator (`rng`), the `f64` oracles
 //! of the ray, cast and overlap queries (`oracle`), the tree scenes (`tree_scene`, also
 //! included by the crate's own unit tests), the tree's queries against a scan
-//! (`tree_queries`, also included by the fuzz target), running a test in a process of its own
+//! (`tree_queries`) and the model of the tree's operations (`tree_model`), both also
+//! included by the fuzz target, running a test in a process of its own
 //! (`process`) and, with the plugin, the two dimensions (`dim`) and the warnings
 //! recorder (`warnings`). Each binary uses its own subset.
 #![allow(dead_code)]
@@ -15,6 +16,7 @@ pub mod dim;
 pub mod oracle;
 pub mod process;
 pub mod rng;
+pub mod tree_model;
 pub mod tree_queries;
 pub mod tree_scene;
 #[cfg(feature = "plugin")]

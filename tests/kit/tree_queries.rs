@@ -1,8 +1,9 @@
 //! The tree's queries against a linear scan of what the oracle knows of each proxy (its
 //! tight and fat boxes): box, point and ball queries (and a box query's early exit) over
 //! the fat boxes, the closest ray hit and box cast over the tight boxes, and every ray hit
-//! over the fat boxes. Bevy-free: `tests/tree/tree.rs` uses it through the kit and the fuzz
-//! target (`fuzz/fuzz_targets/tree_ops.rs`) includes this file with `#[path]`.
+//! over the fat boxes. Bevy-free: the model of the tree's operations (`tree_model.rs`) uses
+//! it, through the kit and in the fuzz target (`fuzz/fuzz_targets/tree_ops.rs`), which
+//! includes both files with `#[path]`.
 
 use std::collections::{BTreeMap, BTreeSet};
 

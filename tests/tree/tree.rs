@@ -1,8 +1,11 @@
 //! The dynamic tree against a brute-force oracle, in 2D and 3D.
 //!
-//! Every test applies random operations to a tree and to a plain list of proxies (the
-//! oracle), calls `validate` after every operation, and checks every query and the pair
-//! set against a linear scan of the list.
+//! The random tests apply random operations to a tree through the kit's model of it
+//! (`tests/kit/tree_model.rs`, which the fuzz target drives too): each operation's
+//! outcome checked, `validate` and the tree's agreement with the model's map of the live
+//! proxies after every operation, and every query and the pair set against a linear scan
+//! of the map. The others check bulk builds, bulk removals, removal orders, bad input,
+//! the fat-box rule, batches of moves and the marks' epochs against brute force.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -10,29 +13,28 @@ use bevy_aabb_tree::{BoundingBox, DynamicTree, ProxyId, Vector};
 use glam::{Vec2, Vec3};
 use proptest::prelude::*;
 
-/// What the oracle knows about one proxy.
-#[derive(Clone, Copy, Debug)]
-struct Entry<V: Vector> {
-    tight: BoundingBox<V>,
-    fat: BoundingBox<V>,
-}
+use crate::kit::tree_model::TreeModel;
+use crate::kit::tree_scene;
 
-struct Harness<V: Vector> {
-    tree: DynamicTree<V, u32>,
-    oracle: BTreeMap<ProxyId, Entry<V>>,
-    moved: BTreeSet<ProxyId>,
-    next_tag: u32,
-}
+use tree_scene::{jump_moves, lcg, uniform_tree, unknown_id, v};
 
+/// One operation of the random sequences, applied to the model by [`apply`].
 #[derive(Clone, Debug)]
 enum Op {
+    /// `create_proxy`.
     Insert {
         center: [f32; 3],
         half: [f32; 3],
     },
+    /// `create_proxy_with` a displacement (NaN ones refused).
+    InsertWith {
+        center: [f32; 3],
+        half: [f32; 3],
+        predicted: [f32; 3],
+    },
     /// Remove the proxy at this position (modulo the count) in id order.
     Remove(usize),
-    /// Move a proxy by a small step (`teleport = false`) or anywhere.
+    /// Move a proxy by `to` (`teleport = false`) or to `to`.
     Move {
         which: usize,
         to: [f32; 3],
@@ -40,6 +42,10 @@ enum Op {
         predicted: [f32; 3],
         teleport: bool,
     },
+    /// `touch_proxy` on the proxy at this position.
+    Touch(usize),
+    /// `touch_proxy` on an id destroyed before.
+    TouchDead,
     Pairs,
     Rebuild,
     /// Turn the move cache on or off.
@@ -50,11 +56,6 @@ enum Op {
         r: f32,
     },
 }
-
-use crate::kit::tree_queries::check_queries;
-use crate::kit::tree_scene;
-
-use tree_scene::{jump_moves, lcg, uniform_tree, unknown_id, v};
 
 /// Updates the pairs of a tree moved in batches and of a copy moved one call at a time,
 /// validates both, and checks that the batched one reported each pair once and the same
@@ -79,146 +80,120 @@ pub(crate) fn same_pairs<V: Vector>(
     got
 }
 
+fn point() -> impl Strategy<Value = [f32; 3]> {
+    prop::array::uniform3(-20.0f32..20.0)
+}
+
+fn half() -> impl Strategy<Value = [f32; 3]> {
+    prop::array::uniform3(0.0f32..3.0)
+}
+
+fn insert() -> impl Strategy<Value = Op> {
+    (point(), half()).prop_map(|(center, half)| Op::Insert { center, half })
+}
+
+/// The operations of the general random test: creation, removal, moves by small steps
+/// and teleports, pair updates, rebuilds, the move cache and queries.
 fn op_strategy() -> impl Strategy<Value = Op> {
-    let p = || prop::array::uniform3(-20.0f32..20.0);
-    let h = || prop::array::uniform3(0.0f32..3.0);
+    let moves = (
+        any::<usize>(),
+        prop::array::uniform3(-1.0f32..1.0),
+        half(),
+        prop::array::uniform3(-2.0f32..2.0),
+        prop::bool::weighted(0.1),
+    );
     prop_oneof![
-        4 => (p(), h()).prop_map(|(center, half)| Op::Insert { center, half }),
+        4 => insert(),
         2 => any::<usize>().prop_map(Op::Remove),
-        6 => (any::<usize>(), prop::array::uniform3(-1.0f32..1.0), h(), prop::array::uniform3(-2.0f32..2.0), prop::bool::weighted(0.1))
-            .prop_map(|(which, to, half, predicted, teleport)| Op::Move { which, to, half, predicted, teleport }),
+        6 => moves.prop_map(|(which, to, half, predicted, teleport)| {
+            let to = to.map(|x| x * if teleport { 20.0 } else { 0.3 });
+            Op::Move { which, to, half, predicted, teleport }
+        }),
         2 => Just(Op::Pairs),
         1 => Just(Op::Rebuild),
         1 => any::<bool>().prop_map(Op::MoveCache),
-        2 => (p(), p(), 0.0f32..6.0).prop_map(|(a, b, r)| Op::Queries { a, b, r }),
+        2 => (point(), point(), 0.0f32..6.0).prop_map(|(a, b, r)| Op::Queries { a, b, r }),
     ]
 }
 
-impl<V: Vector> Harness<V> {
-    fn new() -> Self {
-        Self {
-            tree: DynamicTree::with_margin(0.1),
-            oracle: BTreeMap::new(),
-            moved: BTreeSet::new(),
-            next_tag: 0,
-        }
-    }
+/// The public single-proxy operations: creation with and without a predicted
+/// displacement (a NaN one, refused, a quarter of the time), removals, moves of boxes of
+/// half extent 1, touches of live proxies and of a dead id, pair updates.
+fn single_op_strategy() -> impl Strategy<Value = Op> {
+    let d = || prop::array::uniform3(-2.0f32..2.0);
+    prop_oneof![
+        4 => insert(),
+        1 => any::<usize>().prop_map(Op::Remove),
+        3 => (any::<usize>(), prop::array::uniform3(-1.0f32..1.0), d())
+            .prop_map(|(which, to, predicted)| Op::Move { which, to, half: [1.0; 3], predicted, teleport: false }),
+        3 => (point(), half(), d(), 0u8..4).prop_map(|(center, half, predicted, kind)| {
+            let predicted = if kind == 3 { [f32::NAN; 3] } else { predicted };
+            Op::InsertWith { center, half, predicted }
+        }),
+        2 => any::<usize>().prop_map(Op::Touch),
+        1 => Just(Op::TouchDead),
+        2 => Just(Op::Pairs),
+    ]
+}
 
-    fn nth(&self, i: usize) -> Option<ProxyId> {
-        if self.oracle.is_empty() {
-            None
-        } else {
-            self.oracle.keys().nth(i % self.oracle.len()).copied()
+/// Applies `op` to the model (which checks its outcome and the whole tree).
+fn apply<V: Vector>(m: &mut TreeModel<V>, op: &Op) {
+    let tight = |center, half| BoundingBox::from_center_half_extents(v(center), v(half));
+    match *op {
+        Op::Insert { center, half } => {
+            m.create(tight(center, half), None);
         }
-    }
-
-    fn apply(&mut self, op: &Op) {
-        match *op {
-            Op::Insert { center, half } => {
-                let tight = BoundingBox::from_center_half_extents(v(center), v(half));
-                let id = self.tree.create_proxy(tight, self.next_tag).unwrap();
-                assert!(!self.oracle.contains_key(&id), "id {id:?} handed out twice");
-                let fat = tight.grown(self.tree.margin());
-                assert_eq!(self.tree.fat_box(id), Some(fat));
-                self.oracle.insert(id, Entry { tight, fat });
-                self.moved.insert(id);
-                self.next_tag += 1;
-            }
-            Op::Remove(i) => {
-                let Some(id) = self.nth(i) else { return };
-                self.tree.destroy_proxy(id).unwrap();
-                self.oracle.remove(&id);
-                self.moved.remove(&id);
-                assert!(
-                    self.tree.destroy_proxy(id).is_err(),
-                    "double destroy must fail"
-                );
-            }
-            Op::Move {
-                which,
-                to,
-                half,
-                predicted,
-                teleport,
-            } => {
-                let Some(id) = self.nth(which) else { return };
-                let entry = self.oracle[&id];
-                let center = if teleport {
-                    v::<V>(to) * 20.0
-                } else {
-                    entry.tight.center() + v::<V>(to) * 0.3
-                };
-                let tight = BoundingBox::from_center_half_extents(center, v(half));
-                let d: V = v(predicted);
-                let changed = self.tree.move_proxy(id, tight, d).unwrap();
-                let fat = self.tree.fat_box(id).unwrap();
-                if changed {
-                    assert_eq!(fat, tight.swept(d).grown(self.tree.margin()));
-                    self.moved.insert(id);
-                } else {
-                    assert_eq!(fat, entry.fat, "unchanged move must keep the fat box");
-                    assert!(
-                        entry.fat.contains(&tight),
-                        "move kept a fat box that does not enclose the tight box"
-                    );
-                }
-                self.oracle.insert(id, Entry { tight, fat });
-            }
-            Op::Pairs => self.check_pairs(),
-            // A build of no items rebuilds the tree as it stands.
-            Op::Rebuild => assert_eq!(self.tree.build(core::iter::empty()), Ok(Vec::new())),
-            Op::MoveCache(on) => {
-                self.tree.set_move_cache(on);
-                assert_eq!(self.tree.move_cache(), on);
-            }
-            Op::Queries { a, b, r } => self.check_queries(v(a), v(b), r),
+        Op::InsertWith {
+            center,
+            half,
+            predicted,
+        } => {
+            m.create(tight(center, half), Some(v(predicted)));
         }
-        if let Err(e) = self.tree.validate() {
-            panic!("invalid after {op:?}: {e}");
-        }
-        assert_eq!(self.tree.len(), self.oracle.len());
-        assert_eq!(self.tree.stats().moved, self.moved.len());
-    }
-
-    fn check_pairs(&mut self) {
-        let mut expected = BTreeSet::new();
-        let entries: Vec<_> = self.oracle.iter().collect();
-        for (i, (a, ea)) in entries.iter().enumerate() {
-            for (b, eb) in &entries[i + 1..] {
-                if (self.moved.contains(a) || self.moved.contains(b)) && ea.fat.overlaps(&eb.fat) {
-                    expected.insert((**a, **b));
-                }
+        Op::Remove(i) => {
+            if let Some(id) = m.nth_live(i) {
+                m.destroy(id);
             }
         }
-        let mut pairs = Vec::new();
-        self.tree.update_pairs(&mut pairs);
-        let got: BTreeSet<_> = pairs.iter().copied().collect();
-        assert_eq!(got.len(), pairs.len(), "a pair was reported twice");
-        assert!(
-            pairs.iter().all(|(a, b)| a < b),
-            "pairs must be ordered (a < b)"
-        );
-        assert_eq!(got, expected);
-        self.moved.clear();
-        // Fat boxes are unchanged by the refit.
-        for (id, e) in &self.oracle {
-            assert_eq!(self.tree.fat_box(*id), Some(e.fat));
+        Op::Move {
+            which,
+            to,
+            half,
+            predicted,
+            teleport,
+        } => {
+            let Some(id) = m.nth_live(which) else { return };
+            let center = if teleport {
+                v::<V>(to)
+            } else {
+                m.live[&id].tight.center() + v::<V>(to)
+            };
+            let tight = BoundingBox::from_center_half_extents(center, v(half));
+            m.move_one(id, tight, v(predicted));
         }
-    }
-
-    fn check_queries(&self, a: V, b: V, r: f32) {
-        let boxes = |e: &Entry<V>| (e.tight, e.fat);
-        check_queries(&self.tree, &self.oracle, boxes, (a, b, r, 1.5));
+        Op::Touch(i) => {
+            if let Some(id) = m.nth_live(i) {
+                m.touch(id);
+            }
+        }
+        Op::TouchDead => {
+            if let Some(id) = m.dead_id() {
+                m.touch(id);
+            }
+        }
+        Op::Pairs => m.pairs(1),
+        Op::Rebuild => m.rebuild(),
+        Op::MoveCache(on) => m.set_move_cache(on),
+        Op::Queries { a, b, r } => m.queries(v(a), v(b), r, 1.5),
     }
 }
 
 fn run<V: Vector>(ops: &[Op]) {
-    let mut h = Harness::<V>::new();
+    let mut m = TreeModel::<V>::new(DynamicTree::with_margin(0.1));
     for op in ops {
-        h.apply(op);
+        apply(&mut m, op);
     }
-    h.check_pairs();
-    h.tree.validate().unwrap();
+    m.finish();
 }
 
 proptest! {
@@ -231,6 +206,16 @@ proptest! {
 
     #[test]
     fn random_ops_3d(ops in prop::collection::vec(op_strategy(), 1..200)) {
+        run::<Vec3>(&ops);
+    }
+
+    #[test]
+    fn single_ops_2d(ops in prop::collection::vec(single_op_strategy(), 1..160)) {
+        run::<Vec2>(&ops);
+    }
+
+    #[test]
+    fn single_ops_3d(ops in prop::collection::vec(single_op_strategy(), 1..160)) {
         run::<Vec3>(&ops);
     }
 }
@@ -581,25 +566,28 @@ fn fat_box_rule_3d() {
 
 /// Hundreds of thousands of random operations on a small tree, validated throughout.
 fn long_run<V: Vector>(seed: u32) {
-    let mut h = Harness::<V>::new();
+    let mut m = TreeModel::<V>::new(DynamicTree::with_margin(0.1));
     let mut r = lcg(seed);
     let ops = 150_000;
     for i in 0..ops {
         let x = r();
         let p = [r() * 40.0 - 20.0, r() * 40.0 - 20.0, r() * 40.0 - 20.0];
         let half = [r() * 2.0, r() * 2.0, r() * 2.0];
-        let n = h.oracle.len();
+        let n = m.live.len();
         let op = if x < 0.3 && n < 64 || n < 8 {
             Op::Insert { center: p, half }
         } else if x < 0.4 {
             Op::Remove((r() * 1e6) as usize)
         } else if x < 0.9 {
+            let to = [r() * 2.0 - 1.0, r() * 2.0 - 1.0, r() * 2.0 - 1.0];
+            let predicted = [r() - 0.5, r() - 0.5, r() - 0.5];
+            let teleport = r() < 0.05;
             Op::Move {
                 which: (r() * 1e6) as usize,
-                to: [r() * 2.0 - 1.0, r() * 2.0 - 1.0, r() * 2.0 - 1.0],
+                to: to.map(|x| x * if teleport { 20.0 } else { 0.3 }),
                 half,
-                predicted: [r() - 0.5, r() - 0.5, r() - 0.5],
-                teleport: r() < 0.05,
+                predicted,
+                teleport,
             }
         } else if x < 0.97 {
             Op::Pairs
@@ -612,9 +600,9 @@ fn long_run<V: Vector>(seed: u32) {
                 r: r() * 5.0,
             }
         };
-        h.apply(&op);
+        apply(&mut m, &op);
         if i % 50_000 == 0 {
-            h.check_pairs();
+            m.pairs(1);
         }
     }
 }

@@ -1,8 +1,8 @@
 //! Tests of the tree's machinery from inside the crate: the batches against single calls
 //! (`move_proxies_on`, `create_proxies`), the parallel stages against the serial ones, the
-//! refits, rotations, searches and rebuilds, with random single operations against a map.
-//! The public operations are also tested from outside the crate (`tests/tree/`, the fuzz
-//! target).
+//! refits, rotations, searches and rebuilds. The public operations are tested from outside
+//! the crate, through the tests' model of the tree (`tests/kit/tree_model.rs`: the random
+//! operations of `tests/tree/tree.rs` and of the fuzz target).
 //!
 //! Each test checks against an independent oracle: a brute-force scan of the fat boxes,
 //! the same operation applied one call at a time on a copy of the tree, or the state
@@ -83,7 +83,6 @@ macro_rules! both_dims {
 pub(crate) mod tree_scene;
 
 mod batches;
-mod ops;
 mod parallel_moves;
 mod parallel_rebuild;
 mod parallel_refit;
