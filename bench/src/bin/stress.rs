@@ -34,7 +34,8 @@
 //! stays the boxes' (it has no shapes). `--compare-shapes` builds one app per shape on the
 //! same scene instead and ticks them in turn, the order rotating at each tick (box,
 //! capsule, ball; capsule, ball, box; ...), and prints the median of each one's
-//! `app.update()` and plugin tick and the ratios capsule/box and ball/box.
+//! `app.update()`, plugin tick and narrow phase (also per candidate pair: the capsules'
+//! narrower boxes make fewer candidates) and the ratios capsule/box and ball/box.
 
 #[path = "../../../benches/support/ours_driver.rs"]
 mod ours_driver;
@@ -452,16 +453,18 @@ fn compare_shapes<V, const D: usize>(
         .collect();
     println!();
     println!(
-        "| shape (median of {TICKS} ticks) | app.update() ms | plugin tick ms | narrow ms | touching pairs | candidate pairs |"
+        "| shape (median of {TICKS} ticks) | app.update() ms | plugin tick ms | narrow ms | narrow ns per candidate | touching pairs | candidate pairs |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|");
+    let per_candidate = |m: &[f64; 5]| m[2] * 1e6 / m[4].max(1.0);
     for (shape, m) in ShapeKind::ALL.iter().zip(&medians) {
         println!(
-            "| {} | {:.3} | {:.3} | {:.3} | {:.0} | {:.0} |",
+            "| {} | {:.3} | {:.3} | {:.3} | {:.1} | {:.0} | {:.0} |",
             shape.name(),
             m[0],
             m[1],
             m[2],
+            per_candidate(m),
             m[3],
             m[4]
         );
@@ -470,11 +473,12 @@ fn compare_shapes<V, const D: usize>(
     let base = medians[0];
     for (shape, m) in ShapeKind::ALL.iter().zip(&medians).skip(1) {
         println!(
-            "ratio {}/box: app.update() {:.3}, plugin tick {:.3}, narrow {:.3}",
+            "ratio {}/box: app.update() {:.3}, plugin tick {:.3}, narrow {:.3}, narrow per candidate {:.3}",
             shape.name(),
             m[0] / base[0],
             m[1] / base[1],
-            m[2] / base[2]
+            m[2] / base[2],
+            per_candidate(m) / per_candidate(&base)
         );
     }
 }
