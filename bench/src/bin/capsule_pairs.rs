@@ -233,7 +233,8 @@ fn pass_sweep<V: Vector, K: Kind<V>>(
 struct Set<V: Vector, K: Kind<V>> {
     shapes: Vec<K::Shape>,
     starts: Vec<(K::Shape, V)>,
-    /// Median ns per pair of the overlap, contact and sweep passes (filled by `measure`).
+    /// ns per pair of the overlap, contact and sweep passes, one per round (filled by
+    /// `measure`).
     ns: [Vec<f64>; 3],
     overlapping: usize,
     touching: usize,
