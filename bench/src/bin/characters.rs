@@ -3,8 +3,8 @@
 //! `MoveAndSlide::move_and_slide` on kinematic bodies, in one process, on the same level,
 //! in 2D (avian2d) or 3D (avian3d).
 //!
-//! `cargo run --release -p bevy_aabb_tree_bench --features ecs --bin characters -- [2d|3d]`
-//! (default 2d).
+//! `cargo run --release -p bevy_aabb_tree_bench --features ecs --bin characters -- [2d|3d]
+//! [box|capsule]` (default 2d, box).
 //!
 //! The level (unit tiles, half extents 0.5, exactly 100,000 of them, spawned before the
 //! first tick):
@@ -16,7 +16,9 @@
 //! - 3D: a 300 × 300 floor, 3 × 3 blocks raised one tile (steps) spread over it at random,
 //!   and a rim four tiles high around it.
 //!
-//! The characters: boxes (half extents 0.3 × 0.45 (× 0.3)) spawned a little above the
+//! The characters: boxes (half extents 0.3 × 0.45 (× 0.3)), or with `capsule` capsules
+//! standing along y with the same bounding box (radius 0.3, a segment of half length 0.15:
+//! our `Capsule`, avian's `Collider::capsule(0.3, 0.3)`), spawned a little above the
 //! ground, spread evenly over the level (2D: along it; 3D: a 32 × 32 grid). A game system
 //! in `FixedUpdate` (the same logic on both sides, `steer`) sets each character's
 //! velocity: 4 units/s along its heading (x in 2D, a direction in the xz plane per
@@ -27,7 +29,7 @@
 //!
 //! - Ours: `AabbTreePlugin` and `CharacterPlugin` with their defaults (in
 //!   `FixedPostUpdate`); tiles are `Aabb` + `Static`, a character is `Transform`, `Aabb`
-//!   and `CharacterController::new(Y)` (skin 0.01, 45° slopes, steps up to 0.25, snapping
+//!   (or `Capsule`) and `CharacterController::new(Y)` (skin 0.01, 45° slopes, steps up to 0.25, snapping
 //!   0.25); the game sets `CharacterController::velocity` and reads
 //!   `CharacterState::grounded`. Timed: from a system ordered after
 //!   `CollisionSystems::Events` and before `CharacterSystems::Move` to one after
@@ -36,7 +38,7 @@
 //!   examples add); tiles are `RigidBody::Static` with a box `Collider` (as the examples'
 //!   level; `MoveAndSlide` only sees colliders that belong to a body), a character is
 //!   `RigidBody::Kinematic`, `CustomPositionIntegration`, `SpeculativeMargin(0.0)` (what
-//!   the examples' `CharacterController` requires), a box `Collider` and its
+//!   the examples' `CharacterController` requires), a box (or capsule) `Collider` and its
 //!   `LinearVelocity`. A system in `FixedUpdate`, after the game's, calls
 //!   `MoveAndSlide::move_and_slide` for each character with `MoveAndSlideConfig::default()`
 //!   (skin 0.01, 4 iterations) and `SpatialQueryFilter::from_excluded_entities([entity])`,
@@ -68,8 +70,8 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::prelude::{
-    Aabb, AabbTreePlugin, CharacterController, CharacterPlugin, CharacterState, CharacterSystems,
-    CollisionSystems, Static,
+    Aabb, AabbTreePlugin, Capsule, CharacterController, CharacterPlugin, CharacterState,
+    CharacterSystems, CollisionSystems, Static,
 };
 
 const WARMUP: usize = 60;
@@ -92,6 +94,18 @@ const JUMP_EVERY: u64 = 97;
 const MAX_SLOPE: f32 = std::f32::consts::FRAC_PI_4;
 /// The characters' half extents (`z` only in 3D).
 const HALF: Vec3 = Vec3::new(0.3, 0.45, 0.3);
+/// The capsule characters' radius: `HALF.x`.
+const CAPSULE_RADIUS: f32 = 0.3;
+/// The capsule characters' segment's half length: with the radius, `HALF.y`.
+const CAPSULE_HALF_LENGTH: f32 = 0.15;
+
+/// The characters' shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CharacterShape {
+    Box,
+    Capsule,
+}
+
 /// A character whose center is below this fell through the level (the tiles' bottom is
 /// at -0.5).
 const FALLEN_Y: f32 = -1.0;
@@ -337,8 +351,8 @@ trait Peer {
     const NAME: &'static str;
     /// Adds avian, the game's system and the timed move-and-slide system.
     fn add_physics(app: &mut App);
-    /// Spawns the level's tiles and the characters.
-    fn spawn(world: &mut World, level: &Level);
+    /// Spawns the level's tiles and the characters, of `shape`.
+    fn spawn(world: &mut World, level: &Level, shape: CharacterShape);
 }
 
 /// Implements [`Peer`] for one avian crate: `$collider` makes a box of half extents `$h`
@@ -455,7 +469,7 @@ macro_rules! avian_peer {
                     .add_systems(FixedUpdate, (drive, move_characters).chain());
             }
 
-            fn spawn(world: &mut World, level: &Level) {
+            fn spawn(world: &mut World, level: &Level, shape: CharacterShape) {
                 use $avian::prelude::{
                     Collider, CustomPositionIntegration, LinearVelocity, RigidBody,
                     SpeculativeMargin,
@@ -464,14 +478,22 @@ macro_rules! avian_peer {
                     let $h = Vec3::splat(0.5);
                     (Transform::from_translation(c), RigidBody::Static, $collider)
                 }));
+                let character = match shape {
+                    CharacterShape::Box => {
+                        let $h = HALF;
+                        $collider
+                    }
+                    CharacterShape::Capsule => {
+                        Collider::capsule(CAPSULE_RADIUS, 2.0 * CAPSULE_HALF_LENGTH)
+                    }
+                };
                 world.spawn_batch(level.spawns.iter().enumerate().map(|(i, &(c, heading))| {
-                    let $h = HALF;
                     (
                         Transform::from_translation(c),
                         RigidBody::Kinematic,
                         CustomPositionIntegration,
                         SpeculativeMargin(0.0),
-                        $collider,
+                        character.clone(),
                         LinearVelocity::default(),
                         AvianGrounded(false),
                         Walker {
@@ -519,7 +541,7 @@ fn ready(mut app: App) -> App {
     app
 }
 
-fn ours_app<V: Dim>(level: &Level) -> App {
+fn ours_app<V: Dim>(level: &Level, shape: CharacterShape) -> App {
     let mut app = base_app();
     app.add_plugins((
         AabbTreePlugin::<V>::default(),
@@ -543,24 +565,34 @@ fn ours_app<V: Dim>(level: &Level) -> App {
             Static,
         )
     }));
-    world.spawn_batch(level.spawns.iter().enumerate().map(|(i, &(c, heading))| {
+    let character = |(i, &(c, heading)): (usize, &(Vec3, Vec3))| {
         (
             Transform::from_translation(c),
-            Aabb::new(V::from_vec3(HALF)),
             CharacterController::new(V::from_vec3(Vec3::Y)),
             Walker {
                 index: i as u32,
                 heading,
             },
         )
-    }));
+    };
+    let spawns = level.spawns.iter().enumerate();
+    match shape {
+        CharacterShape::Box => {
+            let half = V::from_vec3(HALF);
+            world.spawn_batch(spawns.map(|s| (character(s), Aabb::new(half))));
+        }
+        CharacterShape::Capsule => {
+            let capsule = Capsule::<V>::new(CAPSULE_HALF_LENGTH, CAPSULE_RADIUS);
+            world.spawn_batch(spawns.map(|s| (character(s), capsule)));
+        }
+    }
     ready(app)
 }
 
-fn avian_app<P: Peer>(level: &Level) -> App {
+fn avian_app<P: Peer>(level: &Level, shape: CharacterShape) -> App {
     let mut app = base_app();
     P::add_physics(&mut app);
-    P::spawn(app.world_mut(), level);
+    P::spawn(app.world_mut(), level, shape);
     ready(app)
 }
 
@@ -625,10 +657,10 @@ impl Record {
 
 /// Builds both apps on `level`, ticks them in turn (the order alternating), prints the
 /// table; returns whether every character of both sides stayed on the level.
-fn run<V: Dim, P: Peer>(level: &Level) -> bool {
+fn run<V: Dim, P: Peer>(level: &Level, shape: CharacterShape) -> bool {
     let t = Instant::now();
-    let mut ours = ours_app::<V>(level);
-    let mut avian = avian_app::<P>(level);
+    let mut ours = ours_app::<V>(level, shape);
+    let mut avian = avian_app::<P>(level, shape);
     let ours_grounded: fn(&CharacterState<V>) -> bool = |s| s.grounded;
     let avian_grounded: fn(&AvianGrounded) -> bool = |g| g.0;
     let (mut o, mut a) = (Record::default(), Record::default());
@@ -709,14 +741,17 @@ fn run<V: Dim, P: Peer>(level: &Level) -> bool {
     o_fallen == 0 && a_fallen == 0
 }
 
-const USAGE: &str = "usage: characters [2d|3d]";
+const USAGE: &str = "usage: characters [2d|3d] [box|capsule]";
 
 fn main() -> ExitCode {
     let mut three_d = false;
+    let mut shape = CharacterShape::Box;
     for arg in std::env::args().skip(1) {
         match arg.as_str() {
             "2d" => three_d = false,
             "3d" => three_d = true,
+            "box" => shape = CharacterShape::Box,
+            "capsule" => shape = CharacterShape::Capsule,
             _ => {
                 eprintln!("{USAGE}");
                 return ExitCode::from(2);
@@ -729,16 +764,20 @@ fn main() -> ExitCode {
         level_2d(TILES, CHARACTERS)
     };
     println!(
-        "characters: {CHARACTERS} walking over {}, {}, {WARMUP} warm-up ticks, {TICKS} \
+        "characters: {CHARACTERS} {} walking over {}, {}, {WARMUP} warm-up ticks, {TICKS} \
          measured, {} threads",
+        match shape {
+            CharacterShape::Box => "boxes",
+            CharacterShape::Capsule => "capsules",
+        },
         level.summary,
         if three_d { "3D" } else { "2D" },
         std::thread::available_parallelism().map_or(1, |p| p.get()),
     );
     let ok = if three_d {
-        run::<Vec3, Avian3d>(&level)
+        run::<Vec3, Avian3d>(&level, shape)
     } else {
-        run::<Vec2, Avian2d>(&level)
+        run::<Vec2, Avian2d>(&level, shape)
     };
     if ok {
         ExitCode::SUCCESS

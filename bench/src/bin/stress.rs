@@ -2,8 +2,8 @@
 //! against the bare tree step on the same scene.
 //!
 //! `cargo run --release -p bevy_aabb_tree_bench --features plugin --bin stress -- N [2d|3d]
-//! [fast|slow] [--idle-fraction F] [--threads T]` (defaults: 10000 2d fast, idle fraction 0,
-//! 1 thread).
+//! [fast|slow] [--idle-fraction F] [--threads T] [--shape box|capsule|ball]
+//! [--compare-shapes]` (defaults: 10000 2d fast, idle fraction 0, 1 thread, boxes).
 //!
 //! N entities of the "uniform boxes" scene (`benches/support/scene.rs`), each with an [`Aabb`]
 //! and a [`Velocity`], moved by a `FixedUpdate` system that bounces them off the region's walls
@@ -27,6 +27,15 @@
 //! name): `cargo run --release -p bevy_aabb_tree_bench --features multi_threaded --bin
 //! stress -- N --threads T`. Without it the plugin's walk stays serial, which the line
 //! "pair-walk tasks on the compute pool" shows as 0.
+//!
+//! `--shape` gives the colliders another component in place of the [`Aabb`] of half
+//! extent 0.5: `capsule`, a [`Capsule`] along y of radius 0.3 and half length 0.2 (as tall
+//! as the box, 0.6 wide), or `ball`, a [`BoundingSphere`] of radius 0.5. The bare tree step
+//! stays the boxes' (it has no shapes). `--compare-shapes` builds one app per shape on the
+//! same scene instead and ticks them in turn, the order rotating at each tick (box,
+//! capsule, ball; capsule, ball, box; ...), and prints the median of each one's
+//! `app.update()`, plugin tick and narrow phase (also per candidate pair: the capsules'
+//! narrower boxes make fewer candidates) and the ratios capsule/box and ball/box.
 
 #[path = "../../../benches/support/ours_driver.rs"]
 mod ours_driver;
@@ -116,7 +125,76 @@ struct PluginRun {
     setup_s: f64,
 }
 
-fn run_plugin<V, const D: usize>(scene: &Scene<D>, threads: usize) -> PluginRun
+/// The colliders' shape (`--shape`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ShapeKind {
+    Box,
+    Capsule,
+    Ball,
+}
+
+impl ShapeKind {
+    const ALL: [ShapeKind; 3] = [ShapeKind::Box, ShapeKind::Capsule, ShapeKind::Ball];
+
+    fn name(self) -> &'static str {
+        match self {
+            ShapeKind::Box => "box",
+            ShapeKind::Capsule => "capsule",
+            ShapeKind::Ball => "ball",
+        }
+    }
+
+    /// The size in bytes of the collider component.
+    fn component_bytes<V: Vector>(self) -> usize {
+        match self {
+            ShapeKind::Box => size_of::<Aabb<V>>(),
+            ShapeKind::Capsule => size_of::<Capsule<V>>(),
+            ShapeKind::Ball => size_of::<BoundingSphere<V>>(),
+        }
+    }
+}
+
+/// The capsules' radius (`--shape capsule`).
+const CAPSULE_RADIUS: f32 = 0.3;
+/// The capsules' half length: radius plus half length is the box's half extent.
+const CAPSULE_HALF_LENGTH: f32 = 0.2;
+
+/// Spawns the scene's colliders with `collider` as their shape: the moving ones with a
+/// `Velocity`, the idle ones without.
+fn spawn_with<V: FromArray<D>, C: Component + Copy, const D: usize>(
+    world: &mut World,
+    scene: &Scene<D>,
+    collider: C,
+) {
+    let translation = |i: usize| {
+        let mut t = Vec3::ZERO;
+        for k in 0..D {
+            t[k] = scene.centers[i][k];
+        }
+        Transform::from_translation(t)
+    };
+    let is_idle = |i: usize| scene.velocities[i].iter().all(|&v| v == 0.0);
+    let moving: Vec<_> = (0..scene.len())
+        .filter(|&i| !is_idle(i))
+        .map(|i| {
+            (
+                translation(i),
+                collider,
+                Velocity(V::from_array(scene.velocities[i])),
+            )
+        })
+        .collect();
+    // Idle entities: no `Velocity`, so the mover's query never visits them.
+    let idle: Vec<_> = (0..scene.len())
+        .filter(|&i| is_idle(i))
+        .map(|i| (translation(i), collider))
+        .collect();
+    world.spawn_batch(moving);
+    world.spawn_batch(idle);
+}
+
+/// The plugin's app on `scene`, its colliders of `shape`, ready to tick.
+fn plugin_app<V, const D: usize>(scene: &Scene<D>, threads: usize, shape: ShapeKind) -> App
 where
     V: FromArray<D>
         + bevy::reflect::FromReflect
@@ -124,7 +202,6 @@ where
         + bevy::reflect::GetTypeRegistration
         + bevy::reflect::Typed,
 {
-    let start = Instant::now();
     if threads > 1 {
         // Before any app: `TaskPoolPlugin` keeps a pool that already exists.
         bevy::tasks::ComputeTaskPool::get_or_init(|| {
@@ -149,35 +226,34 @@ where
             dt: scene.dt,
         })
         .add_systems(FixedUpdate, move_boxes::<V, D>);
-    let half = V::splat(scene.half);
-    let translation = |i: usize| {
-        let mut t = Vec3::ZERO;
-        for k in 0..D {
-            t[k] = scene.centers[i][k];
+    let world = app.world_mut();
+    match shape {
+        ShapeKind::Box => spawn_with::<V, _, D>(world, scene, Aabb::new(V::splat(scene.half))),
+        ShapeKind::Capsule => spawn_with::<V, _, D>(
+            world,
+            scene,
+            Capsule::<V>::new(CAPSULE_HALF_LENGTH, CAPSULE_RADIUS),
+        ),
+        ShapeKind::Ball => {
+            spawn_with::<V, _, D>(world, scene, BoundingSphere::<V>::new(scene.half))
         }
-        Transform::from_translation(t)
-    };
-    let is_idle = |i: usize| scene.velocities[i].iter().all(|&v| v == 0.0);
-    let moving: Vec<_> = (0..scene.len())
-        .filter(|&i| !is_idle(i))
-        .map(|i| {
-            (
-                translation(i),
-                Aabb::new(half),
-                Velocity(V::from_array(scene.velocities[i])),
-            )
-        })
-        .collect();
-    // Idle entities: no `Velocity`, so the mover's query never visits them.
-    let idle: Vec<_> = (0..scene.len())
-        .filter(|&i| is_idle(i))
-        .map(|i| (translation(i), Aabb::new(half)))
-        .collect();
-    app.world_mut().spawn_batch(moving);
-    app.world_mut().spawn_batch(idle);
+    }
     // What `App::run` does before the first update.
     app.finish();
     app.cleanup();
+    app
+}
+
+fn run_plugin<V, const D: usize>(scene: &Scene<D>, threads: usize, shape: ShapeKind) -> PluginRun
+where
+    V: FromArray<D>
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+{
+    let start = Instant::now();
+    let mut app = plugin_app::<V, D>(scene, threads, shape);
     for _ in 0..WARMUP {
         app.update();
     }
@@ -220,7 +296,7 @@ where
     // touching pairs at once (observers), so this times the plugin's removal path.
     let entities: Vec<Entity> = app
         .world_mut()
-        .query_filtered::<Entity, With<Aabb<V>>>()
+        .query_filtered::<Entity, With<TrackedCollider<V>>>()
         .iter(app.world())
         .collect();
     let ended_so_far = |app: &App| {
@@ -301,14 +377,10 @@ fn run_bare<V: FromArray<D>, const D: usize>(
     (median(&mut times), median(&mut pairs))
 }
 
-fn report<V, const D: usize>(n: usize, vs: f32, label: &str, idle_fraction: f32, threads: usize)
+/// The scene of the run: uniform, the last `idle_fraction` of its boxes still.
+fn stress_scene<const D: usize>(n: usize, vs: f32, idle_fraction: f32) -> (Scene<D>, usize)
 where
     Scene<D>: UniformDyn,
-    V: FromArray<D>
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
 {
     let mut scene = Scene::<D>::uniform_dyn(n, vs);
     // The first `moving` boxes (a random subset: the centers are uniform) keep moving.
@@ -316,12 +388,124 @@ where
     for v in &mut scene.velocities[moving..] {
         *v = [0.0; D];
     }
+    (scene, moving)
+}
+
+/// `--compare-shapes`: one app per shape on the same scene, ticked in turn (the order
+/// rotating), the medians of each and the ratios to the boxes'.
+fn compare_shapes<V, const D: usize>(
+    n: usize,
+    vs: f32,
+    label: &str,
+    idle_fraction: f32,
+    threads: usize,
+) where
+    Scene<D>: UniformDyn,
+    V: FromArray<D>
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+{
+    let (scene, moving) = stress_scene::<D>(n, vs, idle_fraction);
     println!(
-        "stress: {n} entities, {}D, {label} (vs = {vs}), idle fraction {idle_fraction} ({} idle, {moving} moving), pair walk on {threads} thread(s), {WARMUP} warm-up ticks, {TICKS} measured",
+        "stress --compare-shapes: {n} entities, {D}D, {label} (vs = {vs}), idle fraction \
+         {idle_fraction} ({moving} moving), pair walk on {threads} thread(s), {WARMUP} warm-up \
+         ticks, {TICKS} measured per shape, shapes ticked in turn (capsule: radius \
+         {CAPSULE_RADIUS}, half length {CAPSULE_HALF_LENGTH}; ball: radius {})",
+        scene.half
+    );
+    let mut apps: Vec<App> = ShapeKind::ALL
+        .iter()
+        .map(|&shape| plugin_app::<V, D>(&scene, threads, shape))
+        .collect();
+    for _ in 0..WARMUP {
+        for app in &mut apps {
+            app.update();
+        }
+    }
+    let kinds = ShapeKind::ALL.len();
+    // Per shape: app.update() ms, plugin tick ms, narrow ms, touching, candidates.
+    let mut cols: Vec<[Vec<f64>; 5]> = (0..kinds).map(|_| Default::default()).collect();
+    for tick in 0..TICKS {
+        for k in 0..kinds {
+            let s = (tick + k) % kinds;
+            let app = &mut apps[s];
+            let t = Instant::now();
+            app.update();
+            let update = t.elapsed().as_secs_f64() * 1e3;
+            let stats = *app.world().resource::<AabbTree<V>>().stats();
+            let row = [
+                update,
+                stats.total_ms() as f64,
+                stats.narrow_ms as f64,
+                stats.touching as f64,
+                stats.candidates as f64,
+            ];
+            for (c, x) in cols[s].iter_mut().zip(row) {
+                c.push(x);
+            }
+        }
+    }
+    let medians: Vec<[f64; 5]> = cols
+        .iter_mut()
+        .map(|c| c.each_mut().map(|v| median(v)))
+        .collect();
+    println!();
+    println!(
+        "| shape (median of {TICKS} ticks) | app.update() ms | plugin tick ms | narrow ms | narrow ns per candidate | touching pairs | candidate pairs |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    let per_candidate = |m: &[f64; 5]| m[2] * 1e6 / m[4].max(1.0);
+    for (shape, m) in ShapeKind::ALL.iter().zip(&medians) {
+        println!(
+            "| {} | {:.3} | {:.3} | {:.3} | {:.1} | {:.0} | {:.0} |",
+            shape.name(),
+            m[0],
+            m[1],
+            m[2],
+            per_candidate(m),
+            m[3],
+            m[4]
+        );
+    }
+    println!();
+    let base = medians[0];
+    for (shape, m) in ShapeKind::ALL.iter().zip(&medians).skip(1) {
+        println!(
+            "ratio {}/box: app.update() {:.3}, plugin tick {:.3}, narrow {:.3}, narrow per candidate {:.3}",
+            shape.name(),
+            m[0] / base[0],
+            m[1] / base[1],
+            m[2] / base[2],
+            per_candidate(m) / per_candidate(&base)
+        );
+    }
+}
+
+fn report<V, const D: usize>(
+    n: usize,
+    vs: f32,
+    label: &str,
+    idle_fraction: f32,
+    threads: usize,
+    shape: ShapeKind,
+) where
+    Scene<D>: UniformDyn,
+    V: FromArray<D>
+        + bevy::reflect::FromReflect
+        + bevy::reflect::TypePath
+        + bevy::reflect::GetTypeRegistration
+        + bevy::reflect::Typed,
+{
+    let (scene, moving) = stress_scene::<D>(n, vs, idle_fraction);
+    println!(
+        "stress: {n} entities ({}), {}D, {label} (vs = {vs}), idle fraction {idle_fraction} ({} idle, {moving} moving), pair walk on {threads} thread(s), {WARMUP} warm-up ticks, {TICKS} measured",
+        shape.name(),
         D,
         n - moving
     );
-    let p = run_plugin::<V, D>(&scene, threads);
+    let p = run_plugin::<V, D>(&scene, threads, shape);
     let (bare_vel, bare_vel_pairs) = run_bare::<V, D>(&scene, Displacement::Velocity, threads);
     let (bare_zero, bare_zero_pairs) = run_bare::<V, D>(&scene, Displacement::Zero, threads);
 
@@ -367,16 +551,17 @@ where
         p.update / bare_zero
     );
     let ecs = size_of::<TrackedCollider<V>>()
-        + size_of::<Aabb<V>>()
+        + shape.component_bytes::<V>()
         + size_of::<Velocity<V>>()
         + size_of::<Transform>();
     println!(
-        "bytes per proxy: tree {:.1} + bodies and pairs {:.1} + ECS {} (TrackedCollider {} + Aabb {} + Velocity {} + Transform {}) = {:.1}",
+        "bytes per proxy: tree {:.1} + bodies and pairs {:.1} + ECS {} (TrackedCollider {} + {} {} + Velocity {} + Transform {}) = {:.1}",
         p.tree_bytes_per_proxy,
         p.plugin_bytes_per_proxy - p.tree_bytes_per_proxy,
         ecs,
         size_of::<TrackedCollider<V>>(),
-        size_of::<Aabb<V>>(),
+        shape.name(),
+        shape.component_bytes::<V>(),
         size_of::<Velocity<V>>(),
         size_of::<Transform>(),
         p.plugin_bytes_per_proxy + ecs as f64
@@ -412,8 +597,13 @@ fn main() {
     let mut label = "fast";
     let mut idle_fraction = 0.0f32;
     let mut threads = 1usize;
+    let mut shape = ShapeKind::Box;
+    let mut compare = false;
     let usage = || -> ! {
-        eprintln!("usage: stress [N] [2d|3d] [fast|slow] [--idle-fraction F] [--threads T]");
+        eprintln!(
+            "usage: stress [N] [2d|3d] [fast|slow] [--idle-fraction F] [--threads T] \
+             [--shape box|capsule|ball] [--compare-shapes]"
+        );
         std::process::exit(2);
     };
     let mut args = std::env::args().skip(1);
@@ -431,6 +621,15 @@ fn main() {
                     _ => usage(),
                 }
             }
+            "--shape" => {
+                shape = match args.next().as_deref() {
+                    Some("box") => ShapeKind::Box,
+                    Some("capsule") => ShapeKind::Capsule,
+                    Some("ball") => ShapeKind::Ball,
+                    _ => usage(),
+                }
+            }
+            "--compare-shapes" => compare = true,
             "2d" => three_d = false,
             "3d" => three_d = true,
             "fast" => (vs, label) = (Scene::<2>::FAST, "fast"),
@@ -441,9 +640,10 @@ fn main() {
             },
         }
     }
-    if three_d {
-        report::<Vec3, 3>(n, vs, label, idle_fraction, threads);
-    } else {
-        report::<Vec2, 2>(n, vs, label, idle_fraction, threads);
+    match (three_d, compare) {
+        (true, true) => compare_shapes::<Vec3, 3>(n, vs, label, idle_fraction, threads),
+        (false, true) => compare_shapes::<Vec2, 2>(n, vs, label, idle_fraction, threads),
+        (true, false) => report::<Vec3, 3>(n, vs, label, idle_fraction, threads, shape),
+        (false, false) => report::<Vec2, 2>(n, vs, label, idle_fraction, threads, shape),
     }
 }
