@@ -1,6 +1,7 @@
 //! The 2D demo: a few thousand crates (half of them with rounded corners), balls and
-//! capsules bouncing around, thin walls, and bullets far faster than the walls are thick, which the swept test stops anyway. The debug
-//! overlay shows the boxes, the tree and the numbers (F1 hides it).
+//! capsules bouncing around, thin walls, and bullets far faster than the walls are thick,
+//! which the swept test stops anyway. The debug overlay shows the boxes, the tree and the
+//! numbers (F1 hides it).
 //!
 //! Run: `cargo run --release --features examples --example demo_2d`
 //! Headless check: `... --example demo_2d -- --screenshot shot.png --frames 150`

@@ -1,6 +1,6 @@
 //! The 3D demo: crates (half of them with rounded edges), balls and capsules bouncing in a
-//! box, thin walls, and bullets far faster than the walls are thick, which the swept test stops anyway. The debug overlay shows
-//! the boxes, the tree and the numbers (F1 hides it).
+//! box, thin walls, and bullets far faster than the walls are thick, which the swept test
+//! stops anyway. The debug overlay shows the boxes, the tree and the numbers (F1 hides it).
 //!
 //! Run: `cargo run --release --features examples --example demo_3d`
 //! Headless check: `... --example demo_3d -- --screenshot shot.png --frames 150`
