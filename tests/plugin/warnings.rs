@@ -139,13 +139,13 @@ fn run<V: Dim>(warnings: &Warnings) {
         .id();
     let mut nan_extents = V::splat(0.25);
     nan_extents.set_axis(1, f32::NAN);
-    let bad: [(RoundedAabb<V>, &str); 4] = [
+    let bad_values: [(RoundedAabb<V>, &str); 4] = [
         (RoundedAabb::new(V::splat(0.25), -0.75), "-0.75"),
         (RoundedAabb::new(nan_extents, 0.1), "NaN"),
         (RoundedAabb::new(V::splat(0.25), f32::INFINITY), "inf"),
         (RoundedAabb::new(V::splat(-0.5), 0.1), "-0.5"),
     ];
-    for (k, (value, shown)) in bad.into_iter().enumerate() {
+    for (k, (value, shown)) in bad_values.into_iter().enumerate() {
         app.world_mut().entity_mut(rounded).insert(value);
         for _ in 0..20 {
             app.update();
