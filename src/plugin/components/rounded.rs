@@ -47,9 +47,10 @@ use crate::plugin::{Aabb, BoundingSphere, Capsule, Sensor, Static, Velocity};
 /// // A crate 1 wide whose edges are rounded by 0.1: the inner box is 0.8 wide.
 /// let crate_box = RoundedAabb::new(Vec3::splat(0.4), 0.1);
 /// assert_eq!(crate_box.outer_half_extents(), Vec3::splat(0.5));
-/// // A platform in a 2D level 4.5 wide and 0.5 thick, its top on the entity's origin.
-/// let platform = RoundedAabb::from_outer(Vec2::new(2.25, 0.25), 0.2).with_offset(Vec2::Y * -0.25);
-/// assert_eq!(platform.half_extents, Vec2::new(2.05, 0.05));
+/// // A platform in a 2D level 4.5 wide and 0.5 thick, its edges rounded by 0.125, its
+/// // top on the entity's origin.
+/// let platform = RoundedAabb::from_outer(Vec2::new(2.25, 0.25), 0.125).with_offset(Vec2::Y * -0.25);
+/// assert_eq!(platform.half_extents, Vec2::new(2.125, 0.125));
 /// ```
 #[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
 #[reflect(Component, Debug, PartialEq)]
