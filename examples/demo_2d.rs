@@ -1,6 +1,7 @@
-//! The 2D demo: a few thousand crates, balls and capsules bouncing around, thin walls, and bullets
-//! far faster than the walls are thick, which the swept test stops anyway. The debug
-//! overlay shows the boxes, the tree and the numbers (F1 hides it).
+//! The 2D demo: a few thousand crates (half of them with rounded corners), balls and
+//! capsules bouncing around, thin walls, and bullets far faster than the walls are thick,
+//! which the swept test stops anyway. The debug overlay shows the boxes, the tree and the
+//! numbers (F1 hides it).
 //!
 //! Run: `cargo run --release --features examples --example demo_2d`
 //! Headless check: `... --example demo_2d -- --screenshot shot.png --frames 150`
@@ -115,14 +116,18 @@ fn setup(
                 MeshMaterial2d(capsule_color.clone()),
             ));
         } else if i % 2 == 0 {
-            entity.insert((
-                Aabb::new(Vec2::splat(size)),
-                Sprite {
-                    image: crate_tex.clone(),
-                    custom_size: Some(Vec2::splat(2.0 * size)),
-                    ..default()
-                },
-            ));
+            entity.insert(Sprite {
+                image: crate_tex.clone(),
+                custom_size: Some(Vec2::splat(2.0 * size)),
+                ..default()
+            });
+            // Every other crate has its corners rounded by a third of its half size: the
+            // same outer size, its corners slide off the others'.
+            if i % 6 == 0 {
+                entity.insert(RoundedAabb::from_outer(Vec2::splat(size), size / 3.0));
+            } else {
+                entity.insert(Aabb::new(Vec2::splat(size)));
+            }
         } else {
             entity.insert((
                 BoundingSphere::new(size),

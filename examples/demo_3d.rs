@@ -1,6 +1,6 @@
-//! The 3D demo: crates, balls and capsules bouncing in a box, thin walls, and bullets far faster
-//! than the walls are thick, which the swept test stops anyway. The debug overlay shows
-//! the boxes, the tree and the numbers (F1 hides it).
+//! The 3D demo: crates (half of them with rounded edges), balls and capsules bouncing in a
+//! box, thin walls, and bullets far faster than the walls are thick, which the swept test
+//! stops anyway. The debug overlay shows the boxes, the tree and the numbers (F1 hides it).
 //!
 //! Run: `cargo run --release --features examples --example demo_3d`
 //! Headless check: `... --example demo_3d -- --screenshot shot.png --frames 150`
@@ -125,11 +125,13 @@ fn setup(
                 MeshMaterial3d(capsule_mat.clone()),
             ));
         } else if i % 2 == 0 {
-            entity.insert((
-                Aabb::new(Vec3::splat(0.5)),
-                Mesh3d(cube.clone()),
-                MeshMaterial3d(crate_mat.clone()),
-            ));
+            entity.insert((Mesh3d(cube.clone()), MeshMaterial3d(crate_mat.clone())));
+            // Every other crate has its edges rounded by 0.15: the same outer size.
+            if i % 6 == 0 {
+                entity.insert(RoundedAabb::from_outer(Vec3::splat(0.5), 0.15));
+            } else {
+                entity.insert(Aabb::new(Vec3::splat(0.5)));
+            }
         } else {
             entity.insert((
                 BoundingSphere::new(1.0),

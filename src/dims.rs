@@ -68,6 +68,9 @@ macro_rules! dimension {
             /// A capsule collider in the entity's local space.
             #[cfg(feature = "plugin")]
             pub type Capsule = crate::plugin::Capsule<$v>;
+            /// A box collider with rounded edges in the entity's local space.
+            #[cfg(feature = "plugin")]
+            pub type RoundedAabb = crate::plugin::RoundedAabb<$v>;
             /// Linear velocity in world units per second.
             #[cfg(feature = "plugin")]
             pub type Velocity = crate::plugin::Velocity<$v>;

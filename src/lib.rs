@@ -42,9 +42,9 @@ pub use plugin::{
     Aabb, AabbTree, AabbTreePlugin, AskPairFilter, BoundingSphere, Capsule, CapsuleAxis,
     CharacterController, CharacterPlugin, CharacterState, CharacterSystems, CollidingEntities,
     CollisionConfig, CollisionEnded, CollisionLayer, CollisionLayers, CollisionStarted,
-    CollisionSystems, Contacts, EndReason, NotIntegrated, OneWay, PairFilter, QueryFilter, Sensor,
-    SpatialQuery, Static, StaticChangeDetection, Teleported, TrackedCollider, Velocity,
-    VelocityPlugin, VelocitySystems,
+    CollisionSystems, Contacts, EndReason, NotIntegrated, OneWay, PairFilter, QueryFilter,
+    RoundedAabb, Sensor, SpatialQuery, Static, StaticChangeDetection, Teleported, TrackedCollider,
+    Velocity, VelocityPlugin, VelocitySystems,
 };
 
 /// Everything a game needs: `use bevy_aabb_tree::prelude::*;`.
@@ -63,8 +63,8 @@ pub mod prelude {
         CharacterController, CharacterPlugin, CharacterState, CharacterSystems, CollidingEntities,
         CollisionConfig, CollisionEnded, CollisionLayer, CollisionLayers, CollisionMessage,
         CollisionStarted, CollisionSystems, Contacts, EndReason, NotIntegrated, OneWay, PairFilter,
-        PassThrough, PointProjection, QueryFilter, Sensor, ShapeHit, SpatialQuery, Static,
-        StaticChangeDetection, StepStats, Teleported, TrackedCollider, Velocity, VelocityPlugin,
-        VelocitySystems, WorldShape,
+        PassThrough, PointProjection, QueryFilter, RoundedAabb, Sensor, ShapeHit, SpatialQuery,
+        Static, StaticChangeDetection, StepStats, Teleported, TrackedCollider, Velocity,
+        VelocityPlugin, VelocitySystems, WorldShape,
     };
 }

@@ -10,6 +10,10 @@ use crate::tree::ProxyId;
 use super::state::AabbTree;
 use crate::plugin::key::Key;
 
+mod rounded;
+
+pub use rounded::RoundedAabb;
+
 /// A box collider in the entity's local space: `half_extents` on each axis around
 /// `offset`.
 ///
@@ -108,8 +112,8 @@ impl<V: Vector> BoundingSphere<V> {
 /// Values: `half_length >= 0` and `radius >= 0`, finite (zero half length is a ball, zero
 /// radius a segment); [`CapsuleAxis::Z`] only in 3D. Others leave the entity out of
 /// collision detection with one warning naming it, until they are valid again. An
-/// entity with several shapes uses one: an [`Aabb`] before a `Capsule`, a `Capsule`
-/// before a [`BoundingSphere`] (insert the new shape before removing the old one to
+/// entity with several shapes uses one, in this order: [`Aabb`], [`RoundedAabb`],
+/// `Capsule`, [`BoundingSphere`] (insert the new shape before removing the old one to
 /// change shapes without ending contacts).
 ///
 /// ```
@@ -475,15 +479,16 @@ impl CollidingEntities {
 }
 
 /// The world shape of a collider this tick: its box (rotated boxes enclosed), its ball, or
-/// its capsule as a rounded box.
+/// its rounded box or capsule as a rounded box.
 pub type WorldShape<V> = Shape<V>;
 
 /// What the plugin keeps for each collider, readable by users: the world shape, the
 /// center at the previous tick (the start of the sweep), the tree proxy and, through the
 /// tree resource, the fat box stored in the tree ([`Self::fat_aabb`]).
 ///
-/// Added automatically with [`Aabb`], [`BoundingSphere`] or [`Capsule`]; do not write it. A cloned
-/// entity does not copy it (the clone gets a proxy of its own at the next tick).
+/// Added automatically with [`Aabb`], [`RoundedAabb`], [`Capsule`] or [`BoundingSphere`];
+/// do not write it. A cloned entity does not copy it (the clone gets a proxy of its own
+/// at the next tick).
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
 #[component(clone_behavior = Ignore)]
 #[reflect(Component, Debug, Default)]

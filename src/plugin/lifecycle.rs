@@ -6,11 +6,13 @@ use bevy::prelude::*;
 use crate::Vector;
 use crate::plugin::events::{CollisionWriters, deliver_removal};
 use crate::plugin::key::Key;
-use crate::plugin::shape::{Hierarchy, world_shape};
+use crate::plugin::shape::{
+    HasShapes, Hierarchy, ShapeComponents, ShapeQuery, shape_count, world_shape,
+};
 use crate::plugin::state::next_run;
 use crate::plugin::{
-    Aabb, AabbTree, BoundingSphere, Capsule, CollidingEntities, CollisionConfig, EndReason, Static,
-    StaticChangeDetection, Teleported, TrackedCollider,
+    Aabb, AabbTree, BoundingSphere, Capsule, CollidingEntities, CollisionConfig, EndReason,
+    RoundedAabb, Static, StaticChangeDetection, Teleported, TrackedCollider,
 };
 use crate::tree::DynamicTree;
 
@@ -36,13 +38,7 @@ pub(crate) fn on_collider_gone<V: Vector, E: EntityEvent, C: Component>(
 }
 
 /// A collider's tracking state and which shapes it has.
-type ShapesItem<'a, V> = (
-    &'a mut TrackedCollider<V>,
-    Has<Aabb<V>>,
-    Has<BoundingSphere<V>>,
-    Has<Capsule<V>>,
-    Has<Static>,
-);
+type ShapesItem<'a, V> = (&'a mut TrackedCollider<V>, HasShapes<V>, Has<Static>);
 
 /// Marks a collider for processing at the next tick: its `TrackedCollider` changed (which
 /// the change scan sees), and, for a static collider the scan skips
@@ -75,7 +71,8 @@ fn queue_static<V: Vector>(
     }
 }
 
-/// Observer: a shape component (`Aabb`, `BoundingSphere` or `Capsule`) is being removed.
+/// Observer: a shape component (`Aabb`, `RoundedAabb`, `Capsule` or `BoundingSphere`) is
+/// being removed.
 /// When the entity keeps another shape, it stays in the tree and the next tick tests the new
 /// shape (contacts that still touch go on without events); otherwise it is gone as in
 /// [`on_collider_gone`]. On despawn, `Despawn` observers have already dropped the proxy.
@@ -88,14 +85,13 @@ pub(crate) fn on_shape_removed<V: Vector, C: Component>(
     mut commands: Commands,
 ) {
     let entity = event.event_target();
-    let Ok((mut tracked, has_box, has_ball, has_capsule, is_static)) = colliders.get_mut(entity)
-    else {
+    let Ok((mut tracked, has_shapes, is_static)) = colliders.get_mut(entity) else {
         return;
     };
     // `Remove` observers run while the component is still there: two shapes present
     // means one remains. The next tick processes the collider again (a removal is no
     // change Bevy's change ticks show): it tests the remaining shape.
-    if u8::from(has_box) + u8::from(has_ball) + u8::from(has_capsule) >= 2 {
+    if shape_count(has_shapes) >= 2 {
         mark(entity, &mut tracked, is_static, &config, &mut state);
         return;
     }
@@ -186,9 +182,7 @@ type PoseItem<'a, V> = (
     &'a mut TrackedCollider<V>,
     &'a Transform,
     Option<&'a ChildOf>,
-    Option<&'a Aabb<V>>,
-    Option<&'a BoundingSphere<V>>,
-    Option<&'a Capsule<V>>,
+    ShapeQuery<'a, V>,
     Has<Disabled>,
 );
 
@@ -202,11 +196,12 @@ fn record_start<V: Vector>(
     parent: Option<&ChildOf>,
     hierarchy: &Hierarchy,
 ) {
-    let (mut tracked, transform, _, aabb, sphere, capsule, disabled) = item;
+    let (mut tracked, transform, _, shapes, disabled) = item;
     if disabled || tracked.invalid {
         return;
     }
-    if let Some(shape) = world_shape(transform, parent, hierarchy, aabb, sphere, capsule)
+    let shapes = ShapeComponents::of(shapes);
+    if let Some(shape) = world_shape(transform, parent, hierarchy, shapes)
         && shape.center().is_finite()
     {
         // Through `bypass_change_detection`: every path that calls this also makes the
@@ -219,7 +214,8 @@ fn record_start<V: Vector>(
     }
 }
 
-/// Observer: a shape component (`Aabb` or `BoundingSphere`) is inserted. A collider that
+/// Observer: a shape component (`Aabb`, `RoundedAabb`, `Capsule` or `BoundingSphere`) is
+/// inserted. A collider that
 /// is not in a tree yet (spawned, or its shape put back) records where it is now: its
 /// first tick sweeps from there, so a collider moved between its spawn and its first
 /// tick (by a system in `FixedUpdate`, by several frames without a fixed step) does not
@@ -299,7 +295,12 @@ pub(crate) fn on_parent_removed<V: Vector>(
 
 /// Entities with a shape and no [`TrackedCollider`].
 type Untracked<V> = (
-    Or<(With<Aabb<V>>, With<BoundingSphere<V>>, With<Capsule<V>>)>,
+    Or<(
+        With<Aabb<V>>,
+        With<RoundedAabb<V>>,
+        With<Capsule<V>>,
+        With<BoundingSphere<V>>,
+    )>,
     Without<TrackedCollider<V>>,
 );
 

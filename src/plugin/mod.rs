@@ -3,7 +3,8 @@
 //! # Setup
 //!
 //! Add [`AabbTreePlugin`] for each dimension you use, give entities an [`Aabb`], a
-//! [`BoundingSphere`] or a [`Capsule`] (and a [`Velocity`] if they move fast), and read
+//! [`RoundedAabb`], a [`Capsule`] or a [`BoundingSphere`] (and a [`Velocity`] if they move
+//! fast), and read
 //! [`CollisionStarted`] / [`CollisionEnded`].
 //!
 //! ```no_run
@@ -78,7 +79,8 @@
 //!
 //! To change an entity's shape without ending its contacts, insert the new shape before
 //! removing the old one (`insert(BoundingSphere::new(r)).remove::<Aabb<V>>()`); with
-//! several present the `Aabb` counts, then a [`Capsule`], then the `BoundingSphere`.
+//! several present the `Aabb` counts, then a [`RoundedAabb`], then a [`Capsule`], then
+//! the `BoundingSphere`.
 //! The guide's [what happens when…](crate::guide::events) lists every case.
 //!
 //! # Layers
@@ -93,8 +95,8 @@
 //! # Spatial queries
 //!
 //! [`SpatialQuery`] is a system parameter over the same trees: closest ray hit, every ray
-//! hit, point, box and sphere overlap, and box and sphere casts (the first hit, or every
-//! hit), each with a [`QueryFilter`]. A hit ([`ShapeHit`]) gives the entity, the parameter
+//! hit, point, box, sphere, capsule and rounded box overlap, and casts of those shapes
+//! (the first hit, or every hit), each with a [`QueryFilter`]. A hit ([`ShapeHit`]) gives the entity, the parameter
 //! `t` along the direction, the ray's point or the cast shape's center at `t`, the outward
 //! normal of the surface hit (zero when the query starts inside) and a contact point.
 //! Casts sweep the shape continuously, so a fast cast never passes through a thin wall.
@@ -297,7 +299,7 @@ use crate::Vector;
 pub use character::{CharacterController, CharacterPlugin, CharacterState, CharacterSystems};
 pub use components::{
     Aabb, BoundingSphere, Capsule, CapsuleAxis, CollidingEntities, CollisionLayer, CollisionLayers,
-    Sensor, Static, Teleported, TrackedCollider, Velocity, WorldShape,
+    RoundedAabb, Sensor, Static, Teleported, TrackedCollider, Velocity, WorldShape,
 };
 pub use config::{CollisionConfig, StaticChangeDetection};
 pub use events::{CollisionEnded, CollisionMessage, CollisionStarted, EndReason};
@@ -404,6 +406,7 @@ where
             .register_type::<RestoringWorld>()
             .register_type::<Aabb<V>>()
             .register_type::<BoundingSphere<V>>()
+            .register_type::<RoundedAabb<V>>()
             .register_type::<Capsule<V>>()
             .register_type::<CapsuleAxis>()
             .register_type::<Velocity<V>>()
@@ -474,6 +477,9 @@ where
             .add_observer(
                 lifecycle::on_shape_inserted::<V, Capsule<V>>.run_if(rollback::not_restoring),
             )
+            .add_observer(
+                lifecycle::on_shape_inserted::<V, RoundedAabb<V>>.run_if(rollback::not_restoring),
+            )
             .add_observer(lifecycle::on_teleported::<V>.run_if(rollback::not_restoring))
             .add_observer(lifecycle::on_parent_inserted::<V>.run_if(rollback::not_restoring))
             .add_observer(lifecycle::on_parent_removed::<V>.run_if(rollback::not_restoring))
@@ -483,6 +489,9 @@ where
             )
             .add_observer(
                 lifecycle::on_shape_removed::<V, Capsule<V>>.run_if(rollback::not_restoring),
+            )
+            .add_observer(
+                lifecycle::on_shape_removed::<V, RoundedAabb<V>>.run_if(rollback::not_restoring),
             )
             .add_observer(
                 lifecycle::on_collider_gone::<V, Add, Disabled>.run_if(rollback::not_restoring),
@@ -525,6 +534,9 @@ where
             )
             .add_observer(
                 lifecycle::on_static_insert::<V, Capsule<V>>.run_if(rollback::not_restoring),
+            )
+            .add_observer(
+                lifecycle::on_static_insert::<V, RoundedAabb<V>>.run_if(rollback::not_restoring),
             )
             .add_observer(
                 lifecycle::on_static_insert::<V, Velocity<V>>.run_if(rollback::not_restoring),

@@ -21,7 +21,7 @@ use crate::plugin::rollback::not_restoring;
 use crate::plugin::{
     Aabb, AabbTree, AskPairFilter, BoundingSphere, Capsule, CharacterController, CharacterState,
     CollidingEntities, CollisionConfig, CollisionLayers, NotIntegrated, OneWay, RestoringWorld,
-    Sensor, Static, Teleported, TrackedCollider, Velocity, WorldShape,
+    RoundedAabb, Sensor, Static, Teleported, TrackedCollider, Velocity, WorldShape,
 };
 
 /// Rollback with `bevy_ggrs` for one dimension, in one call: registers for rollback
@@ -50,8 +50,8 @@ use crate::plugin::{
 ///
 /// - saved and restored: the collision state [`AabbTree`] (cloned: both trees, the
 ///   pairs, their vetoes, the neighbourhood lists, the records of first-tick starts and
-///   teleports), and the components [`TrackedCollider`], [`Aabb`], [`BoundingSphere`], [`Capsule`],
-///   [`Velocity`], [`CollisionLayers`], [`Static`], [`Sensor`], [`Teleported`],
+///   teleports), and the components [`TrackedCollider`], [`Aabb`], [`RoundedAabb`],
+///   [`Capsule`], [`BoundingSphere`], [`Velocity`], [`CollisionLayers`], [`Static`], [`Sensor`], [`Teleported`],
 ///   [`AskPairFilter`], [`OneWay`], [`NotIntegrated`], [`CollidingEntities`],
 ///   [`CharacterController`] and [`CharacterState`];
 /// - the entities named by [`AabbTree`], [`CollidingEntities`] and [`CharacterState`],
@@ -126,6 +126,7 @@ where
         copy_component::<Aabb<V>>(app);
         copy_component::<BoundingSphere<V>>(app);
         copy_component::<Capsule<V>>(app);
+        copy_component::<RoundedAabb<V>>(app);
         copy_component::<Velocity<V>>(app);
         copy_component::<CollisionLayers>(app);
         copy_component::<Static>(app);
@@ -209,7 +210,8 @@ fn bits<V: Vector>(v: V) -> [u32; 3] {
     v.extend_to_3d().to_array().map(f32::to_bits)
 }
 
-/// The bits of a world shape: its kind, its radius (a rounded box's) and its box.
+/// The bits of a world shape: its kind, its radius (a rounded box's or a capsule's: two
+/// rounded boxes of one bounding box differ by it alone) and its box.
 fn shape_bits<V: Vector>(shape: &WorldShape<V>) -> (u8, u32, [u32; 3], [u32; 3]) {
     let (kind, radius) = match shape {
         WorldShape::Box(_) => (0, 0.0),

@@ -6,7 +6,67 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::geometry::{Ball, BoundingBox, RoundedBox};
-use crate::plugin::{Aabb, BoundingSphere, Capsule, Teleported, WorldShape};
+use crate::plugin::{Aabb, BoundingSphere, Capsule, RoundedAabb, Teleported, WorldShape};
+
+/// The shape components of one collider, as the pipeline reads them. With several
+/// present, one counts, in this order: the `Aabb`, the `RoundedAabb`, the `Capsule`, the
+/// `BoundingSphere`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ShapeComponents<'a, V: Vector> {
+    pub(crate) aabb: Option<&'a Aabb<V>>,
+    pub(crate) rounded: Option<&'a RoundedAabb<V>>,
+    pub(crate) capsule: Option<&'a Capsule<V>>,
+    pub(crate) sphere: Option<&'a BoundingSphere<V>>,
+}
+
+impl<'a, V: Vector> ShapeComponents<'a, V> {
+    /// The shapes of a query's item, in the order of [`ShapeQuery`].
+    #[inline(always)]
+    pub(crate) fn of(
+        (aabb, rounded, capsule, sphere): bevy::ecs::query::QueryItem<
+            'a,
+            'a,
+            ShapeQuery<'static, V>,
+        >,
+    ) -> Self {
+        Self {
+            aabb,
+            rounded,
+            capsule,
+            sphere,
+        }
+    }
+
+    /// Whether it has no shape at all.
+    #[inline(always)]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.aabb.is_none()
+            && self.rounded.is_none()
+            && self.capsule.is_none()
+            && self.sphere.is_none()
+    }
+}
+
+/// What a query reads of a collider's shapes (see [`ShapeComponents::of`]).
+pub(crate) type ShapeQuery<'a, V> = (
+    Option<&'a Aabb<V>>,
+    Option<&'a RoundedAabb<V>>,
+    Option<&'a Capsule<V>>,
+    Option<&'a BoundingSphere<V>>,
+);
+
+/// Whether an entity has each shape, in the order of [`ShapeQuery`].
+pub(crate) type HasShapes<V> = (
+    Has<Aabb<V>>,
+    Has<RoundedAabb<V>>,
+    Has<Capsule<V>>,
+    Has<BoundingSphere<V>>,
+);
+
+/// How many shapes an item of [`HasShapes`] says an entity has.
+pub(crate) fn shape_count((a, r, c, s): (bool, bool, bool, bool)) -> u8 {
+    u8::from(a) + u8::from(r) + u8::from(c) + u8::from(s)
+}
 
 /// The transforms up the `ChildOf` chain with their change ticks, and which ancestors
 /// were teleported, disabled parents included.
@@ -108,16 +168,39 @@ pub(crate) fn world_ball<V: Vector>(affine: &Affine3A, radius: f32, offset: V) -
     Ball::new(V::truncate_from_3d(center), radius * scale)
 }
 
-/// The world capsule of a local one: the rounded box whose inner box encloses the mapped
-/// segment ([`world_box`]) and whose radius is scaled as a ball's ([`world_ball`]).
-pub(crate) fn world_capsule<V: Vector>(affine: &Affine3A, capsule: &Capsule<V>) -> RoundedBox<V> {
-    let ball = world_ball(affine, capsule.radius, capsule.offset);
-    let half = world_half(affine, capsule.segment_half_extents());
-    RoundedBox::new(ball.center, half, ball.radius)
+/// The world rounded box of a local one (inner box of `half` around `offset`, grown by
+/// `radius`): the rounded box whose inner box encloses the mapped inner box
+/// ([`world_box`]) and whose radius is scaled as a ball's ([`world_ball`]).
+fn world_rounded_box<V: Vector>(
+    affine: &Affine3A,
+    half: V,
+    radius: f32,
+    offset: V,
+) -> RoundedBox<V> {
+    let ball = world_ball(affine, radius, offset);
+    RoundedBox::new(ball.center, world_half(affine, half), ball.radius)
 }
 
-/// The collider's world shape (its `Aabb` if it has one, else its `Capsule`, else its
-/// `BoundingSphere`), or `None` when it has none.
+/// The world capsule of a local one: the rounded box around its mapped segment.
+pub(crate) fn world_capsule<V: Vector>(affine: &Affine3A, capsule: &Capsule<V>) -> RoundedBox<V> {
+    world_rounded_box(
+        affine,
+        capsule.segment_half_extents(),
+        capsule.radius,
+        capsule.offset,
+    )
+}
+
+/// The world shape of a [`RoundedAabb`]: the rounded box around its mapped inner box.
+pub(crate) fn world_rounded<V: Vector>(
+    affine: &Affine3A,
+    rounded: &RoundedAabb<V>,
+) -> RoundedBox<V> {
+    world_rounded_box(affine, rounded.half_extents, rounded.radius, rounded.offset)
+}
+
+/// The collider's world shape (of the first of its shapes in the order of
+/// [`ShapeComponents`]), or `None` when it has none.
 ///
 /// Inlined into `prepare`'s loop: out of line, the shape comes back through memory, which
 /// costs the loop more than the call saves.
@@ -126,13 +209,17 @@ pub(crate) fn world_shape<V: Vector>(
     transform: &Transform,
     parent: Option<&ChildOf>,
     hierarchy: &Hierarchy,
-    aabb: Option<&Aabb<V>>,
-    sphere: Option<&BoundingSphere<V>>,
-    capsule: Option<&Capsule<V>>,
+    shapes: ShapeComponents<'_, V>,
 ) -> Option<WorldShape<V>> {
     if parent.is_none() && transform.rotation == Quat::IDENTITY {
-        return unrotated_shape(transform, aabb, sphere, capsule);
+        return unrotated_shape(transform, shapes);
     }
+    let ShapeComponents {
+        aabb,
+        rounded,
+        capsule,
+        sphere,
+    } = shapes;
     if let Some(a) = aabb {
         let affine = world_affine(transform, parent, hierarchy);
         Some(WorldShape::Box(world_box(
@@ -140,6 +227,9 @@ pub(crate) fn world_shape<V: Vector>(
             a.half_extents,
             a.offset,
         )))
+    } else if let Some(r) = rounded {
+        let affine = world_affine(transform, parent, hierarchy);
+        Some(WorldShape::Rounded(world_rounded(&affine, r)))
     } else if let Some(c) = capsule {
         let affine = world_affine(transform, parent, hierarchy);
         Some(WorldShape::Rounded(world_capsule(&affine, c)))
@@ -163,10 +253,14 @@ pub(crate) fn world_shape<V: Vector>(
 #[inline(always)]
 pub(crate) fn unrotated_shape<V: Vector>(
     transform: &Transform,
-    aabb: Option<&Aabb<V>>,
-    sphere: Option<&BoundingSphere<V>>,
-    capsule: Option<&Capsule<V>>,
+    shapes: ShapeComponents<'_, V>,
 ) -> Option<WorldShape<V>> {
+    let ShapeComponents {
+        aabb,
+        rounded,
+        capsule,
+        sphere,
+    } = shapes;
     let translation = V::truncate_from_3d(transform.translation);
     let scale = V::truncate_from_3d(transform.scale);
     if let Some(a) = aabb {
@@ -178,6 +272,13 @@ pub(crate) fn unrotated_shape<V: Vector>(
         let column_length = (0..V::DIM)
             .map(|axis| (scale.axis(axis) * scale.axis(axis)).sqrt())
             .fold(0.0, f32::max);
+        if let Some(r) = rounded {
+            return Some(WorldShape::Rounded(RoundedBox::new(
+                translation + scale * r.offset,
+                scale.abs() * r.half_extents,
+                r.radius * column_length,
+            )));
+        }
         if let Some(c) = capsule {
             return Some(WorldShape::Rounded(RoundedBox::new(
                 translation + scale * c.offset,
@@ -204,6 +305,7 @@ pub(crate) enum Problem<V: Vector> {
     Aabb(V, V),
     Sphere(f32, V),
     Capsule(Capsule<V>),
+    Rounded(RoundedAabb<V>),
     Velocity(V),
     Shape(WorldShape<V>),
     Overflow(BoundingBox<V>, V),
@@ -226,6 +328,11 @@ impl<V: Vector> core::fmt::Display for Problem<V> {
                 "Capsule half length {} radius {} axis {:?} offset {:?}",
                 c.half_length, c.radius, c.axis, c.offset
             ),
+            Problem::Rounded(r) => write!(
+                f,
+                "RoundedAabb half extents {:?} radius {} offset {:?}",
+                r.half_extents, r.radius, r.offset
+            ),
             Problem::Velocity(v) => write!(f, "Velocity {v:?}"),
             Problem::Shape(shape) => write!(f, "world shape {shape:?} (parent transform?)"),
             Problem::Overflow(swept, predicted) => {
@@ -244,9 +351,7 @@ impl<V: Vector> core::fmt::Display for Problem<V> {
 #[inline(always)]
 pub(crate) fn invalid_reason<V: Vector>(
     shape: &WorldShape<V>,
-    aabb: Option<&Aabb<V>>,
-    sphere: Option<&BoundingSphere<V>>,
-    capsule: Option<&Capsule<V>>,
+    shapes: ShapeComponents<'_, V>,
     velocity: V,
     transform: &Transform,
 ) -> Option<Problem<V>> {
@@ -259,6 +364,12 @@ pub(crate) fn invalid_reason<V: Vector>(
     if !transform.rotation.is_finite() {
         return Some(Problem::Rotation(transform.rotation));
     }
+    let ShapeComponents {
+        aabb,
+        rounded,
+        capsule,
+        sphere,
+    } = shapes;
     if let Some(a) = aabb
         && !(a.half_extents.is_finite() && V::ZERO.all_le(a.half_extents) && a.offset.is_finite())
     {
@@ -268,6 +379,11 @@ pub(crate) fn invalid_reason<V: Vector>(
         && !(s.radius.is_finite() && s.radius >= 0.0 && s.offset.is_finite())
     {
         return Some(Problem::Sphere(s.radius, s.offset));
+    }
+    if let Some(r) = rounded
+        && !r.is_valid()
+    {
+        return Some(Problem::Rounded(*r));
     }
     if let Some(c) = capsule
         && !c.is_valid()
@@ -304,8 +420,23 @@ mod tests {
         }
     }
 
+    /// The shapes of a collider with these components.
+    fn shapes<'a, V: Vector>(
+        aabb: Option<&'a Aabb<V>>,
+        rounded: Option<&'a RoundedAabb<V>>,
+        capsule: Option<&'a Capsule<V>>,
+        sphere: Option<&'a BoundingSphere<V>>,
+    ) -> ShapeComponents<'a, V> {
+        ShapeComponents {
+            aabb,
+            rounded,
+            capsule,
+            sphere,
+        }
+    }
+
     /// Translations, scales with mirrored and zero axes, offsets: the short path gives
-    /// exactly the general path's box and ball.
+    /// exactly the general path's box, rounded boxes and ball.
     fn short_path_matches_affine<V: Vector>(seed: u64) {
         let mut rng = Rng(seed);
         for i in 0..2000 {
@@ -327,7 +458,7 @@ mod tests {
             };
             let expected = WorldShape::Box(world_box(&affine, half, offset));
             assert_eq!(
-                unrotated_shape(&transform, Some(&aabb), None, None),
+                unrotated_shape(&transform, shapes(Some(&aabb), None, None, None)),
                 Some(expected),
                 "{transform:?} {aabb:?}"
             );
@@ -337,13 +468,19 @@ mod tests {
                 .along(axis)
                 .with_offset(offset);
             assert_eq!(
-                unrotated_shape(&transform, None, None, Some(&capsule)),
+                unrotated_shape(&transform, shapes(None, None, Some(&capsule), None)),
                 Some(WorldShape::Rounded(world_capsule(&affine, &capsule))),
                 "{transform:?} {capsule:?}"
             );
+            let rounded = RoundedAabb::new(half, radius).with_offset(offset);
+            assert_eq!(
+                unrotated_shape(&transform, shapes(None, Some(&rounded), None, None)),
+                Some(WorldShape::Rounded(world_rounded(&affine, &rounded))),
+                "{transform:?} {rounded:?}"
+            );
             let sphere = BoundingSphere::<V> { radius, offset };
             assert_eq!(
-                unrotated_shape(&transform, None, Some(&sphere), None),
+                unrotated_shape(&transform, shapes(None, None, None, Some(&sphere))),
                 Some(WorldShape::Ball(world_ball(&affine, radius, offset))),
                 "{transform:?} {sphere:?}"
             );
@@ -358,13 +495,16 @@ mod tests {
             };
             let affine = transform.compute_affine();
             assert_eq!(
-                unrotated_shape(&transform, None, Some(&sphere), None),
+                unrotated_shape(&transform, shapes(None, None, None, Some(&sphere))),
                 Some(WorldShape::Ball(world_ball(&affine, 1.5, V::ZERO))),
                 "scale {s}"
             );
         }
         let transform = Transform::from_xyz(1.0, 2.0, 3.0);
-        assert_eq!(unrotated_shape::<V>(&transform, None, None, None), None);
+        assert_eq!(
+            unrotated_shape::<V>(&transform, shapes(None, None, None, None)),
+            None
+        );
     }
 
     /// A quarter turn lays a capsule along the other axis, exactly as `along` does.
@@ -383,6 +523,24 @@ mod tests {
                 < 1e-6
         );
         assert!((shape.radius - 0.5).abs() < 1e-6);
+    }
+
+    /// A quarter turn swaps a rounded box's extents and keeps its radius; a scale scales
+    /// the inner box per axis and the radius by the largest factor.
+    #[test]
+    fn turned_and_scaled_rounded_box() {
+        let rounded = RoundedAabb::<Vec3>::new(Vec3::new(2.0, 0.5, 1.0), 0.25);
+        let turned = Transform::from_xyz(1.0, 0.0, 0.0)
+            .with_rotation(Quat::from_rotation_z(core::f32::consts::FRAC_PI_2));
+        let shape = world_rounded(&turned.compute_affine(), &rounded);
+        assert!((shape.center - Vec3::X).abs().max_element() < 1e-6);
+        let swapped = Vec3::new(0.5, 2.0, 1.0);
+        assert!((shape.half_extents - swapped).abs().max_element() < 1e-6);
+        assert!((shape.radius - 0.25).abs() < 1e-6);
+        let scaled = Transform::from_scale(Vec3::new(2.0, -3.0, 1.0));
+        let shape = world_rounded(&scaled.compute_affine(), &rounded);
+        assert_eq!(shape.half_extents, Vec3::new(4.0, 1.5, 1.0));
+        assert_eq!(shape.radius, 0.75);
     }
 
     #[test]

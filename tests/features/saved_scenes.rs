@@ -114,6 +114,9 @@ fn saved_scene_gives_the_same_events() {
                 CapsuleAxis::Y
             };
             e.insert(Capsule::new(rng.range(0.0, 0.6), rng.range(0.2, 0.5)).along(axis));
+        } else if i % 3 == 2 && i % 2 == 0 {
+            let half = Vec2::new(rng.range(0.0, 0.5), rng.range(0.0, 0.5));
+            e.insert(RoundedAabb::new(half, rng.range(0.1, 0.4)));
         } else {
             e.insert(Aabb::new(Vec2::new(
                 rng.range(0.2, 0.8),
@@ -153,6 +156,7 @@ fn saved_scene_gives_the_same_events() {
         ron.contains("bevy_aabb_tree::plugin::components::Capsule"),
         "{ron}"
     );
+    assert!(ron.contains("RoundedAabb"), "{ron}");
 
     // Read it back into a new app.
     let mut loaded = app();
@@ -176,9 +180,13 @@ fn saved_scene_gives_the_same_events() {
     }
     let to_original: EntityHashMap<Entity> = map.iter().map(|(&old, &new)| (new, old)).collect();
     let back = |e: Entity| to_original[&e];
-    // The one-way platforms and sensors came back too.
+    // The one-way platforms, sensors and rounded boxes came back too.
     for (&new, &old) in &to_original {
         let world = (original.world(), loaded.world());
+        assert_eq!(
+            world.0.get::<RoundedAabb>(old),
+            world.1.get::<RoundedAabb>(new)
+        );
         assert_eq!(
             world.0.get::<OneWay>(old).map(OneWay::normal),
             world.1.get::<OneWay>(new).map(OneWay::normal)

@@ -22,7 +22,8 @@
 //! helpers several modules share) and `oracle` (world shapes,
 //! brute-force pairs, the swept first contact and its normals) are shared; each other
 //! module holds the tests of one concern: `scenes`, `tunnelling`, `lifecycle`, `churn`,
-//! `schedules` (and hierarchy), `observers`, `queries`, `bad_input`, `reliability`, `idle`.
+//! `schedules` (and hierarchy), `observers`, `queries`, `bad_input`, `reliability`, `idle`,
+//! `capsules` and `rounded_boxes`.
 //! Modules with apps and oracles of their own: `gameplay`, `static_levels` (with `static_cases`), `soak` (its
 //! long runs are `#[ignore]`d: `scripts/soak.sh`), `plugin_smoke`, and `plugin_parallel` and `warnings`, which set
 //! up process-wide state and so run each test in a process of its own (`kit::process`).
@@ -82,6 +83,7 @@ mod plugin_parallel;
 mod plugin_smoke;
 mod queries;
 mod reliability;
+mod rounded_boxes;
 mod scenes;
 mod schedules;
 mod soak;

@@ -127,6 +127,49 @@ fn run<V: Dim>(warnings: &Warnings) {
     assert!(seen[1].contains("NaN"), "{}", seen[1]);
     app.world_mut().despawn(capsule);
 
+    // A rounded box: a negative radius, a NaN extent, an infinite radius, a negative
+    // extent; each one warning naming the entity and the value, valid values in between
+    // put it back in the tree.
+    let rounded = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(0.0, 2.0, 0.0),
+            RoundedAabb::<V>::new(V::splat(0.25), 0.1),
+        ))
+        .id();
+    let mut nan_extents = V::splat(0.25);
+    nan_extents.set_axis(1, f32::NAN);
+    let bad_values: [(RoundedAabb<V>, &str); 4] = [
+        (RoundedAabb::new(V::splat(0.25), -0.75), "-0.75"),
+        (RoundedAabb::new(nan_extents, 0.1), "NaN"),
+        (RoundedAabb::new(V::splat(0.25), f32::INFINITY), "inf"),
+        (RoundedAabb::new(V::splat(-0.5), 0.1), "-0.5"),
+    ];
+    for (k, (value, shown)) in bad_values.into_iter().enumerate() {
+        app.world_mut().entity_mut(rounded).insert(value);
+        for _ in 0..20 {
+            app.update();
+        }
+        let seen = warnings_about(warnings, rounded);
+        assert_eq!(seen.len(), k + 1, "{value:?}: {seen:#?}");
+        assert!(
+            seen[k].contains("RoundedAabb") && seen[k].contains(shown),
+            "{}",
+            seen[k]
+        );
+        let tracked = app.world().get::<TrackedCollider<V>>(rounded).unwrap();
+        assert!(tracked.proxy().is_none(), "{value:?} is in the tree");
+        app.world_mut()
+            .entity_mut(rounded)
+            .insert(RoundedAabb::<V>::new(V::splat(0.25), 0.1));
+        for _ in 0..5 {
+            app.update();
+        }
+        let tracked = app.world().get::<TrackedCollider<V>>(rounded).unwrap();
+        assert!(tracked.proxy().is_some(), "not back after {value:?}");
+    }
+    app.world_mut().despawn(rounded);
+
     // Finite values whose fat box overflows (near the edge of `f32`'s range, with a
     // velocity): one warning for the whole episode, not one per frame.
     let edge = app

@@ -8,7 +8,8 @@ use crate::plugin::CharacterState;
 
 /// A character moved by [`CharacterPlugin`](crate::plugin::CharacterPlugin): its collider
 /// (an [`Aabb`](crate::plugin::Aabb), a [`Capsule`](crate::plugin::Capsule), the usual
-/// shape of a character, or a [`BoundingSphere`](crate::plugin::BoundingSphere)) is moved
+/// shape of a character, a [`RoundedAabb`](crate::plugin::RoundedAabb) or a
+/// [`BoundingSphere`](crate::plugin::BoundingSphere)) is moved
 /// by `velocity` at every tick, through the collision world.
 ///
 /// ```

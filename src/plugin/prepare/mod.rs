@@ -49,9 +49,7 @@ struct Inputs<'a, V: Vector> {
     entity: Entity,
     transform: &'a Transform,
     parent: Option<&'a ChildOf>,
-    aabb: Option<&'a crate::plugin::Aabb<V>>,
-    sphere: Option<&'a crate::plugin::BoundingSphere<V>>,
-    capsule: Option<&'a crate::plugin::Capsule<V>>,
+    shapes: crate::plugin::shape::ShapeComponents<'a, V>,
     velocity: V,
     layers: CollisionLayers,
     is_static: bool,
@@ -259,9 +257,9 @@ fn record_stats<V: Vector>(state: &mut AabbTree<V>, processed: usize, start: Ins
 /// Only colliders whose inputs changed since the last run are processed; the others keep
 /// their shape, proxy and body, which processing them again would leave as they are. A
 /// collider is processed when:
-/// - `Transform`, `Aabb`, `BoundingSphere`, `Capsule`, `Velocity` or `CollisionLayers` changed (Bevy's
-///   change ticks: inserted or written through `Mut` since the last run), or the plugin's
-///   observers marked its `TrackedCollider` (one of those components was removed, `Static`
+/// - `Transform`, a shape (`Aabb`, `RoundedAabb`, `Capsule`, `BoundingSphere`), `Velocity`
+///   or `CollisionLayers` changed (Bevy's change ticks: inserted or written through `Mut`
+///   since the last run), or the plugin's observers marked its `TrackedCollider` (one of those components was removed, `Static`
 ///   was added or removed, `Disabled` was removed), or it has `Teleported`;
 /// - an ancestor's `Transform` changed or an ancestor has `Teleported` (found by walking
 ///   down from such parents: children of a still parent are idle like roots). Inserting

@@ -106,25 +106,12 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         inputs: &Inputs<'_, V>,
         teleported: bool,
     ) -> Result<Checked<V>, Unfit<V>> {
-        let (aabb, sphere, capsule) = (inputs.aabb, inputs.sphere, inputs.capsule);
-        let Some(shape) = world_shape(
-            inputs.transform,
-            inputs.parent,
-            self.hierarchy,
-            aabb,
-            sphere,
-            capsule,
-        ) else {
+        let shapes = inputs.shapes;
+        let Some(shape) = world_shape(inputs.transform, inputs.parent, self.hierarchy, shapes)
+        else {
             return Err(Unfit::NoShape);
         };
-        let mut problem = invalid_reason(
-            &shape,
-            aabb,
-            sphere,
-            capsule,
-            inputs.velocity,
-            inputs.transform,
-        );
+        let mut problem = invalid_reason(&shape, shapes, inputs.velocity, inputs.transform);
 
         // Where the sweep starts: the pose the observers recorded (at the spawn, at the
         // shape's insertion, at a teleport), else the last tick's shape for a collider in

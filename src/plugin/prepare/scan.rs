@@ -6,9 +6,10 @@ use bevy::ecs::query::QueryItem;
 use bevy::prelude::*;
 
 use crate::Vector;
+use crate::plugin::shape::{ShapeComponents, ShapeQuery};
 use crate::plugin::{
-    Aabb, BoundingSphere, Capsule, CollisionLayers, Sensor, Static, StaticChangeDetection,
-    Teleported, TrackedCollider, Velocity,
+    Aabb, BoundingSphere, Capsule, CollisionLayers, RoundedAabb, Sensor, Static,
+    StaticChangeDetection, Teleported, TrackedCollider, Velocity,
 };
 
 use super::{Inputs, Prepare};
@@ -19,9 +20,7 @@ pub(super) type ColliderData<'a, V> = (
     &'a mut TrackedCollider<V>,
     &'a Transform,
     Option<&'a ChildOf>,
-    Option<&'a Aabb<V>>,
-    Option<&'a BoundingSphere<V>>,
-    Option<&'a Capsule<V>>,
+    ShapeQuery<'a, V>,
     Option<&'a Velocity<V>>,
     Option<&'a CollisionLayers>,
     Has<Static>,
@@ -38,6 +37,7 @@ type ColliderItem<'a, V> = QueryItem<'a, 'a, ColliderData<'static, V>>;
 type ChangedInputs<V> = Or<(
     Changed<Transform>,
     Changed<Aabb<V>>,
+    Changed<RoundedAabb<V>>,
     Changed<BoundingSphere<V>>,
     Changed<Capsule<V>>,
     Changed<Velocity<V>>,
@@ -118,12 +118,12 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         // must come back at the next tick list themselves again).
         self.listed.clear();
         for item in &mut *all {
-            if !item.9 {
+            if !item.7 {
                 self.visit(item);
             }
         }
         for item in &mut *all {
-            if item.9 {
+            if item.7 {
                 self.visit(item);
             }
         }
@@ -142,7 +142,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
             .map(|item| {
                 let entity = item.0;
                 (
-                    item.9,
+                    item.7,
                     (entity.index_u32(), entity.generation().to_bits()),
                     entity,
                 )
@@ -213,19 +213,16 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
             mut tracked,
             transform,
             parent,
-            aabb,
-            sphere,
-            capsule,
+            shapes,
             velocity,
             layers,
             is_static,
             teleported,
             sensor,
         ) = item;
+        let shapes = ShapeComponents::of(shapes);
         // Without a shape there is nothing to do but to take out a proxy it still has.
-        if tracked.seen == self.tick
-            || (aabb.is_none() && sphere.is_none() && capsule.is_none() && tracked.proxy.is_none())
-        {
+        if tracked.seen == self.tick || (shapes.is_empty() && tracked.proxy.is_none()) {
             return;
         }
         let tracked = &mut *tracked;
@@ -234,9 +231,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
             entity,
             transform,
             parent,
-            aabb,
-            sphere,
-            capsule,
+            shapes,
             velocity: velocity.map_or(V::ZERO, |v| v.0),
             layers: layers.map_or_else(CollisionLayers::default, |l| *l),
             is_static,

@@ -1,4 +1,5 @@
-//! Queries with a capsule (or any rounded box): overlap and casts.
+//! Queries with a capsule (or any rounded box): overlap and casts. The rounded box's
+//! own forms are in `rounded_box`.
 
 use bevy::prelude::*;
 
@@ -25,17 +26,7 @@ impl<V: Vector> SpatialQuery<'_, V> {
         filter: &QueryFilter,
         f: impl FnMut(Entity) -> bool,
     ) {
-        if !capsule.is_valid() {
-            return;
-        }
-        let query = Shape::Rounded(*capsule);
-        let bounds = capsule.bounding_box();
-        self.overlapping(
-            filter,
-            f,
-            |tree, hit| tree.query_box_in(&bounds, filter.layer_test(), hit),
-            |s| query.overlaps(s),
-        );
+        self.rounded_overlapping(capsule, filter, f);
     }
 
     /// Sweeps `capsule` (a capsule or any rounded box in world space) along `direction`

@@ -3,6 +3,7 @@
 mod capsule;
 mod cast;
 mod nearest;
+mod rounded_box;
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
@@ -29,7 +30,8 @@ pub struct QueryFilter {
     /// `true` for the spatial queries; the blocking casts and `move_and_slide` never
     /// see sensors, whatever this says.
     pub sensors: bool,
-    /// Whether the shape casts (`cast_box`, `cast_sphere` and their `_all` forms) leave
+    /// Whether the shape casts (`cast_box`, `cast_sphere`, `cast_capsule`,
+    /// `cast_rounded_box` and their `_all` forms) leave
     /// out the colliders the cast shape overlaps (or touches) where it starts, which they
     /// otherwise report at `t = 0`: a cast from inside a trigger zone or a wall then
     /// finds what lies beyond it. Default: `false`. Rays and the blocking casts of
