@@ -68,16 +68,16 @@ impl<V: Vector> CharacterWorld<V> for World<V> {
     }
 }
 
-/// How deep a capsule (rounded box) is inside a box, in `f64`: the radius less the
-/// distance from the box to the segment, found by sampling the segment finely (the
+/// How deep a rounded character (capsule or ball) is inside a box or a ball, in `f64`:
+/// the two radii less the distance from the target's inner box (the box itself, or the
+/// ball's center) to the character's segment, found by sampling the segment finely (the
 /// distance is convex along it, so the samples' minimum is within the step of it).
 fn penetration<V: Vector>(c: &Shape<V>, b: &Shape<V>) -> f64 {
-    let (Shape::Rounded(c), Shape::Box(b)) = (c, b) else {
-        panic!("a capsule and a box");
-    };
+    let (c, b) = (c.to_rounded(), b.to_rounded());
     let coords = |v: V| -> Vec<f64> { (0..V::DIM).map(|i| f64::from(v.axis(i))).collect() };
     let (center, half) = (coords(c.center), coords(c.half_extents));
-    let (lo, hi) = (coords(b.min), coords(b.max));
+    let inner = b.inner_box();
+    let (lo, hi) = (coords(inner.min), coords(inner.max));
     let mut nearest = f64::INFINITY;
     for k in 0..=2000 {
         let s = -1.0 + 2.0 * f64::from(k) / 2000.0;
@@ -89,7 +89,7 @@ fn penetration<V: Vector>(c: &Shape<V>, b: &Shape<V>) -> f64 {
             .sum();
         nearest = nearest.min(d2.sqrt());
     }
-    (f64::from(c.radius) - nearest).max(0.0)
+    (f64::from(c.radius) + f64::from(b.radius) - nearest).max(0.0)
 }
 
 const DT: f32 = 1.0 / 60.0;
@@ -169,6 +169,195 @@ both_dims!(
     no_step_above_the_maximum,
     one_way_platform_and_ceiling,
 );
+
+/// A rounded character: a capsule (radius 0.35, 0.9 tall) or a ball (radius 0.35).
+#[derive(Clone, Copy, Debug)]
+enum Body {
+    Capsule,
+    Ball,
+}
+
+const R: f32 = 0.35;
+
+impl Body {
+    /// The body standing a skin above `y`, its center at `x`.
+    fn at<V: Vector>(self, x: f32, y: f32) -> Shape<V> {
+        match self {
+            Body::Capsule => Shape::Rounded(RoundedBox::capsule(
+                vec([x, y + 0.01 + 0.45, 0.0]),
+                1,
+                0.1,
+                R,
+            )),
+            Body::Ball => Shape::Ball(bevy_aabb_tree::Ball::new(vec([x, y + 0.01 + R, 0.0]), R)),
+        }
+    }
+}
+
+macro_rules! rounded_bodies {
+    ($($name:ident),* $(,)?) => {
+        mod d2 { $( mod $name {
+            #[test] fn capsule() { super::super::$name::<glam::Vec2>(super::super::Body::Capsule); }
+            #[test] fn ball() { super::super::$name::<glam::Vec2>(super::super::Body::Ball); }
+        } )* }
+        mod d3 { $( mod $name {
+            #[test] fn capsule() { super::super::$name::<glam::Vec3>(super::super::Body::Capsule); }
+            #[test] fn ball() { super::super::$name::<glam::Vec3>(super::super::Body::Ball); }
+        } )* }
+    };
+}
+
+mod rounded {
+    use super::*;
+    rounded_bodies!(
+        climbs_steps_up_to_the_maximum,
+        climbs_stairs,
+        refuses_a_slope_past_the_limit,
+    );
+}
+
+/// Steps from 0.5 to 1.5 × the maximum step height (all higher than a rounded bottom
+/// slides over, `R (1 - cos 45°)`): climbed, to stand on top, exactly when no higher
+/// than the maximum; the step taken is the step's height. A higher one stops the body on
+/// the floor, grounded.
+fn climbs_steps_up_to_the_maximum<V: Vector>(body: Body) {
+    let max = CharacterConfig::<V>::new(up()).max_step_height;
+    for ratio in [0.5f32, 0.8, 0.9, 1.0, 1.05, 1.2, 1.5] {
+        let h = ratio * max;
+        let mut world = World {
+            targets: vec![
+                (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
+                (bbox([1.0, -1.0, -3.0], [20.0, h, 3.0]), None),
+            ],
+        };
+        let mut walker = Walker::new(body.at::<V>(0.0, 0.0));
+        for _ in 0..10 {
+            walker.tick(&mut world, V::ZERO, None);
+        }
+        assert!(
+            walker.grounded,
+            "{body:?} {ratio}: not grounded on the floor"
+        );
+        let mut stepped = 0.0f32;
+        for tick in 0..90 {
+            stepped = stepped.max(walker.tick(&mut world, vec([3.0, 0.0, 0.0]), None));
+            assert!(
+                walker.grounded,
+                "{body:?} {ratio} tick {tick}: airborne at x {}",
+                walker.x()
+            );
+        }
+        if ratio <= 1.0 {
+            assert!(
+                walker.x() > 3.0,
+                "{body:?} {ratio}: stopped at x {}",
+                walker.x()
+            );
+            let above = walker.bottom() - h;
+            assert!(
+                (0.0..0.02).contains(&above),
+                "{body:?} {ratio}: {above} above the step"
+            );
+            assert!(
+                (stepped - h).abs() < 1e-3,
+                "{body:?} {ratio}: stepped {stepped}, step {h}"
+            );
+        } else {
+            assert!(
+                walker.x() < 1.0,
+                "{body:?} {ratio}: climbed to x {}",
+                walker.x()
+            );
+            assert!(
+                walker.bottom() < 0.02,
+                "{body:?} {ratio}: bottom {}",
+                walker.bottom()
+            );
+            assert_eq!(stepped, 0.0, "{body:?} {ratio}");
+        }
+    }
+}
+
+/// A flight of eight steps, each 0.2 high and 0.5 deep (below the maximum, above what a
+/// rounded bottom slides over), walked up at two speeds: the body reaches the landing
+/// at the top, standing on it, grounded at every tick, never higher than the step it is
+/// over allows.
+fn climbs_stairs<V: Vector>(body: Body) {
+    let (rise, run, count) = (0.2f32, 0.5f32, 8);
+    let landing = rise * count as f32;
+    for speed in [2.0f32, 5.0] {
+        let mut targets = vec![(bbox([-20.0, -1.0, -3.0], [40.0, 0.0, 3.0]), None)];
+        for i in 0..count {
+            let x = 1.0 + run * i as f32;
+            targets.push((
+                bbox([x, -1.0, -3.0], [40.0, rise * (i + 1) as f32, 3.0]),
+                None,
+            ));
+        }
+        let mut world = World { targets };
+        let mut walker = Walker::new(body.at::<V>(0.0, 0.0));
+        for _ in 0..10 {
+            walker.tick(&mut world, V::ZERO, None);
+        }
+        for tick in 0..(12.0 / speed / DT) as usize {
+            walker.tick(&mut world, vec([speed, 0.0, 0.0]), None);
+            assert!(
+                walker.grounded,
+                "{body:?} speed {speed} tick {tick}: airborne at x {} bottom {}",
+                walker.x(),
+                walker.bottom()
+            );
+        }
+        assert!(
+            walker.x() > 1.0 + run * count as f32,
+            "{body:?} speed {speed}: stopped at x {}",
+            walker.x()
+        );
+        let above = walker.bottom() - landing;
+        assert!(
+            (0.0..0.02).contains(&above),
+            "{body:?} speed {speed}: {above} above the landing"
+        );
+    }
+}
+
+/// A slope 5° steeper than the limit (the side of a large ball, as in the box tests):
+/// walked into for three seconds, the body never gets more than a skin or two above the
+/// floor, and ends on the floor, grounded.
+fn refuses_a_slope_past_the_limit<V: Vector>(body: Body) {
+    let a = 50.0f32.to_radians();
+    let radius = 500.0f32;
+    let terrain: Shape<V> = Shape::Ball(bevy_aabb_tree::Ball::new(
+        vec([0.0, -radius * a.cos(), 0.0]),
+        radius,
+    ));
+    let foot = radius * a.sin();
+    let mut world = World {
+        targets: vec![
+            (bbox([-1000.0, -1.0, -3.0], [1000.0, 0.0, 3.0]), None),
+            (terrain, None),
+        ],
+    };
+    let mut walker = Walker::new(body.at::<V>(foot + 1.0, 0.0));
+    for _ in 0..10 {
+        walker.tick(&mut world, V::ZERO, None);
+    }
+    let mut highest = 0.0f32;
+    for _ in 0..180 {
+        walker.tick(&mut world, vec([-3.0, 0.0, 0.0]), None);
+        highest = highest.max(walker.bottom());
+    }
+    assert!(highest < 0.03, "{body:?}: climbed to {highest}");
+    assert!(
+        walker.x() > foot,
+        "{body:?}: passed the slope's foot to x {}",
+        walker.x()
+    );
+    assert!(
+        walker.grounded,
+        "{body:?}: not grounded at the slope's foot"
+    );
+}
 
 /// A floor of touching unit tiles: walking at 6 units/s for 3 s, the capsule covers the
 /// whole distance (never held at a seam), stays grounded and on the floor, and never
