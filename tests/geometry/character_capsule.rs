@@ -213,6 +213,7 @@ mod rounded {
         climbs_steps_up_to_the_maximum,
         climbs_stairs,
         refuses_a_slope_past_the_limit,
+        stands_on_an_edge_only_within_the_step_height,
     );
 }
 
@@ -510,4 +511,49 @@ fn one_way_platform_and_ceiling<V: Vector>() {
     }
     assert!(walker.grounded && (walker.bottom() - 2.2).abs() < 0.02);
     let _ = (Vec2::ZERO, Vec3::ZERO);
+}
+
+/// Dropped onto the edge of a ledge (top at 2) with its center off the edge, so that its
+/// rounded bottom meets the edge `c` above its lowest point (`c = R (1 - cos θ)`, θ the
+/// normal's angle from up, steeper than the slope limit in every case): within the
+/// maximum step height it stands on the edge, grounded and still; beyond it, it slides
+/// off the edge down to the floor.
+fn stands_on_an_edge_only_within_the_step_height<V: Vector>(body: Body) {
+    let max = CharacterConfig::<V>::new(up()).max_step_height;
+    for c in [0.15f32, 0.22, 0.28, 0.33] {
+        let theta = (1.0 - c / R).acos();
+        assert!(theta > 45f32.to_radians());
+        let x = 1.0 - R * theta.sin();
+        let mut world = World {
+            targets: vec![
+                (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
+                (bbox([1.0, -1.0, -3.0], [20.0, 2.0, 3.0]), None),
+            ],
+        };
+        let mut walker = Walker::new(body.at::<V>(x, 2.0 - c + 0.3));
+        for _ in 0..90 {
+            walker.tick(&mut world, V::ZERO, None);
+        }
+        if c <= max {
+            let above = walker.bottom() - (2.0 - c);
+            assert!(
+                (0.0..0.02).contains(&above),
+                "{body:?} {c}: bottom {} ",
+                walker.bottom()
+            );
+            assert!(
+                (walker.x() - x).abs() < 1e-3,
+                "{body:?} {c}: moved to x {}",
+                walker.x()
+            );
+            assert!(walker.grounded, "{body:?} {c}: not grounded on the edge");
+        } else {
+            assert!(
+                walker.bottom() < 0.02,
+                "{body:?} {c}: held at {}",
+                walker.bottom()
+            );
+            assert!(walker.grounded, "{body:?} {c}: not grounded on the floor");
+        }
+    }
 }
