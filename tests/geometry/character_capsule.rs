@@ -2,17 +2,15 @@
 //! `move_character` over worlds of boxes: seams between floor tiles, ledges lower than
 //! its radius, steps, one-way platforms and ceilings. The oracles are the scenes'
 //! geometric facts (how far it must get, the height it must stand at) and its
-//! penetration of each box, measured in `f64` from the shapes' definitions.
+//! penetration of each box, measured in `f64` from the shapes' definitions (by
+//! `walker`'s walker, after every move).
 
 use bevy_aabb_tree::Vector;
-use bevy_aabb_tree::geometry::{
-    CastHit, CharacterConfig, CharacterWorld, RoundedBox, Shape, cast_shape, move_character,
-    one_way_blocks, one_way_push,
-};
+use bevy_aabb_tree::geometry::{CharacterConfig, RoundedBox, Shape};
 use glam::{Vec2, Vec3};
 
-use super::character::up;
 use super::oracle::{box_shape as bbox, vec};
+use super::walker::{DT, Walker, World, up};
 
 /// A capsule standing along y, radius 0.3, segment half length 0.4 (1.4 tall), its
 /// bottom `gap` above `y`.
@@ -23,137 +21,6 @@ fn capsule<V: Vector>(x: f32, y: f32, gap: f32) -> Shape<V> {
         0.4,
         0.3,
     ))
-}
-
-/// A list of boxes (some one-way, with their normal), cast one by one.
-struct World<V: Vector> {
-    targets: Vec<(Shape<V>, Option<V>)>,
-}
-
-impl<V: Vector> CharacterWorld<V> for World<V> {
-    type Id = usize;
-
-    fn cast(&mut self, shape: &Shape<V>, motion: V) -> Option<CastHit<V, usize>> {
-        let mut best: Option<CastHit<V, usize>> = None;
-        for (i, (target, one_way)) in self.targets.iter().enumerate() {
-            if one_way.is_some_and(|n| !one_way_blocks(shape, motion, target, n)) {
-                continue;
-            }
-            if let Some(hit) = cast_shape(shape, motion, target)
-                && best.as_ref().is_none_or(|b| hit.precedes(b, motion))
-            {
-                best = Some(hit.with_id(i));
-            }
-        }
-        best
-    }
-
-    fn push_out(&mut self, shape: &Shape<V>) -> V {
-        let (mut hi, mut lo) = (V::ZERO, V::ZERO);
-        for (target, one_way) in &self.targets {
-            let push = match one_way {
-                Some(n) => one_way_push(shape, target, *n),
-                None => target
-                    .contact(shape)
-                    .map_or(V::ZERO, |c| c.normal * c.depth),
-            };
-            hi = hi.max(push);
-            lo = lo.min(push);
-        }
-        hi + lo
-    }
-
-    fn can_stand_on(&mut self, _: usize) -> bool {
-        true
-    }
-}
-
-/// How deep a rounded character (capsule or ball) is inside a box or a ball, in `f64`:
-/// the two radii less the distance from the target's inner box (the box itself, or the
-/// ball's center) to the character's segment, found by sampling the segment finely (the
-/// distance is convex along it, so the samples' minimum is within the step of it).
-fn penetration<V: Vector>(c: &Shape<V>, b: &Shape<V>) -> f64 {
-    let (c, b) = (c.to_rounded(), b.to_rounded());
-    let coords = |v: V| -> Vec<f64> { (0..V::DIM).map(|i| f64::from(v.axis(i))).collect() };
-    let (center, half) = (coords(c.center), coords(c.half_extents));
-    let inner = b.inner_box();
-    let (lo, hi) = (coords(inner.min), coords(inner.max));
-    let mut nearest = f64::INFINITY;
-    for k in 0..=2000 {
-        let s = -1.0 + 2.0 * f64::from(k) / 2000.0;
-        let d2: f64 = (0..V::DIM)
-            .map(|i| {
-                let p = center[i] + half[i] * s;
-                (p - p.clamp(lo[i], hi[i])).powi(2)
-            })
-            .sum();
-        nearest = nearest.min(d2.sqrt());
-    }
-    (f64::from(c.radius) + f64::from(b.radius) - nearest).max(0.0)
-}
-
-const DT: f32 = 1.0 / 60.0;
-const GRAVITY: f32 = 20.0;
-
-/// A capsule character stepped by the tests, as a game's would be.
-struct Walker<V: Vector> {
-    shape: Shape<V>,
-    velocity: V,
-    grounded: bool,
-    config: CharacterConfig<V>,
-}
-
-impl<V: Vector> Walker<V> {
-    fn new(shape: Shape<V>) -> Self {
-        Self {
-            shape,
-            velocity: V::ZERO,
-            grounded: false,
-            config: CharacterConfig::new(up()),
-        }
-    }
-
-    fn bottom(&self) -> f32 {
-        self.shape.bounding_box().min.axis(1)
-    }
-
-    fn top(&self) -> f32 {
-        self.shape.bounding_box().max.axis(1)
-    }
-
-    fn x(&self) -> f32 {
-        self.shape.center().axis(0)
-    }
-
-    /// One tick: `across` is the velocity across the ground, `jump` replaces the
-    /// vertical velocity; then gravity, the move, and the check that it is in no box.
-    fn tick(&mut self, world: &mut World<V>, across: V, jump: Option<f32>) -> f32 {
-        let u = up::<V>();
-        let mut vertical = jump.unwrap_or(self.velocity.dot(u));
-        vertical -= GRAVITY * DT;
-        self.velocity = across + u * vertical;
-        let m = move_character(
-            &self.shape,
-            self.velocity * DT,
-            self.grounded,
-            &self.config,
-            world,
-        );
-        self.shape = self.shape.translated(m.displacement);
-        self.velocity = m.clip_velocity(self.velocity);
-        self.grounded = m.grounded;
-        for (target, one_way) in &world.targets {
-            if one_way.is_none() {
-                let depth = penetration(&self.shape, target);
-                assert!(
-                    depth < 1e-4,
-                    "inside {target:?} by {depth}: {:?}",
-                    self.shape
-                );
-            }
-        }
-        m.step
-    }
 }
 
 macro_rules! both_dims {
@@ -225,12 +92,10 @@ fn climbs_steps_up_to_the_maximum<V: Vector>(body: Body) {
     let max = CharacterConfig::<V>::new(up()).max_step_height;
     for ratio in [0.5f32, 0.8, 0.9, 1.0, 1.05, 1.2, 1.5] {
         let h = ratio * max;
-        let mut world = World {
-            targets: vec![
-                (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
-                (bbox([1.0, -1.0, -3.0], [20.0, h, 3.0]), None),
-            ],
-        };
+        let mut world = World::with_one_way(vec![
+            (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
+            (bbox([1.0, -1.0, -3.0], [20.0, h, 3.0]), None),
+        ]);
         let mut walker = Walker::new(body.at::<V>(0.0, 0.0));
         for _ in 0..10 {
             walker.tick(&mut world, V::ZERO, None);
@@ -241,7 +106,7 @@ fn climbs_steps_up_to_the_maximum<V: Vector>(body: Body) {
         );
         let mut stepped = 0.0f32;
         for tick in 0..90 {
-            stepped = stepped.max(walker.tick(&mut world, vec([3.0, 0.0, 0.0]), None));
+            stepped = stepped.max(walker.tick(&mut world, vec([3.0, 0.0, 0.0]), None).step);
             assert!(
                 walker.grounded,
                 "{body:?} {ratio} tick {tick}: airborne at x {}",
@@ -295,7 +160,7 @@ fn climbs_stairs<V: Vector>(body: Body) {
                 None,
             ));
         }
-        let mut world = World { targets };
+        let mut world = World::with_one_way(targets);
         let mut walker = Walker::new(body.at::<V>(0.0, 0.0));
         for _ in 0..10 {
             walker.tick(&mut world, V::ZERO, None);
@@ -333,12 +198,10 @@ fn refuses_a_slope_past_the_limit<V: Vector>(body: Body) {
         radius,
     ));
     let foot = radius * a.sin();
-    let mut world = World {
-        targets: vec![
-            (bbox([-1000.0, -1.0, -3.0], [1000.0, 0.0, 3.0]), None),
-            (terrain, None),
-        ],
-    };
+    let mut world = World::with_one_way(vec![
+        (bbox([-1000.0, -1.0, -3.0], [1000.0, 0.0, 3.0]), None),
+        (terrain, None),
+    ]);
     let mut walker = Walker::new(body.at::<V>(foot + 1.0, 0.0));
     for _ in 0..10 {
         walker.tick(&mut world, V::ZERO, None);
@@ -369,9 +232,7 @@ fn walks_over_tile_seams<V: Vector>() {
             let x = i as f32;
             bbox([x, -1.0, -3.0], [x + 1.0, 0.0, 3.0])
         });
-        let mut world = World {
-            targets: tiles.map(|t| (t, None)).collect(),
-        };
+        let mut world = World::<V>::new(tiles);
         let mut walker = Walker::new(capsule::<V>(0.5, 0.0, 0.01));
         for _ in 0..10 {
             walker.tick(&mut world, V::ZERO, None);
@@ -380,7 +241,7 @@ fn walks_over_tile_seams<V: Vector>() {
         let start = walker.x();
         for tick in 0..180 {
             let before = walker.x();
-            let step = walker.tick(&mut world, vec([speed, 0.0, 0.0]), None);
+            let step = walker.tick(&mut world, vec([speed, 0.0, 0.0]), None).step;
             let moved = walker.x() - before;
             assert!(
                 (moved - speed * DT).abs() < 1e-3,
@@ -411,12 +272,10 @@ fn slides_over_low_ledges_without_a_step<V: Vector>() {
     let r = 0.3f32;
     let limit = r * (1.0 - core::f32::consts::FRAC_1_SQRT_2);
     for (h, climbs) in [(0.3 * limit, true), (0.8 * limit, true), (0.5 * r, false)] {
-        let mut world = World {
-            targets: vec![
-                (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
-                (bbox([1.0, -1.0, -3.0], [20.0, h, 3.0]), None),
-            ],
-        };
+        let mut world = World::with_one_way(vec![
+            (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
+            (bbox([1.0, -1.0, -3.0], [20.0, h, 3.0]), None),
+        ]);
         let mut walker = Walker::new(capsule::<V>(0.0, 0.0, 0.01));
         walker.config.max_step_height = 0.0;
         for _ in 0..10 {
@@ -442,12 +301,10 @@ fn no_step_above_the_maximum<V: Vector>() {
     let max = CharacterConfig::<V>::new(up()).max_step_height;
     for ratio in [1.1f32, 1.5] {
         let h = ratio * max;
-        let mut world = World {
-            targets: vec![
-                (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
-                (bbox([1.0, -1.0, -3.0], [20.0, h, 3.0]), None),
-            ],
-        };
+        let mut world = World::with_one_way(vec![
+            (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
+            (bbox([1.0, -1.0, -3.0], [20.0, h, 3.0]), None),
+        ]);
         let mut walker = Walker::new(capsule::<V>(0.0, 0.0, 0.01));
         for _ in 0..10 {
             walker.tick(&mut world, V::ZERO, None);
@@ -472,13 +329,11 @@ fn no_step_above_the_maximum<V: Vector>() {
 /// A one-way platform above: the capsule jumps up through it and lands on it; a solid
 /// ceiling above that stops the next jump, its top never passing the ceiling.
 fn one_way_platform_and_ceiling<V: Vector>() {
-    let mut world = World {
-        targets: vec![
-            (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
-            (bbox([-2.0, 2.0, -3.0], [2.0, 2.2, 3.0]), Some(up::<V>())),
-            (bbox([-20.0, 4.0, -3.0], [20.0, 5.0, 3.0]), None),
-        ],
-    };
+    let mut world = World::with_one_way(vec![
+        (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
+        (bbox([-2.0, 2.0, -3.0], [2.0, 2.2, 3.0]), Some(up::<V>())),
+        (bbox([-20.0, 4.0, -3.0], [20.0, 5.0, 3.0]), None),
+    ]);
     let mut walker = Walker::new(capsule::<V>(0.0, 0.0, 0.01));
     for _ in 0..10 {
         walker.tick(&mut world, V::ZERO, None);
@@ -524,12 +379,10 @@ fn stands_on_an_edge_only_within_the_step_height<V: Vector>(body: Body) {
         let theta = (1.0 - c / R).acos();
         assert!(theta > 45f32.to_radians());
         let x = 1.0 - R * theta.sin();
-        let mut world = World {
-            targets: vec![
-                (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
-                (bbox([1.0, -1.0, -3.0], [20.0, 2.0, 3.0]), None),
-            ],
-        };
+        let mut world = World::with_one_way(vec![
+            (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
+            (bbox([1.0, -1.0, -3.0], [20.0, 2.0, 3.0]), None),
+        ]);
         let mut walker = Walker::new(body.at::<V>(x, 2.0 - c + 0.3));
         for _ in 0..90 {
             walker.tick(&mut world, V::ZERO, None);
