@@ -109,9 +109,12 @@ pub struct CharacterMove<V: Vector, Id> {
     pub recovered: V,
     /// Whether it ends standing on ground: a surface within `max_slope` of `up` that it
     /// may stand on, under it and at most twice the skin from it where the move ends.
-    /// Never while moving up.
+    /// A rounded character (capsule, ball) also stands on an edge no more than
+    /// `max_step_height` above its lowest point with such ground on top of it (the edge
+    /// footing of a step it climbs). Never while moving up.
     pub grounded: bool,
-    /// The ground it stands on (the hit that found it), when grounded.
+    /// The ground it stands on (the hit that found it), when grounded. On an edge, the
+    /// hit's normal is that of the ground on top of the edge.
     pub ground: Option<CastHit<V, Id>>,
     /// Every hit that shaped the motion, in order (walls, ceilings, ground, the step's
     /// landing).
