@@ -128,6 +128,7 @@ pub(super) fn translation(app: &App, e: Entity) -> Vec3 {
 
 both_dims!(
     climbs_stairs_without_false_contacts,
+    capsule_climbs_stairs_without_false_contacts,
     carried_by_moving_ground,
     drops_through_one_way_platforms,
     capsule_drops_through_one_way_platforms,
@@ -145,6 +146,16 @@ both_dims!(
 /// it is cuts each step's corner. A sensor gate across the stairs, which it walks
 /// through, reports its contact: events are reported on this walk.
 fn climbs_stairs_without_false_contacts<V: Dim>() {
+    climbs_stairs::<V>(Figure::Box);
+}
+
+/// [`climbs_stairs_without_false_contacts`] with a capsule (its rounded bottom stands on
+/// each step's edge on the way up).
+fn capsule_climbs_stairs_without_false_contacts<V: Dim>() {
+    climbs_stairs::<V>(Figure::Capsule);
+}
+
+fn climbs_stairs<V: Dim>(figure: Figure) {
     let mut app = character_app::<V>();
     let h = 0.8 * CharacterConfig::<V>::new(v(0.0, 1.0, 0.0)).max_step_height;
     spawn_floor::<V>(&mut app);
@@ -170,7 +181,7 @@ fn climbs_stairs_without_false_contacts<V: Dim>() {
             Sensor,
         ))
         .id();
-    let character = spawn_character::<V>(&mut app, 0.0, 0.51, (Walk(1.9),));
+    let character = spawn_figure::<V>(&mut app, figure, 0.0, 0.51, (Walk(1.9),));
     let mut cursor = MessageCursor::<CollisionStarted<V>>::default();
     let mut ends = MessageCursor::<CollisionEnded>::default();
     let is_gate = |a: Entity, b: Entity| (a, b) == (character, gate) || (a, b) == (gate, character);
@@ -188,13 +199,13 @@ fn climbs_stairs_without_false_contacts<V: Dim>() {
     let top = bottom::<V>(&app, character);
     assert!(
         (top - 5.0 * h).abs() < 0.021,
-        "did not climb the stairs: bottom {top}"
+        "{figure:?}: did not climb the stairs: bottom {top}"
     );
-    assert_eq!(starts, 0, "contacts with the steps reported");
+    assert_eq!(starts, 0, "{figure:?}: contacts with the steps reported");
     assert_eq!(
         (gate_starts, gate_ends),
         (1, 1),
-        "the walk through the gate: (starts, ends)"
+        "{figure:?}: the walk through the gate: (starts, ends)"
     );
 }
 
