@@ -5,10 +5,10 @@
 //!   `-` its track, `~` water, `o` a coin, `P` the player's start, `.` (or a space)
 //!   nothing. The tiles are `Static` colliders under one map entity, as a tile-map crate
 //!   spawns them.
-//! - The player is a box moved by [`CharacterController`] ([`CharacterPlugin`]): gravity
+//! - The player is a capsule moved by [`CharacterController`] ([`CharacterPlugin`]): gravity
 //!   pulls it down, the arrow keys (or A / D) run, Space (or W / Up) jumps when it stands
 //!   on ground, Down (or S) drops through the one-way platform it stands on. It climbs the
-//!   stairs' steps, keeps to the ground going down them, rides the moving platform, jumps
+//!   stairs' steps (its rounded bottom stands on their edges on the way), keeps to the ground going down them, rides the moving platform, jumps
 //!   up through the one-way platforms and lands on them, and never snags on the seams
 //!   between tiles.
 //! - The water is a `Sensor`: it never blocks, and the collision events say when the
@@ -16,7 +16,7 @@
 //!   the player turns blue, runs slower and sinks slowly.
 //! - Coins are `Sensor` circles picked up through `CollisionStarted`; the score is shown
 //!   above the level.
-//! - The debug overlay is on: green the player's box, slate blue the static tiles and the
+//! - The debug overlay is on: green the player's capsule, slate blue the static tiles and the
 //!   static tree's nodes, circles the coins (F1 hides it). A yellow line traces where the
 //!   player went.
 //!
@@ -44,8 +44,10 @@ const COIN: u32 = 1 << 1;
 const WATER: u32 = 1 << 2;
 const PLAYER: u32 = 1 << 3;
 
-/// One tile is one world unit; every length below is in tiles.
-const PLAYER_HALF: Vec2 = Vec2::new(0.4, 0.45);
+/// One tile is one world unit; every length below is in tiles. The player is a capsule
+/// standing along y: this radius, and half this height overall (0.9 tall).
+const PLAYER_RADIUS: f32 = 0.35;
+const PLAYER_HALF_HEIGHT: f32 = 0.45;
 const COIN_RADIUS: f32 = 0.3;
 /// Running speed, tiles per second.
 const RUN_SPEED: f32 = 7.0;
@@ -474,7 +476,7 @@ fn setup(
     }
     score.total = level.coins.len() as u32;
 
-    // The player: a box moved by the character controller, which blocks it on the walls'
+    // The player: a capsule moved by the character controller, which blocks it on the walls'
     // layer and lets it through the sensors (coins, water) it also meets for the events.
     // Lengths are in tiles, so the step and snap are set in tiles too.
     let config = CharacterConfig {
@@ -482,15 +484,22 @@ fn setup(
         snap_distance: SNAP,
         ..CharacterConfig::new(Vec2::Y)
     };
+    let look = PlayerLook {
+        dry: materials.add(PLAYER_COLOR),
+        wet: materials.add(PLAYER_WET_COLOR),
+    };
+    let segment = PLAYER_HALF_HEIGHT - PLAYER_RADIUS;
     commands.spawn((
         Player::default(),
         Trail::default(),
         Transform::from_translation(level.world(level.start).extend(2.0)),
-        Aabb::new(PLAYER_HALF),
+        Capsule::new(segment, PLAYER_RADIUS),
         CollisionLayers::new(PLAYER, WALL | COIN | WATER),
         CharacterController::new(Vec2::Y).with_config(config),
-        Sprite::from_color(PLAYER_COLOR, 2.0 * PLAYER_HALF),
+        Mesh2d(meshes.add(Capsule2d::new(PLAYER_RADIUS, 2.0 * segment))),
+        MeshMaterial2d(look.dry.clone()),
     ));
+    commands.insert_resource(look);
 
     // The score, just above the level.
     let top = level.height as f32 / 2.0;
@@ -522,6 +531,13 @@ fn setup(
 /// The player's colour, out of the water and in it.
 const PLAYER_COLOR: Color = Color::srgb(0.95, 0.45, 0.3);
 const PLAYER_WET_COLOR: Color = Color::srgb(0.45, 0.6, 1.0);
+
+/// The player's materials, out of the water and in it.
+#[derive(Resource)]
+struct PlayerLook {
+    dry: Handle<ColorMaterial>,
+    wet: Handle<ColorMaterial>,
+}
 
 /// Moves each moving platform along its track: back and forth at `MOVER_SPEED`.
 fn move_platforms(time: Res<Time>, mut platforms: Query<(&MovingPlatform, &mut Transform)>) {
@@ -573,11 +589,11 @@ fn autopilot_input(
     state: &CharacterState,
     dt: f32,
 ) -> Input {
-    let ahead = position + Vec2::new(PLAYER_HALF.x + 0.3, 0.0);
+    let ahead = position + Vec2::new(PLAYER_RADIUS + 0.3, 0.0);
     let filter = QueryFilter::default().with_mask(WALL).without_sensors();
     let ray = Ray::new(ahead, Vec2::NEG_Y);
     let ground_ahead = spatial
-        .cast_ray(&ray, PLAYER_HALF.y + 1.5, &filter)
+        .cast_ray(&ray, PLAYER_HALF_HEIGHT + 1.5, &filter)
         .is_some();
     // Blocked: a wall met ahead, and little headway of its own (less the ride on a
     // moving platform); a stair's riser met while stepping up it is no block.
@@ -660,29 +676,31 @@ fn pick_up_coin(
 /// The player touches a water collider: it counts one more, and turns blue.
 fn enter_water(
     hit: On<CollisionStarted>,
-    mut players: Query<(&mut Player, &mut Sprite)>,
+    mut players: Query<(&mut Player, &mut MeshMaterial2d<ColorMaterial>)>,
     water: Query<(), With<Water>>,
+    look: Res<PlayerLook>,
 ) {
-    if let Ok((mut player, mut sprite)) = players.get_mut(hit.entity)
+    if let Ok((mut player, mut material)) = players.get_mut(hit.entity)
         && water.contains(hit.other)
     {
         player.in_water += 1;
-        sprite.color = PLAYER_WET_COLOR;
+        material.0 = look.wet.clone();
     }
 }
 
 /// The player leaves a water collider: out of the last one, it gets its colour back.
 fn leave_water(
     hit: On<CollisionEnded>,
-    mut players: Query<(&mut Player, &mut Sprite)>,
+    mut players: Query<(&mut Player, &mut MeshMaterial2d<ColorMaterial>)>,
     water: Query<(), With<Water>>,
+    look: Res<PlayerLook>,
 ) {
-    if let Ok((mut player, mut sprite)) = players.get_mut(hit.entity)
+    if let Ok((mut player, mut material)) = players.get_mut(hit.entity)
         && water.contains(hit.other)
     {
         player.in_water = player.in_water.saturating_sub(1);
         if player.in_water == 0 {
-            sprite.color = PLAYER_COLOR;
+            material.0 = look.dry.clone();
         }
     }
 }
@@ -705,7 +723,7 @@ fn record_trail(player: Single<(&Transform, &mut Trail)>) {
 
 /// Draws the trail at the player's feet.
 fn draw_trail(mut gizmos: Gizmos, trail: Single<&Trail>) {
-    let feet = Vec2::new(0.0, -PLAYER_HALF.y);
+    let feet = Vec2::new(0.0, -PLAYER_HALF_HEIGHT);
     gizmos.linestrip_2d(
         trail.0.iter().map(|p| *p + feet),
         Color::srgb(1.0, 0.85, 0.2),

@@ -4,15 +4,16 @@
 //! - The room is `Static` boxes: a floor of tiles (their seams must not snag the
 //!   character), four walls, crates, a pillar, and a dais with stairs up one side and a
 //!   ramp down the other.
-//! - The character is a ball moved by [`CharacterController`] ([`CharacterPlugin`]) with
-//!   gravity: it slides along the crates it runs into instead of stopping dead, climbs
-//!   the stairs' steps (each lower than the controller's `max_step_height`), keeps to
+//! - The character is a capsule moved by [`CharacterController`] ([`CharacterPlugin`])
+//!   with gravity: it slides along the crates it runs into instead of stopping dead,
+//!   climbs the stairs' steps (each lower than the controller's `max_step_height`; its
+//!   rounded bottom stands on their edges on the way), keeps to
 //!   the ramp going down, and stands on ground (the state's `grounded`), which is when it
 //!   may jump.
 //! - At start an autopilot walks it round the pillar, up the stairs, over the dais, down
 //!   the ramp and through the crates; the arrow keys (or WASD) take over, Space jumps. A
 //!   yellow line traces where it went.
-//! - The debug overlay is on: the colliders' boxes and spheres and the trees' top nodes
+//! - The debug overlay is on: the colliders' boxes and capsules and the trees' top nodes
 //!   (F1 hides it).
 //!
 //! Run: `cargo run --features examples --example room_3d`
@@ -34,9 +35,11 @@ use demo::DemoArgs;
 const ROOM: u32 = 1 << 0;
 const CHARACTER: u32 = 1 << 1;
 
-/// The character's radius, in metres. The controller's default step (0.25) and snap
-/// (0.25) are in metres too, which suits a ball this size.
-const RADIUS: f32 = 0.5;
+/// The character: a capsule standing along y, of this radius and half this height
+/// overall (1.4 tall), in metres. The controller's default step (0.25) and snap (0.25)
+/// are in metres too, which suits a character this size.
+const RADIUS: f32 = 0.4;
+const HALF_HEIGHT: f32 = 0.7;
 /// Walking speed, metres per second.
 const WALK_SPEED: f32 = 5.0;
 const JUMP_SPEED: f32 = 6.0;
@@ -75,10 +78,10 @@ const DAIS_X: (f32, f32) = (-1.0, 2.0);
 const STAIR_STEPS: usize = 3;
 const STAIR_RISE: f32 = DAIS_HEIGHT / (STAIR_STEPS + 1) as f32;
 const STAIR_TREAD: f32 = 0.45;
-/// The ramp: the shapes are axis-aligned boxes and balls only, so a ramp is a run of
-/// fine steps, `RAMP_STEPS` of them from the top down to the floor, each `RAMP_RISE`
-/// high and `RAMP_TREAD` deep (a 22° slope). A ball rests on their edges, so it rolls
-/// over them as over a slope.
+/// The ramp: the shapes are axis-aligned boxes, balls and capsules only, so a ramp is a
+/// run of fine steps, `RAMP_STEPS` of them from the top down to the floor, each
+/// `RAMP_RISE` high and `RAMP_TREAD` deep (a 22° slope). The capsule's rounded bottom
+/// rests on their edges, so it goes over them as over a slope.
 const RAMP_STEPS: usize = 20;
 const RAMP_RISE: f32 = DAIS_HEIGHT / RAMP_STEPS as f32;
 const RAMP_TREAD: f32 = 0.1;
@@ -130,7 +133,7 @@ fn main() {
     .init_resource::<Autopilot>()
     .add_systems(Startup, setup)
     // The velocity is set before the collision tick (`FixedPostUpdate`); the character
-    // controller moves the ball after it.
+    // controller moves the capsule after it.
     .add_systems(FixedUpdate, (control_character, record_trail))
     .add_systems(Update, (take_control, draw_trail));
     if args.screenshot.is_some() {
@@ -256,15 +259,16 @@ fn setup(
         );
     }
 
-    // The character: a ball moved by the character controller, which blocks it on the
+    // The character: a capsule moved by the character controller, which blocks it on the
     // room's layer.
+    let segment = HALF_HEIGHT - RADIUS;
     commands.spawn((
         CharacterController::new(Vec3::Y),
         Trail::default(),
-        Transform::from_xyz(ROUND, RADIUS + 0.01, 0.0),
-        BoundingSphere::new(RADIUS),
+        Transform::from_xyz(ROUND, HALF_HEIGHT + 0.01, 0.0),
+        Capsule::new(segment, RADIUS),
         CollisionLayers::new(CHARACTER, ROOM),
-        Mesh3d(meshes.add(Sphere::new(RADIUS).mesh().uv(24, 16))),
+        Mesh3d(meshes.add(Capsule3d::new(RADIUS, 2.0 * segment).mesh())),
         MeshMaterial3d(materials.add(Color::srgb(0.95, 0.45, 0.3))),
     ));
 }
@@ -307,7 +311,7 @@ fn read_input(
 }
 
 /// Sets the character's velocity for this tick: the walk from the input, gravity and
-/// jumps. The character controller moves the ball after the collision tick and removes
+/// jumps. The character controller moves the capsule after the collision tick and removes
 /// what ran into surfaces (landing ends a fall, a crate the walk into it).
 fn control_character(
     time: Res<Time>,
@@ -319,7 +323,7 @@ fn control_character(
     let dt = time.delta_secs();
 
     // The autopilot's headway at the last move: the part of the walk it wanted that the
-    // ball did, from 0 (blocked) to 1.
+    // capsule did, from 0 (blocked) to 1.
     if let Some(autopilot) = autopilot.as_deref_mut() {
         let wanted = autopilot.last_walk * WALK_SPEED * dt;
         let headway = state.displacement.dot(wanted) / wanted.length_squared().max(1e-9);
@@ -379,7 +383,7 @@ fn take_control(
 
 /// Draws the trail just above the floor.
 fn draw_trail(mut gizmos: Gizmos, trail: Single<&Trail>) {
-    let lift = Vec3::new(0.0, 0.02 - RADIUS, 0.0);
+    let lift = Vec3::new(0.0, 0.02 - HALF_HEIGHT, 0.0);
     gizmos.linestrip(
         trail.0.iter().map(|p| *p + lift),
         Color::srgb(1.0, 0.85, 0.2),

@@ -12,6 +12,12 @@ use crate::Vector;
 use crate::geometry::slide::{clip, clip_to_planes, length, step_to_hit};
 use crate::geometry::{CastHit, Shape};
 
+mod one_way;
+mod step;
+
+pub use one_way::{one_way_blocks, one_way_push};
+use step::step_up;
+
 /// Settings of [`move_character`]. Lengths are in world units: scale them by the game's
 /// length unit (a game in pixels multiplies each by its pixels per unit). The plugin's
 /// controller replaces a setting out of its range by its default, with a warning
@@ -103,9 +109,12 @@ pub struct CharacterMove<V: Vector, Id> {
     pub recovered: V,
     /// Whether it ends standing on ground: a surface within `max_slope` of `up` that it
     /// may stand on, under it and at most twice the skin from it where the move ends.
-    /// Never while moving up.
+    /// A rounded character (capsule, ball) also stands on an edge no more than
+    /// `max_step_height` above its lowest point with such ground on top of it (the edge
+    /// footing of a step it climbs). Never while moving up.
     pub grounded: bool,
-    /// The ground it stands on (the hit that found it), when grounded.
+    /// The ground it stands on (the hit that found it), when grounded. On an edge, the
+    /// hit's normal is that of the ground on top of the edge.
     pub ground: Option<CastHit<V, Id>>,
     /// Every hit that shaped the motion, in order (walls, ceilings, ground, the step's
     /// landing).
@@ -245,12 +254,18 @@ enum Part {
 //    higher (less under a ceiling), then cast down to the ground. Taken only if it lands
 //    on ground it may stand on, no more than `max_step_height` above the ground it stood
 //    on (measured between the two contact points, so the gap under the character does
-//    not count), and got further across than the plain slide.
-// 4. Along: the component along `up` slides. Moving down onto ground stops there (no
-//    slide down a walkable slope); onto a steep slope it slides down along it.
+//    not count), and got further across than the plain slide. A rounded character
+//    (capsule, ball) meets the step's edge rather than its top, with a slanted normal
+//    too steep to stand on: the edge footing rule (`step.rs`) makes that edge ground
+//    when it is at most `max_step_height` above the character's foot and two short
+//    probes down just past it find walkable ground, so that the step lands on the edge
+//    and the next moves step on over it.
+// 4. Along: the component along `up` slides. Moving down onto ground (or edge footing)
+//    stops there (no slide down a walkable slope); onto a steep slope it slides down
+//    along it.
 // 5. Snap: a character that stood on ground and does not move up is cast
-//    `snap_distance` down from where the slides left it and moved onto ground found
-//    there, to a skin above it.
+//    `snap_distance` down from where the slides left it and moved onto ground (or edge
+//    footing) found there, to a skin above it.
 // 6. Probe: not moving up and not on ground before, a cast down says whether ground is
 //    under it within twice the skin (without moving), so a character resting a skin
 //    above a floor reads as grounded at every call. Whether a move ends grounded is
@@ -369,11 +384,16 @@ pub fn move_character<V: Vector, W: CharacterWorld<V>>(
         } else {
             probe
         };
-        if let Some(hit) = world.cast(&shape.translated(pos), -up * reach)
-            && rules.is_ground(world, &hit)
+        if let Some(contact) = world.cast(&shape.translated(pos), -up * reach)
+            && let Some(hit) = rules.footing(
+                world,
+                &shape.translated(pos - up * (contact.t * reach)),
+                &contact,
+            )
         {
-            let cos = hit.normal.dot(up).max(1e-3);
-            let drop = hit.t * reach;
+            // The gap is measured along the contact's normal (an edge's slants).
+            let cos = contact.normal.dot(up).max(1e-3);
+            let drop = contact.t * reach;
             let on_ground = if grounded {
                 // Down to a skin above the ground along its normal.
                 let down = (drop - skin / cos).max(0.0);
@@ -384,8 +404,11 @@ pub fn move_character<V: Vector, W: CharacterWorld<V>>(
                 // Within twice the skin: straight down, or along the normal of a slope.
                 drop <= near
                     || world
-                        .cast(&shape.translated(pos), -hit.normal * near)
-                        .is_some_and(|h| rules.is_ground(world, &h))
+                        .cast(&shape.translated(pos), -contact.normal * near)
+                        .is_some_and(|h| {
+                            let at = pos - contact.normal * (h.t * near);
+                            rules.footing(world, &shape.translated(at), &h).is_some()
+                        })
             };
             if on_ground {
                 out.grounded = true;
@@ -399,83 +422,6 @@ pub fn move_character<V: Vector, W: CharacterWorld<V>>(
     }
     out.displacement = pos;
     out
-}
-
-/// What a step did.
-struct Step<V: Vector, Id> {
-    displacement: V,
-    height: f32,
-    hits: SmallVec<[CastHit<V, Id>; 4]>,
-    planes: SmallVec<[Plane<V>; 8]>,
-}
-
-/// Step 3 of [`move_character`]: the slide across retried from higher up, landed on
-/// ground. `None` when the step is not taken.
-fn step_up<V: Vector, W: CharacterWorld<V>>(
-    world: &mut W,
-    rules: &Rules<V>,
-    shape: &Shape<V>,
-    start: V,
-    across: V,
-    plain_progress: f32,
-) -> Option<Step<V, W::Id>> {
-    let (up, skin, max) = (rules.up, rules.config.skin, rules.config.max_step_height);
-    if up == V::ZERO || max <= 0.0 || !max.is_finite() {
-        return None;
-    }
-    // The ground it stands on: the step's height is measured from it.
-    let under = world.cast(&shape.translated(start), -up * (2.0 * skin))?;
-    let reach = max + skin;
-    let rise = match world.cast(&shape.translated(start), up * reach) {
-        Some(hit) => (hit.t * reach - skin).max(0.0),
-        None => reach,
-    };
-    if rise <= skin {
-        return None;
-    }
-    let raised = start + up * rise;
-    let mut hits = SmallVec::new();
-    let mut planes = SmallVec::new();
-    let forward = slide(
-        world,
-        rules,
-        shape,
-        raised,
-        across,
-        Part::Across,
-        &mut hits,
-        &mut planes,
-    );
-    let forward_across = forward - up * forward.dot(up);
-    if length(forward_across) <= plain_progress + 1e-3 * skin {
-        return None;
-    }
-    let at = raised + forward;
-    let drop = rise + skin;
-    let ground = world.cast(&shape.translated(at), -up * drop)?;
-    if !rules.is_ground(world, &ground) {
-        return None;
-    }
-    let cos = ground.normal.dot(up).max(1e-3);
-    let down = (ground.t * drop - skin / cos).max(0.0);
-    let displacement = at - up * down - start;
-    // Ground to ground, from the points of contact: the gap under the character (up
-    // to a skin) does not count.
-    let height = (ground.point - under.point).dot(up);
-    if height > max * (1.0 + 1e-5) {
-        return None;
-    }
-    hits.push(ground);
-    planes.push(Plane {
-        normal: ground.normal,
-        ground: true,
-    });
-    Some(Step {
-        displacement,
-        height: height.max(0.0),
-        hits,
-        planes,
-    })
 }
 
 /// Slides `shape`, placed at `from`, by `motion` (one part of the character's motion):
@@ -510,13 +456,19 @@ fn slide<V: Vector, W: CharacterWorld<V>>(
             break;
         };
         let dir = remaining / len;
-        let n = hit.normal;
-        let step = step_to_hit(hit.t, n, dir, len, skin);
+        let step = step_to_hit(hit.t, hit.normal, dir, len, skin);
         done += dir * step;
         let rest = dir * (len - step);
-        let ground = rules.is_ground(world, &hit);
-        let plane = rules.plane(n, ground, part == Part::Across);
-        remaining = if part == Part::Along && ground && rest.dot(up) < 0.0 {
+        // A fall lands on footing too: a rounded character on a step's edge.
+        let footing = (part == Part::Along && rest.dot(up) < 0.0)
+            .then(|| rules.footing(world, &shape.translated(from + done), &hit))
+            .flatten();
+        let (hit, ground) = match footing {
+            Some(footing) => (footing, true),
+            None => (hit, rules.is_ground(world, &hit)),
+        };
+        let plane = rules.plane(hit.normal, ground, part == Part::Across);
+        remaining = if footing.is_some() {
             // Landed: no slide down ground.
             V::ZERO
         } else {
@@ -538,48 +490,5 @@ fn reach<V: Vector>(shape: &Shape<V>, n: V) -> f32 {
         Shape::Box(b) => ((b.max - b.min) * 0.5).dot(n.abs()),
         Shape::Ball(b) => b.radius,
         Shape::Rounded(r) => r.half_extents.dot(n.abs()) + r.radius,
-    }
-}
-
-/// How deep `shape` may sink into a one-way collider and still count as on top of it: a
-/// twentieth of its reach along the normal (rounding, and a platform that rose a little
-/// into its feet since the last tick).
-fn one_way_tolerance<V: Vector>(shape: &Shape<V>, normal: V) -> f32 {
-    0.05 * reach(shape, normal)
-}
-
-/// How deep `shape` lies below the top (along `normal`) of `platform`: negative when it
-/// is wholly above.
-fn depth_below_top<V: Vector>(shape: &Shape<V>, platform: &Shape<V>, normal: V) -> f32 {
-    let top = platform.center().dot(normal) + reach(platform, normal);
-    let bottom = shape.center().dot(normal) - reach(shape, normal);
-    top - bottom
-}
-
-/// Whether a one-way collider `platform`, open from every side but its `normal` face
-/// (unit length: `up` for a platform landed on from above), blocks `shape` moving by
-/// `motion`: only a motion against `normal` that starts on top of it (wholly on the
-/// `normal` side, or sunk into it by at most a twentieth of the shape's reach along
-/// `normal`). A shape jumping up through it, walking in from the side or partly inside
-/// it passes.
-pub fn one_way_blocks<V: Vector>(
-    shape: &Shape<V>,
-    motion: V,
-    platform: &Shape<V>,
-    normal: V,
-) -> bool {
-    motion.dot(normal) < 0.0
-        && depth_below_top(shape, platform, normal) <= one_way_tolerance(shape, normal)
-}
-
-/// The push out of a one-way collider `platform` (see [`one_way_blocks`]): along
-/// `normal`, by the depth, when `shape` overlaps it and is on top of it; zero otherwise,
-/// so a shape passing through it is never pushed.
-pub fn one_way_push<V: Vector>(shape: &Shape<V>, platform: &Shape<V>, normal: V) -> V {
-    let depth = depth_below_top(shape, platform, normal);
-    if depth > 0.0 && depth <= one_way_tolerance(shape, normal) && shape.overlaps(platform) {
-        normal * depth
-    } else {
-        V::ZERO
     }
 }

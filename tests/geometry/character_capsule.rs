@@ -2,17 +2,15 @@
 //! `move_character` over worlds of boxes: seams between floor tiles, ledges lower than
 //! its radius, steps, one-way platforms and ceilings. The oracles are the scenes'
 //! geometric facts (how far it must get, the height it must stand at) and its
-//! penetration of each box, measured in `f64` from the shapes' definitions.
+//! penetration of each box, measured in `f64` from the shapes' definitions (by
+//! `walker`'s walker, after every move).
 
 use bevy_aabb_tree::Vector;
-use bevy_aabb_tree::geometry::{
-    CastHit, CharacterConfig, CharacterWorld, RoundedBox, Shape, cast_shape, move_character,
-    one_way_blocks, one_way_push,
-};
+use bevy_aabb_tree::geometry::{CharacterConfig, RoundedBox, Shape};
 use glam::{Vec2, Vec3};
 
-use super::character::up;
 use super::oracle::{box_shape as bbox, vec};
+use super::walker::{DT, Walker, World, up};
 
 /// A capsule standing along y, radius 0.3, segment half length 0.4 (1.4 tall), its
 /// bottom `gap` above `y`.
@@ -23,137 +21,6 @@ fn capsule<V: Vector>(x: f32, y: f32, gap: f32) -> Shape<V> {
         0.4,
         0.3,
     ))
-}
-
-/// A list of boxes (some one-way, with their normal), cast one by one.
-struct World<V: Vector> {
-    targets: Vec<(Shape<V>, Option<V>)>,
-}
-
-impl<V: Vector> CharacterWorld<V> for World<V> {
-    type Id = usize;
-
-    fn cast(&mut self, shape: &Shape<V>, motion: V) -> Option<CastHit<V, usize>> {
-        let mut best: Option<CastHit<V, usize>> = None;
-        for (i, (target, one_way)) in self.targets.iter().enumerate() {
-            if one_way.is_some_and(|n| !one_way_blocks(shape, motion, target, n)) {
-                continue;
-            }
-            if let Some(hit) = cast_shape(shape, motion, target)
-                && best.as_ref().is_none_or(|b| hit.precedes(b, motion))
-            {
-                best = Some(hit.with_id(i));
-            }
-        }
-        best
-    }
-
-    fn push_out(&mut self, shape: &Shape<V>) -> V {
-        let (mut hi, mut lo) = (V::ZERO, V::ZERO);
-        for (target, one_way) in &self.targets {
-            let push = match one_way {
-                Some(n) => one_way_push(shape, target, *n),
-                None => target
-                    .contact(shape)
-                    .map_or(V::ZERO, |c| c.normal * c.depth),
-            };
-            hi = hi.max(push);
-            lo = lo.min(push);
-        }
-        hi + lo
-    }
-
-    fn can_stand_on(&mut self, _: usize) -> bool {
-        true
-    }
-}
-
-/// How deep a capsule (rounded box) is inside a box, in `f64`: the radius less the
-/// distance from the box to the segment, found by sampling the segment finely (the
-/// distance is convex along it, so the samples' minimum is within the step of it).
-fn penetration<V: Vector>(c: &Shape<V>, b: &Shape<V>) -> f64 {
-    let (Shape::Rounded(c), Shape::Box(b)) = (c, b) else {
-        panic!("a capsule and a box");
-    };
-    let coords = |v: V| -> Vec<f64> { (0..V::DIM).map(|i| f64::from(v.axis(i))).collect() };
-    let (center, half) = (coords(c.center), coords(c.half_extents));
-    let (lo, hi) = (coords(b.min), coords(b.max));
-    let mut nearest = f64::INFINITY;
-    for k in 0..=2000 {
-        let s = -1.0 + 2.0 * f64::from(k) / 2000.0;
-        let d2: f64 = (0..V::DIM)
-            .map(|i| {
-                let p = center[i] + half[i] * s;
-                (p - p.clamp(lo[i], hi[i])).powi(2)
-            })
-            .sum();
-        nearest = nearest.min(d2.sqrt());
-    }
-    (f64::from(c.radius) - nearest).max(0.0)
-}
-
-const DT: f32 = 1.0 / 60.0;
-const GRAVITY: f32 = 20.0;
-
-/// A capsule character stepped by the tests, as a game's would be.
-struct Walker<V: Vector> {
-    shape: Shape<V>,
-    velocity: V,
-    grounded: bool,
-    config: CharacterConfig<V>,
-}
-
-impl<V: Vector> Walker<V> {
-    fn new(shape: Shape<V>) -> Self {
-        Self {
-            shape,
-            velocity: V::ZERO,
-            grounded: false,
-            config: CharacterConfig::new(up()),
-        }
-    }
-
-    fn bottom(&self) -> f32 {
-        self.shape.bounding_box().min.axis(1)
-    }
-
-    fn top(&self) -> f32 {
-        self.shape.bounding_box().max.axis(1)
-    }
-
-    fn x(&self) -> f32 {
-        self.shape.center().axis(0)
-    }
-
-    /// One tick: `across` is the velocity across the ground, `jump` replaces the
-    /// vertical velocity; then gravity, the move, and the check that it is in no box.
-    fn tick(&mut self, world: &mut World<V>, across: V, jump: Option<f32>) -> f32 {
-        let u = up::<V>();
-        let mut vertical = jump.unwrap_or(self.velocity.dot(u));
-        vertical -= GRAVITY * DT;
-        self.velocity = across + u * vertical;
-        let m = move_character(
-            &self.shape,
-            self.velocity * DT,
-            self.grounded,
-            &self.config,
-            world,
-        );
-        self.shape = self.shape.translated(m.displacement);
-        self.velocity = m.clip_velocity(self.velocity);
-        self.grounded = m.grounded;
-        for (target, one_way) in &world.targets {
-            if one_way.is_none() {
-                let depth = penetration(&self.shape, target);
-                assert!(
-                    depth < 1e-4,
-                    "inside {target:?} by {depth}: {:?}",
-                    self.shape
-                );
-            }
-        }
-        m.step
-    }
 }
 
 macro_rules! both_dims {
@@ -170,6 +37,192 @@ both_dims!(
     one_way_platform_and_ceiling,
 );
 
+/// A rounded character: a capsule (radius 0.35, 0.9 tall) or a ball (radius 0.35).
+#[derive(Clone, Copy, Debug)]
+enum Body {
+    Capsule,
+    Ball,
+}
+
+const R: f32 = 0.35;
+
+impl Body {
+    /// The body standing a skin above `y`, its center at `x`.
+    fn at<V: Vector>(self, x: f32, y: f32) -> Shape<V> {
+        match self {
+            Body::Capsule => Shape::Rounded(RoundedBox::capsule(
+                vec([x, y + 0.01 + 0.45, 0.0]),
+                1,
+                0.1,
+                R,
+            )),
+            Body::Ball => Shape::Ball(bevy_aabb_tree::Ball::new(vec([x, y + 0.01 + R, 0.0]), R)),
+        }
+    }
+}
+
+macro_rules! rounded_bodies {
+    ($($name:ident),* $(,)?) => {
+        mod d2 { $( mod $name {
+            #[test] fn capsule() { super::super::$name::<glam::Vec2>(super::super::Body::Capsule); }
+            #[test] fn ball() { super::super::$name::<glam::Vec2>(super::super::Body::Ball); }
+        } )* }
+        mod d3 { $( mod $name {
+            #[test] fn capsule() { super::super::$name::<glam::Vec3>(super::super::Body::Capsule); }
+            #[test] fn ball() { super::super::$name::<glam::Vec3>(super::super::Body::Ball); }
+        } )* }
+    };
+}
+
+mod rounded {
+    use super::*;
+    rounded_bodies!(
+        climbs_steps_up_to_the_maximum,
+        climbs_stairs,
+        refuses_a_slope_past_the_limit,
+        stands_on_an_edge_only_within_the_step_height,
+    );
+}
+
+/// Steps from 0.5 to 1.5 × the maximum step height (all higher than a rounded bottom
+/// slides over, `R (1 - cos 45°)`): climbed, to stand on top, exactly when no higher
+/// than the maximum; the step taken is the step's height. A higher one stops the body on
+/// the floor, grounded.
+fn climbs_steps_up_to_the_maximum<V: Vector>(body: Body) {
+    let max = CharacterConfig::<V>::new(up()).max_step_height;
+    for ratio in [0.5f32, 0.8, 0.9, 1.0, 1.05, 1.2, 1.5] {
+        let h = ratio * max;
+        let mut world = World::with_one_way(vec![
+            (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
+            (bbox([1.0, -1.0, -3.0], [20.0, h, 3.0]), None),
+        ]);
+        let mut walker = Walker::new(body.at::<V>(0.0, 0.0));
+        for _ in 0..10 {
+            walker.tick(&mut world, V::ZERO, None);
+        }
+        assert!(
+            walker.grounded,
+            "{body:?} {ratio}: not grounded on the floor"
+        );
+        let mut stepped = 0.0f32;
+        for tick in 0..90 {
+            stepped = stepped.max(walker.tick(&mut world, vec([3.0, 0.0, 0.0]), None).step);
+            assert!(
+                walker.grounded,
+                "{body:?} {ratio} tick {tick}: airborne at x {}",
+                walker.x()
+            );
+        }
+        if ratio <= 1.0 {
+            assert!(
+                walker.x() > 3.0,
+                "{body:?} {ratio}: stopped at x {}",
+                walker.x()
+            );
+            let above = walker.bottom() - h;
+            assert!(
+                (0.0..0.02).contains(&above),
+                "{body:?} {ratio}: {above} above the step"
+            );
+            assert!(
+                (stepped - h).abs() < 1e-3,
+                "{body:?} {ratio}: stepped {stepped}, step {h}"
+            );
+        } else {
+            assert!(
+                walker.x() < 1.0,
+                "{body:?} {ratio}: climbed to x {}",
+                walker.x()
+            );
+            assert!(
+                walker.bottom() < 0.02,
+                "{body:?} {ratio}: bottom {}",
+                walker.bottom()
+            );
+            assert_eq!(stepped, 0.0, "{body:?} {ratio}");
+        }
+    }
+}
+
+/// A flight of eight steps, each 0.2 high and 0.5 deep (below the maximum, above what a
+/// rounded bottom slides over), walked up at two speeds: the body reaches the landing
+/// at the top, standing on it, grounded at every tick, never higher than the step it is
+/// over allows.
+fn climbs_stairs<V: Vector>(body: Body) {
+    let (rise, run, count) = (0.2f32, 0.5f32, 8);
+    let landing = rise * count as f32;
+    for speed in [2.0f32, 5.0] {
+        let mut targets = vec![(bbox([-20.0, -1.0, -3.0], [40.0, 0.0, 3.0]), None)];
+        for i in 0..count {
+            let x = 1.0 + run * i as f32;
+            targets.push((
+                bbox([x, -1.0, -3.0], [40.0, rise * (i + 1) as f32, 3.0]),
+                None,
+            ));
+        }
+        let mut world = World::with_one_way(targets);
+        let mut walker = Walker::new(body.at::<V>(0.0, 0.0));
+        for _ in 0..10 {
+            walker.tick(&mut world, V::ZERO, None);
+        }
+        for tick in 0..(12.0 / speed / DT) as usize {
+            walker.tick(&mut world, vec([speed, 0.0, 0.0]), None);
+            assert!(
+                walker.grounded,
+                "{body:?} speed {speed} tick {tick}: airborne at x {} bottom {}",
+                walker.x(),
+                walker.bottom()
+            );
+        }
+        assert!(
+            walker.x() > 1.0 + run * count as f32,
+            "{body:?} speed {speed}: stopped at x {}",
+            walker.x()
+        );
+        let above = walker.bottom() - landing;
+        assert!(
+            (0.0..0.02).contains(&above),
+            "{body:?} speed {speed}: {above} above the landing"
+        );
+    }
+}
+
+/// A slope 5° steeper than the limit (the side of a large ball, as in the box tests):
+/// walked into for three seconds, the body never gets more than a skin or two above the
+/// floor, and ends on the floor, grounded.
+fn refuses_a_slope_past_the_limit<V: Vector>(body: Body) {
+    let a = 50.0f32.to_radians();
+    let radius = 500.0f32;
+    let terrain: Shape<V> = Shape::Ball(bevy_aabb_tree::Ball::new(
+        vec([0.0, -radius * a.cos(), 0.0]),
+        radius,
+    ));
+    let foot = radius * a.sin();
+    let mut world = World::with_one_way(vec![
+        (bbox([-1000.0, -1.0, -3.0], [1000.0, 0.0, 3.0]), None),
+        (terrain, None),
+    ]);
+    let mut walker = Walker::new(body.at::<V>(foot + 1.0, 0.0));
+    for _ in 0..10 {
+        walker.tick(&mut world, V::ZERO, None);
+    }
+    let mut highest = 0.0f32;
+    for _ in 0..180 {
+        walker.tick(&mut world, vec([-3.0, 0.0, 0.0]), None);
+        highest = highest.max(walker.bottom());
+    }
+    assert!(highest < 0.03, "{body:?}: climbed to {highest}");
+    assert!(
+        walker.x() > foot,
+        "{body:?}: passed the slope's foot to x {}",
+        walker.x()
+    );
+    assert!(
+        walker.grounded,
+        "{body:?}: not grounded at the slope's foot"
+    );
+}
+
 /// A floor of touching unit tiles: walking at 6 units/s for 3 s, the capsule covers the
 /// whole distance (never held at a seam), stays grounded and on the floor, and never
 /// steps (there is nothing to step onto).
@@ -179,9 +232,7 @@ fn walks_over_tile_seams<V: Vector>() {
             let x = i as f32;
             bbox([x, -1.0, -3.0], [x + 1.0, 0.0, 3.0])
         });
-        let mut world = World {
-            targets: tiles.map(|t| (t, None)).collect(),
-        };
+        let mut world = World::<V>::new(tiles);
         let mut walker = Walker::new(capsule::<V>(0.5, 0.0, 0.01));
         for _ in 0..10 {
             walker.tick(&mut world, V::ZERO, None);
@@ -190,7 +241,7 @@ fn walks_over_tile_seams<V: Vector>() {
         let start = walker.x();
         for tick in 0..180 {
             let before = walker.x();
-            let step = walker.tick(&mut world, vec([speed, 0.0, 0.0]), None);
+            let step = walker.tick(&mut world, vec([speed, 0.0, 0.0]), None).step;
             let moved = walker.x() - before;
             assert!(
                 (moved - speed * DT).abs() < 1e-3,
@@ -221,12 +272,10 @@ fn slides_over_low_ledges_without_a_step<V: Vector>() {
     let r = 0.3f32;
     let limit = r * (1.0 - core::f32::consts::FRAC_1_SQRT_2);
     for (h, climbs) in [(0.3 * limit, true), (0.8 * limit, true), (0.5 * r, false)] {
-        let mut world = World {
-            targets: vec![
-                (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
-                (bbox([1.0, -1.0, -3.0], [20.0, h, 3.0]), None),
-            ],
-        };
+        let mut world = World::with_one_way(vec![
+            (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
+            (bbox([1.0, -1.0, -3.0], [20.0, h, 3.0]), None),
+        ]);
         let mut walker = Walker::new(capsule::<V>(0.0, 0.0, 0.01));
         walker.config.max_step_height = 0.0;
         for _ in 0..10 {
@@ -252,12 +301,10 @@ fn no_step_above_the_maximum<V: Vector>() {
     let max = CharacterConfig::<V>::new(up()).max_step_height;
     for ratio in [1.1f32, 1.5] {
         let h = ratio * max;
-        let mut world = World {
-            targets: vec![
-                (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
-                (bbox([1.0, -1.0, -3.0], [20.0, h, 3.0]), None),
-            ],
-        };
+        let mut world = World::with_one_way(vec![
+            (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
+            (bbox([1.0, -1.0, -3.0], [20.0, h, 3.0]), None),
+        ]);
         let mut walker = Walker::new(capsule::<V>(0.0, 0.0, 0.01));
         for _ in 0..10 {
             walker.tick(&mut world, V::ZERO, None);
@@ -282,13 +329,11 @@ fn no_step_above_the_maximum<V: Vector>() {
 /// A one-way platform above: the capsule jumps up through it and lands on it; a solid
 /// ceiling above that stops the next jump, its top never passing the ceiling.
 fn one_way_platform_and_ceiling<V: Vector>() {
-    let mut world = World {
-        targets: vec![
-            (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
-            (bbox([-2.0, 2.0, -3.0], [2.0, 2.2, 3.0]), Some(up::<V>())),
-            (bbox([-20.0, 4.0, -3.0], [20.0, 5.0, 3.0]), None),
-        ],
-    };
+    let mut world = World::with_one_way(vec![
+        (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
+        (bbox([-2.0, 2.0, -3.0], [2.0, 2.2, 3.0]), Some(up::<V>())),
+        (bbox([-20.0, 4.0, -3.0], [20.0, 5.0, 3.0]), None),
+    ]);
     let mut walker = Walker::new(capsule::<V>(0.0, 0.0, 0.01));
     for _ in 0..10 {
         walker.tick(&mut world, V::ZERO, None);
@@ -321,4 +366,47 @@ fn one_way_platform_and_ceiling<V: Vector>() {
     }
     assert!(walker.grounded && (walker.bottom() - 2.2).abs() < 0.02);
     let _ = (Vec2::ZERO, Vec3::ZERO);
+}
+
+/// Dropped onto the edge of a ledge (top at 2) with its center off the edge, so that its
+/// rounded bottom meets the edge `c` above its lowest point (`c = R (1 - cos θ)`, θ the
+/// normal's angle from up, steeper than the slope limit in every case): within the
+/// maximum step height it stands on the edge, grounded and still; beyond it, it slides
+/// off the edge down to the floor.
+fn stands_on_an_edge_only_within_the_step_height<V: Vector>(body: Body) {
+    let max = CharacterConfig::<V>::new(up()).max_step_height;
+    for c in [0.15f32, 0.22, 0.28, 0.33] {
+        let theta = (1.0 - c / R).acos();
+        assert!(theta > 45f32.to_radians());
+        let x = 1.0 - R * theta.sin();
+        let mut world = World::with_one_way(vec![
+            (bbox([-20.0, -1.0, -3.0], [20.0, 0.0, 3.0]), None),
+            (bbox([1.0, -1.0, -3.0], [20.0, 2.0, 3.0]), None),
+        ]);
+        let mut walker = Walker::new(body.at::<V>(x, 2.0 - c + 0.3));
+        for _ in 0..90 {
+            walker.tick(&mut world, V::ZERO, None);
+        }
+        if c <= max {
+            let above = walker.bottom() - (2.0 - c);
+            assert!(
+                (0.0..0.02).contains(&above),
+                "{body:?} {c}: bottom {} ",
+                walker.bottom()
+            );
+            assert!(
+                (walker.x() - x).abs() < 1e-3,
+                "{body:?} {c}: moved to x {}",
+                walker.x()
+            );
+            assert!(walker.grounded, "{body:?} {c}: not grounded on the edge");
+        } else {
+            assert!(
+                walker.bottom() < 0.02,
+                "{body:?} {c}: held at {}",
+                walker.bottom()
+            );
+            assert!(walker.grounded, "{body:?} {c}: not grounded on the floor");
+        }
+    }
 }

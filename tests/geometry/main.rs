@@ -28,7 +28,8 @@
 //! (rounded boxes: boxes, balls, capsules; random cases in `rounded_random`, their oracle
 //! is `rounded_oracle`). With oracles
 //! of their own: `contact` (minimum push-out), `slide` (shape casts and move-and-slide),
-//! `character` (the character's motion and the one-way rule).
+//! `character` (the character's motion and the one-way rule) and `character_capsule`
+//! (capsules and balls as characters), over the world and walker of `walker`.
 //!
 //! Hand-computed cases cover seed 000's table, the three cases seed 001's listing gets
 //! wrong, and the special cases named in the functions' documentation.
@@ -60,6 +61,7 @@ mod rounded_random;
 mod slide;
 mod sweep_balls;
 mod sweep_boxes;
+mod walker;
 
 use checks::*;
 use inputs::*;

@@ -68,6 +68,7 @@ macro_rules! both_dims {
 
 mod bad_input;
 mod capsules;
+mod character_squeeze;
 mod characters;
 mod churn;
 mod first_tick;
