@@ -135,90 +135,225 @@ pub fn sweep_balls<V: Vector>(a: &Ball<V>, da: V, b: &Ball<V>, db: V) -> Option<
 /// an upper bound of the exact exit time.
 ///
 /// In the box's frame the ball's center moves along a segment and must come within the
-/// radius of the box (a box with rounded edges and corners). The segment is first cast
-/// against the box grown by the radius, which contains the rounded box: a miss there is a
-/// miss. From the entry into the grown box, conservative advancement closes in: at each
-/// step the center can move by the current distance minus the radius without touching, so
-/// `u` advances by that over the speed; it converges on the first contact, or passes the
-/// end of the step (miss). Distances below `1e-5` of the box's size count as contact.
-/// Near a shallow approach to an edge or a corner each step gains less and less; if 64
-/// steps have not converged, the convexity of the gap in `u` (the distance from a point
-/// moving along a line to a convex set) finishes: a ternary search finds its minimum over
-/// the rest of the step (above the tolerance: a miss), then bisection between `u` and
-/// that minimum finds the first contact.
-/// The normal points from the center to the closest point of the box; for a radius of
-/// zero (a point reaching a face, the two coincide) it is the normal of the face crossed.
+/// radius of the box (a box with rounded edges and corners), which [`sweep_point`] solves
+/// in closed form. A pass within `1e-5` of the box's size (at least `1e-5`) counts as a
+/// hit. The normal points from the center to the closest point of the box; for a radius
+/// of zero (a point reaching a face, the two coincide) it is the normal of the face
+/// crossed.
 pub fn sweep_ball_box<V: Vector>(
     ball: &Ball<V>,
     d_ball: V,
     aabb: &BoundingBox<V>,
     d_box: V,
 ) -> Option<SweepInterval<V>> {
-    let v = d_ball - d_box;
-    let grown = aabb.grown(ball.radius);
-    let bounds = sweep_boxes(&ball.bounding_box(), v, aabb, V::ZERO)?;
-    if ball.overlaps_box(aabb) {
-        return Some(SweepInterval {
-            u0: 0.0,
-            u1: bounds.u1,
-            normal: V::ZERO,
-        });
+    sweep_point(ball.center, d_ball - d_box, aabb, ball.radius)
+}
+
+/// A point moving from `c` by `v` over the step against the box `inner` rounded by
+/// `r >= 0` (every point within `r` of it): the first and last time the point is in the
+/// rounded box, the normal pointing from the point towards the box at the first (zero
+/// when it is in at the start). A ball against a box, and any two rounded boxes in one's
+/// frame, are this.
+///
+/// The rounded box lies in `inner` grown by `r`, so the point's interval in that grown
+/// box (a slab test) bounds everything: a miss there is a miss, and its end is `u1`.
+/// Inside, the point's distance to `inner` is a convex function of time, and the point is
+/// in the rounded box once that distance is at most `r`. The distance's form changes only
+/// where the point crosses a face plane of `inner` (at most two per axis): between two
+/// crossings the axes `S` on which the point lies outside `inner` stay the same (a
+/// region: a face, an edge or a corner of the rounded box), and the squared distance is
+/// the quadratic `|q + v_S t|^2` over them. Cases per region, in time order:
+/// - the point is outside on at most one axis: within the grown box that is within `r`,
+///   a hit at the region's start (a face of the rounded box, or a contact found exactly
+///   at a crossing);
+/// - in the rounded box already at the region's start: a hit there;
+/// - moving away from `inner`: the distance only grows from here (it is convex), so no
+///   hit;
+/// - the quadratic reaches `r` while the point is still in the region: the smaller root
+///   (an edge or a corner);
+/// - its minimum comes while the point is in the region, above `r`: the closest the point
+///   comes, so no hit;
+/// - otherwise the next region, from the next crossing.
+///
+/// A pass whose closest approach is within `1e-5` of the box's size (at least `1e-5`) is
+/// a hit at that approach: a graze computed in floats may come out a hair apart.
+pub(crate) fn sweep_point<V: Vector>(
+    c: V,
+    v: V,
+    inner: &BoundingBox<V>,
+    r: f32,
+) -> Option<SweepInterval<V>> {
+    let (lo, hi) = (inner.min, inner.max);
+    let (grown_lo, grown_hi) = (lo - V::splat(r), hi + V::splat(r));
+    let (mut u0, mut u1, mut entry) = (f32::NEG_INFINITY, f32::INFINITY, 0);
+    for axis in 0..V::DIM {
+        let (ci, vi) = (c.axis(axis), v.axis(axis));
+        let (g_lo, g_hi) = (grown_lo.axis(axis), grown_hi.axis(axis));
+        if vi == 0.0 {
+            if ci < g_lo || ci > g_hi {
+                return None;
+            }
+            continue;
+        }
+        let (t_lo, t_hi) = ((g_lo - ci) / vi, (g_hi - ci) / vi);
+        let (enter, exit) = if vi > 0.0 { (t_lo, t_hi) } else { (t_hi, t_lo) };
+        if enter > u0 {
+            u0 = enter;
+            entry = axis;
+        }
+        u1 = u1.min(exit);
     }
-    let ray = Ray::new(ball.center, v);
-    let (mut u, entry_normal) = ray.box_hit_with_normal_at(&grown, 1.0)?;
-    let speed = v.dot(v).sqrt();
-    let scale = aabb.size().max_element().max(ball.radius).max(1.0);
-    let tolerance = 1e-5 * scale;
-    let gap_at = |u: f32| {
-        let c = ray.at(u);
-        let d = c - aabb.closest_point(c);
-        d.dot(d).sqrt() - ball.radius
-    };
-    let contact = |u: f32| {
-        let c = ray.at(u);
-        let n = aabb.closest_point(c) - c;
-        let len = n.dot(n).sqrt();
-        SweepInterval {
-            u0: u,
-            u1: bounds.u1.max(u),
-            // A point on the face it entered through (radius 0): across that face.
-            normal: if len > 0.0 { n / len } else { -entry_normal },
-        }
-    };
-    for _ in 0..64 {
-        let gap = gap_at(u);
-        if gap <= tolerance {
-            return Some(contact(u));
-        }
-        u += gap / speed;
-        if u > 1.0 {
-            return None;
-        }
-    }
-    // Not converged (shallow approach): minimum of the convex gap over [u, 1], then the
-    // first contact between u (apart) and that minimum (touching).
-    let (mut lo, mut hi) = (u, 1.0f32);
-    for _ in 0..64 {
-        let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
-        if gap_at(m1) <= gap_at(m2) {
-            hi = m2;
-        } else {
-            lo = m1;
-        }
-    }
-    let (mut apart, mut touching) = (u, 0.5 * (lo + hi));
-    if gap_at(touching) > tolerance {
+    if u0 > u1 || u0 > 1.0 || u1 < 0.0 {
         return None;
     }
-    for _ in 0..64 {
-        let mid = 0.5 * (apart + touching);
-        if gap_at(mid) > tolerance {
-            apart = mid;
-        } else {
-            touching = mid;
+    let u1 = u1.min(1.0);
+    // From the point to the closest point of `inner`.
+    let gap_at = |t: f32| {
+        let p = c + v * t;
+        inner.closest_point(p) - p
+    };
+    if u0 <= 0.0 {
+        let g = gap_at(0.0);
+        if g.dot(g) <= r * r {
+            return Some(SweepInterval {
+                u0: 0.0,
+                u1,
+                normal: V::ZERO,
+            });
         }
     }
-    Some(contact(touching))
+    let tolerance = 1e-5 * (hi - lo).max_element().max(r).max(1.0);
+    let hit = |t: f32| {
+        let n = gap_at(t);
+        let len = n.dot(n).sqrt();
+        let normal = if len > 0.0 {
+            n / len
+        } else {
+            // On the face the point entered through (a radius of zero): across it.
+            let mut normal = V::ZERO;
+            if u0 > 0.0 {
+                normal.set_axis(entry, v.axis(entry).signum());
+            }
+            normal
+        };
+        Some(SweepInterval {
+            u0: t,
+            u1: u1.max(t),
+            normal,
+        })
+    };
+    // Whether the point at `t` is in the region given by `side`: each axis's side of
+    // `inner` (-1 below, 0 within, +1 above).
+    let in_region = |t: f32, side: V| {
+        let p = c + v * t;
+        (0..V::DIM).all(|axis| {
+            let (pi, si) = (p.axis(axis), side.axis(axis));
+            let (l, h) = (lo.axis(axis), hi.axis(axis));
+            if si == 0.0 {
+                l <= pi && pi <= h
+            } else if si > 0.0 {
+                pi >= h
+            } else {
+                pi <= l
+            }
+        })
+    };
+    let r64 = f64::from(r);
+    let mut t = u0.max(0.0);
+    // The side of each axis fixed by the crossing that starts a region (2: read it from
+    // the position): the computed position there may round to either side of the plane.
+    let mut crossed = [2.0f32; 3];
+    // Each face plane is crossed at most once: 2 * DIM + 1 regions at most.
+    for _ in 0..=2 * V::DIM {
+        let p = c + v * t;
+        // The region just after `t`: the axes on which the point is outside `inner`, or
+        // on a face plane and moving out. The quadratic in f64: its discriminant is a
+        // fourth power of lengths, which f64 holds for any f32 input.
+        let (mut side, mut outside) = (V::ZERO, 0);
+        let (mut vv, mut vq, mut qq) = (0.0f64, 0.0f64, 0.0f64);
+        for (axis, &crossed) in crossed.iter().enumerate().take(V::DIM) {
+            let (pi, vi) = (p.axis(axis), v.axis(axis));
+            let (l, h) = (lo.axis(axis), hi.axis(axis));
+            let sign = if crossed != 2.0 {
+                crossed
+            } else if pi > h || pi == h && vi > 0.0 {
+                1.0
+            } else if pi < l || pi == l && vi < 0.0 {
+                -1.0
+            } else {
+                0.0
+            };
+            if sign == 0.0 {
+                continue;
+            }
+            let face = if sign > 0.0 { h } else { l };
+            outside += 1;
+            side.set_axis(axis, sign);
+            let (q, vi) = (f64::from(pi - face), f64::from(vi));
+            vv += vi * vi;
+            vq += vi * q;
+            qq += q * q;
+        }
+        let excess = qq - r64 * r64;
+        if outside <= 1 || excess <= 0.0 {
+            return hit(t);
+        }
+        if vq >= 0.0 {
+            return (qq.sqrt() - r64 <= f64::from(tolerance))
+                .then(|| hit(t))
+                .flatten();
+        }
+        let disc = vq * vq - vv * excess;
+        // The smaller root of vv τ² + 2 vq τ + excess (in the form that does not cancel),
+        // or the time of the least distance.
+        let tau = if disc >= 0.0 {
+            excess / (disc.sqrt() - vq)
+        } else {
+            -vq / vv
+        } as f32;
+        let at = (t + tau).min(u1);
+        if t + tau <= u1 && in_region(at, side) {
+            if disc >= 0.0 {
+                return hit(at);
+            }
+            let g = gap_at(at);
+            return (g.dot(g).sqrt() - r <= tolerance)
+                .then(|| hit(at))
+                .flatten();
+        }
+        // The next crossing of a face plane, and the side of each axis crossed then.
+        let crossing = |axis: usize, plane: f32| (plane - c.axis(axis)) / v.axis(axis);
+        let mut next = u1;
+        for axis in 0..V::DIM {
+            if v.axis(axis) != 0.0 {
+                for plane in [lo.axis(axis), hi.axis(axis)] {
+                    let x = crossing(axis, plane);
+                    if x > t && x < next {
+                        next = x;
+                    }
+                }
+            }
+        }
+        if next >= u1 {
+            return None;
+        }
+        for (axis, crossed) in crossed.iter_mut().enumerate().take(V::DIM) {
+            let vi = v.axis(axis);
+            *crossed = if vi > 0.0 && crossing(axis, hi.axis(axis)) == next {
+                1.0
+            } else if vi > 0.0 && crossing(axis, lo.axis(axis)) == next {
+                0.0
+            } else if vi < 0.0 && crossing(axis, lo.axis(axis)) == next {
+                -1.0
+            } else if vi < 0.0 && crossing(axis, hi.axis(axis)) == next {
+                0.0
+            } else {
+                2.0
+            };
+        }
+        t = next;
+    }
+    None
 }
 
 /// Casts `shape` along `direction` against `target`: the first `t` in `[0, max_t]` at

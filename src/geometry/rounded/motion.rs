@@ -7,6 +7,7 @@ use crate::geometry::rounded::{
 };
 use crate::geometry::{
     Ball, BoundingBox, Ray, SweepInterval, box_cast_at, sweep_ball_box, sweep_balls, sweep_boxes,
+    sweep_point,
 };
 
 /// Sweeps two moving rounded boxes: when they first and last overlap during the step, or
@@ -20,12 +21,12 @@ use crate::geometry::{
 /// Boxes and balls go to the sweeps made for them: two boxes (both radii 0) to
 /// [`sweep_boxes`], two balls (both half extents 0) to [`sweep_balls`], a ball and a box
 /// to [`sweep_ball_box`] (with the normal reversed when the box comes first). The rest is
-/// a ray: in `b`'s frame `a`'s center moves by `da - db` against the rounded box of center
-/// `b.center`, half extents `a.half_extents + b.half_extents` and radius
-/// `a.radius + b.radius`, which [`sweep_ball_box`] casts (a ball of that radius against
-/// that box). As there, `u1` is then the last time the two bounding boxes overlap, an
-/// upper bound of the exact exit time, and contacts are found within `1e-5` of the
-/// shapes' size (at least `1e-5`) of touching.
+/// a point against a rounded box: in `b`'s frame `a`'s center moves by `da - db` against
+/// the rounded box of center `b.center`, half extents `a.half_extents + b.half_extents`
+/// and radius `a.radius + b.radius`, solved piece by piece in closed form (a face, an
+/// edge, a corner). As for [`sweep_ball_box`], `u1` is then the last time the two
+/// bounding boxes overlap, an upper bound of the exact exit time, and a pass within `1e-5`
+/// of the shapes' size (at least `1e-5`) of touching counts as a hit.
 ///
 /// Where the lengths are so large (or, for two balls, so small) that the squares those
 /// sweeps compute would overflow (fourth powers, for two balls), the input is first
@@ -37,13 +38,28 @@ pub fn sweep_rounded<V: Vector>(
     b: &RoundedBox<V>,
     db: V,
 ) -> Option<SweepInterval<V>> {
-    if !a.is_valid() || !b.is_valid() || !da.is_finite() || !db.is_finite() {
+    let (a_ball, b_ball) = (a.half_extents == V::ZERO, b.half_extents == V::ZERO);
+    let (a_box, b_box) = (a.radius == 0.0, b.radius == 0.0);
+    if !(a_box && b_box || a_ball && b_ball || a_ball && b_box || a_box && b_ball) {
+        // In b's frame, about b's center: the relative position is rounded once, and the
+        // Minkowski sum is centered on the origin. Its lengths bound every square the
+        // sweep computes, so they alone decide whether it must be scaled. Invalid input
+        // is found before anything is reported (a miss needs no check).
+        let (c, v) = (a.center - b.center, da - db);
+        let (h, r) = (a.half_extents + b.half_extents, a.radius + b.radius);
+        let size = c.abs().max(v.abs()).max(h).max_element().max(r);
+        if size < SQUARE_LIMIT && (size >= f32::MIN_POSITIVE || size == 0.0) {
+            return sweep_point(c, v, &BoundingBox::from_min_max(-h, h), r)
+                .filter(|_| valid_motion(a, da, b, db));
+        }
+    }
+    if !valid_motion(a, da, b, db) {
         return None;
     }
-    if a.radius == 0.0 && b.radius == 0.0 {
+    if a_box && b_box {
         return sweep_boxes(&a.inner_box(), da, &b.inner_box(), db);
     }
-    let balls = a.half_extents == V::ZERO && b.half_extents == V::ZERO;
+    let balls = a_ball && b_ball;
     let (lo, hi) = if balls { QUARTIC } else { SQUARE };
     let size = largest(
         &[a.center, a.half_extents, b.center, b.half_extents, da, db],
@@ -55,6 +71,26 @@ pub fn sweep_rounded<V: Vector>(
     }
     let (da, db) = (times_pow2(da, k), times_pow2(db, k));
     sweep_round(&a.scaled(k), da, &b.scaled(k), db)
+}
+
+/// `2^SQUARE.1`: lengths below it need no scaling in [`sweep_point`]'s squares.
+const SQUARE_LIMIT: f32 = (1u64 << SQUARE.1) as f32;
+
+/// Whether both shapes are valid ([`RoundedBox::is_valid`]) and both displacements
+/// finite, without a branch per component: `x * 0` is 0 for a finite `x` and NaN
+/// otherwise, and the sum of the products is 0 only when every one is.
+#[inline]
+fn valid_motion<V: Vector>(a: &RoundedBox<V>, da: V, b: &RoundedBox<V>, db: V) -> bool {
+    let zeros = (a.center * 0.0 + a.half_extents * 0.0)
+        + (b.center * 0.0 + b.half_extents * 0.0)
+        + (da * 0.0 + db * 0.0);
+    let finite = zeros.dot(V::ONE) + (a.radius * 0.0 + b.radius * 0.0) == 0.0;
+    finite
+        && a.half_extents
+            .min(b.half_extents)
+            .min_element()
+            .min(a.radius.min(b.radius))
+            >= 0.0
 }
 
 /// [`sweep_rounded`] for valid shapes not both boxes, at a scale where the ball and box
@@ -81,11 +117,9 @@ fn sweep_round<V: Vector>(
             ..hit
         });
     }
-    // In b's frame, about b's center: the relative position is rounded once, and the
-    // Minkowski box is centered on the origin.
-    let ball = Ball::new(a.center - b.center, a.radius + b.radius);
-    let target = BoundingBox::from_center_half_extents(V::ZERO, a.half_extents + b.half_extents);
-    sweep_ball_box(&ball, da - db, &target, V::ZERO)
+    let h = a.half_extents + b.half_extents;
+    let inner = BoundingBox::from_min_max(-h, h);
+    sweep_point(a.center - b.center, da - db, &inner, a.radius + b.radius)
 }
 
 /// Casts `shape` along `direction` against `target`: the first `t` in `[0, max_t]` at
