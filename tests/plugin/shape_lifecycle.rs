@@ -2,11 +2,11 @@
 //! lifecycle change, against an independent `f64` oracle of the exact message sequence.
 //!
 //! The scene: a partner `P` at the origin (a box, a ball, a capsule along x or a rounded
-//! box, each reaching 0.5 along x) and a mover `M` (a rounded box or a capsule along y)
+//! box, each reaching 0.5 along x; moving, or `Static` in the other tree) and a mover `M` (a rounded box or a capsule along y)
 //! on the x axis, `0.25` apart, touching exactly (a gap of zero: the test is inclusive)
 //! or `0.25` deep. Every value is a multiple of `1/8`, so the plugin's `f32` shapes are
 //! exact and the exact touch is no matter of rounding. Then a change: a teleport (to each
-//! contact state, on the other side), disabled and enabled, despawned, its shape removed
+//! contact state, on the other side), disabled and enabled, despawned (or its partner), its shape removed
 //! leaving a ball, a shape that outranks it inserted, its shape removed and put back, its
 //! radius changed (to each contact state).
 //!
@@ -100,6 +100,8 @@ enum Action<V: Dim> {
     Disable,
     Enable,
     Despawn,
+    /// The partner despawned.
+    DespawnPartner,
     Insert(Body<V>),
     Remove(Body<V>),
     /// The shape's radius written in place (`get_mut`).
@@ -126,6 +128,11 @@ fn changes<V: Dim>(mover: Body<V>, gap: f64) -> Vec<Case<V>> {
         vec![vec![Action::Disable], vec![Action::Enable]],
     ));
     cases.push(("despawned".into(), None, vec![vec![Action::Despawn]]));
+    cases.push((
+        "the partner despawned".into(),
+        None,
+        vec![vec![Action::DespawnPartner]],
+    ));
     // A ball 0.25 short of the mover's reach: it touches when the mover is 0.25 deep.
     let ball = Body::Ball(BoundingSphere::new((reach - 0.25) as f32));
     cases.push((
@@ -170,6 +177,7 @@ struct Model<V: Dim> {
     x: f64,
     shapes: Vec<Body<V>>,
     alive: bool,
+    partner_alive: bool,
     enabled: bool,
     teleported: bool,
     /// In the trees at the last tick.
@@ -188,7 +196,7 @@ impl<V: Dim> Model<V> {
 
     fn emit(&mut self, tick: u32, reason: Option<EndReason>) {
         self.out.push((tick, reason));
-        self.entity_events += if self.alive { 2 } else { 1 };
+        self.entity_events += usize::from(self.alive) + usize::from(self.partner_alive);
     }
 
     fn apply(&mut self, action: Action<V>) {
@@ -200,6 +208,7 @@ impl<V: Dim> Model<V> {
             Action::Disable => self.enabled = false,
             Action::Enable => self.enabled = true,
             Action::Despawn => self.alive = false,
+            Action::DespawnPartner => self.partner_alive = false,
             Action::Insert(b) => {
                 self.shapes.retain(|s| rank(s) != rank(&b));
                 self.shapes.push(b);
@@ -217,6 +226,13 @@ impl<V: Dim> Model<V> {
 
     fn tick(&mut self, tick: u32) {
         let in_tree = self.alive && self.enabled && !self.shapes.is_empty();
+        if !self.partner_alive {
+            if self.open {
+                self.open = false;
+                self.emit(tick, Some(EndReason::Removed));
+            }
+            return;
+        }
         if !in_tree {
             if self.open {
                 self.open = false;
@@ -247,7 +263,7 @@ impl<V: Dim> Model<V> {
     }
 }
 
-fn act<V: Dim>(app: &mut App, m: Entity, action: Action<V>) {
+fn act<V: Dim>(app: &mut App, m: Entity, p: Entity, action: Action<V>) {
     let world = app.world_mut();
     match action {
         Action::Teleport(x) => {
@@ -262,6 +278,9 @@ fn act<V: Dim>(app: &mut App, m: Entity, action: Action<V>) {
         }
         Action::Despawn => {
             world.despawn(m);
+        }
+        Action::DespawnPartner => {
+            world.despawn(p);
         }
         Action::Insert(b) => b.insert(&mut world.entity_mut(m)),
         Action::Remove(b) => remove_body(&mut world.entity_mut(m), &b),
@@ -278,6 +297,7 @@ fn act<V: Dim>(app: &mut App, m: Entity, action: Action<V>) {
 fn run_case<V: Dim>(
     mover: Body<V>,
     partner: Body<V>,
+    partner_static: bool,
     gap: f64,
     extra: Option<Body<V>>,
     frames: &[Vec<Action<V>>],
@@ -288,6 +308,9 @@ fn run_case<V: Dim>(
     let x = reach_x(&mover) + reach_x(&partner) + gap;
     let p = app.spawn_id(Transform::default());
     partner.insert(&mut app.world_mut().entity_mut(p));
+    if partner_static {
+        app.world_mut().entity_mut(p).insert(Static);
+    }
     let m = app.spawn_id(Transform::from_translation(flat::<V>(Vec3::new(
         x as f32, 0.0, 0.0,
     ))));
@@ -296,6 +319,7 @@ fn run_case<V: Dim>(
         x,
         shapes: vec![mover],
         alive: true,
+        partner_alive: true,
         enabled: true,
         teleported: false,
         in_tree: false,
@@ -313,7 +337,7 @@ fn run_case<V: Dim>(
     all.push(vec![]);
     for (tick, actions) in all.iter().enumerate() {
         for &action in actions {
-            act::<V>(&mut app, m, action);
+            act::<V>(&mut app, m, p, action);
             model.apply(action);
         }
         run_ticks(&mut app, 1);
@@ -349,19 +373,25 @@ fn run_case<V: Dim>(
     Ok(())
 }
 
-/// The whole matrix: mover × partner × contact state × change.
+/// The whole matrix: mover × partner (moving, or `Static`: the other tree) × contact
+/// state × change.
 fn newer_shapes_lifecycle<V: Dim>() {
     let mut failures = Vec::new();
     let mut cases = 0;
     for mover in movers::<V>() {
         for partner in partners::<V>() {
-            for (state, gap) in STATES {
-                for (change, extra, frames) in changes(mover, gap) {
-                    cases += 1;
-                    if let Err(e) = run_case::<V>(mover, partner, gap, extra, &frames) {
-                        failures.push(format!(
-                            "{mover:?} against {partner:?}, {state}, {change}: {e}"
-                        ));
+            for partner_static in [false, true] {
+                for (state, gap) in STATES {
+                    for (change, extra, frames) in changes(mover, gap) {
+                        cases += 1;
+                        if let Err(e) =
+                            run_case::<V>(mover, partner, partner_static, gap, extra, &frames)
+                        {
+                            failures.push(format!(
+                                "{mover:?} against {partner:?} (static: {partner_static}), \
+                                 {state}, {change}: {e}"
+                            ));
+                        }
                     }
                 }
             }
@@ -393,6 +423,7 @@ fn shape_lifecycle_oracle_hand_cases() {
         x,
         shapes: vec![mover],
         alive: true,
+        partner_alive: true,
         enabled: true,
         teleported: false,
         in_tree: false,
