@@ -2,13 +2,14 @@
 //! lifecycle change, against an independent `f64` oracle of the exact message sequence.
 //!
 //! The scene: a partner `P` at the origin (a box, a ball, a capsule along x or a rounded
-//! box, each reaching 0.5 along x; moving, or `Static` in the other tree) and a mover `M` (a rounded box or a capsule along y)
-//! on the x axis, `0.25` apart, touching exactly (a gap of zero: the test is inclusive)
-//! or `0.25` deep. Every value is a multiple of `1/8`, so the plugin's `f32` shapes are
-//! exact and the exact touch is no matter of rounding. Then a change: a teleport (to each
-//! contact state, on the other side), disabled and enabled, despawned (or its partner), its shape removed
-//! leaving a ball, a shape that outranks it inserted, its shape removed and put back, its
-//! radius changed (to each contact state).
+//! box, each reaching 0.5 along x; moving, or `Static` in the other tree) and a mover `M`
+//! (a rounded box or a capsule along y) on the x axis, `0.25` apart, touching exactly (a
+//! gap of zero: the test is inclusive) or `0.25` deep. Every value is a multiple of
+//! `1/8`, so the plugin's `f32` shapes are exact and the exact touch is no matter of
+//! rounding. Then a change: a teleport (to each contact state, on the other side),
+//! disabled and enabled, despawned (or its partner), its shape removed leaving a ball, a
+//! shape that outranks it inserted, its shape removed and put back, its radius changed
+//! (to each contact state).
 //!
 //! The oracle follows the documented contract: the shape that counts is the first of
 //! `Aabb`, `RoundedAabb`, `Capsule`, `BoundingSphere` present; the pair touches when the
