@@ -6,7 +6,7 @@
 //! `walker`'s walker, after every move).
 
 use bevy_aabb_tree::Vector;
-use bevy_aabb_tree::geometry::{CharacterConfig, RoundedBox, Shape};
+use bevy_aabb_tree::geometry::{CharacterConfig, RoundedBox, Shape, one_way_blocks, one_way_push};
 use glam::{Vec2, Vec3};
 
 use super::oracle::{box_shape as bbox, vec};
@@ -35,6 +35,7 @@ both_dims!(
     slides_over_low_ledges_without_a_step,
     no_step_above_the_maximum,
     one_way_platform_and_ceiling,
+    one_way_rule_counts_the_radius,
 );
 
 /// A rounded character: a capsule (radius 0.35, 0.9 tall) or a ball (radius 0.35).
@@ -408,5 +409,45 @@ fn stands_on_an_edge_only_within_the_step_height<V: Vector>(body: Body) {
             );
             assert!(walker.grounded, "{body:?} {c}: not grounded on the floor");
         }
+    }
+}
+
+/// The one-way rule measures a capsule from its lowest point, its radius below the end of
+/// its segment: with [`capsule`]'s (segment half length 0.4, radius 0.3, so it reaches
+/// 0.7 down from its center) it may sink `0.05 × 0.7 = 0.035` into a platform whose top is
+/// at 2.2 and still stand on it. Sunk 0.03: a motion down is blocked and the push lifts it
+/// by 0.03. Sunk 0.2 (its segment's end still 0.1 above the top): it is partly inside, so
+/// it passes and is not pushed. A handful of heights between, each against the rule
+/// computed by hand from the capsule's lowest point.
+fn one_way_rule_counts_the_radius<V: Vector>() {
+    let platform = bbox::<V>([-2.0, 2.0, -3.0], [2.0, 2.2, 3.0]);
+    let down = vec::<V>([0.0, -0.1, 0.0]);
+    let (top, reach) = (2.2f32, 0.7f32);
+    let tolerance = 0.05 * reach;
+    for sunk in [-0.01f32, 0.0, 0.01, 0.03, 0.04, 0.1, 0.2, 0.29, 0.35] {
+        // `capsule(x, y, gap)` has its bottom `gap` above `y`.
+        let shape = capsule::<V>(0.0, top, -sunk);
+        let bottom = shape.center().dot(up()) - reach;
+        assert!(
+            (bottom - (top - sunk)).abs() < 1e-5,
+            "{sunk}: bottom {bottom}"
+        );
+        // Away from the threshold by more than rounding.
+        assert!((sunk - tolerance).abs() > 1e-3);
+        let on_top = sunk <= tolerance;
+        assert_eq!(
+            one_way_blocks(&shape, down, &platform, up()),
+            on_top,
+            "sunk {sunk}: blocked"
+        );
+        // Moving up or across, it is never blocked.
+        assert!(!one_way_blocks(&shape, -down, &platform, up()), "{sunk}");
+        let push = one_way_push(&shape, &platform, up());
+        let expected = if sunk > 0.0 && on_top { sunk } else { 0.0 };
+        let off = push - up::<V>() * expected;
+        assert!(
+            off.dot(off) < 1e-8,
+            "sunk {sunk}: pushed by {push:?}, expected {expected} up"
+        );
     }
 }

@@ -23,7 +23,8 @@
 //! brute-force pairs, the swept first contact and its normals) are shared; each other
 //! module holds the tests of one concern: `scenes`, `tunnelling`, `lifecycle`, `churn`,
 //! `schedules` (and hierarchy), `observers`, `queries`, `bad_input`, `reliability`, `idle`,
-//! `capsules` and `rounded_boxes`.
+//! `capsules`, `rounded_boxes` and `shape_lifecycle` (the newer shapes crossed with
+//! every contact state and lifecycle change).
 //! Modules with apps and oracles of their own: `gameplay`, `static_levels` (with `static_cases`), `soak` (its
 //! long runs are `#[ignore]`d: `scripts/soak.sh`), `plugin_smoke`, and `plugin_parallel` and `warnings`, which set
 //! up process-wide state and so run each test in a process of its own (`kit::process`).
@@ -87,6 +88,7 @@ mod reliability;
 mod rounded_boxes;
 mod scenes;
 mod schedules;
+mod shape_lifecycle;
 mod soak;
 mod static_cases;
 mod static_levels;
