@@ -37,6 +37,8 @@
 //! `app.update()`, plugin tick and narrow phase (also per candidate pair: the capsules'
 //! narrower boxes make fewer candidates) and the ratios capsule/box and ball/box.
 
+#[path = "../dim.rs"]
+mod dim;
 #[path = "../../../benches/support/ours_driver.rs"]
 mod ours_driver;
 #[path = "../../../benches/support/scene.rs"]
@@ -48,6 +50,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::prelude::*;
+use dim::Dim;
 use ours_driver::{Displacement, FromArray, OursBroadPhase};
 use scene::Scene;
 
@@ -196,11 +199,7 @@ fn spawn_with<V: FromArray<D>, C: Component + Copy, const D: usize>(
 /// The plugin's app on `scene`, its colliders of `shape`, ready to tick.
 fn plugin_app<V, const D: usize>(scene: &Scene<D>, threads: usize, shape: ShapeKind) -> App
 where
-    V: FromArray<D>
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
+    V: FromArray<D> + Dim,
 {
     if threads > 1 {
         // Before any app: `TaskPoolPlugin` keeps a pool that already exists.
@@ -246,11 +245,7 @@ where
 
 fn run_plugin<V, const D: usize>(scene: &Scene<D>, threads: usize, shape: ShapeKind) -> PluginRun
 where
-    V: FromArray<D>
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
+    V: FromArray<D> + Dim,
 {
     let start = Instant::now();
     let mut app = plugin_app::<V, D>(scene, threads, shape);
@@ -401,11 +396,7 @@ fn compare_shapes<V, const D: usize>(
     threads: usize,
 ) where
     Scene<D>: UniformDyn,
-    V: FromArray<D>
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
+    V: FromArray<D> + Dim,
 {
     let (scene, moving) = stress_scene::<D>(n, vs, idle_fraction);
     println!(
@@ -492,11 +483,7 @@ fn report<V, const D: usize>(
     shape: ShapeKind,
 ) where
     Scene<D>: UniformDyn,
-    V: FromArray<D>
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
+    V: FromArray<D> + Dim,
 {
     let (scene, moving) = stress_scene::<D>(n, vs, idle_fraction);
     println!(
