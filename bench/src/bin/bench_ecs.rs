@@ -50,7 +50,7 @@ use bevy_aabb_tree::prelude::{
     Velocity,
 };
 use dim::Dim;
-use scene::Scene;
+use scene::{Scene, bounce_axis};
 
 const WARMUP: usize = 30;
 const TICKS: usize = 300;
@@ -105,16 +105,7 @@ fn move_boxes<C: MoverVelocity>(region: Res<Region>, mut q: Query<(&mut Transfor
         let mut v = velocity.get();
         let mut flipped = false;
         for k in 0..dims {
-            c[k] += v[k] * dt;
-            if c[k] < 0.0 {
-                c[k] = 0.0;
-                v[k] = v[k].abs();
-                flipped = true;
-            } else if c[k] > side {
-                c[k] = side;
-                v[k] = -v[k].abs();
-                flipped = true;
-            }
+            flipped |= bounce_axis(&mut c[k], &mut v[k], dt, 0.0, side);
         }
         transform.translation = c;
         if flipped {

@@ -52,7 +52,7 @@ use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::prelude::*;
 use dim::Dim;
 use ours_driver::{Displacement, FromArray, OursBroadPhase};
-use scene::Scene;
+use scene::{Scene, bounce_axis};
 
 /// Ticks run before measuring (the first one inserts every collider).
 const WARMUP: usize = 30;
@@ -79,16 +79,7 @@ fn move_boxes<V: Vector, const D: usize>(
         let mut v = velocity.0.extend_to_3d();
         let mut flipped = false;
         for k in 0..D {
-            c[k] += v[k] * dt;
-            if c[k] < 0.0 {
-                c[k] = 0.0;
-                v[k] = v[k].abs();
-                flipped = true;
-            } else if c[k] > side {
-                c[k] = side;
-                v[k] = -v[k].abs();
-                flipped = true;
-            }
+            flipped |= bounce_axis(&mut c[k], &mut v[k], dt, 0.0, side);
         }
         transform.translation = c;
         if flipped {
