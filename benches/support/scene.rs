@@ -197,14 +197,7 @@ impl<const D: usize> Scene<D> {
         {
             let (lo, hi) = self.walls.get(i).copied().unwrap_or(region);
             for k in 0..D {
-                c[k] += v[k] * dt;
-                if c[k] < lo[k] {
-                    c[k] = lo[k];
-                    v[k] = v[k].abs();
-                } else if c[k] > hi[k] {
-                    c[k] = hi[k];
-                    v[k] = -v[k].abs();
-                }
+                bounce_axis(&mut c[k], &mut v[k], dt, lo[k], hi[k]);
             }
         }
     }
@@ -557,4 +550,22 @@ pub fn size_and_dimension(default_n: usize, usage: &str) -> (usize, bool) {
         }
     }
     (n, three_d)
+}
+
+/// One axis of a box's move over a step: the center `c` moves by `v dt`; past a wall of
+/// `lo..hi` it stops on the wall, its velocity turned back inwards. Whether it bounced.
+#[inline]
+pub fn bounce_axis(c: &mut f32, v: &mut f32, dt: f32, lo: f32, hi: f32) -> bool {
+    *c += *v * dt;
+    if *c < lo {
+        *c = lo;
+        *v = v.abs();
+        true
+    } else if *c > hi {
+        *c = hi;
+        *v = -v.abs();
+        true
+    } else {
+        false
+    }
 }

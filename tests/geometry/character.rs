@@ -61,34 +61,14 @@ fn steps_up_to_the_maximum<V: Vector>() {
             let m = walker.tick(&mut world, vec([3.0, 0.0, 0.0]), None);
             stepped = stepped.max(m.step);
         }
-        if ratio <= 1.0 {
-            assert!(
-                walker.x() > 3.0,
-                "ratio {ratio}: stopped at x {}",
-                walker.x()
-            );
-            let gap = walker.bottom() - h;
-            assert!(
-                (0.0..0.02).contains(&gap),
-                "ratio {ratio}: {gap} above the step"
-            );
-            assert!(
-                (stepped - h).abs() < 1e-4,
-                "ratio {ratio}: stepped {stepped}, step {h}"
-            );
-        } else {
-            assert!(
-                walker.x() < 0.71,
-                "ratio {ratio}: climbed to x {}",
-                walker.x()
-            );
-            assert!(
-                walker.bottom() < 0.02,
-                "ratio {ratio}: bottom {}",
-                walker.bottom()
-            );
-            assert_eq!(stepped, 0.0, "ratio {ratio}");
-        }
+        walker.assert_step_outcome(
+            &format!("ratio {ratio}"),
+            ratio <= 1.0,
+            h,
+            stepped,
+            1e-4,
+            0.71,
+        );
         assert!(walker.grounded, "ratio {ratio}: not grounded at the end");
     }
 }

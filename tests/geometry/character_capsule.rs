@@ -114,34 +114,14 @@ fn climbs_steps_up_to_the_maximum<V: Vector>(body: Body) {
                 walker.x()
             );
         }
-        if ratio <= 1.0 {
-            assert!(
-                walker.x() > 3.0,
-                "{body:?} {ratio}: stopped at x {}",
-                walker.x()
-            );
-            let above = walker.bottom() - h;
-            assert!(
-                (0.0..0.02).contains(&above),
-                "{body:?} {ratio}: {above} above the step"
-            );
-            assert!(
-                (stepped - h).abs() < 1e-3,
-                "{body:?} {ratio}: stepped {stepped}, step {h}"
-            );
-        } else {
-            assert!(
-                walker.x() < 1.0,
-                "{body:?} {ratio}: climbed to x {}",
-                walker.x()
-            );
-            assert!(
-                walker.bottom() < 0.02,
-                "{body:?} {ratio}: bottom {}",
-                walker.bottom()
-            );
-            assert_eq!(stepped, 0.0, "{body:?} {ratio}");
-        }
+        walker.assert_step_outcome(
+            &format!("{body:?} {ratio}"),
+            ratio <= 1.0,
+            h,
+            stepped,
+            1e-3,
+            1.0,
+        );
     }
 }
 

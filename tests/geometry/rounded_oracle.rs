@@ -664,30 +664,56 @@ pub(crate) fn check_sweep<V: Vector>(
         ctx()
     );
     let (x, y) = (oa.at(&va, u0), ob.at(&vb, u0));
+    check_contact_normal(
+        hit.normal,
+        &x,
+        &y,
+        &w,
+        r,
+        judge,
+        &ctx,
+        "but those faces do not meet",
+    );
+    true
+}
+
+/// The normal `normal` at a first contact between `a` and `b` (the shapes at that
+/// instant), from `a` towards `b`, `motion` `b`'s relative to `a`. Rounded (radius `r` at
+/// least 5% of the unit): the direction from `a`'s inner box towards `b`'s. Sharp (`r`
+/// zero): a unit axis on which the two faces meet, `b` arriving against it (`faces` says
+/// what is wrong otherwise). In between, not checked.
+#[allow(clippy::too_many_arguments)]
+fn check_contact_normal<V: Vector>(
+    normal: V,
+    a: &Orb,
+    b: &Orb,
+    motion: &F,
+    r: f64,
+    judge: Judge,
+    ctx: &dyn Fn() -> String,
+    faces: &str,
+) {
     if r >= 0.05 * judge.unit {
-        // From a's inner box towards b's.
-        let expected = normalized(&x.offset_to(&y));
+        let expected = normalized(&a.offset_to(b));
         assert!(
-            length(&minus(&n, &expected)) <= 2e-3,
+            length(&minus(&f64s(normal), &expected)) <= 2e-3,
             "{}: normal, expected {expected:?}",
             ctx()
         );
     } else if r == 0.0 {
-        // The axis of the faces that meet, b arriving against it.
         let (axis, sign) =
-            unit_axis(hit.normal).unwrap_or_else(|| panic!("{}: normal not a unit axis", ctx()));
+            unit_axis(normal).unwrap_or_else(|| panic!("{}: normal not a unit axis", ctx()));
         let meet = if sign > 0.0 {
-            y.inner.lo[axis] - x.inner.hi[axis]
+            b.inner.lo[axis] - a.inner.hi[axis]
         } else {
-            x.inner.lo[axis] - y.inner.hi[axis]
+            a.inner.lo[axis] - b.inner.hi[axis]
         };
         assert!(
-            meet.abs() <= judge.contact() && f64::from(sign) * w[axis] < 0.0,
-            "{}: normal {sign} on axis {axis}, but those faces do not meet",
+            meet.abs() <= judge.contact() && f64::from(sign) * motion[axis] < 0.0,
+            "{}: normal {sign} on axis {axis}, {faces}",
             ctx()
         );
     }
-    true
 }
 
 /// Whether `1 / x` is exact for every component (0 or a power of two). The slab test of
@@ -838,30 +864,17 @@ pub(crate) fn check_cast<V: Vector>(
         Ok(hit) => hit,
         Err(verdict) => return verdict,
     };
-    let fnormal = f64s(n);
     let x = os.at(&d, t64);
-    if r >= 0.05 * judge.unit {
-        // The target's outward normal: from its inner box towards the cast shape's.
-        let expected = normalized(&ot.offset_to(&x));
-        assert!(
-            length(&minus(&fnormal, &expected)) <= 2e-3,
-            "{}: normal, expected {expected:?}",
-            ctx()
-        );
-    } else if r == 0.0 {
-        let (axis, sign) =
-            unit_axis(n).unwrap_or_else(|| panic!("{}: normal not a unit axis", ctx()));
-        let meet = if sign > 0.0 {
-            x.inner.lo[axis] - ot.inner.hi[axis]
-        } else {
-            ot.inner.lo[axis] - x.inner.hi[axis]
-        };
-        assert!(
-            meet.abs() <= judge.contact() && f64::from(sign) * d[axis] < 0.0,
-            "{}: not arriving on the face of the normal",
-            ctx()
-        );
-    }
+    check_contact_normal(
+        n,
+        &ot,
+        &x,
+        &d,
+        r,
+        judge,
+        &ctx,
+        "not arriving on the face of the normal",
+    );
     true
 }
 

@@ -245,4 +245,35 @@ impl<V: Vector> Walker<V> {
         }
         m
     }
+
+    /// After walking from `x` 0 towards a step `h` high, `stepped` the largest step a
+    /// move took: when `climbs`, on top of it past `x` 3 (within 0.02 above it), having
+    /// stepped its height (within `tolerance`); else stopped before it (`x` under `stop`),
+    /// on the floor, with no step taken. `what` leads every message.
+    pub(super) fn assert_step_outcome(
+        &self,
+        what: &str,
+        climbs: bool,
+        h: f32,
+        stepped: f32,
+        tolerance: f32,
+        stop: f32,
+    ) {
+        if climbs {
+            assert!(self.x() > 3.0, "{what}: stopped at x {}", self.x());
+            let above = self.bottom() - h;
+            assert!(
+                (0.0..0.02).contains(&above),
+                "{what}: {above} above the step"
+            );
+            assert!(
+                (stepped - h).abs() < tolerance,
+                "{what}: stepped {stepped}, step {h}"
+            );
+        } else {
+            assert!(self.x() < stop, "{what}: climbed to x {}", self.x());
+            assert!(self.bottom() < 0.02, "{what}: bottom {}", self.bottom());
+            assert_eq!(stepped, 0.0, "{what}");
+        }
+    }
 }

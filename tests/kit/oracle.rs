@@ -65,6 +65,14 @@ impl Solid {
         }
     }
 
+    /// The box the shape is grown from: a box itself, a ball's center.
+    pub fn inner_box(self) -> (DVec3, DVec3) {
+        match self {
+            Solid::Box { min, max } => (min, max),
+            Solid::Ball { center, .. } => (center, center),
+        }
+    }
+
     /// Distance from `p` to the shape (0 inside).
     pub fn distance_to_point(self, p: DVec3) -> f64 {
         self.closest_point(p).distance(p)
@@ -221,37 +229,67 @@ pub fn first_contact_by(
 }
 
 /// The outward unit normals a surface of `s` may have at `p` (a point on it, within
-/// `eps`): a ball's radial direction; a box's faces that `p` lies on.
+/// `eps`): a ball's radial direction; a box's faces that `p` lies on. The contact normals
+/// of `s` with the point `p` (a box of size zero), less a zero one.
 pub fn surface_normals(s: Solid, p: DVec3, eps: f64) -> Vec<DVec3> {
-    match s {
-        Solid::Ball { center, .. } => {
-            let n = p - center;
-            if n.length() > 0.0 {
-                vec![n.normalize()]
-            } else {
-                vec![]
-            }
+    let mut out = contact_normals(s, Solid::Box { min: p, max: p }, eps);
+    out.retain(|n| *n != DVec3::ZERO);
+    out
+}
+
+/// The contact normals from `a` towards `b`, two shapes that touch (within `eps`): a set,
+/// any of which is right. Two boxes: the faces of `a` that `b` touches ([`touching_faces`],
+/// several at an edge or a corner). A ball with anything: one normal, the direction from
+/// `a`'s inner box to `b`'s ([`box_gap`], a ball's inner box being its center), zero
+/// when they meet (coinciding centers, a center in the box).
+pub fn contact_normals(a: Solid, b: Solid, eps: f64) -> Vec<DVec3> {
+    match (a, b) {
+        (Solid::Box { min, max }, Solid::Box { min: lo, max: hi }) => {
+            touching_faces(min, max, lo, hi, eps)
         }
-        Solid::Box { min, max } => {
-            let mut out = Vec::new();
-            for i in 0..3 {
-                if min[i] == max[i] && p[i] == min[i] {
-                    // A flat axis (2D): no face there.
-                    continue;
-                }
-                let mut n = DVec3::ZERO;
-                if (p[i] - max[i]).abs() <= eps {
-                    n[i] = 1.0;
-                    out.push(n);
-                }
-                if (p[i] - min[i]).abs() <= eps {
-                    n[i] = -1.0;
-                    out.push(n);
-                }
-            }
-            out
+        _ => {
+            let ((amin, amax), (bmin, bmax)) = (a.inner_box(), b.inner_box());
+            vec![box_gap(amin, amax, bmin, bmax).normalize_or_zero()]
         }
     }
+}
+
+/// The faces of the box `amin..amax` (outward unit normals) that the box `bmin..bmax`
+/// touches from outside, within `eps`: those where `b`'s opposite face is that near. An
+/// axis on which both boxes are flat in the same plane (2D) has no face.
+pub fn touching_faces(amin: DVec3, amax: DVec3, bmin: DVec3, bmax: DVec3, eps: f64) -> Vec<DVec3> {
+    let mut out = Vec::new();
+    for i in 0..3 {
+        if amin[i] == amax[i] && bmin[i] == bmax[i] && bmin[i] == amin[i] {
+            continue;
+        }
+        let mut n = DVec3::ZERO;
+        if (bmin[i] - amax[i]).abs() <= eps {
+            n[i] = 1.0;
+            out.push(n);
+        }
+        if (amin[i] - bmax[i]).abs() <= eps {
+            n[i] = -1.0;
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// The shortest vector from the box `amin..amax` to the box `bmin..bmax`: per axis the
+/// gap between the two intervals, signed towards `b` (zero where they overlap). The
+/// contact normal of two rounded boxes (boxes grown by a radius: balls, capsules) is its
+/// direction between their inner boxes.
+pub fn box_gap(amin: DVec3, amax: DVec3, bmin: DVec3, bmax: DVec3) -> DVec3 {
+    let mut d = DVec3::ZERO;
+    for i in 0..3 {
+        if bmin[i] > amax[i] {
+            d[i] = bmin[i] - amax[i];
+        } else if amin[i] > bmax[i] {
+            d[i] = bmax[i] - amin[i];
+        }
+    }
+    d
 }
 
 /// A direction of random length: about one in twenty zero, one in twenty along an axis,

@@ -51,19 +51,11 @@ pub(crate) fn signed_gap(a: &Rb, b: &Rb) -> f64 {
 }
 
 /// The unit normal from `a` towards `b` where they touch: from the closest point of
-/// `a`'s inner box to `b`'s (zero when the inner boxes overlap).
+/// `a`'s inner box to `b`'s (zero when the inner boxes overlap). The kit's
+/// [`crate::exact::contact_normals`] of a ball with anything, for rounded boxes (which the
+/// kit's `Solid` does not hold): one normal, not a set.
 fn contact_normal(a: &Rb, b: &Rb) -> DVec3 {
-    let (amin, amax) = (a.c - a.h, a.c + a.h);
-    let (bmin, bmax) = (b.c - b.h, b.c + b.h);
-    let mut d = DVec3::ZERO;
-    for i in 0..3 {
-        if bmin[i] > amax[i] {
-            d[i] = bmin[i] - amax[i];
-        } else if amin[i] > bmax[i] {
-            d[i] = bmax[i] - amin[i];
-        }
-    }
-    d.normalize_or_zero()
+    crate::exact::box_gap(a.c - a.h, a.c + a.h, b.c - b.h, b.c + b.h).normalize_or_zero()
 }
 
 /// The smallest signed gap of `g` over `[0, 1]` and where it is.

@@ -8,7 +8,9 @@ use super::*;
 #[derive(Resource, Default)]
 pub(crate) struct ObsLog(pub(crate) Vec<(&'static str, bool, Entity, Entity, Vec3)>);
 
-pub(crate) fn observers<V: Dim>() {
+/// The test app with [`ObsLog`] and the global observers that log every start and end
+/// (as "global").
+fn logged_app<V: Dim>() -> App {
     let mut app = update_app::<V>(Sched::Update);
     app.init_resource::<ObsLog>()
         .add_observer(|ev: On<CollisionStarted<V>>, mut log: ResMut<ObsLog>| {
@@ -24,6 +26,11 @@ pub(crate) fn observers<V: Dim>() {
             log.0
                 .push(("global", false, ev.entity, ev.other, Vec3::ZERO));
         });
+    app
+}
+
+pub(crate) fn observers<V: Dim>() {
+    let mut app = logged_app::<V>();
     let mut spawn_observed = |name: &'static str, x: f32| {
         app.world_mut()
             .spawn((Transform::from_xyz(x, 0.0, 0.0), Aabb::new(V::splat(0.5))))
@@ -102,21 +109,7 @@ pub(crate) fn despawn_between_narrow_phase_and_events<V: Dim>() {
         }
     }
     for pass_through in [false, true] {
-        let mut app = update_app::<V>(Sched::Update);
-        app.init_resource::<ObsLog>()
-            .add_observer(|ev: On<CollisionStarted<V>>, mut log: ResMut<ObsLog>| {
-                log.0.push((
-                    "global",
-                    true,
-                    ev.entity,
-                    ev.other,
-                    ev.normal.extend_to_3d(),
-                ));
-            })
-            .add_observer(|ev: On<CollisionEnded>, mut log: ResMut<ObsLog>| {
-                log.0
-                    .push(("global", false, ev.entity, ev.other, Vec3::ZERO));
-            });
+        let mut app = logged_app::<V>();
         let a = app.spawn_id((
             Transform::from_xyz(-5.0, 0.0, 0.0),
             Aabb::new(V::splat(0.5)),

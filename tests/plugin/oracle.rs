@@ -12,6 +12,22 @@ pub(crate) enum OShape {
     Ball { center: Vec3, radius: f32 },
 }
 
+impl OShape {
+    /// The shape in `f64`, as the kit's oracle takes it.
+    pub(crate) fn solid(self) -> crate::exact::Solid {
+        match self {
+            OShape::Box { min, max } => crate::exact::Solid::Box {
+                min: min.as_dvec3(),
+                max: max.as_dvec3(),
+            },
+            OShape::Ball { center, radius } => crate::exact::Solid::Ball {
+                center: center.as_dvec3(),
+                radius: f64::from(radius),
+            },
+        }
+    }
+}
+
 /// The world shape of a root entity's collider, or `None` when the plugin must leave it
 /// out (non-finite or negative values). Boxes: the eight (four) corners of the local box
 /// mapped by `Transform::transform_point`, enclosed; balls: the center mapped, the radius
@@ -208,39 +224,12 @@ pub(crate) fn translated(s: &OShape, d: Vec3) -> OShape {
 }
 
 /// The contact normals from `a` towards `b` for shapes that touch (within `tolerance`):
-/// for two boxes, the faces in contact; otherwise the direction from a ball's center to
-/// the closest point of the other shape.
+/// the kit's [`crate::exact::contact_normals`], in `f64`.
 pub(crate) fn oracle_contact_normals(a: &OShape, b: &OShape, tolerance: f32) -> Vec<Vec3> {
-    match (*a, *b) {
-        (OShape::Box { min: a0, max: a1 }, OShape::Box { min: b0, max: b1 }) => {
-            let mut out = Vec::new();
-            for i in 0..3 {
-                if a0[i] == a1[i] && b0[i] == b1[i] {
-                    // A flat axis (2D): no faces there.
-                    continue;
-                }
-                let mut n = Vec3::ZERO;
-                if (b0[i] - a1[i]).abs() <= tolerance {
-                    n[i] = 1.0;
-                    out.push(n);
-                }
-                if (a0[i] - b1[i]).abs() <= tolerance {
-                    n[i] = -1.0;
-                    out.push(n);
-                }
-            }
-            out
-        }
-        (OShape::Ball { center: ca, .. }, OShape::Ball { center: cb, .. }) => {
-            vec![(cb - ca).normalize_or_zero()]
-        }
-        (OShape::Ball { center, .. }, OShape::Box { min, max }) => {
-            vec![(clamp_to_box(center, min, max) - center).normalize_or_zero()]
-        }
-        (OShape::Box { min, max }, OShape::Ball { center, .. }) => {
-            vec![(center - clamp_to_box(center, min, max)).normalize_or_zero()]
-        }
-    }
+    crate::exact::contact_normals(a.solid(), b.solid(), f64::from(tolerance))
+        .into_iter()
+        .map(|n| n.as_vec3())
+        .collect()
 }
 
 /// Checks a `CollisionStarted` normal recorded from `from`'s side against the oracle's

@@ -57,6 +57,8 @@
 //! A disagreement anywhere (a pair, a ray's hit, a query's boxes) is printed where it occurs
 //! and makes the process exit with status 1 once every scenario asked for has run.
 
+#[path = "../alloc_count.rs"]
+mod alloc_count;
 #[path = "../../../benches/support/ours_driver.rs"]
 mod ours_driver;
 #[path = "../parry_driver.rs"]
@@ -64,13 +66,13 @@ mod parry_driver;
 #[path = "../../../benches/support/scene.rs"]
 mod scene;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashSet;
 use std::hint::black_box;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use alloc_count::allocations;
 use glam::{Vec2, Vec3};
 use ours_driver::{FromArray, OursBroadPhase};
 use parry_driver::{ParryBroadPhase2d, ParryBroadPhase3d};
@@ -82,34 +84,6 @@ const STEPS: usize = 300;
 const SET_CHECK_EVERY: usize = 25;
 /// Timed rounds over all the rays.
 const RAY_ROUNDS: usize = 21;
-
-/// The system allocator, counting allocations and reallocations.
-struct CountingAlloc;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards every call to the system allocator unchanged.
-unsafe impl GlobalAlloc for CountingAlloc {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: CountingAlloc = CountingAlloc;
 
 /// Set when the two sides disagree anywhere (pairs, rays or queries): the process then
 /// exits with status 1 after printing every scenario.
@@ -239,11 +213,11 @@ fn median(mut values: Vec<f64>) -> f64 {
 
 /// Times `f`, returning its result and the time in milliseconds and the allocations it made.
 fn timed<R>(f: impl FnOnce() -> R) -> (R, f64, usize) {
-    let allocations = ALLOCATIONS.load(Ordering::Relaxed);
+    let before = allocations();
     let start = Instant::now();
     let r = f();
     let ms = start.elapsed().as_secs_f64() * 1e3;
-    (r, ms, ALLOCATIONS.load(Ordering::Relaxed) - allocations)
+    (r, ms, allocations() - before)
 }
 
 /// Compares the two pair sets of the last step; returns a description of the difference.

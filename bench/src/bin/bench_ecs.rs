@@ -33,6 +33,8 @@
 //! pair sets of the last tick compared pair by pair. The process exits with status 1 when
 //! the two sets differ.
 
+#[path = "../dim.rs"]
+mod dim;
 #[path = "../../../benches/support/scene.rs"]
 mod scene;
 
@@ -43,12 +45,12 @@ use std::time::{Duration, Instant};
 use bevy::ecs::component::Mutable;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::prelude::{
     Aabb, AabbTree, AabbTreePlugin, CollisionEnded, CollisionStarted, CollisionSystems, Static,
     Velocity,
 };
-use scene::Scene;
+use dim::Dim;
+use scene::{Scene, bounce_axis};
 
 const WARMUP: usize = 30;
 const TICKS: usize = 300;
@@ -79,10 +81,10 @@ trait MoverVelocity: Component<Mutability = Mutable> {
 
 impl<V: Dim> MoverVelocity for Velocity<V> {
     fn get(&self) -> Vec3 {
-        self.0.to_vec3()
+        self.0.extend_to_3d()
     }
     fn set(&mut self, v: Vec3) {
-        self.0 = V::from_vec3(v);
+        self.0 = V::truncate_from_3d(v);
     }
 }
 
@@ -103,16 +105,7 @@ fn move_boxes<C: MoverVelocity>(region: Res<Region>, mut q: Query<(&mut Transfor
         let mut v = velocity.get();
         let mut flipped = false;
         for k in 0..dims {
-            c[k] += v[k] * dt;
-            if c[k] < 0.0 {
-                c[k] = 0.0;
-                v[k] = v[k].abs();
-                flipped = true;
-            } else if c[k] > side {
-                c[k] = side;
-                v[k] = -v[k].abs();
-                flipped = true;
-            }
+            flipped |= bounce_axis(&mut c[k], &mut v[k], dt, 0.0, side);
         }
         transform.translation = c;
         if flipped {
@@ -145,36 +138,6 @@ fn read_ours<V: Dim>(
     mut ended: MessageReader<CollisionEnded>,
 ) {
     probe.events = started.read().count() + ended.read().count();
-}
-
-/// The plugin's vector type of a dimension, as the bench needs it.
-trait Dim:
-    Vector
-    + bevy::reflect::FromReflect
-    + bevy::reflect::TypePath
-    + bevy::reflect::GetTypeRegistration
-    + bevy::reflect::Typed
-{
-    fn from_vec3(v: Vec3) -> Self;
-    fn to_vec3(self) -> Vec3;
-}
-
-impl Dim for Vec2 {
-    fn from_vec3(v: Vec3) -> Self {
-        v.truncate()
-    }
-    fn to_vec3(self) -> Vec3 {
-        self.extend(0.0)
-    }
-}
-
-impl Dim for Vec3 {
-    fn from_vec3(v: Vec3) -> Self {
-        v
-    }
-    fn to_vec3(self) -> Vec3 {
-        self
-    }
 }
 
 /// A scene point as a `Vec3` (`z` = 0 in 2D).
@@ -348,8 +311,8 @@ fn ours_app<V: Dim, const D: usize>(scene: &Scene<D>) -> App {
         .map(|i| {
             (
                 Transform::from_translation(vec3(scene.centers[i])),
-                Aabb::new(V::from_vec3(Vec3::splat(scene.half))),
-                Velocity(V::from_vec3(vec3(scene.velocities[i]))),
+                Aabb::new(V::truncate_from_3d(Vec3::splat(scene.half))),
+                Velocity(V::truncate_from_3d(vec3(scene.velocities[i]))),
                 Idx(i as u32),
             )
         })
@@ -462,15 +425,15 @@ fn run_tilemap<V: Dim, P: Peer>(side: usize, movers: usize, default_plugins: boo
     world.spawn_batch(walkers.iter().enumerate().map(|(i, &(c, v))| {
         (
             Transform::from_translation(c),
-            Aabb::new(V::from_vec3(Vec3::splat(0.3))),
-            Velocity(V::from_vec3(v)),
+            Aabb::new(V::truncate_from_3d(Vec3::splat(0.3))),
+            Velocity(V::truncate_from_3d(v)),
             Idx(i as u32),
         )
     }));
     world.spawn_batch(tiles.iter().enumerate().map(|(i, &c)| {
         (
             Transform::from_translation(c),
-            Aabb::new(V::from_vec3(Vec3::splat(0.5))),
+            Aabb::new(V::truncate_from_3d(Vec3::splat(0.5))),
             Static,
             ChildOf(map),
             index(i),

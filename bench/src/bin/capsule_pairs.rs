@@ -122,69 +122,58 @@ trait Kind<V: Vector> {
     fn sweep(a: &Self::Shape, da: V, b: &Self::Shape, db: V) -> Option<SweepInterval<V>>;
 }
 
-struct Boxes;
-struct Balls;
-struct Capsules;
+/// A kind: its marker type, name, shape, the shape at a center, and its contact and
+/// swept tests (the overlap test is the shape's `overlaps`).
+macro_rules! kind {
+    ($kind:ident, $name:literal, $shape:ty, |$center:ident| $make:expr, $contact:ident, $sweep:ident) => {
+        struct $kind;
 
-impl<V: Vector> Kind<V> for Boxes {
-    const NAME: &'static str = "box";
-    type Shape = BoundingBox<V>;
-    fn make(center: V) -> Self::Shape {
-        BoundingBox::from_center_half_extents(center, V::splat(0.5))
-    }
-    #[inline]
-    fn overlaps(a: &Self::Shape, b: &Self::Shape) -> bool {
-        a.overlaps(b)
-    }
-    #[inline]
-    fn contact(a: &Self::Shape, b: &Self::Shape) -> Option<Contact<V>> {
-        contact_boxes(a, b)
-    }
-    #[inline]
-    fn sweep(a: &Self::Shape, da: V, b: &Self::Shape, db: V) -> Option<SweepInterval<V>> {
-        sweep_boxes(a, da, b, db)
-    }
+        impl<V: Vector> Kind<V> for $kind {
+            const NAME: &'static str = $name;
+            type Shape = $shape;
+            fn make($center: V) -> Self::Shape {
+                $make
+            }
+            #[inline]
+            fn overlaps(a: &Self::Shape, b: &Self::Shape) -> bool {
+                a.overlaps(b)
+            }
+            #[inline]
+            fn contact(a: &Self::Shape, b: &Self::Shape) -> Option<Contact<V>> {
+                $contact(a, b)
+            }
+            #[inline]
+            fn sweep(a: &Self::Shape, da: V, b: &Self::Shape, db: V) -> Option<SweepInterval<V>> {
+                $sweep(a, da, b, db)
+            }
+        }
+    };
 }
 
-impl<V: Vector> Kind<V> for Balls {
-    const NAME: &'static str = "ball";
-    type Shape = Ball<V>;
-    fn make(center: V) -> Self::Shape {
-        Ball::new(center, 0.5)
-    }
-    #[inline]
-    fn overlaps(a: &Self::Shape, b: &Self::Shape) -> bool {
-        a.overlaps(b)
-    }
-    #[inline]
-    fn contact(a: &Self::Shape, b: &Self::Shape) -> Option<Contact<V>> {
-        contact_balls(a, b)
-    }
-    #[inline]
-    fn sweep(a: &Self::Shape, da: V, b: &Self::Shape, db: V) -> Option<SweepInterval<V>> {
-        sweep_balls(a, da, b, db)
-    }
-}
-
-impl<V: Vector> Kind<V> for Capsules {
-    const NAME: &'static str = "capsule";
-    type Shape = RoundedBox<V>;
-    fn make(center: V) -> Self::Shape {
-        RoundedBox::capsule(center, 1, CAPSULE_HALF_LENGTH, CAPSULE_RADIUS)
-    }
-    #[inline]
-    fn overlaps(a: &Self::Shape, b: &Self::Shape) -> bool {
-        a.overlaps(b)
-    }
-    #[inline]
-    fn contact(a: &Self::Shape, b: &Self::Shape) -> Option<Contact<V>> {
-        contact_rounded(a, b)
-    }
-    #[inline]
-    fn sweep(a: &Self::Shape, da: V, b: &Self::Shape, db: V) -> Option<SweepInterval<V>> {
-        sweep_rounded(a, da, b, db)
-    }
-}
+kind!(
+    Boxes,
+    "box",
+    BoundingBox<V>,
+    |center| BoundingBox::from_center_half_extents(center, V::splat(0.5)),
+    contact_boxes,
+    sweep_boxes
+);
+kind!(
+    Balls,
+    "ball",
+    Ball<V>,
+    |center| Ball::new(center, 0.5),
+    contact_balls,
+    sweep_balls
+);
+kind!(
+    Capsules,
+    "capsule",
+    RoundedBox<V>,
+    |center| RoundedBox::capsule(center, 1, CAPSULE_HALF_LENGTH, CAPSULE_RADIUS),
+    contact_rounded,
+    sweep_rounded
+);
 
 /// The overlap test of every pair: how many overlap.
 #[inline(never)]
@@ -272,40 +261,45 @@ impl<V: Vector, K: Kind<V>> Set<V, K> {
 
     /// Runs the three passes `reps` times each, recording ns per pair.
     fn measure(&mut self, pairs: &[(u32, u32)], reps: usize) {
-        let per_pair = |t: f64| (clock() - t) * 1e9 / (reps * pairs.len()) as f64;
-        let t = clock();
-        for _ in 0..reps {
-            self.overlapping = black_box(pass_overlap::<V, K>(
-                black_box(&self.shapes),
-                black_box(pairs),
-            ));
-        }
-        self.ns[0].push(per_pair(t));
-        let t = clock();
-        for _ in 0..reps {
-            self.touching = black_box(pass_contact::<V, K>(
-                black_box(&self.shapes),
-                black_box(pairs),
-            ))
-            .0;
-        }
-        self.ns[1].push(per_pair(t));
-        let t = clock();
-        for _ in 0..reps {
-            self.swept_hits = black_box(pass_sweep::<V, K>(
-                black_box(&self.starts),
-                black_box(pairs),
-            ))
-            .0;
-        }
-        self.ns[2].push(per_pair(t));
+        let (shapes, starts) = (&self.shapes, &self.starts);
+        let (ns, overlap) = timed(pairs, reps, || {
+            pass_overlap::<V, K>(black_box(shapes), black_box(pairs))
+        });
+        self.ns[0].push(ns);
+        self.overlapping = overlap;
+        let (ns, contact) = timed(pairs, reps, || {
+            pass_contact::<V, K>(black_box(shapes), black_box(pairs))
+        });
+        self.ns[1].push(ns);
+        self.touching = contact.0;
+        let (ns, sweep) = timed(pairs, reps, || {
+            pass_sweep::<V, K>(black_box(starts), black_box(pairs))
+        });
+        self.ns[2].push(ns);
+        self.swept_hits = sweep.0;
     }
 
-    fn medians(&mut self) -> [f64; 3] {
-        self.ns.each_mut().map(|v| median(v))
+    /// The kind's row of the table: its name, the medians and what its passes found;
+    /// `None` for a kind not measured (`--only`).
+    fn row(&mut self) -> Option<(&'static str, [f64; 3], [usize; 3])> {
+        if self.ns[0].is_empty() {
+            return None;
+        }
+        let counts = [self.overlapping, self.touching, self.swept_hits];
+        Some((K::NAME, self.ns.each_mut().map(|v| median(v)), counts))
     }
 }
 
+/// Runs `pass` `reps` times: ns per pair, and what its last run returned.
+fn timed<T>(pairs: &[(u32, u32)], reps: usize, mut pass: impl FnMut() -> T) -> (f64, T) {
+    let t = clock();
+    let mut out = black_box(pass());
+    for _ in 1..reps {
+        out = black_box(pass());
+    }
+    let ns = (clock() - t) * 1e9 / (reps * pairs.len()) as f64;
+    (ns, out)
+}
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -368,36 +362,15 @@ where
     );
     println!("|---|---|---|---|---|---|---|");
     let mut rows: Vec<(&str, [f64; 3])> = Vec::new();
-    let mut row = |name: &'static str, m: [f64; 3], counts: (usize, usize, usize)| {
+    for (name, m, counts) in [boxes.row(), balls.row(), capsules.row()]
+        .into_iter()
+        .flatten()
+    {
         println!(
             "| {name} | {:.2} | {:.2} | {:.2} | {} | {} | {} |",
-            m[0], m[1], m[2], counts.0, counts.1, counts.2
+            m[0], m[1], m[2], counts[0], counts[1], counts[2]
         );
         rows.push((name, m));
-    };
-    if matches!(only, Only::All | Only::Box) {
-        let m = boxes.medians();
-        row(
-            <Boxes as Kind<V>>::NAME,
-            m,
-            (boxes.overlapping, boxes.touching, boxes.swept_hits),
-        );
-    }
-    if matches!(only, Only::All | Only::Ball) {
-        let m = balls.medians();
-        row(
-            <Balls as Kind<V>>::NAME,
-            m,
-            (balls.overlapping, balls.touching, balls.swept_hits),
-        );
-    }
-    if matches!(only, Only::All | Only::Capsule) {
-        let m = capsules.medians();
-        row(
-            <Capsules as Kind<V>>::NAME,
-            m,
-            (capsules.overlapping, capsules.touching, capsules.swept_hits),
-        );
     }
     if only == Only::All {
         let base = rows[0].1;

@@ -63,6 +63,9 @@
 //! through). The process exits with status 1 when a character of either side fell
 //! through the level.
 
+#[path = "../dim.rs"]
+mod dim;
+
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -73,6 +76,7 @@ use bevy_aabb_tree::prelude::{
     Aabb, AabbTreePlugin, Capsule, CharacterController, CharacterPlugin, CharacterState,
     CharacterSystems, CollisionSystems, Static,
 };
+use dim::Dim;
 
 const WARMUP: usize = 60;
 const TICKS: usize = 600;
@@ -159,37 +163,6 @@ fn steer(v: &mut Vec3, walker: &Walker, tick: u64, grounded: bool, dt: f32) {
     }
 }
 
-/// The plugin's vector type of a dimension, as the bench needs it (also avian's
-/// `Vector`, the same glam types).
-trait Dim:
-    Vector
-    + bevy::reflect::FromReflect
-    + bevy::reflect::TypePath
-    + bevy::reflect::GetTypeRegistration
-    + bevy::reflect::Typed
-{
-    fn from_vec3(v: Vec3) -> Self;
-    fn to_vec3(self) -> Vec3;
-}
-
-impl Dim for Vec2 {
-    fn from_vec3(v: Vec3) -> Self {
-        v.truncate()
-    }
-    fn to_vec3(self) -> Vec3 {
-        self.extend(0.0)
-    }
-}
-
-impl Dim for Vec3 {
-    fn from_vec3(v: Vec3) -> Self {
-        v
-    }
-    fn to_vec3(self) -> Vec3 {
-        self
-    }
-}
-
 /// Our game system: sets each controller's velocity.
 fn drive_ours<V: Dim>(
     mut tick: ResMut<Tick>,
@@ -199,9 +172,9 @@ fn drive_ours<V: Dim>(
     tick.0 += 1;
     let dt = time.delta_secs();
     for (walker, mut controller, state) in &mut q {
-        let mut v = controller.velocity.to_vec3();
+        let mut v = controller.velocity.extend_to_3d();
         steer(&mut v, walker, tick.0, state.grounded, dt);
-        controller.velocity = V::from_vec3(v);
+        controller.velocity = V::truncate_from_3d(v);
     }
 }
 
@@ -382,9 +355,9 @@ macro_rules! avian_peer {
                     tick.0 += 1;
                     let dt = time.delta_secs();
                     for (walker, mut velocity, grounded) in &mut q {
-                        let mut v = velocity.0.to_vec3();
+                        let mut v = velocity.0.extend_to_3d();
                         steer(&mut v, walker, tick.0, grounded.0, dt);
-                        velocity.0 = AvianVector::from_vec3(v);
+                        velocity.0 = AvianVector::truncate_from_3d(v);
                     }
                 }
 
@@ -420,7 +393,7 @@ macro_rules! avian_peer {
                             projected_velocity,
                         } = move_and_slide.move_and_slide(
                             collider,
-                            AvianVector::from_vec3(transform.translation),
+                            AvianVector::truncate_from_3d(transform.translation),
                             rotation,
                             velocity.0,
                             time.delta(),
@@ -437,7 +410,7 @@ macro_rules! avian_peer {
                                 MoveAndSlideHitResponse::Accept
                             },
                         );
-                        transform.translation = position.to_vec3();
+                        transform.translation = position.extend_to_3d();
                         if ground_or_ceiling {
                             let along = velocity.0.dot(up);
                             velocity.0 += (projected_velocity.dot(up) - along) * up;
@@ -561,14 +534,14 @@ fn ours_app<V: Dim>(level: &Level, shape: CharacterShape) -> App {
     world.spawn_batch(level.tiles.iter().map(|&c| {
         (
             Transform::from_translation(c),
-            Aabb::new(V::from_vec3(Vec3::splat(0.5))),
+            Aabb::new(V::truncate_from_3d(Vec3::splat(0.5))),
             Static,
         )
     }));
     let character = |(i, &(c, heading)): (usize, &(Vec3, Vec3))| {
         (
             Transform::from_translation(c),
-            CharacterController::new(V::from_vec3(Vec3::Y)),
+            CharacterController::new(V::truncate_from_3d(Vec3::Y)),
             Walker {
                 index: i as u32,
                 heading,
@@ -578,7 +551,7 @@ fn ours_app<V: Dim>(level: &Level, shape: CharacterShape) -> App {
     let spawns = level.spawns.iter().enumerate();
     match shape {
         CharacterShape::Box => {
-            let half = V::from_vec3(HALF);
+            let half = V::truncate_from_3d(HALF);
             world.spawn_batch(spawns.map(|s| (character(s), Aabb::new(half))));
         }
         CharacterShape::Capsule => {

@@ -10,19 +10,20 @@
 //! three. Prints the median of `app.update()` for each app and their ratio, and the
 //! touching pairs of each at the end (fewer with the filter: its vetoes).
 
+#[path = "../dim.rs"]
+mod dim;
 #[path = "../mover.rs"]
 mod mover;
 #[path = "../../../benches/support/scene.rs"]
 mod scene;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
-use bevy::time::TimeUpdateStrategy;
-use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::prelude::*;
-use mover::{Region, move_boxes};
+use dim::Dim;
+use mover::scene_app;
 use scene::{Scene, Uniform, size_and_dimension};
 
 /// Ticks run before measuring (the first one inserts every collider).
@@ -49,14 +50,7 @@ impl PairFilter for NoTeamHits<'_, '_> {
     }
 }
 
-fn app<V, const D: usize>(scene: &Scene<D>, filtered: bool) -> App
-where
-    V: Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
-{
+fn app<V: Dim, const D: usize>(scene: &Scene<D>, filtered: bool) -> App {
     let mut app = App::new();
     let plugin = AabbTreePlugin::<V>::default();
     app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
@@ -64,38 +58,12 @@ where
             plugin.with_pair_filter::<NoTeamHits>()
         } else {
             plugin
-        })
-        .insert_resource(Time::<Fixed>::from_duration(Duration::from_secs_f32(
-            scene.dt,
-        )))
-        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
-        .insert_resource(Region {
-            side: scene.side,
-            dt: scene.dt,
-        })
-        .add_systems(FixedUpdate, move_boxes::<V>);
-    for i in 0..scene.len() {
-        let mut t = Vec3::ZERO;
-        let mut vel = Vec3::ZERO;
-        for k in 0..D {
-            t[k] = scene.centers[i][k];
-            vel[k] = scene.velocities[i][k];
-        }
-        let mut e = app.world_mut().spawn((
-            Transform::from_translation(t),
-            Aabb::new(V::splat(scene.half)),
-            Velocity(V::truncate_from_3d(vel)),
-        ));
+        });
+    scene_app::<V, D>(app, scene, WARMUP, |i, e| {
         if filtered && i % 10 == 0 {
             e.insert((AskPairFilter, Team((i / 10 % 3) as u8)));
         }
-    }
-    app.finish();
-    app.cleanup();
-    for _ in 0..WARMUP {
-        app.update();
-    }
-    app
+    })
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -105,11 +73,7 @@ fn median(v: &mut [f64]) -> f64 {
 
 fn run<V, const D: usize>(n: usize)
 where
-    V: Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
+    V: Dim,
     Scene<D>: Uniform,
 {
     let scene = Scene::<D>::uniform_in(n, Scene::<2>::FAST);

@@ -16,6 +16,9 @@
 //! run with `StaticChangeDetection::OnInsert`, which does not scan the static colliders' change
 //! ticks each tick (the part of the plugin's tick that grows with the floor).
 
+#[path = "../dim.rs"]
+mod dim;
+
 use std::time::{Duration, Instant};
 
 use bevy::ecs::system::SystemState;
@@ -23,6 +26,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::prelude::*;
+use dim::Dim;
 
 /// The level's walls and the movers interact with everything.
 const WALL: u32 = 1 << 0;
@@ -34,25 +38,6 @@ const TICKS: usize = 300;
 /// The side of the square the level covers: 200 units (in 3D a slab 10 units deep).
 const SIDE: f32 = 200.0;
 const DEPTH: f32 = 10.0;
-
-/// The dimensions the plugin takes: a vector Bevy can reflect.
-trait Dim:
-    Vector
-    + bevy::reflect::FromReflect
-    + bevy::reflect::TypePath
-    + bevy::reflect::GetTypeRegistration
-    + bevy::reflect::Typed
-{
-}
-
-impl<V> Dim for V where
-    V: Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed
-{
-}
 
 /// A mover's velocity, in units per tick.
 #[derive(Component)]

@@ -19,17 +19,18 @@
 //!
 //! `cargo run --release -p bevy_aabb_tree_bench --bin parry_smoke`
 
+#[path = "../alloc_count.rs"]
+mod alloc_count;
 #[path = "../parry_driver.rs"]
 mod parry_driver;
 #[path = "../../../benches/support/scene.rs"]
 mod scene;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashSet;
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
+use alloc_count::allocations;
 use parry_driver::{ParryBroadPhase2d, ParryBroadPhase3d, StepStats};
 use scene::{Lcg, Scene};
 
@@ -37,34 +38,6 @@ use scene::{Lcg, Scene};
 const STEPS: usize = 300;
 /// The step at which the incremental pairs are checked.
 const CHECK_STEP: usize = 10;
-
-/// The system allocator, counting allocations and reallocations.
-struct CountingAlloc;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards every call to the system allocator unchanged.
-unsafe impl GlobalAlloc for CountingAlloc {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: CountingAlloc = CountingAlloc;
 
 /// The two drivers behind one interface, so that the checks are written once.
 trait Peer<const D: usize>: Sized {
@@ -317,13 +290,13 @@ fn time_steps<const D: usize, P: Peer<D>>(
     let (mut updated, mut full_refits, mut optimizations) = (0usize, 0usize, 0usize);
     let mut late_allocations = 0;
     for step in 0..STEPS {
-        let allocations = ALLOCATIONS.load(Ordering::Relaxed);
+        let before = allocations();
         let start = Instant::now();
         scene.step();
         pairs += black_box(peer.step(&scene));
         times.push(start.elapsed().as_secs_f64() * 1e3);
         if step >= STEPS / 2 {
-            late_allocations += ALLOCATIONS.load(Ordering::Relaxed) - allocations;
+            late_allocations += allocations() - before;
         }
         let stats = peer.stats();
         updated += stats.updated_leaves;

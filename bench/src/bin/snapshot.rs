@@ -8,19 +8,20 @@
 //! `cargo run --release -p bevy_aabb_tree_bench --features plugin --bin snapshot -- [N]
 //! [2d|3d]` (defaults: 10000 2d). Prints medians and the ratio saved frame / tick.
 
+#[path = "../dim.rs"]
+mod dim;
 #[path = "../mover.rs"]
 mod mover;
 #[path = "../../../benches/support/scene.rs"]
 mod scene;
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bevy::prelude::*;
-use bevy::time::TimeUpdateStrategy;
-use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::prelude::*;
-use mover::{Region, move_boxes};
+use dim::Dim;
+use mover::scene_app;
 use scene::{Scene, Uniform, size_and_dimension};
 
 /// Ticks run before measuring.
@@ -28,49 +29,15 @@ const WARMUP: usize = 30;
 /// Ticks measured.
 const TICKS: usize = 200;
 
-fn app<V, const D: usize>(scene: &Scene<D>, replayable: bool) -> App
-where
-    V: Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
-{
+fn app<V: Dim, const D: usize>(scene: &Scene<D>, replayable: bool) -> App {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, bevy::transform::TransformPlugin))
         .add_plugins(AabbTreePlugin::<V>::default())
         .insert_resource(CollisionConfig {
             replayable,
             ..default()
-        })
-        .insert_resource(Time::<Fixed>::from_duration(Duration::from_secs_f32(
-            scene.dt,
-        )))
-        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
-        .insert_resource(Region {
-            side: scene.side,
-            dt: scene.dt,
-        })
-        .add_systems(FixedUpdate, move_boxes::<V>);
-    for i in 0..scene.len() {
-        let mut t = Vec3::ZERO;
-        let mut vel = Vec3::ZERO;
-        for k in 0..D {
-            t[k] = scene.centers[i][k];
-            vel[k] = scene.velocities[i][k];
-        }
-        app.world_mut().spawn((
-            Transform::from_translation(t),
-            Aabb::new(V::splat(scene.half)),
-            Velocity(V::truncate_from_3d(vel)),
-        ));
-    }
-    app.finish();
-    app.cleanup();
-    for _ in 0..WARMUP {
-        app.update();
-    }
-    app
+        });
+    scene_app::<V, D>(app, scene, WARMUP, |_, _| {})
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -81,11 +48,7 @@ fn median(v: &mut [f64]) -> f64 {
 /// Medians of a tick, of a clone of `AabbTree`, and of a copy of every `TrackedCollider`.
 fn measure<V, const D: usize>(scene: &Scene<D>, replayable: bool) -> [f64; 3]
 where
-    V: Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
+    V: Dim,
 {
     let mut app = app::<V, D>(scene, replayable);
     let mut tracked = app.world_mut().query::<(Entity, &TrackedCollider<V>)>();
@@ -110,11 +73,7 @@ where
 
 fn run<V, const D: usize>(n: usize)
 where
-    V: Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
+    V: Dim,
     Scene<D>: Uniform,
 {
     let scene = Scene::<D>::uniform_in(n, Scene::<2>::FAST);

@@ -37,6 +37,8 @@
 //! `app.update()`, plugin tick and narrow phase (also per candidate pair: the capsules'
 //! narrower boxes make fewer candidates) and the ratios capsule/box and ball/box.
 
+#[path = "../dim.rs"]
+mod dim;
 #[path = "../../../benches/support/ours_driver.rs"]
 mod ours_driver;
 #[path = "../../../benches/support/scene.rs"]
@@ -48,8 +50,9 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_aabb_tree::Vector;
 use bevy_aabb_tree::prelude::*;
+use dim::Dim;
 use ours_driver::{Displacement, FromArray, OursBroadPhase};
-use scene::Scene;
+use scene::{Scene, bounce_axis};
 
 /// Ticks run before measuring (the first one inserts every collider).
 const WARMUP: usize = 30;
@@ -76,16 +79,7 @@ fn move_boxes<V: Vector, const D: usize>(
         let mut v = velocity.0.extend_to_3d();
         let mut flipped = false;
         for k in 0..D {
-            c[k] += v[k] * dt;
-            if c[k] < 0.0 {
-                c[k] = 0.0;
-                v[k] = v[k].abs();
-                flipped = true;
-            } else if c[k] > side {
-                c[k] = side;
-                v[k] = -v[k].abs();
-                flipped = true;
-            }
+            flipped |= bounce_axis(&mut c[k], &mut v[k], dt, 0.0, side);
         }
         transform.translation = c;
         if flipped {
@@ -196,11 +190,7 @@ fn spawn_with<V: FromArray<D>, C: Component + Copy, const D: usize>(
 /// The plugin's app on `scene`, its colliders of `shape`, ready to tick.
 fn plugin_app<V, const D: usize>(scene: &Scene<D>, threads: usize, shape: ShapeKind) -> App
 where
-    V: FromArray<D>
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
+    V: FromArray<D> + Dim,
 {
     if threads > 1 {
         // Before any app: `TaskPoolPlugin` keeps a pool that already exists.
@@ -246,11 +236,7 @@ where
 
 fn run_plugin<V, const D: usize>(scene: &Scene<D>, threads: usize, shape: ShapeKind) -> PluginRun
 where
-    V: FromArray<D>
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
+    V: FromArray<D> + Dim,
 {
     let start = Instant::now();
     let mut app = plugin_app::<V, D>(scene, threads, shape);
@@ -401,11 +387,7 @@ fn compare_shapes<V, const D: usize>(
     threads: usize,
 ) where
     Scene<D>: UniformDyn,
-    V: FromArray<D>
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
+    V: FromArray<D> + Dim,
 {
     let (scene, moving) = stress_scene::<D>(n, vs, idle_fraction);
     println!(
@@ -492,11 +474,7 @@ fn report<V, const D: usize>(
     shape: ShapeKind,
 ) where
     Scene<D>: UniformDyn,
-    V: FromArray<D>
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
+    V: FromArray<D> + Dim,
 {
     let (scene, moving) = stress_scene::<D>(n, vs, idle_fraction);
     println!(

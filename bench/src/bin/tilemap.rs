@@ -38,12 +38,16 @@
 //! systems: the difference shows how much of a large level's tick comes from the caches
 //! those systems leave cold.
 
+#[path = "../dim.rs"]
+mod dim;
+
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_aabb_tree::prelude::*;
 use bevy_aabb_tree::{DynamicTree, Vector};
+use dim::Dim;
 
 /// Movers in every scene.
 const MOVERS: usize = 1000;
@@ -160,11 +164,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn run<V>(level: Level, dim3: bool) -> Report
 where
-    V: Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
+    V: Dim,
 {
     let side = match level {
         Level::None => 100,
@@ -342,11 +342,7 @@ fn build_alone<V: Vector>(n: usize) -> f64 {
 
 fn scenes<V>(dim3: bool)
 where
-    V: Vector
-        + bevy::reflect::FromReflect
-        + bevy::reflect::TypePath
-        + bevy::reflect::GetTypeRegistration
-        + bevy::reflect::Typed,
+    V: Dim,
 {
     let dim = if dim3 { "3D" } else { "2D" };
     println!("tile-map level, {dim}, {MOVERS} movers, median of {TICKS} ticks");
