@@ -40,7 +40,9 @@ pub fn sweep_rounded<V: Vector>(
 ) -> Option<SweepInterval<V>> {
     let (a_ball, b_ball) = (a.half_extents == V::ZERO, b.half_extents == V::ZERO);
     let (a_box, b_box) = (a.radius == 0.0, b.radius == 0.0);
-    if !(a_box && b_box || a_ball && b_ball || a_ball && b_box || a_box && b_ball) {
+    // Each pair of boxes and balls has a sweep of its own; the rest is a point against
+    // a rounded box.
+    if !((a_box || a_ball) && (b_box || b_ball)) {
         // In b's frame, about b's center: the relative position is rounded once, and the
         // Minkowski sum is centered on the origin. Its lengths bound every square the
         // sweep computes, so they alone decide whether it must be scaled. Invalid input
