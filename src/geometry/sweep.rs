@@ -135,11 +135,13 @@ pub fn sweep_balls<V: Vector>(a: &Ball<V>, da: V, b: &Ball<V>, db: V) -> Option<
 /// an upper bound of the exact exit time.
 ///
 /// In the box's frame the ball's center moves along a segment and must come within the
-/// radius of the box (a box with rounded edges and corners), which [`sweep_point`] solves
-/// in closed form. A pass within `1e-5` of the box's size (at least `1e-5`) counts as a
-/// hit. The normal points from the center to the closest point of the box; for a radius
-/// of zero (a point reaching a face, the two coincide) it is the normal of the face
-/// crossed.
+/// radius of the box (a box with rounded edges and corners). Within the box grown by the
+/// radius the center's distance to the box is, between crossings of the box's face
+/// planes, a quadratic in time: the first contact is found in closed form, region by
+/// region (a face, an edge, a corner). A pass within `1e-5` of the box's size (at least
+/// `1e-5`) counts as a hit. The normal points from the center to the closest point of the
+/// box; for a radius of zero (a point reaching a face, the two coincide) it is the normal
+/// of the face crossed.
 pub fn sweep_ball_box<V: Vector>(
     ball: &Ball<V>,
     d_ball: V,
