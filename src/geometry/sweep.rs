@@ -186,35 +186,17 @@ pub(crate) fn sweep_point<V: Vector>(
     r: f32,
 ) -> Option<SweepInterval<V>> {
     let (lo, hi) = (inner.min, inner.max);
-    let (grown_lo, grown_hi) = (lo - V::splat(r), hi + V::splat(r));
-    let (mut u0, mut u1, mut entry) = (f32::NEG_INFINITY, f32::INFINITY, 0);
-    for axis in 0..V::DIM {
-        let (ci, vi) = (c.axis(axis), v.axis(axis));
-        let (g_lo, g_hi) = (grown_lo.axis(axis), grown_hi.axis(axis));
-        if vi == 0.0 {
-            if ci < g_lo || ci > g_hi {
-                return None;
-            }
-            continue;
-        }
-        let (t_lo, t_hi) = ((g_lo - ci) / vi, (g_hi - ci) / vi);
-        let (enter, exit) = if vi > 0.0 { (t_lo, t_hi) } else { (t_hi, t_lo) };
-        if enter > u0 {
-            u0 = enter;
-            entry = axis;
-        }
-        u1 = u1.min(exit);
-    }
-    if u0 > u1 || u0 > 1.0 || u1 < 0.0 {
-        return None;
-    }
-    let u1 = u1.min(1.0);
+    let grown = BoundingBox::from_min_max(lo - V::splat(r), hi + V::splat(r));
+    // The point as a box of no size, moving into the grown box standing still. Its
+    // normal points from the grown box towards the point: across the face it enters.
+    let slab = sweep_boxes(&grown, V::ZERO, &BoundingBox::from_min_max(c, c), v)?;
+    let (u0, u1) = (slab.u0, slab.u1);
     // From the point to the closest point of `inner`.
     let gap_at = |t: f32| {
         let p = c + v * t;
         inner.closest_point(p) - p
     };
-    if u0 <= 0.0 {
+    if u0 == 0.0 {
         let g = gap_at(0.0);
         if g.dot(g) <= r * r {
             return Some(SweepInterval {
@@ -228,16 +210,9 @@ pub(crate) fn sweep_point<V: Vector>(
     let hit = |t: f32| {
         let n = gap_at(t);
         let len = n.dot(n).sqrt();
-        let normal = if len > 0.0 {
-            n / len
-        } else {
-            // On the face the point entered through (a radius of zero): across it.
-            let mut normal = V::ZERO;
-            if u0 > 0.0 {
-                normal.set_axis(entry, v.axis(entry).signum());
-            }
-            normal
-        };
+        // On the face the point entered through (a radius of zero): across it, zero
+        // when the point starts inside.
+        let normal = if len > 0.0 { n / len } else { -slab.normal };
         Some(SweepInterval {
             u0: t,
             u1: u1.max(t),
@@ -261,7 +236,7 @@ pub(crate) fn sweep_point<V: Vector>(
         })
     };
     let r64 = f64::from(r);
-    let mut t = u0.max(0.0);
+    let mut t = u0;
     // The side of each axis fixed by the crossing that starts a region (2: read it from
     // the position): the computed position there may round to either side of the plane.
     let mut crossed = [2.0f32; 3];
