@@ -191,6 +191,24 @@ struct Model<V: Dim> {
 }
 
 impl<V: Dim> Model<V> {
+    /// The mover `mover` at `x` beside `partner`, both alive and enabled, before the
+    /// first tick (nothing in the trees, no pair open).
+    fn new(partner: Rb, x: f64, mover: Body<V>) -> Self {
+        Self {
+            partner,
+            x,
+            shapes: vec![mover],
+            alive: true,
+            partner_alive: true,
+            enabled: true,
+            teleported: false,
+            in_tree: false,
+            open: false,
+            out: Vec::new(),
+            entity_events: 0,
+        }
+    }
+
     fn counting(&self) -> Option<&Body<V>> {
         self.shapes.iter().min_by_key(|b| rank(*b))
     }
@@ -315,19 +333,7 @@ fn run_case<V: Dim>(
     let m = app.spawn_id(Transform::from_translation(flat::<V>(Vec3::new(
         x as f32, 0.0, 0.0,
     ))));
-    let mut model = Model::<V> {
-        partner: partner.at(Vec3::ZERO),
-        x,
-        shapes: vec![mover],
-        alive: true,
-        partner_alive: true,
-        enabled: true,
-        teleported: false,
-        in_tree: false,
-        open: false,
-        out: Vec::new(),
-        entity_events: 0,
-    };
+    let mut model = Model::<V>::new(partner.at(Vec3::ZERO), x, mover);
     mover.insert(&mut app.world_mut().entity_mut(m));
     if let Some(b) = extra {
         b.insert(&mut app.world_mut().entity_mut(m));
@@ -419,18 +425,12 @@ fn shape_lifecycle_oracle_hand_cases() {
     for p in partners::<V>() {
         assert_eq!(reach_x(&p), 0.5, "{p:?}");
     }
-    let new = |mover: Body<V>, x: f64| Model::<V> {
-        partner: Body::Ball(BoundingSphere::<V>::new(0.5)).at(Vec3::ZERO),
-        x,
-        shapes: vec![mover],
-        alive: true,
-        partner_alive: true,
-        enabled: true,
-        teleported: false,
-        in_tree: false,
-        open: false,
-        out: Vec::new(),
-        entity_events: 0,
+    let new = |mover: Body<V>, x: f64| {
+        Model::<V>::new(
+            Body::Ball(BoundingSphere::<V>::new(0.5)).at(Vec3::ZERO),
+            x,
+            mover,
+        )
     };
     // The capsule (reach 0.75) at 1.25 touches the ball (reach 0.5) exactly; teleported
     // to -1.5, 0.25 apart: a start, then the teleport's end and nothing more.
