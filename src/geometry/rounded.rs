@@ -405,15 +405,14 @@ fn length<V: Vector>(v: V) -> f32 {
 }
 
 /// Whether `|gap| <= radius` (for a gap vector and a radius `>= 0`): squared, as the ball
-/// tests compare, where neither square overflows nor underflows; else both scaled by the
-/// same power of two (exactly) to about 1. With a radius of 0 it is exactly whether the
-/// gap is zero. An infinite gap (corners whose difference overflows) is out of reach.
+/// tests compare, where `radius²` lies in `2^-100..=2^100` (a `gap²` that underflows is
+/// then below it, one that overflows above); else both scaled by the same power of two
+/// (exactly) to about 1. With a radius of 0 it is exactly whether the gap is zero. An
+/// infinite gap (corners whose difference overflows) is out of reach.
 #[inline]
 fn within<V: Vector>(gap: V, radius: f32) -> bool {
     let (g2, r2) = (gap.dot(gap), radius * radius);
-    let normal_g = g2 >= f32::MIN_POSITIVE || gap == V::ZERO;
-    let normal_r = r2 >= f32::MIN_POSITIVE || radius == 0.0;
-    if g2.is_finite() & r2.is_finite() & normal_g & normal_r {
+    if (pow2(-100)..=pow2(100)).contains(&r2) {
         return g2 <= r2;
     }
     if radius.is_nan() {
@@ -429,6 +428,23 @@ fn within<V: Vector>(gap: V, radius: f32) -> bool {
     let k = normalizing_exponent(largest);
     let (unit, r) = (times_pow2(gap, k), times_pow2(radius, k));
     unit.dot(unit) <= r * r
+}
+
+/// Whether `a` and `b` are valid ([`RoundedBox::is_valid`]) and every component of
+/// `zeros` is zero (a caller passes `x * 0.0` to check that `x` is finite), without a
+/// branch per component: `x * 0.0` is zero for a finite `x` and NaN otherwise, so the sum
+/// of the products is zero only when every one is.
+#[inline]
+pub(crate) fn valid_pair<V: Vector>(a: &RoundedBox<V>, b: &RoundedBox<V>, zeros: V) -> bool {
+    let zeros =
+        (a.center * 0.0 + a.half_extents * 0.0) + (b.center * 0.0 + b.half_extents * 0.0) + zeros;
+    let finite = zeros.dot(V::ONE) + (a.radius * 0.0 + b.radius * 0.0) == 0.0;
+    finite
+        && a.half_extents
+            .min(b.half_extents)
+            .min_element()
+            .min(a.radius.min(b.radius))
+            >= 0.0
 }
 
 /// The largest magnitude among the components of `vectors` and `scalars`.
@@ -556,7 +572,9 @@ fn common_point<V: Vector>(pa: V, pb: V, normal: V, len: f32, ra: f32, rb: f32, 
 /// [`contact_box_ball`] bit for bit, and of [`contact_ball_box`] but for the direction
 /// chosen on ties (see the [module documentation](crate::geometry::rounded)).
 pub fn contact_rounded<V: Vector>(a: &RoundedBox<V>, b: &RoundedBox<V>) -> Option<Contact<V>> {
-    if !a.is_valid() || !b.is_valid() || !a.overlaps(b) {
+    // Most candidate pairs are apart: the overlap test comes first, and tells nothing
+    // wrong of invalid shapes, which the check after it turns away.
+    if !a.overlaps(b) || !valid_pair(a, b, V::ZERO) {
         return None;
     }
     let (amin, amax) = a.corners();

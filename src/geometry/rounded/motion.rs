@@ -3,7 +3,7 @@
 
 use crate::Vector;
 use crate::geometry::rounded::{
-    QUARTIC, RoundedBox, SQUARE, largest, length, rescaling, times_pow2,
+    QUARTIC, RoundedBox, SQUARE, largest, length, rescaling, times_pow2, valid_pair,
 };
 use crate::geometry::{
     Ball, BoundingBox, Ray, SweepInterval, box_cast_at, sweep_ball_box, sweep_balls, sweep_boxes,
@@ -79,20 +79,10 @@ pub fn sweep_rounded<V: Vector>(
 const SQUARE_LIMIT: f32 = (1u64 << SQUARE.1) as f32;
 
 /// Whether both shapes are valid ([`RoundedBox::is_valid`]) and both displacements
-/// finite, without a branch per component: `x * 0` is 0 for a finite `x` and NaN
-/// otherwise, and the sum of the products is 0 only when every one is.
+/// finite.
 #[inline]
 fn valid_motion<V: Vector>(a: &RoundedBox<V>, da: V, b: &RoundedBox<V>, db: V) -> bool {
-    let zeros = (a.center * 0.0 + a.half_extents * 0.0)
-        + (b.center * 0.0 + b.half_extents * 0.0)
-        + (da * 0.0 + db * 0.0);
-    let finite = zeros.dot(V::ONE) + (a.radius * 0.0 + b.radius * 0.0) == 0.0;
-    finite
-        && a.half_extents
-            .min(b.half_extents)
-            .min_element()
-            .min(a.radius.min(b.radius))
-            >= 0.0
+    valid_pair(a, b, da * 0.0 + db * 0.0)
 }
 
 /// [`sweep_rounded`] for valid shapes not both boxes, at a scale where the ball and box
