@@ -173,8 +173,8 @@ pub fn sweep_ball_box<V: Vector>(
 ///   hit;
 /// - the quadratic reaches `r` while the point is still in the region: the smaller root
 ///   (an edge or a corner);
-/// - its minimum comes while the point is in the region, above `r`: the closest the point
-///   comes, so no hit;
+/// - its minimum, or the end of the step before the root, comes while the point is in the
+///   region: the closest the point comes, a hit only as a graze (below);
 /// - otherwise the next region, from the next crossing.
 ///
 /// A pass whose closest approach is within `1e-5` of the box's size (at least `1e-5`) is
@@ -288,11 +288,13 @@ pub(crate) fn sweep_point<V: Vector>(
         } else {
             -vq / vv
         } as f32;
+        // The root, the least distance, or the end of the step if either comes after it.
         let at = (t + tau).min(u1);
-        if t + tau <= u1 && in_region(at, side) {
-            if disc >= 0.0 {
+        if in_region(at, side) {
+            if disc >= 0.0 && t + tau <= u1 {
                 return hit(at);
             }
+            // The closest the point comes in the rest of the step: a graze or a miss.
             let g = gap_at(at);
             return (g.dot(g).sqrt() - r <= tolerance)
                 .then(|| hit(at))

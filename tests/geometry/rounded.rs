@@ -314,6 +314,23 @@ fn starts_in_contact_and_grazes<V: Vector>() {
     }
 }
 
+/// A ray that reaches the side of a capsule along z exactly at `max_t`: the point
+/// (-1.5, 0.5, 0.875) is 2.5 (the radius) from the axis x = -3.5, y = 2. It enters the
+/// capsule's bounding box at t = 8/3, which floats round, so the closest approach comes
+/// out a hair past `max_t` and is found as a graze: a hit at `max_t`, the normal from the
+/// axis to the point. Stopping short of it is a miss.
+#[test]
+fn ray_touching_at_max_t() {
+    let ray = Ray::new(Vec3::new(3.0, -2.5, 0.5), Vec3::new(-1.5, 1.0, 0.125));
+    let capsule = RoundedBox::capsule(Vec3::new(-3.5, 2.0, 2.5), 2, 2.5, 2.5);
+    let (t, n) = ray
+        .rounded_box_hit_with_normal_at(&capsule, 3.0)
+        .expect("touching at max_t");
+    assert_eq!(t, 3.0);
+    close(n, [0.8, -0.6, 0.0], 1e-5);
+    assert_eq!(ray.rounded_box_hit_at(&capsule, 2.99), None);
+}
+
 #[test]
 fn starts_in_contact_and_grazes_2d() {
     starts_in_contact_and_grazes::<Vec2>();
