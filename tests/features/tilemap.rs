@@ -161,22 +161,16 @@ fn check_cover(app: &mut App, map: &Map, solid: &[bool], max: UVec2) {
     }
 }
 
-/// The entry parameter of a ray into a closed box, if it meets it within `max_t`.
+/// The entry parameter of a ray into a closed box, if it meets it within `max_t`: the
+/// kit's `f64` ray oracle, in the plane z = 0.
 fn ray_box(origin: Vec2, dir: Vec2, lo: Vec2, hi: Vec2, max_t: f32) -> Option<f32> {
-    let (mut t0, mut t1) = (0.0f32, max_t);
-    for axis in 0..2 {
-        let (o, d) = (origin[axis], dir[axis]);
-        if d.abs() < 1e-12 {
-            if o < lo[axis] || o > hi[axis] {
-                return None;
-            }
-        } else {
-            let (a, b) = ((lo[axis] - o) / d, (hi[axis] - o) / d);
-            t0 = t0.max(a.min(b));
-            t1 = t1.min(a.max(b));
-        }
-    }
-    (t0 <= t1).then_some(t0)
+    use crate::kit::oracle::{Solid, ray_entry};
+    let flat = |v: Vec2| v.extend(0.0).as_dvec3();
+    let solid = Solid::Box {
+        min: flat(lo),
+        max: flat(hi),
+    };
+    ray_entry(flat(origin), flat(dir), solid, f64::from(max_t)).map(|t| t as f32)
 }
 
 /// Random points and rays over the map: the point queries and the first ray hits agree

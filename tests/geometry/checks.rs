@@ -260,21 +260,7 @@ pub(crate) fn check_sweep_balls<V: Vector>(
             let (u0, _) = check_interval(&s, tol, (hit.u0, hit.u1), &probe, &ctx);
             let start = Start::by_gap(&probe, tol);
             if check_start(start, u0, hit.normal, &probe, tol.touching(), &ctx) {
-                let n = f64s(hit.normal);
-                assert!(
-                    (length(&n) - 1.0).abs() <= 1e-5,
-                    "{}: normal not unit",
-                    ctx()
-                );
-                if r >= 0.05 {
-                    let m = offset(u0);
-                    let expected = along(&[0.0; 3], &m, 1.0 / length(&m));
-                    assert!(
-                        length(&minus(&n, &expected)) <= 1e-3,
-                        "{}: normal, expected {expected:?}",
-                        ctx()
-                    );
-                }
+                assert_unit_along(hit.normal, &offset(u0), r, &ctx);
             }
         }
     }
@@ -357,38 +343,56 @@ pub(crate) fn check_sweep_ball_box<V: Vector>(
                 touching,
                 &ctx,
             ) {
-                let n = f64s(hit.normal);
-                assert!(
-                    (length(&n) - 1.0).abs() <= 1e-5,
-                    "{}: normal not unit",
-                    ctx()
-                );
+                // From the ball's center towards the closest point of the box.
                 let p = center(u0);
-                if r >= 0.05 {
-                    // From the ball's center towards the closest point of the box.
-                    let m = minus(&ix.at(&vx, u0).closest(&p), &p);
-                    let expected = along(&[0.0; 3], &m, 1.0 / length(&m));
-                    assert!(
-                        length(&minus(&n, &expected)) <= 1e-3,
-                        "{}: normal, expected {expected:?}",
-                        ctx()
-                    );
-                } else if r == 0.0 {
+                assert_unit_along(hit.normal, &minus(&ix.at(&vx, u0).closest(&p), &p), r, &ctx);
+                if r == 0.0 {
                     // A point reaching a face: the normal points into the box, across it.
-                    let (axis, sign) = unit_axis(hit.normal)
-                        .unwrap_or_else(|| panic!("{}: normal not a unit axis", ctx()));
-                    let x = ix.at(&vx, u0);
-                    let face = if sign > 0.0 { x.lo[axis] } else { x.hi[axis] };
-                    assert!(
-                        (p[axis] - face).abs() <= tol.contact && f64::from(sign) * w[axis] > 0.0,
-                        "{}: normal does not cross the face reached",
-                        ctx()
-                    );
+                    assert_enters_face(-hit.normal, &p, &ix.at(&vx, u0), &w, tol, &ctx);
                 }
             }
         }
     }
     true
+}
+
+/// Asserts that `normal` has unit length and, for a radius `r` of at least 0.05 (where
+/// the sampled contact gives its direction well), points along `towards`.
+fn assert_unit_along<V: Vector>(normal: V, towards: &F, r: f64, ctx: &dyn Fn() -> String) {
+    let n = f64s(normal);
+    assert!(
+        (length(&n) - 1.0).abs() <= 1e-5,
+        "{}: normal not unit",
+        ctx()
+    );
+    if r >= 0.05 {
+        let expected = along(&[0.0; 3], towards, 1.0 / length(towards));
+        assert!(
+            length(&minus(&n, &expected)) <= 1e-3,
+            "{}: normal, expected {expected:?}",
+            ctx()
+        );
+    }
+}
+
+/// Asserts that `outward` is a unit axis, the outward normal of a face of `x` on which `p`
+/// lies (within `tol.contact`), and that `motion` crosses that face inwards.
+fn assert_enters_face<V: Vector>(
+    outward: V,
+    p: &F,
+    x: &Iv,
+    motion: &F,
+    tol: Tol,
+    ctx: &dyn Fn() -> String,
+) {
+    let (axis, sign) =
+        unit_axis(outward).unwrap_or_else(|| panic!("{}: normal not a unit axis", ctx()));
+    let face = if sign > 0.0 { x.hi[axis] } else { x.lo[axis] };
+    assert!(
+        (p[axis] - face).abs() <= tol.contact && f64::from(sign) * motion[axis] < 0.0,
+        "{}: not entering through the face of the normal",
+        ctx()
+    );
 }
 
 /// `Ray::box_hit_at` and `Ray::box_hit_with_normal_at` against points sampled along the
@@ -431,15 +435,7 @@ pub(crate) fn check_ray_box<V: Vector>(
             // Whether the origin is inside is decided exactly by the crate.
             if check_start(Start::exact(&probe), t64, n, &probe, tol.touching(), &ctx) {
                 // The outward normal of the face entered: the ray reaches it moving inwards.
-                let (axis, sign) =
-                    unit_axis(n).unwrap_or_else(|| panic!("{}: normal not a unit axis", ctx()));
-                let p = along(&o, &d, t64);
-                let face = if sign > 0.0 { ib.hi[axis] } else { ib.lo[axis] };
-                assert!(
-                    (p[axis] - face).abs() <= tol.contact && f64::from(sign) * d[axis] < 0.0,
-                    "{}: not entering through the face of the normal",
-                    ctx()
-                );
+                assert_enters_face(n, &along(&o, &d, t64), &ib, &d, tol, &ctx);
             }
         }
     }

@@ -149,7 +149,8 @@ pub(crate) fn oracle_sweep(a: &OShape, da: Vec3, b: &OShape, db: Vec3) -> Option
         (OShape::Box { min: a0, max: a1 }, OShape::Box { min: b0, max: b1 }) => {
             let half = (a1 - a0) * 0.5 + (b1 - b0) * 0.5;
             let offset = (b0 + b1) * 0.5 - (a0 + a1) * 0.5;
-            ray_box(offset, v, -half, half, 1.0)
+            let (min, max) = ((-half).as_dvec3(), half.as_dvec3());
+            ray_at(offset, v, exact::Solid::Box { min, max }, 1.0)
         }
         (
             OShape::Ball {
@@ -160,7 +161,13 @@ pub(crate) fn oracle_sweep(a: &OShape, da: Vec3, b: &OShape, db: Vec3) -> Option
                 center: cb,
                 radius: rb,
             },
-        ) => ray_ball(cb - ca, v, Vec3::ZERO, ra + rb, 1.0),
+        ) => {
+            let ball = exact::Solid::Ball {
+                center: bevy::math::DVec3::ZERO,
+                radius: f64::from(ra + rb),
+            };
+            ray_at(cb - ca, v, ball, 1.0)
+        }
         (OShape::Ball { center, radius }, OShape::Box { min, max })
         | (OShape::Box { min, max }, OShape::Ball { center, radius }) => {
             // The ball's motion relative to the box.
@@ -385,38 +392,8 @@ pub(crate) fn assert_swept_oracle(
 // ---------------------------------------------------------------------------------------
 // Rays and filters of the oracles
 
-pub(crate) fn ray_box(o: Vec3, d: Vec3, min: Vec3, max: Vec3, max_t: f32) -> Option<f32> {
-    let (mut lo, mut hi) = (0.0f32, max_t);
-    for i in 0..3 {
-        if d[i] == 0.0 {
-            if o[i] < min[i] || o[i] > max[i] {
-                return None;
-            }
-        } else {
-            let t0 = (min[i] - o[i]) / d[i];
-            let t1 = (max[i] - o[i]) / d[i];
-            lo = lo.max(t0.min(t1));
-            hi = hi.min(t0.max(t1));
-        }
-    }
-    (lo <= hi).then_some(lo)
-}
-
-pub(crate) fn ray_ball(o: Vec3, d: Vec3, center: Vec3, radius: f32, max_t: f32) -> Option<f32> {
-    let m = o - center;
-    let c = m.length_squared() - radius * radius;
-    if c <= 0.0 {
-        return Some(0.0);
-    }
-    let a = d.length_squared();
-    if a == 0.0 {
-        return None;
-    }
-    let b = 2.0 * m.dot(d);
-    let disc = b * b - 4.0 * a * c;
-    if disc < 0.0 {
-        return None;
-    }
-    let t = (-b - disc.sqrt()) / (2.0 * a);
-    (t >= 0.0 && t <= max_t).then_some(t)
+/// The first `t` in `[0, max_t]` at which `o + t d` lies in `solid`: the kit's `f64` ray
+/// oracle, on this oracle's `f32` shapes.
+fn ray_at(o: Vec3, d: Vec3, solid: exact::Solid, max_t: f32) -> Option<f32> {
+    exact::ray_entry(o.as_dvec3(), d.as_dvec3(), solid, f64::from(max_t)).map(|t| t as f32)
 }
