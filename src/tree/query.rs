@@ -49,14 +49,30 @@ impl<V: Vector, T> DynamicTree<V, T> {
         &self,
         layers: LayerTest,
         test: impl Fn(&BoundingBox<V>) -> Option<P>,
-        mut f: impl FnMut(ProxyId, P) -> bool,
+        f: impl FnMut(ProxyId, P) -> bool,
     ) {
         if self.root.is_null() {
             return;
         }
-        let filter = layers != LayerTest::Any;
-        let prune = self.layers_prune();
-        let passes = |id: NodeId| !filter || self.may_pass(prune, layers, id);
+        // One copy of the walk per case, so that a search without a layer test has no
+        // per-child branch on it.
+        if layers == LayerTest::Any {
+            self.walk_leaf_hits_by(test, |_| true, f);
+        } else {
+            let prune = self.layers_prune();
+            self.walk_leaf_hits_by(test, |id| self.may_pass(prune, layers, id), f);
+        }
+    }
+
+    /// [`Self::walk_leaf_hits`] on a tree with a root, a node or leaf entered only when
+    /// `passes` too.
+    #[inline(always)]
+    fn walk_leaf_hits_by<P: Copy>(
+        &self,
+        test: impl Fn(&BoundingBox<V>) -> Option<P>,
+        passes: impl Fn(NodeId) -> bool,
+        mut f: impl FnMut(ProxyId, P) -> bool,
+    ) {
         let Some(p) = test(&self.root_box).filter(|_| passes(self.root)) else {
             return;
         };
@@ -227,7 +243,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         expand: V,
         max_t: f32,
         layers: LayerTest,
-        mut hit: impl FnMut(ProxyId, &T) -> Option<f32>,
+        hit: impl FnMut(ProxyId, &T) -> Option<f32>,
     ) -> Option<RayHit> {
         if self.root.is_null()
             || !ray.is_valid()
@@ -238,22 +254,33 @@ impl<V: Vector, T> DynamicTree<V, T> {
             return None;
         }
         let slabs = RaySlabs::new(ray);
-        // A plain ray tests the boxes as they are: a branch that goes the same way for the
-        // whole query instead of two additions per box.
-        let plain = expand == V::ZERO;
-        let grow = |b: &BoundingBox<V>| {
-            if plain {
-                *b
-            } else {
-                BoundingBox::from_min_max(b.min - expand, b.max + expand)
-            }
-        };
+        let prune = self.layers_prune();
+        let passes = |id: NodeId| self.may_pass(prune, layers, id);
+        // One copy of the walk per case: a plain ray tests the boxes as they are, and a
+        // search without a layer test has no per-child branch on it.
+        let grow = |b: &BoundingBox<V>| BoundingBox::from_min_max(b.min - expand, b.max + expand);
+        match (expand == V::ZERO, layers == LayerTest::Any) {
+            (true, true) => self.cast_by(&slabs, max_t, |b| *b, |_| true, hit),
+            (true, false) => self.cast_by(&slabs, max_t, |b| *b, passes, hit),
+            (false, true) => self.cast_by(&slabs, max_t, grow, |_| true, hit),
+            (false, false) => self.cast_by(&slabs, max_t, grow, passes, hit),
+        }
+    }
+
+    /// [`Self::cast_expanded`] with the node boxes grown by `grow` and a node or leaf
+    /// entered only when `passes` too.
+    #[inline(always)]
+    fn cast_by(
+        &self,
+        slabs: &RaySlabs<V>,
+        max_t: f32,
+        grow: impl Fn(&BoundingBox<V>) -> BoundingBox<V>,
+        passes: impl Fn(NodeId) -> bool,
+        mut hit: impl FnMut(ProxyId, &T) -> Option<f32>,
+    ) -> Option<RayHit> {
         let mut best: Option<RayHit> = None;
         let mut best_t = max_t;
         let mut stack: SmallVec<[(NodeId, f32); 64]> = SmallVec::new();
-        let filter = layers != LayerTest::Any;
-        let prune = self.layers_prune();
-        let passes = |id: NodeId| !filter || self.may_pass(prune, layers, id);
         let t = slabs
             .hit_at(&grow(&self.root_box), best_t)
             .filter(|_| passes(self.root))?;
