@@ -1,5 +1,7 @@
 //! Rays and the ray tests.
 
+use glam::{Vec4, Vec4Swizzles};
+
 use crate::Vector;
 use crate::geometry::{Ball, BoundingBox};
 
@@ -211,5 +213,75 @@ impl<V: Vector> RaySlabs<V> {
         let near = t1.min(t2).max_element().max(0.0);
         let far = t1.max(t2).max(self.far_pad).min_element().min(max_t);
         (near <= far).then_some(near)
+    }
+}
+
+/// A ray with no parallel axis, prepared to test two boxes at once (a node's children): per
+/// axis, the origin and reciprocal direction in every lane, and the growth of each lane's
+/// face (a box cast's half extents, subtracted from the minima and added to the maxima).
+///
+/// Lanes hold `[min of the first, max of the first, min of the second, max of the second]`
+/// on one axis at a time, so that both boxes cost one pass of SIMD operations per axis.
+/// Every parameter is the one [`RaySlabs::hit_at`] computes (the same operations on the same
+/// numbers), so both tests give the same entries.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PairSlabs {
+    origin: [Vec4; 3],
+    inv_dir: [Vec4; 3],
+    grow: [Vec4; 3],
+}
+
+impl<V: Vector> RaySlabs<V> {
+    /// The pair test of this ray with every box grown by `expand`, or `None` when an axis is
+    /// parallel (those rays keep [`Self::hit_at`], whose separate origin test they need).
+    #[inline]
+    pub fn pairs(&self, expand: V) -> Option<PairSlabs> {
+        if self.any_parallel {
+            return None;
+        }
+        let mut pair = PairSlabs {
+            origin: [Vec4::ZERO; 3],
+            inv_dir: [Vec4::ZERO; 3],
+            grow: [Vec4::ZERO; 3],
+        };
+        for axis in 0..V::DIM {
+            pair.origin[axis] = Vec4::splat(self.origin.axis(axis));
+            pair.inv_dir[axis] = Vec4::splat(self.inv_dir.axis(axis));
+            let e = expand.axis(axis);
+            pair.grow[axis] = Vec4::new(-e, e, -e, e);
+        }
+        Some(pair)
+    }
+}
+
+impl PairSlabs {
+    /// Entry parameters of the ray into `boxes[0]` and `boxes[1]` (grown) within
+    /// `[0, max_t]`, as [`RaySlabs::hit_at`] gives them.
+    ///
+    /// With no parallel axis and finite boxes no parameter is NaN, so the lanes' `min` and
+    /// `max` are exact whatever their order.
+    #[inline(always)]
+    pub fn hit_pair<V: Vector>(&self, boxes: &[BoundingBox<V>; 2], max_t: f32) -> [Option<f32>; 2] {
+        let mut near = Vec4::ZERO;
+        let mut far = Vec4::splat(max_t);
+        for axis in 0..V::DIM {
+            let faces = Vec4::new(
+                boxes[0].min.axis(axis),
+                boxes[0].max.axis(axis),
+                boxes[1].min.axis(axis),
+                boxes[1].max.axis(axis),
+            ) + self.grow[axis];
+            let t = (faces - self.origin[axis]) * self.inv_dir[axis];
+            // Each box's two faces side by side: the lane and its neighbour give the slab's
+            // entry (the smaller) and exit (the larger) in both lanes.
+            let swapped = t.yxwz();
+            near = near.max(t.min(swapped));
+            far = far.min(t.max(swapped));
+        }
+        let hits = near.cmple(far).bitmask();
+        [
+            (hits & 1 != 0).then_some(near.x),
+            (hits & 4 != 0).then_some(near.z),
+        ]
     }
 }

@@ -256,35 +256,43 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let slabs = RaySlabs::new(ray);
         let prune = self.layers_prune();
         let passes = |id: NodeId| self.may_pass(prune, layers, id);
-        // One copy of the walk per case: a plain ray tests the boxes as they are, and a
-        // search without a layer test has no per-child branch on it.
         let grow = |b: &BoundingBox<V>| BoundingBox::from_min_max(b.min - expand, b.max + expand);
-        match (expand == V::ZERO, layers == LayerTest::Any) {
-            (true, true) => self.cast_by(&slabs, max_t, |b| *b, |_| true, hit),
-            (true, false) => self.cast_by(&slabs, max_t, |b| *b, passes, hit),
-            (false, true) => self.cast_by(&slabs, max_t, grow, |_| true, hit),
-            (false, false) => self.cast_by(&slabs, max_t, grow, passes, hit),
+        let root = slabs.hit_at(&grow(&self.root_box), max_t)?;
+        // One copy of the walk per case: a ray with no parallel axis tests a node's two
+        // boxes at once, and a search without a layer test has no per-child branch on it.
+        let each =
+            |boxes: &[BoundingBox<V>; 2], max_t| boxes.map(|b| slabs.hit_at(&grow(&b), max_t));
+        match (slabs.pairs(expand), layers == LayerTest::Any) {
+            (Some(pair), true) => {
+                self.cast_by(root, max_t, |b, t| pair.hit_pair(b, t), |_| true, hit)
+            }
+            (Some(pair), false) => {
+                self.cast_by(root, max_t, |b, t| pair.hit_pair(b, t), passes, hit)
+            }
+            (None, true) => self.cast_by(root, max_t, each, |_| true, hit),
+            (None, false) => self.cast_by(root, max_t, each, passes, hit),
         }
     }
 
-    /// [`Self::cast_expanded`] with the node boxes grown by `grow` and a node or leaf
-    /// entered only when `passes` too.
+    /// [`Self::cast_expanded`] from the root, entered at `root`, with `test` giving a node's
+    /// children's entries (within a range), and a node or leaf entered only when `passes`
+    /// too.
     #[inline(always)]
     fn cast_by(
         &self,
-        slabs: &RaySlabs<V>,
+        root: f32,
         max_t: f32,
-        grow: impl Fn(&BoundingBox<V>) -> BoundingBox<V>,
+        test: impl Fn(&[BoundingBox<V>; 2], f32) -> [Option<f32>; 2],
         passes: impl Fn(NodeId) -> bool,
         mut hit: impl FnMut(ProxyId, &T) -> Option<f32>,
     ) -> Option<RayHit> {
+        if !passes(self.root) {
+            return None;
+        }
         let mut best: Option<RayHit> = None;
         let mut best_t = max_t;
         let mut stack: SmallVec<[(NodeId, f32); 64]> = SmallVec::new();
-        let t = slabs
-            .hit_at(&grow(&self.root_box), best_t)
-            .filter(|_| passes(self.root))?;
-        stack.push((self.root, t));
+        stack.push((self.root, root));
         let (mut visited, mut leaves) = (0u64, 0u64);
         while let Some((mut id, t_enter)) = stack.pop() {
             if t_enter > best_t {
@@ -308,12 +316,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 let node = &self.nodes[id.index()];
                 let [c1, c2] = node.children;
                 prefetch_children(&self.nodes, id, [c1, c2]);
-                let t1 = slabs
-                    .hit_at(&grow(&node.boxes[0]), best_t)
-                    .filter(|_| passes(c1));
-                let t2 = slabs
-                    .hit_at(&grow(&node.boxes[1]), best_t)
-                    .filter(|_| passes(c2));
+                let [t1, t2] = test(&node.boxes, best_t);
+                let (t1, t2) = (t1.filter(|_| passes(c1)), t2.filter(|_| passes(c2)));
                 id = match (t1, t2) {
                     (Some(a), Some(b)) => {
                         if a <= b {
