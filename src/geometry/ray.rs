@@ -285,3 +285,72 @@ impl PairSlabs {
         ]
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::panic)] // A failed test panics.
+mod tests {
+    use glam::{Vec2, Vec3};
+
+    use super::*;
+
+    /// Numbers from a fixed sequence, often repeated, so that faces and origins coincide.
+    fn values(n: usize) -> Vec<f32> {
+        let pool = [-2.0, -1.0, -0.0, 0.0, 0.5, 1.0, 3.0];
+        let mut k = 7usize;
+        (0..n)
+            .map(|_| {
+                k = k
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                pool[(k >> 33) % pool.len()]
+            })
+            .collect()
+    }
+
+    fn pair_agrees<V: Vector>() {
+        let v = values(40_000);
+        let mut at = 0;
+        let mut next = || {
+            at += 1;
+            v[at % v.len()]
+        };
+        for _ in 0..2000 {
+            let mut origin = V::ZERO;
+            let mut direction = V::ZERO;
+            let mut expand = V::ZERO;
+            for axis in 0..V::DIM {
+                origin.set_axis(axis, next());
+                direction.set_axis(axis, next() + 0.25);
+                expand.set_axis(axis, next().abs());
+            }
+            let slabs = RaySlabs::new(&Ray::new(origin, direction));
+            // Every component is at least 0.25 from zero: no axis is parallel.
+            let Some(pair) = slabs.pairs(expand) else {
+                unreachable!()
+            };
+            let mut corner = || {
+                let (mut lo, mut hi) = (V::ZERO, V::ZERO);
+                for axis in 0..V::DIM {
+                    let (a, b) = (next(), next());
+                    lo.set_axis(axis, a.min(b));
+                    hi.set_axis(axis, a.max(b));
+                }
+                BoundingBox::from_min_max(lo, hi)
+            };
+            let boxes = [corner(), corner()];
+            for max_t in [0.0, 0.5, 2.0, f32::MAX] {
+                let grown =
+                    boxes.map(|b| BoundingBox::from_min_max(b.min - expand, b.max + expand));
+                let expected = grown.map(|b| slabs.hit_at(&b, max_t));
+                assert_eq!(pair.hit_pair(&boxes, max_t), expected, "{boxes:?} {max_t}");
+            }
+        }
+    }
+
+    /// The pair test gives each box the entry [`RaySlabs::hit_at`] gives it.
+    #[test]
+    fn hit_pair_is_hit_at() {
+        pair_agrees::<Vec2>();
+        pair_agrees::<Vec3>();
+    }
+}

@@ -25,16 +25,20 @@ pub struct RayHit {
 
 impl<V: Vector, T> DynamicTree<V, T> {
     /// Calls `f(proxy, data, p)` for every proxy whose fat box passes `test` (`Some(p)`),
-    /// with subtrees pruned by the same test, until `f` returns `false`.
+    /// with subtrees pruned by the same test, until `f` returns `false`. `pair` is `test`
+    /// on a node's two children at once.
     fn walk_hits<P: Copy>(
         &self,
         layers: LayerTest,
         test: impl Fn(&BoundingBox<V>) -> Option<P>,
+        pair: impl Fn(&[BoundingBox<V>; 2]) -> [Option<P>; 2],
         mut f: impl FnMut(ProxyId, &T, P) -> bool,
     ) {
-        self.walk_leaf_hits(layers, test, |proxy, p| match &self.data[proxy.index()] {
-            Some(data) => f(proxy, data, p),
-            None => true,
+        self.walk_pairs(layers, test, pair, |proxy, p| {
+            match &self.data[proxy.index()] {
+                Some(data) => f(proxy, data, p),
+                None => true,
+            }
         });
     }
 
@@ -51,16 +55,27 @@ impl<V: Vector, T> DynamicTree<V, T> {
         test: impl Fn(&BoundingBox<V>) -> Option<P>,
         f: impl FnMut(ProxyId, P) -> bool,
     ) {
+        self.walk_pairs(layers, &test, each(&test), f);
+    }
+
+    /// [`Self::walk_leaf_hits`] with `pair`, `test` on a node's two children at once.
+    fn walk_pairs<P: Copy>(
+        &self,
+        layers: LayerTest,
+        test: impl Fn(&BoundingBox<V>) -> Option<P>,
+        pair: impl Fn(&[BoundingBox<V>; 2]) -> [Option<P>; 2],
+        f: impl FnMut(ProxyId, P) -> bool,
+    ) {
         if self.root.is_null() {
             return;
         }
         // One copy of the walk per case, so that a search without a layer test has no
         // per-child branch on it.
         if layers == LayerTest::Any {
-            self.walk_leaf_hits_by(test, |_| true, f);
+            self.walk_leaf_hits_by(test, pair, |_| true, f);
         } else {
             let prune = self.layers_prune();
-            self.walk_leaf_hits_by(test, |id| self.may_pass(prune, layers, id), f);
+            self.walk_leaf_hits_by(test, pair, |id| self.may_pass(prune, layers, id), f);
         }
     }
 
@@ -70,6 +85,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     fn walk_leaf_hits_by<P: Copy>(
         &self,
         test: impl Fn(&BoundingBox<V>) -> Option<P>,
+        pair: impl Fn(&[BoundingBox<V>; 2]) -> [Option<P>; 2],
         passes: impl Fn(NodeId) -> bool,
         mut f: impl FnMut(ProxyId, P) -> bool,
     ) {
@@ -92,8 +108,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 let node = &self.nodes[id.index()];
                 let [c1, c2] = node.children;
                 prefetch_children(&self.nodes, id, [c1, c2]);
-                let hit1 = test(&node.boxes[0]).filter(|_| passes(c1));
-                let hit2 = test(&node.boxes[1]).filter(|_| passes(c2));
+                let [hit1, hit2] = pair(&node.boxes);
+                let (hit1, hit2) = (hit1.filter(|_| passes(c1)), hit2.filter(|_| passes(c2)));
                 (id, p) = match (hit1, hit2) {
                     (Some(a), Some(b)) => {
                         stack.push((c2, b));
@@ -114,11 +130,25 @@ impl<V: Vector, T> DynamicTree<V, T> {
         &self,
         layers: LayerTest,
         overlaps: impl Fn(&BoundingBox<V>) -> bool,
+        f: impl FnMut(ProxyId, &T) -> bool,
+    ) {
+        let pair = |b: &[BoundingBox<V>; 2]| [overlaps(&b[0]), overlaps(&b[1])];
+        self.query_pairs_in(layers, &overlaps, pair, f);
+    }
+
+    /// [`Self::query_by_in`] with `pair`, `overlaps` on a node's two children at once.
+    #[inline]
+    fn query_pairs_in(
+        &self,
+        layers: LayerTest,
+        overlaps: impl Fn(&BoundingBox<V>) -> bool,
+        pair: impl Fn(&[BoundingBox<V>; 2]) -> [bool; 2],
         mut f: impl FnMut(ProxyId, &T) -> bool,
     ) {
         self.walk_hits(
             layers,
             |b| overlaps(b).then_some(()),
+            |b| pair(b).map(|hit| hit.then_some(())),
             |id, data, ()| f(id, data),
         );
     }
@@ -126,7 +156,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Calls `f` for every proxy whose fat box overlaps `aabb` (touching counts). Return
     /// `false` from `f` to stop.
     pub fn query_box(&self, aabb: &BoundingBox<V>, f: impl FnMut(ProxyId, &T) -> bool) {
-        self.query_by_in(LayerTest::Any, |b| b.overlaps(aabb), f);
+        self.query_box_in(aabb, LayerTest::Any, f);
     }
 
     /// [`Self::query_box`] for the proxies whose layers pass `layers` only.
@@ -136,7 +166,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         layers: LayerTest,
         f: impl FnMut(ProxyId, &T) -> bool,
     ) {
-        self.query_by_in(layers, |b| b.overlaps(aabb), f);
+        let pairs = aabb.pair_overlap();
+        let pair = |b: &[BoundingBox<V>; 2]| pairs.overlaps(b);
+        self.query_pairs_in(layers, |b| b.overlaps(aabb), pair, f);
     }
 
     /// Calls `f(proxy, fat box)` for every proxy whose fat box overlaps `aabb` and whose
@@ -357,6 +389,15 @@ impl<V: Vector, T> DynamicTree<V, T> {
             return;
         }
         let slabs = RaySlabs::new(ray);
-        self.walk_hits(layers, |b| slabs.hit_at(b, max_t), f);
+        let test = |b: &BoundingBox<V>| slabs.hit_at(b, max_t);
+        self.walk_hits(layers, test, each(test), f);
     }
+}
+
+/// `test` on a node's two children.
+#[inline(always)]
+fn each<V: Vector, P>(
+    test: impl Fn(&BoundingBox<V>) -> Option<P>,
+) -> impl Fn(&[BoundingBox<V>; 2]) -> [Option<P>; 2] {
+    move |boxes| [test(&boxes[0]), test(&boxes[1])]
 }
