@@ -275,7 +275,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         expand: V,
         max_t: f32,
         layers: LayerTest,
-        hit: impl FnMut(ProxyId, &T) -> Option<f32>,
+        mut hit: impl FnMut(ProxyId, &T) -> Option<f32>,
     ) -> Option<RayHit> {
         if self.root.is_null()
             || !ray.is_valid()
@@ -286,45 +286,26 @@ impl<V: Vector, T> DynamicTree<V, T> {
             return None;
         }
         let slabs = RaySlabs::new(ray);
-        let prune = self.layers_prune();
-        let passes = |id: NodeId| self.may_pass(prune, layers, id);
-        let grow = |b: &BoundingBox<V>| BoundingBox::from_min_max(b.min - expand, b.max + expand);
-        let root = slabs.hit_at(&grow(&self.root_box), max_t)?;
-        // One copy of the walk per case: a ray with no parallel axis tests a node's two
-        // boxes at once, and a search without a layer test has no per-child branch on it.
-        let each =
-            |boxes: &[BoundingBox<V>; 2], max_t| boxes.map(|b| slabs.hit_at(&grow(&b), max_t));
-        match (slabs.pairs(expand), layers == LayerTest::Any) {
-            (Some(pair), true) => {
-                self.cast_by(root, max_t, |b, t| pair.hit_pair(b, t), |_| true, hit)
+        // A plain ray tests the boxes as they are: a branch that goes the same way for the
+        // whole query instead of two additions per box.
+        let plain = expand == V::ZERO;
+        let grow = |b: &BoundingBox<V>| {
+            if plain {
+                *b
+            } else {
+                BoundingBox::from_min_max(b.min - expand, b.max + expand)
             }
-            (Some(pair), false) => {
-                self.cast_by(root, max_t, |b, t| pair.hit_pair(b, t), passes, hit)
-            }
-            (None, true) => self.cast_by(root, max_t, each, |_| true, hit),
-            (None, false) => self.cast_by(root, max_t, each, passes, hit),
-        }
-    }
-
-    /// [`Self::cast_expanded`] from the root, entered at `root`, with `test` giving a node's
-    /// children's entries (within a range), and a node or leaf entered only when `passes`
-    /// too.
-    #[inline(always)]
-    fn cast_by(
-        &self,
-        root: f32,
-        max_t: f32,
-        test: impl Fn(&[BoundingBox<V>; 2], f32) -> [Option<f32>; 2],
-        passes: impl Fn(NodeId) -> bool,
-        mut hit: impl FnMut(ProxyId, &T) -> Option<f32>,
-    ) -> Option<RayHit> {
-        if !passes(self.root) {
-            return None;
-        }
+        };
         let mut best: Option<RayHit> = None;
         let mut best_t = max_t;
         let mut stack: SmallVec<[(NodeId, f32); 64]> = SmallVec::new();
-        stack.push((self.root, root));
+        let filter = layers != LayerTest::Any;
+        let prune = self.layers_prune();
+        let passes = |id: NodeId| !filter || self.may_pass(prune, layers, id);
+        let t = slabs
+            .hit_at(&grow(&self.root_box), best_t)
+            .filter(|_| passes(self.root))?;
+        stack.push((self.root, t));
         let (mut visited, mut leaves) = (0u64, 0u64);
         while let Some((mut id, t_enter)) = stack.pop() {
             if t_enter > best_t {
@@ -348,8 +329,12 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 let node = &self.nodes[id.index()];
                 let [c1, c2] = node.children;
                 prefetch_children(&self.nodes, id, [c1, c2]);
-                let [t1, t2] = test(&node.boxes, best_t);
-                let (t1, t2) = (t1.filter(|_| passes(c1)), t2.filter(|_| passes(c2)));
+                let t1 = slabs
+                    .hit_at(&grow(&node.boxes[0]), best_t)
+                    .filter(|_| passes(c1));
+                let t2 = slabs
+                    .hit_at(&grow(&node.boxes[1]), best_t)
+                    .filter(|_| passes(c2));
                 id = match (t1, t2) {
                     (Some(a), Some(b)) => {
                         if a <= b {
