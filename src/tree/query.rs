@@ -1,10 +1,11 @@
 //! Queries: boxes, points, balls, rays and box casts.
 //!
 //! Leaves are tested by their **fat** boxes; callbacks test the exact shape and can stop
-//! the query early. Pending nodes go on a [`SmallVec`] that spills to the heap, so none is
-//! dropped however deep the tree. A traversal tests a node's two children and goes straight
-//! on into one that passes, pushing the other only when both do: one push and one pop per
-//! fork rather than two of each per node. The forms ending in `_in` also skip the leaves
+//! the query early. Pending nodes go on a stack that spills to the heap (a `Pending` for
+//! the searches, a [`SmallVec`] for the casts), so none is dropped however deep the tree.
+//! A traversal tests a node's two children and goes straight on into one that passes,
+//! pushing the other only when both do: one push and one pop per fork rather than two of
+//! each per node. The forms ending in `_in` also skip the leaves
 //! and subtrees whose layers fail a [`LayerTest`] (see [`DynamicTree::refresh_layers`]).
 
 use smallvec::SmallVec;
@@ -13,6 +14,50 @@ use crate::Vector;
 use crate::geometry::{Ball, BoundingBox, Ray, RaySlabs};
 use crate::tree::prefetch::prefetch_children;
 use crate::tree::{DynamicTree, LayerTest, NodeId, ProxyId};
+
+/// How many pending nodes a walk keeps in place before it spills to the heap: a walk pushes
+/// at most one node per level, so only a tree deeper than this spills.
+pub(crate) const IN_PLACE: usize = 64;
+
+/// The pending nodes of a walk, the first [`IN_PLACE`] in an array: a push or a pop is one
+/// comparison and one copy.
+pub(crate) struct Pending<E> {
+    in_place: [E; IN_PLACE],
+    spilled: Vec<E>,
+    len: usize,
+}
+
+impl<E: Copy> Pending<E> {
+    /// A stack holding `first`.
+    #[inline(always)]
+    pub(crate) fn new(first: E) -> Self {
+        Self {
+            in_place: [first; IN_PLACE],
+            spilled: Vec::new(),
+            len: 1,
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn push(&mut self, item: E) {
+        if self.len < IN_PLACE {
+            self.in_place[self.len] = item;
+        } else {
+            self.spilled.push(item);
+        }
+        self.len += 1;
+    }
+
+    #[inline(always)]
+    pub(crate) fn pop(&mut self) -> Option<E> {
+        self.len = self.len.checked_sub(1)?;
+        if self.len < IN_PLACE {
+            Some(self.in_place[self.len])
+        } else {
+            self.spilled.pop()
+        }
+    }
+}
 
 /// The closest hit of a ray or cast.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -92,8 +137,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         let Some(p) = test(&self.root_box).filter(|_| passes(self.root)) else {
             return;
         };
-        let mut stack: SmallVec<[(NodeId, P); 64]> = SmallVec::new();
-        stack.push((self.root, p));
+        let mut stack = Pending::new((self.root, p));
         let (mut visited, mut leaves) = (0u64, 0u64);
         'stack: while let Some((mut id, mut p)) = stack.pop() {
             loop {
