@@ -1,5 +1,7 @@
 //! Axis-aligned bounding boxes.
 
+use glam::Vec4;
+
 use crate::Vector;
 
 /// An axis-aligned box stored as its two corners.
@@ -183,4 +185,120 @@ pub fn overlaps_center_half_extents<V: Vector>(
     half_b: V,
 ) -> bool {
     (center_a - center_b).abs().all_le(half_a + half_b)
+}
+
+/// A box prepared to test a node's two child boxes for overlap at once (the tree's box
+/// queries): the children's corners, read as the `4 * DIM` numbers they are in memory
+/// (first box's `min` then `max`, then the second's), go four at a time into SIMD lanes,
+/// each compared with the bound its place calls for.
+///
+/// A `min` coordinate overlaps when it is at most this box's `max` on its axis; a `max`
+/// coordinate when it is at least this box's `min`, which is tested as the negated
+/// coordinate being at most the negated `min` (negation is exact), so every lane is one
+/// `<=`: the same comparisons as [`BoundingBox::overlaps`], NaN failing as there.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PairOverlap {
+    /// 1 for a `min` lane, -1 for a `max` lane.
+    sign: [Vec4; 3],
+    bound: [Vec4; 3],
+}
+
+/// The number at place `k` of a pair of boxes laid out as in memory (see [`PairOverlap`]):
+/// its box, whether it is a `max`, and its axis.
+#[inline(always)]
+fn place<V: Vector>(k: usize) -> (usize, bool, usize) {
+    (k / (2 * V::DIM), (k / V::DIM) % 2 == 1, k % V::DIM)
+}
+
+impl<V: Vector> BoundingBox<V> {
+    /// This box prepared for [`PairOverlap::overlaps`].
+    #[inline]
+    pub(crate) fn pair_overlap(&self) -> PairOverlap {
+        // Per place, as in memory: the bounds of one box's corners, then the same again.
+        let (mut sign, mut bound) = ([1.0f32; 12], [f32::INFINITY; 12]);
+        for axis in 0..V::DIM {
+            for b in 0..2 {
+                let at = 2 * V::DIM * b + axis;
+                bound[at] = self.max.axis(axis);
+                sign[at + V::DIM] = -1.0;
+                bound[at + V::DIM] = -self.min.axis(axis);
+            }
+        }
+        let lanes =
+            |v: &[f32; 12], w: usize| Vec4::new(v[4 * w], v[4 * w + 1], v[4 * w + 2], v[4 * w + 3]);
+        PairOverlap {
+            sign: [0, 1, 2].map(|w| lanes(&sign, w)),
+            bound: [0, 1, 2].map(|w| lanes(&bound, w)),
+        }
+    }
+}
+
+impl PairOverlap {
+    /// Whether each of `boxes` overlaps the box this was made from, as
+    /// [`BoundingBox::overlaps`] says.
+    #[inline(always)]
+    pub(crate) fn overlaps<V: Vector>(&self, boxes: &[BoundingBox<V>; 2]) -> [bool; 2] {
+        let value = |k: usize| {
+            let (b, is_max, axis) = place::<V>(k);
+            let corner = if is_max { boxes[b].max } else { boxes[b].min };
+            corner.axis(axis)
+        };
+        let mut passed = 0u32;
+        for w in 0..V::DIM {
+            let k = 4 * w;
+            let window = Vec4::new(value(k), value(k + 1), value(k + 2), value(k + 3));
+            passed |= (window * self.sign[w]).cmple(self.bound[w]).bitmask() << k;
+        }
+        let all = (1u32 << (2 * V::DIM)) - 1;
+        [passed & all == all, (passed >> (2 * V::DIM)) & all == all]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Vec2, Vec3};
+
+    use super::*;
+
+    /// Boxes on a small grid of coordinates (faces often shared, zero of both signs,
+    /// flat boxes and NaN corners included).
+    fn boxes<V: Vector>() -> Vec<BoundingBox<V>> {
+        let values = [-1.0, -0.0, 0.0, 0.5, 1.0, f32::NAN];
+        let mut out = Vec::new();
+        let mut k = 0usize;
+        for _ in 0..400 {
+            let mut min = V::ZERO;
+            let mut max = V::ZERO;
+            for axis in 0..V::DIM {
+                k = k
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let (a, b) = (values[(k >> 33) % 6], values[(k >> 45) % 6]);
+                let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+                min.set_axis(axis, lo);
+                max.set_axis(axis, hi);
+            }
+            out.push(BoundingBox::from_min_max(min, max));
+        }
+        out
+    }
+
+    fn pair_overlap_agrees<V: Vector>() {
+        let all = boxes::<V>();
+        for query in &all {
+            let pair = query.pair_overlap();
+            for two in all.windows(2) {
+                let two = [two[0], two[1]];
+                let expected = [two[0].overlaps(query), two[1].overlaps(query)];
+                assert_eq!(pair.overlaps(&two), expected, "{query:?} {two:?}");
+            }
+        }
+    }
+
+    /// The pair test says what [`BoundingBox::overlaps`] says, box by box.
+    #[test]
+    fn pair_overlap_is_overlaps() {
+        pair_overlap_agrees::<Vec2>();
+        pair_overlap_agrees::<Vec3>();
+    }
 }

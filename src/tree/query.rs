@@ -1,10 +1,11 @@
 //! Queries: boxes, points, balls, rays and box casts.
 //!
 //! Leaves are tested by their **fat** boxes; callbacks test the exact shape and can stop
-//! the query early. Pending nodes go on a [`SmallVec`] that spills to the heap, so none is
-//! dropped however deep the tree. A traversal tests a node's two children and goes straight
-//! on into one that passes, pushing the other only when both do: one push and one pop per
-//! fork rather than two of each per node. The forms ending in `_in` also skip the leaves
+//! the query early. Pending nodes go on a stack that spills to the heap (a `Pending` for
+//! the searches, a [`SmallVec`] for the casts), so none is dropped however deep the tree.
+//! A traversal tests a node's two children and goes straight on into one that passes,
+//! pushing the other only when both do: one push and one pop per fork rather than two of
+//! each per node. The forms ending in `_in` also skip the leaves
 //! and subtrees whose layers fail a [`LayerTest`] (see [`DynamicTree::refresh_layers`]).
 
 use smallvec::SmallVec;
@@ -13,6 +14,50 @@ use crate::Vector;
 use crate::geometry::{Ball, BoundingBox, Ray, RaySlabs};
 use crate::tree::prefetch::prefetch_children;
 use crate::tree::{DynamicTree, LayerTest, NodeId, ProxyId};
+
+/// How many pending nodes a walk keeps in place before it spills to the heap: a walk pushes
+/// at most one node per level, so only a tree deeper than this spills.
+pub(crate) const IN_PLACE: usize = 64;
+
+/// The pending nodes of a walk, the first [`IN_PLACE`] in an array: a push or a pop is one
+/// comparison and one copy.
+pub(crate) struct Pending<E> {
+    in_place: [E; IN_PLACE],
+    spilled: Vec<E>,
+    len: usize,
+}
+
+impl<E: Copy> Pending<E> {
+    /// A stack holding `first`.
+    #[inline(always)]
+    pub(crate) fn new(first: E) -> Self {
+        Self {
+            in_place: [first; IN_PLACE],
+            spilled: Vec::new(),
+            len: 1,
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn push(&mut self, item: E) {
+        if self.len < IN_PLACE {
+            self.in_place[self.len] = item;
+        } else {
+            self.spilled.push(item);
+        }
+        self.len += 1;
+    }
+
+    #[inline(always)]
+    pub(crate) fn pop(&mut self) -> Option<E> {
+        self.len = self.len.checked_sub(1)?;
+        if self.len < IN_PLACE {
+            Some(self.in_place[self.len])
+        } else {
+            self.spilled.pop()
+        }
+    }
+}
 
 /// The closest hit of a ray or cast.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -25,16 +70,20 @@ pub struct RayHit {
 
 impl<V: Vector, T> DynamicTree<V, T> {
     /// Calls `f(proxy, data, p)` for every proxy whose fat box passes `test` (`Some(p)`),
-    /// with subtrees pruned by the same test, until `f` returns `false`.
+    /// with subtrees pruned by the same test, until `f` returns `false`. `pair` is `test`
+    /// on a node's two children at once.
     fn walk_hits<P: Copy>(
         &self,
         layers: LayerTest,
         test: impl Fn(&BoundingBox<V>) -> Option<P>,
+        pair: impl Fn(&[BoundingBox<V>; 2]) -> [Option<P>; 2],
         mut f: impl FnMut(ProxyId, &T, P) -> bool,
     ) {
-        self.walk_leaf_hits(layers, test, |proxy, p| match &self.data[proxy.index()] {
-            Some(data) => f(proxy, data, p),
-            None => true,
+        self.walk_pairs(layers, test, pair, |proxy, p| {
+            match &self.data[proxy.index()] {
+                Some(data) => f(proxy, data, p),
+                None => true,
+            }
         });
     }
 
@@ -49,19 +98,46 @@ impl<V: Vector, T> DynamicTree<V, T> {
         &self,
         layers: LayerTest,
         test: impl Fn(&BoundingBox<V>) -> Option<P>,
-        mut f: impl FnMut(ProxyId, P) -> bool,
+        f: impl FnMut(ProxyId, P) -> bool,
+    ) {
+        self.walk_pairs(layers, &test, each(&test), f);
+    }
+
+    /// [`Self::walk_leaf_hits`] with `pair`, `test` on a node's two children at once.
+    fn walk_pairs<P: Copy>(
+        &self,
+        layers: LayerTest,
+        test: impl Fn(&BoundingBox<V>) -> Option<P>,
+        pair: impl Fn(&[BoundingBox<V>; 2]) -> [Option<P>; 2],
+        f: impl FnMut(ProxyId, P) -> bool,
     ) {
         if self.root.is_null() {
             return;
         }
-        let filter = layers != LayerTest::Any;
-        let prune = self.layers_prune();
-        let passes = |id: NodeId| !filter || self.may_pass(prune, layers, id);
+        // One copy of the walk per case, so that a search without a layer test has no
+        // per-child branch on it.
+        if layers == LayerTest::Any {
+            self.walk_leaf_hits_by(test, pair, |_| true, f);
+        } else {
+            let prune = self.layers_prune();
+            self.walk_leaf_hits_by(test, pair, |id| self.may_pass(prune, layers, id), f);
+        }
+    }
+
+    /// [`Self::walk_leaf_hits`] on a tree with a root, a node or leaf entered only when
+    /// `passes` too.
+    #[inline(always)]
+    fn walk_leaf_hits_by<P: Copy>(
+        &self,
+        test: impl Fn(&BoundingBox<V>) -> Option<P>,
+        pair: impl Fn(&[BoundingBox<V>; 2]) -> [Option<P>; 2],
+        passes: impl Fn(NodeId) -> bool,
+        mut f: impl FnMut(ProxyId, P) -> bool,
+    ) {
         let Some(p) = test(&self.root_box).filter(|_| passes(self.root)) else {
             return;
         };
-        let mut stack: SmallVec<[(NodeId, P); 64]> = SmallVec::new();
-        stack.push((self.root, p));
+        let mut stack = Pending::new((self.root, p));
         let (mut visited, mut leaves) = (0u64, 0u64);
         'stack: while let Some((mut id, mut p)) = stack.pop() {
             loop {
@@ -76,8 +152,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
                 let node = &self.nodes[id.index()];
                 let [c1, c2] = node.children;
                 prefetch_children(&self.nodes, id, [c1, c2]);
-                let hit1 = test(&node.boxes[0]).filter(|_| passes(c1));
-                let hit2 = test(&node.boxes[1]).filter(|_| passes(c2));
+                let [hit1, hit2] = pair(&node.boxes);
+                let (hit1, hit2) = (hit1.filter(|_| passes(c1)), hit2.filter(|_| passes(c2)));
                 (id, p) = match (hit1, hit2) {
                     (Some(a), Some(b)) => {
                         stack.push((c2, b));
@@ -98,11 +174,25 @@ impl<V: Vector, T> DynamicTree<V, T> {
         &self,
         layers: LayerTest,
         overlaps: impl Fn(&BoundingBox<V>) -> bool,
+        f: impl FnMut(ProxyId, &T) -> bool,
+    ) {
+        let pair = |b: &[BoundingBox<V>; 2]| [overlaps(&b[0]), overlaps(&b[1])];
+        self.query_pairs_in(layers, &overlaps, pair, f);
+    }
+
+    /// [`Self::query_by_in`] with `pair`, `overlaps` on a node's two children at once.
+    #[inline]
+    fn query_pairs_in(
+        &self,
+        layers: LayerTest,
+        overlaps: impl Fn(&BoundingBox<V>) -> bool,
+        pair: impl Fn(&[BoundingBox<V>; 2]) -> [bool; 2],
         mut f: impl FnMut(ProxyId, &T) -> bool,
     ) {
         self.walk_hits(
             layers,
             |b| overlaps(b).then_some(()),
+            |b| pair(b).map(|hit| hit.then_some(())),
             |id, data, ()| f(id, data),
         );
     }
@@ -110,7 +200,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// Calls `f` for every proxy whose fat box overlaps `aabb` (touching counts). Return
     /// `false` from `f` to stop.
     pub fn query_box(&self, aabb: &BoundingBox<V>, f: impl FnMut(ProxyId, &T) -> bool) {
-        self.query_by_in(LayerTest::Any, |b| b.overlaps(aabb), f);
+        self.query_box_in(aabb, LayerTest::Any, f);
     }
 
     /// [`Self::query_box`] for the proxies whose layers pass `layers` only.
@@ -120,7 +210,9 @@ impl<V: Vector, T> DynamicTree<V, T> {
         layers: LayerTest,
         f: impl FnMut(ProxyId, &T) -> bool,
     ) {
-        self.query_by_in(layers, |b| b.overlaps(aabb), f);
+        let pairs = aabb.pair_overlap();
+        let pair = |b: &[BoundingBox<V>; 2]| pairs.overlaps(b);
+        self.query_pairs_in(layers, |b| b.overlaps(aabb), pair, f);
     }
 
     /// Calls `f(proxy, fat box)` for every proxy whose fat box overlaps `aabb` and whose
@@ -326,6 +418,15 @@ impl<V: Vector, T> DynamicTree<V, T> {
             return;
         }
         let slabs = RaySlabs::new(ray);
-        self.walk_hits(layers, |b| slabs.hit_at(b, max_t), f);
+        let test = |b: &BoundingBox<V>| slabs.hit_at(b, max_t);
+        self.walk_hits(layers, test, each(test), f);
     }
+}
+
+/// `test` on a node's two children.
+#[inline(always)]
+fn each<V: Vector, P>(
+    test: impl Fn(&BoundingBox<V>) -> Option<P>,
+) -> impl Fn(&[BoundingBox<V>; 2]) -> [Option<P>; 2] {
+    move |boxes| [test(&boxes[0]), test(&boxes[1])]
 }

@@ -162,3 +162,25 @@ fn parallel_visits_ignore_the_split<V: Vector + Sync>() {
 }
 
 both_dims!(parallel_visits_ignore_the_split, lattice_searches);
+
+/// The searches' stack of pending nodes gives its items back last in, first out, past
+/// the end of its array and back (a tree deeper than the array spills).
+#[test]
+fn pending_spills_and_comes_back() {
+    use crate::tree::query::{IN_PLACE, Pending};
+    let mut stack = Pending::new(0usize);
+    let mut model = vec![0usize];
+    for round in 0..3 {
+        for k in 1..=IN_PLACE * 2 + round {
+            stack.push(k);
+            model.push(k);
+        }
+        for _ in 0..IN_PLACE + round * 7 {
+            assert_eq!(stack.pop(), model.pop());
+        }
+    }
+    while let Some(item) = model.pop() {
+        assert_eq!(stack.pop(), Some(item));
+    }
+    assert_eq!(stack.pop(), None);
+}
