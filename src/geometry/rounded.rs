@@ -63,9 +63,8 @@
 //!   power of two. So do the sweeps and rays of balls where the fourth powers of lengths
 //!   would (inputs beyond `2^28`, about `2.7e8`, or below `2^-28`: at lengths of about
 //!   `1e10` [`sweep_balls`] returns NaN times and [`Ray::ball_hit_at`] a hit at 0 from
-//!   outside),
-//!   and the other sweeps and rays where the squares would (beyond `2^60`). A power of
-//!   two scales every rounding exactly, so this changes no answer where nothing
+//!   outside), and the other sweeps and rays where the squares would (beyond `2^60`). A
+//!   power of two scales every rounding exactly, so this changes no answer where nothing
 //!   overflows;
 //! - [`contact_ball_box`] is [`contact_box_ball`] reversed, so where two ways out tie
 //!   (a ball's center at a box's center) it pushes the box along the negative axis, while
@@ -106,12 +105,13 @@
 use crate::Vector;
 use crate::geometry::{Ball, BoundingBox, Contact};
 #[cfg(doc)]
-use crate::geometry::{Ray, box_cast_at, sweep_ball_box, sweep_balls, sweep_boxes};
+use crate::geometry::{
+    Ray, Shape, box_cast_at, contact_ball_box, contact_balls, contact_box_ball, contact_boxes,
+    sweep_ball_box, sweep_balls, sweep_boxes,
+};
 
 mod motion;
 
-#[cfg(doc)]
-use crate::geometry::{Shape, contact_ball_box, contact_balls, contact_box_ball, contact_boxes};
 pub use motion::{rounded_cast_at, sweep_rounded};
 
 /// An axis-aligned box grown by a radius: every point within `radius` of the box with
@@ -257,10 +257,8 @@ impl<V: Vector> RoundedBox<V> {
     /// The inner box's corners.
     #[inline]
     fn corners(&self) -> (V, V) {
-        (
-            self.center - self.half_extents,
-            self.center + self.half_extents,
-        )
+        let (c, h) = (self.center, self.half_extents);
+        (c - h, c + h)
     }
 
     /// Whether `point` is inside or on the surface: its distance to the inner box is at
@@ -419,11 +417,8 @@ fn within<V: Vector>(gap: V, radius: f32) -> bool {
         return false;
     }
     let largest = gap.abs().max_element().max(radius);
-    if largest == 0.0 {
-        return true;
-    }
-    if !largest.is_finite() {
-        return false;
+    if largest == 0.0 || !largest.is_finite() {
+        return largest == 0.0;
     }
     let k = normalizing_exponent(largest);
     let (unit, r) = (times_pow2(gap, k), times_pow2(radius, k));
@@ -464,11 +459,17 @@ fn largest<V: Vector>(vectors: &[V], scalars: &[f32]) -> f32 {
 /// exactly) wherever no step over- or underflows.
 #[inline]
 fn rescaling(largest: f32, lo: i32, hi: i32) -> i32 {
-    if largest == 0.0 || !largest.is_finite() || (pow2(lo)..pow2(hi)).contains(&largest) {
+    if !largest.is_finite() || unscaled(largest, (lo, hi)) {
         0
     } else {
         normalizing_exponent(largest)
     }
+}
+
+/// Whether lengths up to `largest` (zero, or in `2^lo..2^hi`) need no scaling.
+#[inline]
+fn unscaled(largest: f32, (lo, hi): (i32, i32)) -> bool {
+    largest == 0.0 || (pow2(lo)..pow2(hi)).contains(&largest)
 }
 
 /// Fourth powers of lengths (the ball sweep's and ray's discriminants, products of two

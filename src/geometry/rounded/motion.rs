@@ -3,7 +3,7 @@
 
 use crate::Vector;
 use crate::geometry::rounded::{
-    QUARTIC, RoundedBox, SQUARE, largest, length, rescaling, times_pow2, valid_pair,
+    QUARTIC, RoundedBox, SQUARE, largest, length, rescaling, times_pow2, unscaled, valid_pair,
 };
 use crate::geometry::{
     Ball, BoundingBox, Ray, SweepInterval, box_cast_at, sweep_ball_box, sweep_balls, sweep_boxes,
@@ -50,7 +50,7 @@ pub fn sweep_rounded<V: Vector>(
         let (c, v) = (a.center - b.center, da - db);
         let (h, r) = (a.half_extents + b.half_extents, a.radius + b.radius);
         let size = c.abs().max(v.abs()).max(h).max_element().max(r);
-        if size < SQUARE_LIMIT && (size >= f32::MIN_POSITIVE || size == 0.0) {
+        if unscaled(size, SQUARE) {
             return sweep_point(c, v, &BoundingBox::from_min_max(-h, h), r)
                 .filter(|_| valid_motion(a, da, b, db));
         }
@@ -74,9 +74,6 @@ pub fn sweep_rounded<V: Vector>(
     let (da, db) = (times_pow2(da, k), times_pow2(db, k));
     sweep_round(&a.scaled(k), da, &b.scaled(k), db)
 }
-
-/// `2^SQUARE.1`: lengths below it need no scaling in [`sweep_point`]'s squares.
-const SQUARE_LIMIT: f32 = (1u64 << SQUARE.1) as f32;
 
 /// Whether both shapes are valid ([`RoundedBox::is_valid`]) and both displacements
 /// finite.
