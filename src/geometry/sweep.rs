@@ -207,8 +207,8 @@ pub(crate) fn sweep_point<V: Vector>(
         }
     }
     let tolerance = 1e-5 * (hi - lo).max_element().max(r).max(1.0);
-    let hit = |t: f32| {
-        let n = gap_at(t);
+    // A hit at `t`, where the gap from the point to `inner` is `n`.
+    let hit_with = |t: f32, n: V| {
         let len = n.dot(n).sqrt();
         // On the face the point entered through (a radius of zero): across it, zero
         // when the point starts inside.
@@ -218,6 +218,14 @@ pub(crate) fn sweep_point<V: Vector>(
             u1: u1.max(t),
             normal,
         })
+    };
+    let hit = |t: f32| hit_with(t, gap_at(t));
+    // The closest approach at `t`: a hit only as a graze.
+    let graze = |t: f32| {
+        let g = gap_at(t);
+        (g.dot(g).sqrt() - r <= tolerance)
+            .then(|| hit_with(t, g))
+            .flatten()
     };
     // Whether the point at `t` is in the region given by `side`: each axis's side of
     // `inner` (-1 below, 0 within, +1 above).
@@ -295,18 +303,24 @@ pub(crate) fn sweep_point<V: Vector>(
                 return hit(at);
             }
             // The closest the point comes in the rest of the step: a graze or a miss.
-            let g = gap_at(at);
-            return (g.dot(g).sqrt() - r <= tolerance)
-                .then(|| hit(at))
-                .flatten();
+            return graze(at);
         }
-        // The next crossing of a face plane, and the side of each axis crossed then.
-        let crossing = |axis: usize, plane: f32| (plane - c.axis(axis)) / v.axis(axis);
+        // The next crossing of a face plane. Per axis, the times the point crosses the
+        // plane it leaves `inner` by and the one it enters by (NaN when it moves along
+        // them).
+        let mut planes = [(f32::NAN, f32::NAN); 3];
         let mut next = u1;
-        for axis in 0..V::DIM {
-            if v.axis(axis) != 0.0 {
-                for plane in [lo.axis(axis), hi.axis(axis)] {
-                    let x = crossing(axis, plane);
+        for (axis, planes) in planes.iter_mut().enumerate().take(V::DIM) {
+            let vi = v.axis(axis);
+            if vi != 0.0 {
+                let crossing = |plane: f32| (plane - c.axis(axis)) / vi;
+                let (at_lo, at_hi) = (crossing(lo.axis(axis)), crossing(hi.axis(axis)));
+                *planes = if vi > 0.0 {
+                    (at_hi, at_lo)
+                } else {
+                    (at_lo, at_hi)
+                };
+                for x in [at_lo, at_hi] {
                     if x > t && x < next {
                         next = x;
                     }
@@ -316,15 +330,14 @@ pub(crate) fn sweep_point<V: Vector>(
         if next >= u1 {
             return None;
         }
+        // The side of each axis crossed at `next`: out past the plane left by (on a flat
+        // axis both planes at once, the one left by wins), within past the one entered
+        // by, else read from the position.
         for (axis, crossed) in crossed.iter_mut().enumerate().take(V::DIM) {
-            let vi = v.axis(axis);
-            *crossed = if vi > 0.0 && crossing(axis, hi.axis(axis)) == next {
-                1.0
-            } else if vi > 0.0 && crossing(axis, lo.axis(axis)) == next {
-                0.0
-            } else if vi < 0.0 && crossing(axis, lo.axis(axis)) == next {
-                -1.0
-            } else if vi < 0.0 && crossing(axis, hi.axis(axis)) == next {
+            let (leave, enter) = planes[axis];
+            *crossed = if leave == next {
+                v.axis(axis).signum()
+            } else if enter == next {
                 0.0
             } else {
                 2.0
