@@ -82,9 +82,9 @@ struct Prepare<'a, 'cw, 'cs, 'hw, 'hs, V: Vector> {
 }
 
 impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
-    /// Ends the scan: keeps the count of processed colliders over all ticks, and puts
-    /// back the emptied list of the last tick with the colliders listed during this one.
-    /// Returns the count of colliders processed this tick.
+    /// Ends the scan: keeps the count of processed colliders over all ticks, and the
+    /// emptied list of the last tick for its room (the colliders listed during this one
+    /// are in the buffers' list). Returns the count of colliders processed this tick.
     fn finish(self) -> usize {
         let Self {
             state,
@@ -95,8 +95,9 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         } = self;
         let prepared = &mut state.tick.colliders;
         prepared.processed_total = processed_at;
-        listed.append(&mut prepared.revisit);
-        prepared.revisit = listed;
+        // The scans leave the last tick's list empty; it lends its room to the next.
+        prepared.revisit.append(&mut listed);
+        prepared.revisit_spare = listed;
         processed
     }
 }
@@ -303,7 +304,11 @@ pub(crate) fn prepare<V: Vector>(
     let total = colliders.p1().iter().len();
     let moving = moving_colliders.iter().len();
     begin_tick(state, total, moving);
-    let listed = core::mem::take(&mut state.tick.colliders.revisit);
+    let prepared = &mut state.tick.colliders;
+    let listed = core::mem::replace(
+        &mut prepared.revisit,
+        core::mem::take(&mut prepared.revisit_spare),
+    );
     let mut ctx = Prepare {
         commands: &mut commands,
         tick: state.tick.colliders.number,

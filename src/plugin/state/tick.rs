@@ -58,6 +58,10 @@ pub(crate) struct ColliderLists<V: Vector> {
     /// With the key each had then, which tells at a glance whether this tick has
     /// processed it already.
     pub revisit: Vec<(Entity, Option<Key>)>,
+    /// The list [`Self::revisit`] held at the start of the last tick, emptied: kept for
+    /// its room, where the next tick lists its colliders (in a busy scene every moving
+    /// one), so that the list does not grow from nothing at every tick.
+    pub revisit_spare: Vec<(Entity, Option<Key>)>,
     /// Static proxies whose colliders are gone (removed by the observers or by the
     /// stages), leaving the static tree at the next prepare stage.
     pub dead_static: Vec<ProxyId>,
