@@ -94,7 +94,8 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
         if inputs.teleported {
             self.commands.entity(inputs.entity).remove::<Teleported>();
         }
-        let from_ancestor = ancestor_teleported(inputs.parent, self.hierarchy, self.commands);
+        let from_ancestor = inputs.parent.is_some()
+            && ancestor_teleported(inputs.parent, self.hierarchy, self.commands);
         inputs.teleported || from_ancestor
     }
 
@@ -286,6 +287,7 @@ impl<V: Vector> Prepare<'_, '_, '_, '_, '_, V> {
     /// The tree's copy of the layers (which its searches and queries prune by), the body,
     /// the collider listed as processed for the narrow phase, and the pairs it carried
     /// from its old tree given to its new key.
+    #[inline(always)]
     pub(super) fn store_layers_and_body(&mut self, key: Key, body: Body<V>, entity: Entity) {
         let state = &mut *self.state;
         let layers: Layers = body.layers.into();
