@@ -355,14 +355,24 @@ pub(crate) fn invalid_reason<V: Vector>(
     velocity: V,
     transform: &Transform,
 ) -> Option<Problem<V>> {
-    if !transform.translation.is_finite() {
-        return Some(Problem::Translation(transform.translation));
-    }
-    if !transform.scale.is_finite() {
-        return Some(Problem::Scale(transform.scale));
-    }
-    if !transform.rotation.is_finite() {
-        return Some(Problem::Rotation(transform.rotation));
+    // The transform and the velocity tested finite at once (`x * 0.0` is zero for a
+    // finite `x` and NaN otherwise), and one by one, to name the problem, only when
+    // they are not.
+    let t = transform;
+    let zeros = (t.translation * 0.0 + t.scale * 0.0).element_sum()
+        + (Vec4::from(t.rotation) * 0.0).element_sum()
+        + (velocity * 0.0).dot(V::ONE);
+    let finite = zeros == 0.0;
+    if !finite {
+        if !t.translation.is_finite() {
+            return Some(Problem::Translation(t.translation));
+        }
+        if !t.scale.is_finite() {
+            return Some(Problem::Scale(t.scale));
+        }
+        if !t.rotation.is_finite() {
+            return Some(Problem::Rotation(t.rotation));
+        }
     }
     let ShapeComponents {
         aabb,
@@ -390,7 +400,7 @@ pub(crate) fn invalid_reason<V: Vector>(
     {
         return Some(Problem::Capsule(*c));
     }
-    if !velocity.is_finite() {
+    if !finite && !velocity.is_finite() {
         return Some(Problem::Velocity(velocity));
     }
     if !shape.is_valid() {
