@@ -2,7 +2,8 @@
 //!
 //! Leaves are tested by their **fat** boxes; callbacks test the exact shape and can stop
 //! the query early. Pending nodes go on a stack that spills to the heap (a `Pending` for
-//! the searches, a [`SmallVec`] for the casts), so none is dropped however deep the tree.
+//! the searches, a [`SmallVec`] for the casts: each measures the faster for its walk), so
+//! none is dropped however deep the tree.
 //! A traversal tests a node's two children and goes straight on into one that passes,
 //! pushing the other only when both do: one push and one pop per fork rather than two of
 //! each per node. The forms ending in `_in` also skip the leaves
