@@ -175,15 +175,7 @@ fn capsule_and_ball<V: Vector>() {
     assert!(check_cast(&b, vec([1.0, 0.0, 0.0]), 10.0, &capsule, ONE));
 }
 
-#[test]
-fn capsule_and_ball_2d() {
-    capsule_and_ball::<Vec2>();
-}
-
-#[test]
-fn capsule_and_ball_3d() {
-    capsule_and_ball::<Vec3>();
-}
+crate::kit::tests_2d_3d!(capsule_and_ball: capsule_and_ball_2d, capsule_and_ball_3d);
 
 /// Capsules against boxes and capsules; rounded boxes corner to corner.
 fn capsules_and_rounded_boxes<V: Vector>() {
@@ -252,15 +244,7 @@ fn capsules_and_rounded_boxes<V: Vector>() {
     close(hit.normal, [1.0, 0.0, 0.0], 1e-6);
 }
 
-#[test]
-fn capsules_and_rounded_boxes_2d() {
-    capsules_and_rounded_boxes::<Vec2>();
-}
-
-#[test]
-fn capsules_and_rounded_boxes_3d() {
-    capsules_and_rounded_boxes::<Vec3>();
-}
+crate::kit::tests_2d_3d!(capsules_and_rounded_boxes: capsules_and_rounded_boxes_2d, capsules_and_rounded_boxes_3d);
 
 /// Sweeps that start in contact or only graze, as the box and ball sweeps treat them
 /// (seed 001's rule: overlapping at the start is `u0 = 0`; touching counts).
@@ -331,15 +315,7 @@ fn ray_touching_at_max_t() {
     assert_eq!(ray.rounded_box_hit_at(&capsule, 2.99), None);
 }
 
-#[test]
-fn starts_in_contact_and_grazes_2d() {
-    starts_in_contact_and_grazes::<Vec2>();
-}
-
-#[test]
-fn starts_in_contact_and_grazes_3d() {
-    starts_in_contact_and_grazes::<Vec3>();
-}
+crate::kit::tests_2d_3d!(starts_in_contact_and_grazes: starts_in_contact_and_grazes_2d, starts_in_contact_and_grazes_3d);
 
 /// Constructors, conversions and degenerate shapes.
 fn conversions_and_degenerate<V: Vector>() {
@@ -447,15 +423,7 @@ fn conversions_and_degenerate<V: Vector>() {
     );
 }
 
-#[test]
-fn conversions_and_degenerate_2d() {
-    conversions_and_degenerate::<Vec2>();
-}
-
-#[test]
-fn conversions_and_degenerate_3d() {
-    conversions_and_degenerate::<Vec3>();
-}
+crate::kit::tests_2d_3d!(conversions_and_degenerate: conversions_and_degenerate_2d, conversions_and_degenerate_3d);
 
 /// Coordinates whose squares overflow `f32`, or lengths whose squares underflow: the
 /// rounded boxes compare lengths scaled. (The ball tests square them: two balls of radius
@@ -534,15 +502,7 @@ fn huge_and_tiny<V: Vector>() {
     assert!(!p.overlaps(&RoundedBox::ball(q.center, tiny / 2.0)));
 }
 
-#[test]
-fn huge_and_tiny_2d() {
-    huge_and_tiny::<Vec2>();
-}
-
-#[test]
-fn huge_and_tiny_3d() {
-    huge_and_tiny::<Vec3>();
-}
+crate::kit::tests_2d_3d!(huge_and_tiny: huge_and_tiny_2d, huge_and_tiny_3d);
 
 // ---------------------------------------------------------------------------------------
 // Agreement with the box and ball functions

@@ -395,15 +395,7 @@ fn floor_slide<V: Vector>() {
     }
 }
 
-#[test]
-fn floor_of_tiles_does_not_snag_2d() {
-    floor_slide::<Vec2>();
-}
-
-#[test]
-fn floor_of_tiles_does_not_snag_3d() {
-    floor_slide::<Vec3>();
-}
+crate::kit::tests_2d_3d!(floor_slide: floor_of_tiles_does_not_snag_2d, floor_of_tiles_does_not_snag_3d);
 
 /// A box pushed against a wall of unit tiles (at `x >= 10`) while moving up and down it
 /// moves by the whole motion along the wall, and never enters it.
@@ -441,15 +433,7 @@ fn wall_slide<V: Vector>() {
     }
 }
 
-#[test]
-fn wall_of_tiles_does_not_snag_2d() {
-    wall_slide::<Vec2>();
-}
-
-#[test]
-fn wall_of_tiles_does_not_snag_3d() {
-    wall_slide::<Vec3>();
-}
+crate::kit::tests_2d_3d!(wall_slide: wall_of_tiles_does_not_snag_2d, wall_of_tiles_does_not_snag_3d);
 
 /// Pushed into the corner of a tiled floor and a tiled wall (and a second wall in 3D),
 /// a box comes to rest within two skins of each and stays there, call after call.
@@ -495,15 +479,7 @@ fn corner<V: Vector>() {
     }
 }
 
-#[test]
-fn corner_converges_without_jitter_2d() {
-    corner::<Vec2>();
-}
-
-#[test]
-fn corner_converges_without_jitter_3d() {
-    corner::<Vec3>();
-}
+crate::kit::tests_2d_3d!(corner: corner_converges_without_jitter_2d, corner_converges_without_jitter_3d);
 
 /// In random scenes of boxes and balls, a shape that starts outside every one never ends
 /// a call overlapping one, and never moves farther than asked.
@@ -690,12 +666,4 @@ fn huge_motions<V: Vector>() {
     }
 }
 
-#[test]
-fn huge_motions_2d() {
-    huge_motions::<Vec2>();
-}
-
-#[test]
-fn huge_motions_3d() {
-    huge_motions::<Vec3>();
-}
+crate::kit::tests_2d_3d!(huge_motions: huge_motions_2d, huge_motions_3d);

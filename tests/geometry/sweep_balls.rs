@@ -94,15 +94,7 @@ pub(crate) fn sweep_balls_cases<V: Vector>() {
     }
 }
 
-#[test]
-pub(crate) fn sweep_balls_cases_2d() {
-    sweep_balls_cases::<Vec2>();
-}
-
-#[test]
-pub(crate) fn sweep_balls_cases_3d() {
-    sweep_balls_cases::<Vec3>();
-}
+crate::kit::tests_2d_3d!(sweep_balls_cases: sweep_balls_cases_2d, sweep_balls_cases_3d);
 
 pub(crate) fn sweep_ball_box_cases<V: Vector>() {
     let zero = V::ZERO;
@@ -241,15 +233,7 @@ pub(crate) fn sweep_ball_box_cases<V: Vector>() {
     }
 }
 
-#[test]
-pub(crate) fn sweep_ball_box_cases_2d() {
-    sweep_ball_box_cases::<Vec2>();
-}
-
-#[test]
-pub(crate) fn sweep_ball_box_cases_3d() {
-    sweep_ball_box_cases::<Vec3>();
-}
+crate::kit::tests_2d_3d!(sweep_ball_box_cases: sweep_ball_box_cases_2d, sweep_ball_box_cases_3d);
 
 proptest! {
     #![proptest_config(config())]

@@ -85,15 +85,7 @@ pub(crate) fn seed_001_listing_cases<V: Vector>() {
     assert!(check_sweep_boxes(&a, V::ZERO, &b, db, FLAT));
 }
 
-#[test]
-pub(crate) fn seed_001_listing_wrong_cases_2d() {
-    seed_001_listing_cases::<Vec2>();
-}
-
-#[test]
-pub(crate) fn seed_001_listing_wrong_cases_3d() {
-    seed_001_listing_cases::<Vec3>();
-}
+crate::kit::tests_2d_3d!(seed_001_listing_cases: seed_001_listing_wrong_cases_2d, seed_001_listing_wrong_cases_3d);
 
 pub(crate) fn sweep_boxes_cases<V: Vector>() {
     let a = bbox::<V>([0.0; 3], [1.0; 3]);
@@ -235,15 +227,7 @@ pub(crate) fn sweep_boxes_cases<V: Vector>() {
     }
 }
 
-#[test]
-pub(crate) fn sweep_boxes_cases_2d() {
-    sweep_boxes_cases::<Vec2>();
-}
-
-#[test]
-pub(crate) fn sweep_boxes_cases_3d() {
-    sweep_boxes_cases::<Vec3>();
-}
+crate::kit::tests_2d_3d!(sweep_boxes_cases: sweep_boxes_cases_2d, sweep_boxes_cases_3d);
 
 proptest! {
     #![proptest_config(config())]

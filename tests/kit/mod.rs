@@ -21,3 +21,22 @@ pub mod tree_queries;
 pub mod tree_scene;
 #[cfg(feature = "plugin")]
 pub mod warnings;
+
+/// Two tests of one check generic over [`Vector`]: `$name_2d` runs `$check::<Vec2>()`,
+/// `$name_3d` runs `$check::<Vec3>()`.
+#[allow(unused_macros)]
+macro_rules! tests_2d_3d {
+    ($check:ident: $name_2d:ident, $name_3d:ident) => {
+        #[test]
+        fn $name_2d() {
+            $check::<glam::Vec2>();
+        }
+
+        #[test]
+        fn $name_3d() {
+            $check::<glam::Vec3>();
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use tests_2d_3d;

@@ -260,15 +260,7 @@ fn removal_orders<V: Vector>() {
     }
 }
 
-#[test]
-fn removal_orders_2d() {
-    removal_orders::<Vec2>();
-}
-
-#[test]
-fn removal_orders_3d() {
-    removal_orders::<Vec3>();
-}
+crate::kit::tests_2d_3d!(removal_orders: removal_orders_2d, removal_orders_3d);
 
 /// The first `update_pairs` of a freshly built tree: every pair of proxies among `ids`
 /// whose fat boxes overlap (all are new), each once, checked against brute force over the
@@ -315,15 +307,7 @@ fn bulk_build<V: Vector>() {
     tree.validate().unwrap();
 }
 
-#[test]
-fn bulk_build_2d() {
-    bulk_build::<Vec2>();
-}
-
-#[test]
-fn bulk_build_3d() {
-    bulk_build::<Vec3>();
-}
+crate::kit::tests_2d_3d!(bulk_build: bulk_build_2d, bulk_build_3d);
 
 /// A build sets a box much larger than the rest apart (a level-sized trigger volume over
 /// clusters of small boxes): it hangs from the root, where the pair walk meets it once,
@@ -368,15 +352,7 @@ fn build_sets_a_large_box_apart<V: Vector>() {
     assert_eq!(with_large.count(), boxes.len() - 1);
 }
 
-#[test]
-fn build_sets_a_large_box_apart_2d() {
-    build_sets_a_large_box_apart::<Vec2>();
-}
-
-#[test]
-fn build_sets_a_large_box_apart_3d() {
-    build_sets_a_large_box_apart::<Vec3>();
-}
+crate::kit::tests_2d_3d!(build_sets_a_large_box_apart: build_sets_a_large_box_apart_2d, build_sets_a_large_box_apart_3d);
 
 /// `destroy_proxies`, in bulk (a rebuild) and in small batches (one removal each), with
 /// repeats (dead by then) among the ids: exactly the live ones go, the tree stays valid,
@@ -452,15 +428,7 @@ fn bulk_destroy<V: Vector>() {
     tree.validate().unwrap();
 }
 
-#[test]
-fn bulk_destroy_2d() {
-    bulk_destroy::<Vec2>();
-}
-
-#[test]
-fn bulk_destroy_3d() {
-    bulk_destroy::<Vec3>();
-}
+crate::kit::tests_2d_3d!(bulk_destroy: bulk_destroy_2d, bulk_destroy_3d);
 
 /// Invalid input is refused with an error and leaves the tree untouched.
 fn bad_input<V: Vector>() {
@@ -489,15 +457,7 @@ fn bad_input<V: Vector>() {
     tree.validate().unwrap();
 }
 
-#[test]
-fn bad_input_2d() {
-    bad_input::<Vec2>();
-}
-
-#[test]
-fn bad_input_3d() {
-    bad_input::<Vec3>();
-}
+crate::kit::tests_2d_3d!(bad_input: bad_input_2d, bad_input_3d);
 
 /// The rule of a move, on hand-computed boxes (margin 0.05), through `move_proxy` and a
 /// one-move batch: a fat box is kept while it holds the tight box and is at most four
@@ -747,12 +707,4 @@ fn epoch_wrap<V: Vector>() {
     tree.validate().unwrap();
 }
 
-#[test]
-fn epoch_wrap_2d() {
-    epoch_wrap::<Vec2>();
-}
-
-#[test]
-fn epoch_wrap_3d() {
-    epoch_wrap::<Vec3>();
-}
+crate::kit::tests_2d_3d!(epoch_wrap: epoch_wrap_2d, epoch_wrap_3d);
