@@ -168,7 +168,11 @@ pub(crate) fn touching_cases<V: Vector>() {
     ));
 }
 
-crate::kit::tests_2d_3d!(touching_cases: touching_counts_as_overlap_2d, touching_counts_as_overlap_3d);
+crate::kit::tests_2d_3d!(
+    touching_cases:
+    touching_counts_as_overlap_2d,
+    touching_counts_as_overlap_3d
+);
 
 /// Corners that are not finite: the test equals its definition (every axis's two
 /// comparisons, each false with a NaN) for a NaN or an infinity in each coordinate of

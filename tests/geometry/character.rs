@@ -23,14 +23,7 @@ fn floor<V: Vector>() -> Shape<V> {
     bbox([-1000.0, -1.0, -50.0], [1000.0, 0.0, 50.0])
 }
 
-macro_rules! both_dims {
-    ($($name:ident),* $(,)?) => {
-        mod d2 { $( #[test] fn $name() { super::$name::<glam::Vec2>(); } )* }
-        mod d3 { $( #[test] fn $name() { super::$name::<glam::Vec3>(); } )* }
-    };
-}
-
-both_dims!(
+crate::kit::both_dims!(
     steps_up_to_the_maximum,
     no_step_into_a_ceiling,
     snaps_down_steps_within_reach,

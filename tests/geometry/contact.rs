@@ -279,15 +279,11 @@ fn random_cases<V: Vector>(seed: u64, cases: usize) {
 // Tests
 // ---------------------------------------------------------------------------------------
 
-#[test]
-fn random_pairs_match_the_oracle_2d() {
-    random_cases::<Vec2>(1, 300);
-}
-
-#[test]
-fn random_pairs_match_the_oracle_3d() {
-    random_cases::<Vec3>(2, 120);
-}
+crate::kit::tests_2d_3d!(
+    random_cases:
+    random_pairs_match_the_oracle_2d(1, 300),
+    random_pairs_match_the_oracle_3d(2, 120)
+);
 
 fn hand_cases<V: Vector>() {
     let x = vec::<V>([1.0, 0.0, 0.0]);

@@ -139,7 +139,11 @@ pub(crate) fn tree_ray_subnormal_direction<V: Vector>() {
     }
 }
 
-crate::kit::tests_2d_3d!(tree_ray_subnormal_direction: tree_ray_subnormal_direction_2d, tree_ray_subnormal_direction_3d);
+crate::kit::tests_2d_3d!(
+    tree_ray_subnormal_direction:
+    tree_ray_subnormal_direction_2d,
+    tree_ray_subnormal_direction_3d
+);
 
 pub(crate) fn ray_ball_cases<V: Vector>() {
     let b = ball::<V>([0.0; 3], 1.0);

@@ -244,7 +244,11 @@ fn capsules_and_rounded_boxes<V: Vector>() {
     close(hit.normal, [1.0, 0.0, 0.0], 1e-6);
 }
 
-crate::kit::tests_2d_3d!(capsules_and_rounded_boxes: capsules_and_rounded_boxes_2d, capsules_and_rounded_boxes_3d);
+crate::kit::tests_2d_3d!(
+    capsules_and_rounded_boxes:
+    capsules_and_rounded_boxes_2d,
+    capsules_and_rounded_boxes_3d
+);
 
 /// Sweeps that start in contact or only graze, as the box and ball sweeps treat them
 /// (seed 001's rule: overlapping at the start is `u0 = 0`; touching counts).
@@ -315,7 +319,11 @@ fn ray_touching_at_max_t() {
     assert_eq!(ray.rounded_box_hit_at(&capsule, 2.99), None);
 }
 
-crate::kit::tests_2d_3d!(starts_in_contact_and_grazes: starts_in_contact_and_grazes_2d, starts_in_contact_and_grazes_3d);
+crate::kit::tests_2d_3d!(
+    starts_in_contact_and_grazes:
+    starts_in_contact_and_grazes_2d,
+    starts_in_contact_and_grazes_3d
+);
 
 /// Constructors, conversions and degenerate shapes.
 fn conversions_and_degenerate<V: Vector>() {
@@ -423,7 +431,11 @@ fn conversions_and_degenerate<V: Vector>() {
     );
 }
 
-crate::kit::tests_2d_3d!(conversions_and_degenerate: conversions_and_degenerate_2d, conversions_and_degenerate_3d);
+crate::kit::tests_2d_3d!(
+    conversions_and_degenerate:
+    conversions_and_degenerate_2d,
+    conversions_and_degenerate_3d
+);
 
 /// Coordinates whose squares overflow `f32`, or lengths whose squares underflow: the
 /// rounded boxes compare lengths scaled. (The ball tests square them: two balls of radius

@@ -201,15 +201,11 @@ fn casts_match_the_oracle<V: Vector>(seed: u64) {
     assert!(hits > 50, "too few hits to judge: {hits}");
 }
 
-#[test]
-fn casts_match_the_oracle_2d() {
-    casts_match_the_oracle::<Vec2>(11);
-}
-
-#[test]
-fn casts_match_the_oracle_3d() {
-    casts_match_the_oracle::<Vec3>(12);
-}
+crate::kit::tests_2d_3d!(
+    casts_match_the_oracle:
+    casts_match_the_oracle_2d(11),
+    casts_match_the_oracle_3d(12)
+);
 
 fn cast_rules<V: Vector>() {
     let x = vec::<V>([1.0, 0.0, 0.0]);
@@ -395,7 +391,11 @@ fn floor_slide<V: Vector>() {
     }
 }
 
-crate::kit::tests_2d_3d!(floor_slide: floor_of_tiles_does_not_snag_2d, floor_of_tiles_does_not_snag_3d);
+crate::kit::tests_2d_3d!(
+    floor_slide:
+    floor_of_tiles_does_not_snag_2d,
+    floor_of_tiles_does_not_snag_3d
+);
 
 /// A box pushed against a wall of unit tiles (at `x >= 10`) while moving up and down it
 /// moves by the whole motion along the wall, and never enters it.
@@ -433,7 +433,11 @@ fn wall_slide<V: Vector>() {
     }
 }
 
-crate::kit::tests_2d_3d!(wall_slide: wall_of_tiles_does_not_snag_2d, wall_of_tiles_does_not_snag_3d);
+crate::kit::tests_2d_3d!(
+    wall_slide:
+    wall_of_tiles_does_not_snag_2d,
+    wall_of_tiles_does_not_snag_3d
+);
 
 /// Pushed into the corner of a tiled floor and a tiled wall (and a second wall in 3D),
 /// a box comes to rest within two skins of each and stays there, call after call.
@@ -479,7 +483,11 @@ fn corner<V: Vector>() {
     }
 }
 
-crate::kit::tests_2d_3d!(corner: corner_converges_without_jitter_2d, corner_converges_without_jitter_3d);
+crate::kit::tests_2d_3d!(
+    corner:
+    corner_converges_without_jitter_2d,
+    corner_converges_without_jitter_3d
+);
 
 /// In random scenes of boxes and balls, a shape that starts outside every one never ends
 /// a call overlapping one, and never moves farther than asked.
@@ -587,25 +595,17 @@ fn random_scenes_brute_force<V: Vector>(seed: u64) {
     assert!(blocked > 20, "too few blocked moves to judge: {blocked}");
 }
 
-#[test]
-fn random_scenes_with_a_brute_force_cast_2d() {
-    random_scenes_brute_force::<Vec2>(31);
-}
+crate::kit::tests_2d_3d!(
+    random_scenes_brute_force:
+    random_scenes_with_a_brute_force_cast_2d(31),
+    random_scenes_with_a_brute_force_cast_3d(32)
+);
 
-#[test]
-fn random_scenes_with_a_brute_force_cast_3d() {
-    random_scenes_brute_force::<Vec3>(32);
-}
-
-#[test]
-fn random_scenes_never_end_inside_2d() {
-    random_scenes::<Vec2>(21);
-}
-
-#[test]
-fn random_scenes_never_end_inside_3d() {
-    random_scenes::<Vec3>(22);
-}
+crate::kit::tests_2d_3d!(
+    random_scenes:
+    random_scenes_never_end_inside_2d(21),
+    random_scenes_never_end_inside_3d(22)
+);
 
 /// Ground: a floor is, a wall is not, a ball resting on a big ball is ground where the
 /// slope there is within `max_slope`; in the air nothing is.

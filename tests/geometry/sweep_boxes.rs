@@ -85,7 +85,11 @@ pub(crate) fn seed_001_listing_cases<V: Vector>() {
     assert!(check_sweep_boxes(&a, V::ZERO, &b, db, FLAT));
 }
 
-crate::kit::tests_2d_3d!(seed_001_listing_cases: seed_001_listing_wrong_cases_2d, seed_001_listing_wrong_cases_3d);
+crate::kit::tests_2d_3d!(
+    seed_001_listing_cases:
+    seed_001_listing_wrong_cases_2d,
+    seed_001_listing_wrong_cases_3d
+);
 
 pub(crate) fn sweep_boxes_cases<V: Vector>() {
     let a = bbox::<V>([0.0; 3], [1.0; 3]);

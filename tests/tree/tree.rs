@@ -352,7 +352,11 @@ fn build_sets_a_large_box_apart<V: Vector>() {
     assert_eq!(with_large.count(), boxes.len() - 1);
 }
 
-crate::kit::tests_2d_3d!(build_sets_a_large_box_apart: build_sets_a_large_box_apart_2d, build_sets_a_large_box_apart_3d);
+crate::kit::tests_2d_3d!(
+    build_sets_a_large_box_apart:
+    build_sets_a_large_box_apart_2d,
+    build_sets_a_large_box_apart_3d
+);
 
 /// `destroy_proxies`, in bulk (a rebuild) and in small batches (one removal each), with
 /// repeats (dead by then) among the ids: exactly the live ones go, the tree stays valid,
@@ -567,15 +571,7 @@ fn long_run<V: Vector>(seed: u32) {
     }
 }
 
-#[test]
-fn long_run_2d() {
-    long_run::<Vec2>(1);
-}
-
-#[test]
-fn long_run_3d() {
-    long_run::<Vec3>(2);
-}
+crate::kit::tests_2d_3d!(long_run: long_run_2d(1), long_run_3d(2));
 
 /// `move_proxies` against `move_proxy` called once per move, on two copies of one tree,
 /// over steps that move most boxes (so the incremental rebuilds, which re-lay out the
@@ -641,25 +637,13 @@ fn batch_moves<V: Vector>(move_cache: bool) {
     }
 }
 
-#[test]
-fn batch_moves_2d() {
-    batch_moves::<Vec2>(true);
-}
+crate::kit::tests_2d_3d!(batch_moves: batch_moves_2d(true), batch_moves_3d(true));
 
-#[test]
-fn batch_moves_3d() {
-    batch_moves::<Vec3>(true);
-}
-
-#[test]
-fn batch_moves_without_move_cache_2d() {
-    batch_moves::<Vec2>(false);
-}
-
-#[test]
-fn batch_moves_without_move_cache_3d() {
-    batch_moves::<Vec3>(false);
-}
+crate::kit::tests_2d_3d!(
+    batch_moves:
+    batch_moves_without_move_cache_2d(false),
+    batch_moves_without_move_cache_3d(false)
+);
 
 /// Change marks are 8-bit epochs that the tree clears when they wrap (every 255
 /// updates): 3,000 updates (eleven wraps), each after one move, report exactly the

@@ -7,7 +7,6 @@
 use std::collections::BTreeSet;
 
 use bevy_aabb_tree::{BoundingBox, DynamicTree, ProxyId, Vector};
-use glam::{Vec2, Vec3};
 
 use super::tree::same_pairs;
 use crate::kit::tree_scene::{lcg, side_by_side, uniform_tree, v};
@@ -514,15 +513,11 @@ fn move_cache_bytes<V: Vector>(node: usize, fat_box: usize) {
     tree.validate().unwrap();
 }
 
-#[test]
-fn move_cache_bytes_2d() {
-    move_cache_bytes::<Vec2>(48, 16);
-}
-
-#[test]
-fn move_cache_bytes_3d() {
-    move_cache_bytes::<Vec3>(64, 24);
-}
+crate::kit::tests_2d_3d!(
+    move_cache_bytes:
+    move_cache_bytes_2d(48, 16),
+    move_cache_bytes_3d(64, 24)
+);
 
 /// Many more updates than the change marks have values (they wrap, and every mark is then
 /// cleared): each update's pairs equal a brute-force oracle (every pair of overlapping fat
@@ -566,4 +561,8 @@ fn marks_across_epoch_wrap<V: Vector>() {
     }
 }
 
-crate::kit::tests_2d_3d!(marks_across_epoch_wrap: marks_across_epoch_wrap_2d, marks_across_epoch_wrap_3d);
+crate::kit::tests_2d_3d!(
+    marks_across_epoch_wrap:
+    marks_across_epoch_wrap_2d,
+    marks_across_epoch_wrap_3d
+);
