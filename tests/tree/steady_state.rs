@@ -115,17 +115,26 @@ fn mostly_static<const D: usize>(mut scene: Scene<D>, keep: usize) -> Scene<D> {
     scene
 }
 
+/// The scenes of the steady-state tests, `n` boxes each made by `uniform`: all fast, all
+/// slow, and mostly static.
+fn scenes<const D: usize>(
+    n: usize,
+    uniform: fn(usize, f32) -> Scene<D>,
+) -> [(&'static str, Scene<D>); 3] {
+    [
+        ("fast", uniform(n, Scene::<D>::FAST)),
+        ("slow", uniform(n, Scene::<D>::SLOW)),
+        (
+            "one in 50 moving",
+            mostly_static(uniform(n, Scene::<D>::FAST), 50),
+        ),
+    ]
+}
+
 #[test]
 fn no_allocation_in_the_steady_state_2d() {
     let n = 4000;
-    for (label, scene) in [
-        ("fast", Scene::<2>::uniform(n, Scene::<2>::FAST)),
-        ("slow", Scene::<2>::uniform(n, Scene::<2>::SLOW)),
-        (
-            "one in 50 moving",
-            mostly_static(Scene::<2>::uniform(n, Scene::<2>::FAST), 50),
-        ),
-    ] {
+    for (label, scene) in scenes(n, Scene::<2>::uniform) {
         assert_eq!(
             steady_allocations::<Vec2, 2>(scene, Update::Serial),
             0,
@@ -137,14 +146,7 @@ fn no_allocation_in_the_steady_state_2d() {
 #[test]
 fn no_allocation_in_the_steady_state_3d() {
     let n = 4000;
-    for (label, scene) in [
-        ("fast", Scene::<3>::uniform(n, Scene::<3>::FAST)),
-        ("slow", Scene::<3>::uniform(n, Scene::<3>::SLOW)),
-        (
-            "one in 50 moving",
-            mostly_static(Scene::<3>::uniform(n, Scene::<3>::FAST), 50),
-        ),
-    ] {
+    for (label, scene) in scenes(n, Scene::<3>::uniform) {
         assert_eq!(
             steady_allocations::<Vec3, 3>(scene, Update::Serial),
             0,
@@ -161,27 +163,11 @@ fn no_allocation_in_the_steady_state_3d() {
 fn no_allocation_in_the_steady_state_parallel() {
     let n = 4000;
     for update in [Update::Tasks(1), Update::Tasks(32), Update::OneThread] {
-        let scenes_2d = [
-            ("fast", Scene::<2>::uniform(n, Scene::<2>::FAST)),
-            ("slow", Scene::<2>::uniform(n, Scene::<2>::SLOW)),
-            (
-                "one in 50 moving",
-                mostly_static(Scene::<2>::uniform(n, Scene::<2>::FAST), 50),
-            ),
-        ];
-        for (label, scene) in scenes_2d {
+        for (label, scene) in scenes(n, Scene::<2>::uniform) {
             let allocations = steady_allocations::<Vec2, 2>(scene, update);
             assert_eq!(allocations, 0, "2D {label}, {update:?}");
         }
-        let scenes_3d = [
-            ("fast", Scene::<3>::uniform(n, Scene::<3>::FAST)),
-            ("slow", Scene::<3>::uniform(n, Scene::<3>::SLOW)),
-            (
-                "one in 50 moving",
-                mostly_static(Scene::<3>::uniform(n, Scene::<3>::FAST), 50),
-            ),
-        ];
-        for (label, scene) in scenes_3d {
+        for (label, scene) in scenes(n, Scene::<3>::uniform) {
             let allocations = steady_allocations::<Vec3, 3>(scene, update);
             assert_eq!(allocations, 0, "3D {label}, {update:?}");
         }
