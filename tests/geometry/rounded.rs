@@ -531,24 +531,23 @@ fn squares_normal(values: &[f32]) -> bool {
 
 /// The rounded-box functions on boxes and balls against the box and ball functions, on
 /// the same shapes: boxes built from the same center and half extents, balls from the
-/// same center and radius. `normal` says the case stays where squares are normal floats,
-/// `quartic` where fourth powers are (see the module documentation of `rounded`); the
-/// box-only answers agree everywhere.
+/// same center and radius (each shape given as center, half extents, radius). `normal`
+/// says the case stays where squares are normal floats, `quartic` where fourth powers are
+/// (see the module documentation of `rounded`); the box-only answers agree everywhere.
 #[allow(clippy::too_many_arguments)]
 fn agree<V: Vector>(
-    c1: V,
-    h1: V,
-    r1: f32,
-    c2: V,
-    h2: V,
-    r2: f32,
-    p: V,
-    da: V,
-    db: V,
+    a: ([f32; 3], [f32; 3], f32),
+    b: ([f32; 3], [f32; 3], f32),
+    p: [f32; 3],
+    da: [f32; 3],
+    db: [f32; 3],
     max_t: f32,
     normal: bool,
     quartic: bool,
 ) {
+    let (c1, h1, r1) = (vec::<V>(a.0), vec::<V>(a.1), a.2);
+    let (c2, h2, r2) = (vec::<V>(b.0), vec::<V>(b.1), b.2);
+    let (p, da, db) = (vec::<V>(p), vec::<V>(da), vec::<V>(db));
     let (box1, box2) = (
         BoundingBox::from_center_half_extents(c1, h1),
         BoundingBox::from_center_half_extents(c2, h2),
@@ -711,34 +710,8 @@ fn agree_arrays(
         .chain(&[a.2, b.2])
         .fold(0.0f32, |m, x| m.max(x.abs()));
     let quartic = normal && (largest == 0.0 || (2f32.powi(-28)..2f32.powi(28)).contains(&largest));
-    agree::<Vec2>(
-        vec(a.0),
-        vec(a.1),
-        a.2,
-        vec(b.0),
-        vec(b.1),
-        b.2,
-        vec(p),
-        vec(da),
-        vec(db),
-        max_t,
-        normal,
-        quartic,
-    );
-    agree::<Vec3>(
-        vec(a.0),
-        vec(a.1),
-        a.2,
-        vec(b.0),
-        vec(b.1),
-        b.2,
-        vec(p),
-        vec(da),
-        vec(db),
-        max_t,
-        normal,
-        quartic,
-    );
+    agree::<Vec2>(a, b, p, da, db, max_t, normal, quartic);
+    agree::<Vec3>(a, b, p, da, db, max_t, normal, quartic);
 }
 
 /// Ties and touching, where contact_ball_box and contact_rounded part ways.
