@@ -489,22 +489,33 @@ crate::kit::tests_2d_3d!(
     corner_converges_without_jitter_3d
 );
 
+/// A random scene of the move-and-slide tests: a world of random shapes spread over
+/// `spread`, and a random shape to move in it, or `None` where that shape starts within
+/// `margin` of the world's shapes.
+fn random_start<V: Vector>(
+    rng: &mut Rng,
+    spread: f32,
+    margin: f64,
+) -> Option<(World<V>, Shape<V>)> {
+    let world: World<V> = (0..12)
+        .map(|i| (random_shape::<V>(rng, spread), i))
+        .collect();
+    let shape = random_shape::<V>(rng, spread);
+    let clear = !world
+        .iter()
+        .any(|(t, _)| o_overlaps(to_o(&shape, 0.0), to_o(t, margin), V::DIM));
+    clear.then_some((world, shape))
+}
+
 /// In random scenes of boxes and balls, a shape that starts outside every one never ends
 /// a call overlapping one, and never moves farther than asked.
 fn random_scenes<V: Vector>(seed: u64) {
     let mut rng = Rng::new(seed);
     let mut blocked = 0;
     for _ in 0..150 {
-        let world: World<V> = (0..12)
-            .map(|i| (random_shape::<V>(&mut rng, 4.0), i))
-            .collect();
-        let mut shape = random_shape::<V>(&mut rng, 4.0);
-        if world
-            .iter()
-            .any(|(t, _)| o_overlaps(to_o(&shape, 0.0), to_o(t, 1e-4), V::DIM))
-        {
+        let Some((world, mut shape)) = random_start::<V>(&mut rng, 4.0, 1e-4) else {
             continue;
-        }
+        };
         let mut config = SlideConfig::new(vec::<V>([0.0, 1.0, 0.0]));
         config.skin = rng.range(0.001, 0.05);
         config.max_iterations = 1 + rng.below(6);
@@ -569,16 +580,9 @@ fn random_scenes_brute_force<V: Vector>(seed: u64) {
     let mut rng = Rng::new(seed);
     let mut blocked = 0;
     for _ in 0..60 {
-        let world: World<V> = (0..12)
-            .map(|i| (random_shape::<V>(&mut rng, 3.0), i))
-            .collect();
-        let mut shape = random_shape::<V>(&mut rng, 3.0);
-        if world
-            .iter()
-            .any(|(t, _)| o_overlaps(to_o(&shape, 0.0), to_o(t, 1e-3), V::DIM))
-        {
+        let Some((world, mut shape)) = random_start::<V>(&mut rng, 3.0, 1e-3) else {
             continue;
-        }
+        };
         let config = SlideConfig::new(vec::<V>([0.0, 1.0, 0.0]));
         for _ in 0..5 {
             let motion = random_motion::<V>(&mut rng, 3.0);
