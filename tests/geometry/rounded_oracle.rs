@@ -713,18 +713,14 @@ fn check_contact_normal<V: Vector>(
             ctx()
         );
     } else if r == 0.0 {
-        let (axis, sign) =
-            unit_axis(normal).unwrap_or_else(|| panic!("{}: normal not a unit axis", ctx()));
-        let meet = if sign > 0.0 {
-            b.inner.lo[axis] - a.inner.hi[axis]
-        } else {
-            a.inner.lo[axis] - b.inner.hi[axis]
+        let meet = |axis: usize, sign: f32| {
+            if sign > 0.0 {
+                b.inner.lo[axis] - a.inner.hi[axis]
+            } else {
+                a.inner.lo[axis] - b.inner.hi[axis]
+            }
         };
-        assert!(
-            meet.abs() <= judge.contact() && f64::from(sign) * motion[axis] < 0.0,
-            "{}: normal {sign} on axis {axis}, {faces}",
-            ctx()
-        );
+        assert_faces_meet(normal, meet, motion, judge.contact(), faces, ctx);
     }
 }
 
@@ -801,18 +797,7 @@ pub(crate) fn check_ray<V: Vector>(
             ctx()
         );
     } else if ot.r == 0.0 {
-        let (axis, sign) =
-            unit_axis(n).unwrap_or_else(|| panic!("{}: normal not a unit axis", ctx()));
-        let face = if sign > 0.0 {
-            ot.inner.hi[axis]
-        } else {
-            ot.inner.lo[axis]
-        };
-        assert!(
-            (p[axis] - face).abs() <= judge.contact() && f64::from(sign) * d[axis] < 0.0,
-            "{}: not entering through the face of the normal",
-            ctx()
-        );
+        assert_enters_face(n, &p, &ot.inner, &d, judge.contact(), &ctx);
     }
     true
 }
