@@ -74,15 +74,7 @@ pub(crate) fn static_cases<V: Vector>() {
     }
 }
 
-#[test]
-pub(crate) fn static_cases_2d() {
-    static_cases::<Vec2>();
-}
-
-#[test]
-pub(crate) fn static_cases_3d() {
-    static_cases::<Vec3>();
-}
+crate::kit::tests_2d_3d!(static_cases: static_cases_2d, static_cases_3d);
 
 proptest! {
     #![proptest_config(config())]

@@ -89,15 +89,7 @@ pub(crate) fn seed_000_table<V: Vector>() {
     assert_eq!(anon_wrong, 7, "cases 3, 4, 7, 9, 10, 11 and 12");
 }
 
-#[test]
-pub(crate) fn seed_000_table_2d() {
-    seed_000_table::<Vec2>();
-}
-
-#[test]
-pub(crate) fn seed_000_table_3d() {
-    seed_000_table::<Vec3>();
-}
+crate::kit::tests_2d_3d!(seed_000_table: seed_000_table_2d, seed_000_table_3d);
 
 /// Touching counts as overlapping, in every form; the next float apart does not.
 pub(crate) fn touching_cases<V: Vector>() {
@@ -176,15 +168,11 @@ pub(crate) fn touching_cases<V: Vector>() {
     ));
 }
 
-#[test]
-pub(crate) fn touching_counts_as_overlap_2d() {
-    touching_cases::<Vec2>();
-}
-
-#[test]
-pub(crate) fn touching_counts_as_overlap_3d() {
-    touching_cases::<Vec3>();
-}
+crate::kit::tests_2d_3d!(
+    touching_cases:
+    touching_counts_as_overlap_2d,
+    touching_counts_as_overlap_3d
+);
 
 /// Corners that are not finite: the test equals its definition (every axis's two
 /// comparisons, each false with a NaN) for a NaN or an infinity in each coordinate of
@@ -228,15 +216,7 @@ pub(crate) fn non_finite_corners<V: Vector>() {
     }
 }
 
-#[test]
-pub(crate) fn non_finite_corners_2d() {
-    non_finite_corners::<Vec2>();
-}
-
-#[test]
-pub(crate) fn non_finite_corners_3d() {
-    non_finite_corners::<Vec3>();
-}
+crate::kit::tests_2d_3d!(non_finite_corners: non_finite_corners_2d, non_finite_corners_3d);
 
 proptest! {
     #![proptest_config(config())]

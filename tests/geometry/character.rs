@@ -23,14 +23,7 @@ fn floor<V: Vector>() -> Shape<V> {
     bbox([-1000.0, -1.0, -50.0], [1000.0, 0.0, 50.0])
 }
 
-macro_rules! both_dims {
-    ($($name:ident),* $(,)?) => {
-        mod d2 { $( #[test] fn $name() { super::$name::<glam::Vec2>(); } )* }
-        mod d3 { $( #[test] fn $name() { super::$name::<glam::Vec3>(); } )* }
-    };
-}
-
-both_dims!(
+crate::kit::both_dims!(
     steps_up_to_the_maximum,
     no_step_into_a_ceiling,
     snaps_down_steps_within_reach,
@@ -230,18 +223,11 @@ fn one_way_from_below_above_and_the_side<V: Vector>() {
         while walker.bottom() < top + 0.5 {
             let before = walker.bottom();
             walker.velocity = vec([0.0, speed, 0.0]);
-            let m = move_character(
-                &walker.shape,
-                walker.velocity * DT,
-                false,
-                &walker.config,
-                &mut world,
-            );
+            let m = walker.shove(&mut world, walker.velocity * DT);
             assert!(
                 m.hits.iter().all(|h| h.id != id),
                 "{per_tick}/tick: held from below"
             );
-            walker.shape = walker.shape.translated(m.displacement);
             assert!(
                 walker.bottom() > before,
                 "{per_tick}/tick: stopped rising at {before}"
@@ -262,14 +248,7 @@ fn one_way_from_below_above_and_the_side<V: Vector>() {
         // From above at a constant speed: stopped on top, never below it.
         let mut walker = Walker::new(standing_box::<V>(0.5, 6.0));
         for _ in 0..40 {
-            let m = move_character(
-                &walker.shape,
-                vec::<V>([0.0, -speed, 0.0]) * DT,
-                false,
-                &walker.config,
-                &mut world,
-            );
-            walker.shape = walker.shape.translated(m.displacement);
+            walker.shove(&mut world, vec::<V>([0.0, -speed, 0.0]) * DT);
             assert!(
                 walker.bottom() >= top - 1e-4,
                 "{per_tick}/tick: fell through to {}",
@@ -283,18 +262,11 @@ fn one_way_from_below_above_and_the_side<V: Vector>() {
         let mut walker = Walker::new(standing_box::<V>(-3.0, 1.5));
         let start = walker.x();
         for _ in 0..20 {
-            let m = move_character(
-                &walker.shape,
-                vec::<V>([speed, -0.5, 0.0]) * DT,
-                false,
-                &walker.config,
-                &mut world,
-            );
+            let m = walker.shove(&mut world, vec::<V>([speed, -0.5, 0.0]) * DT);
             assert!(
                 m.hits.iter().all(|h| h.id != id),
                 "{per_tick}/tick: held from the side"
             );
-            walker.shape = walker.shape.translated(m.displacement);
         }
         assert!((walker.x() - (start + 20.0 * speed * DT)).abs() < 1e-3);
     }

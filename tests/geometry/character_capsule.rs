@@ -23,14 +23,7 @@ fn capsule<V: Vector>(x: f32, y: f32, gap: f32) -> Shape<V> {
     ))
 }
 
-macro_rules! both_dims {
-    ($($name:ident),* $(,)?) => {
-        mod d2 { $( #[test] fn $name() { super::$name::<glam::Vec2>(); } )* }
-        mod d3 { $( #[test] fn $name() { super::$name::<glam::Vec3>(); } )* }
-    };
-}
-
-both_dims!(
+crate::kit::both_dims!(
     walks_over_tile_seams,
     slides_over_low_ledges_without_a_step,
     no_step_above_the_maximum,

@@ -207,22 +207,16 @@ pub(crate) fn check_sweep_boxes<V: Vector>(
             ) {
                 // The normal is the axis of a face pair that meets at u0, pointing from a
                 // towards b, with b moving (relative to a) against it.
-                let (axis, sign) = unit_axis(hit.normal)
-                    .unwrap_or_else(|| panic!("{}: normal not a unit axis", ctx()));
                 let (x, y) = at(u0);
-                if sign > 0.0 {
-                    assert!(
-                        (y.lo[axis] - x.hi[axis]).abs() <= tol.contact && w[axis] < 0.0,
-                        "{}: normal +{axis} but b does not arrive on a's + face",
-                        ctx()
-                    );
-                } else {
-                    assert!(
-                        (x.lo[axis] - y.hi[axis]).abs() <= tol.contact && w[axis] > 0.0,
-                        "{}: normal -{axis} but b does not arrive on a's - face",
-                        ctx()
-                    );
-                }
+                let gap = |axis: usize, sign: f32| {
+                    if sign > 0.0 {
+                        y.lo[axis] - x.hi[axis]
+                    } else {
+                        x.lo[axis] - y.hi[axis]
+                    }
+                };
+                let what = "b does not arrive on the face of a that the normal names";
+                assert_faces_meet(hit.normal, gap, &w, tol.contact, what, &ctx);
             }
         }
     }
@@ -348,7 +342,7 @@ pub(crate) fn check_sweep_ball_box<V: Vector>(
                 assert_unit_along(hit.normal, &minus(&ix.at(&vx, u0).closest(&p), &p), r, &ctx);
                 if r == 0.0 {
                     // A point reaching a face: the normal points into the box, across it.
-                    assert_enters_face(-hit.normal, &p, &ix.at(&vx, u0), &w, tol, &ctx);
+                    assert_enters_face(-hit.normal, &p, &ix.at(&vx, u0), &w, tol.contact, &ctx);
                 }
             }
         }
@@ -375,24 +369,40 @@ fn assert_unit_along<V: Vector>(normal: V, towards: &F, r: f64, ctx: &dyn Fn() -
     }
 }
 
+/// Asserts that `normal` is a unit axis on which two faces meet: `gap(axis, sign)`, the
+/// distance between the faces that the normal names, is within `contact` of zero, and
+/// `motion` runs against the normal. `what` says what is wrong otherwise.
+pub(crate) fn assert_faces_meet<V: Vector>(
+    normal: V,
+    gap: impl Fn(usize, f32) -> f64,
+    motion: &F,
+    contact: f64,
+    what: &str,
+    ctx: &dyn Fn() -> String,
+) {
+    let (axis, sign) =
+        unit_axis(normal).unwrap_or_else(|| panic!("{}: normal not a unit axis", ctx()));
+    assert!(
+        gap(axis, sign).abs() <= contact && f64::from(sign) * motion[axis] < 0.0,
+        "{}: normal {sign} on axis {axis}, {what}",
+        ctx()
+    );
+}
+
 /// Asserts that `outward` is a unit axis, the outward normal of a face of `x` on which `p`
-/// lies (within `tol.contact`), and that `motion` crosses that face inwards.
-fn assert_enters_face<V: Vector>(
+/// lies (within `contact`), and that `motion` crosses that face inwards.
+pub(crate) fn assert_enters_face<V: Vector>(
     outward: V,
     p: &F,
     x: &Iv,
     motion: &F,
-    tol: Tol,
+    contact: f64,
     ctx: &dyn Fn() -> String,
 ) {
-    let (axis, sign) =
-        unit_axis(outward).unwrap_or_else(|| panic!("{}: normal not a unit axis", ctx()));
-    let face = if sign > 0.0 { x.hi[axis] } else { x.lo[axis] };
-    assert!(
-        (p[axis] - face).abs() <= tol.contact && f64::from(sign) * motion[axis] < 0.0,
-        "{}: not entering through the face of the normal",
-        ctx()
-    );
+    let face = |axis: usize, sign: f32| if sign > 0.0 { x.hi[axis] } else { x.lo[axis] };
+    let gap = |axis: usize, sign: f32| p[axis] - face(axis, sign);
+    let what = "not entering through the face of the normal";
+    assert_faces_meet(outward, gap, motion, contact, what, ctx);
 }
 
 /// `Ray::box_hit_at` and `Ray::box_hit_with_normal_at` against points sampled along the
@@ -435,7 +445,7 @@ pub(crate) fn check_ray_box<V: Vector>(
             // Whether the origin is inside is decided exactly by the crate.
             if check_start(Start::exact(&probe), t64, n, &probe, tol.touching(), &ctx) {
                 // The outward normal of the face entered: the ray reaches it moving inwards.
-                assert_enters_face(n, &along(&o, &d, t64), &ib, &d, tol, &ctx);
+                assert_enters_face(n, &along(&o, &d, t64), &ib, &d, tol.contact, &ctx);
             }
         }
     }
@@ -521,19 +531,16 @@ pub(crate) fn check_box_cast<V: Vector>(
                 &ctx,
             ) {
                 // The outward normal of the target's face that the moving box reaches.
-                let (axis, sign) =
-                    unit_axis(n).unwrap_or_else(|| panic!("{}: normal not a unit axis", ctx()));
                 let x = is.at(&d, t64);
-                let (mover, face) = if sign > 0.0 {
-                    (x.lo[axis], it.hi[axis])
-                } else {
-                    (x.hi[axis], it.lo[axis])
+                let gap = |axis: usize, sign: f32| {
+                    if sign > 0.0 {
+                        x.lo[axis] - it.hi[axis]
+                    } else {
+                        x.hi[axis] - it.lo[axis]
+                    }
                 };
-                assert!(
-                    (mover - face).abs() <= tol.contact && f64::from(sign) * d[axis] < 0.0,
-                    "{}: not arriving on the face of the normal",
-                    ctx()
-                );
+                let what = "not arriving on the face of the normal";
+                assert_faces_meet(n, gap, &d, tol.contact, what, &ctx);
             }
         }
     }

@@ -99,11 +99,6 @@ fn directions(dim: usize) -> Vec<[f64; 3]> {
     super::rounded_oracle::lattice(dim, 2048, 0.37, 4000)
 }
 
-fn normalize(v: [f64; 3]) -> [f64; 3] {
-    let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    [v[0] / l, v[1] / l, v[2] / l]
-}
-
 fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
@@ -112,58 +107,8 @@ fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
 /// shortest among directions more than `0.5` rad away from it (how unique the minimum is).
 fn oracle(a: O, b: O, dim: usize) -> (f64, [f64; 3], f64) {
     let far = 20.0;
-    let dirs = directions(dim);
-    let depths: Vec<f64> = dirs
-        .iter()
-        .map(|&u| exit_along(a, b, u, dim, far))
-        .collect();
-    let (mut best, mut best_u) = (f64::INFINITY, [0.0; 3]);
-    for (d, u) in depths.iter().zip(&dirs) {
-        if *d < best {
-            best = *d;
-            best_u = *u;
-        }
-    }
-    // Local search: perturb the direction by shrinking steps, keep improvements.
-    let mut step = 0.05;
-    while step > 1e-7 {
-        let mut improved = false;
-        let tries: Vec<[f64; 3]> = if dim == 2 {
-            vec![[-best_u[1], best_u[0], 0.0], [best_u[1], -best_u[0], 0.0]]
-        } else {
-            vec![
-                [1.0, 0.0, 0.0],
-                [-1.0, 0.0, 0.0],
-                [0.0, 1.0, 0.0],
-                [0.0, -1.0, 0.0],
-                [0.0, 0.0, 1.0],
-                [0.0, 0.0, -1.0],
-            ]
-        };
-        for t in tries {
-            let u = normalize([
-                best_u[0] + step * t[0],
-                best_u[1] + step * t[1],
-                best_u[2] + step * t[2],
-            ]);
-            let d = exit_along(a, b, u, dim, far);
-            if d < best {
-                best = d;
-                best_u = u;
-                improved = true;
-            }
-        }
-        if !improved {
-            step *= 0.5;
-        }
-    }
-    let runner_up = depths
-        .iter()
-        .zip(&dirs)
-        .filter(|(_, u)| dot(**u, best_u) < 0.5f64.cos())
-        .map(|(d, _)| *d)
-        .fold(f64::INFINITY, f64::min);
-    (best, best_u, runner_up)
+    let exit = |u: &[f64; 3]| exit_along(a, b, *u, dim, far);
+    super::rounded_oracle::min_over_directions(dim, &directions(dim), exit, 1e-7)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -279,15 +224,11 @@ fn random_cases<V: Vector>(seed: u64, cases: usize) {
 // Tests
 // ---------------------------------------------------------------------------------------
 
-#[test]
-fn random_pairs_match_the_oracle_2d() {
-    random_cases::<Vec2>(1, 300);
-}
-
-#[test]
-fn random_pairs_match_the_oracle_3d() {
-    random_cases::<Vec3>(2, 120);
-}
+crate::kit::tests_2d_3d!(
+    random_cases:
+    random_pairs_match_the_oracle_2d(1, 300),
+    random_pairs_match_the_oracle_3d(2, 120)
+);
 
 fn hand_cases<V: Vector>() {
     let x = vec::<V>([1.0, 0.0, 0.0]);

@@ -7,6 +7,12 @@ use bevy_aabb_tree::geometry::Shape;
 // Building values
 // ---------------------------------------------------------------------------------------
 
+/// The unit vector along `+x`, the normal of most hand-computed contacts.
+pub(crate) const PLUS_X: [f32; 3] = [1.0, 0.0, 0.0];
+
+/// The unit vector along `-x`.
+pub(crate) const MINUS_X: [f32; 3] = [-1.0, 0.0, 0.0];
+
 /// The first `V::DIM` components of `a`.
 pub(crate) fn vec<V: Vector>(a: [f32; 3]) -> V {
     V::truncate_from_3d(Vec3::from_array(a))

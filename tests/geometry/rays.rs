@@ -109,15 +109,7 @@ pub(crate) fn ray_box_cases<V: Vector>() {
     }
 }
 
-#[test]
-pub(crate) fn ray_box_cases_2d() {
-    ray_box_cases::<Vec2>();
-}
-
-#[test]
-pub(crate) fn ray_box_cases_3d() {
-    ray_box_cases::<Vec3>();
-}
+crate::kit::tests_2d_3d!(ray_box_cases: ray_box_cases_2d, ray_box_cases_3d);
 
 /// The tree's ray traversals test boxes with precomputed slabs (`RaySlabs`, in
 /// `geometry::ray`, not public): the subnormal-direction case above, through the tree.
@@ -147,15 +139,11 @@ pub(crate) fn tree_ray_subnormal_direction<V: Vector>() {
     }
 }
 
-#[test]
-pub(crate) fn tree_ray_subnormal_direction_2d() {
-    tree_ray_subnormal_direction::<Vec2>();
-}
-
-#[test]
-pub(crate) fn tree_ray_subnormal_direction_3d() {
-    tree_ray_subnormal_direction::<Vec3>();
-}
+crate::kit::tests_2d_3d!(
+    tree_ray_subnormal_direction:
+    tree_ray_subnormal_direction_2d,
+    tree_ray_subnormal_direction_3d
+);
 
 pub(crate) fn ray_ball_cases<V: Vector>() {
     let b = ball::<V>([0.0; 3], 1.0);
@@ -211,15 +199,7 @@ pub(crate) fn ray_ball_cases<V: Vector>() {
     }
 }
 
-#[test]
-pub(crate) fn ray_ball_cases_2d() {
-    ray_ball_cases::<Vec2>();
-}
-
-#[test]
-pub(crate) fn ray_ball_cases_3d() {
-    ray_ball_cases::<Vec3>();
-}
+crate::kit::tests_2d_3d!(ray_ball_cases: ray_ball_cases_2d, ray_ball_cases_3d);
 
 pub(crate) fn box_cast_cases<V: Vector>() {
     let shape = bbox::<V>([-0.5; 3], [0.5; 3]);
@@ -287,15 +267,7 @@ pub(crate) fn box_cast_cases<V: Vector>() {
     }
 }
 
-#[test]
-pub(crate) fn box_cast_cases_2d() {
-    box_cast_cases::<Vec2>();
-}
-
-#[test]
-pub(crate) fn box_cast_cases_3d() {
-    box_cast_cases::<Vec3>();
-}
+crate::kit::tests_2d_3d!(box_cast_cases: box_cast_cases_2d, box_cast_cases_3d);
 
 proptest! {
     #![proptest_config(config())]

@@ -175,15 +175,7 @@ fn capsule_and_ball<V: Vector>() {
     assert!(check_cast(&b, vec([1.0, 0.0, 0.0]), 10.0, &capsule, ONE));
 }
 
-#[test]
-fn capsule_and_ball_2d() {
-    capsule_and_ball::<Vec2>();
-}
-
-#[test]
-fn capsule_and_ball_3d() {
-    capsule_and_ball::<Vec3>();
-}
+crate::kit::tests_2d_3d!(capsule_and_ball: capsule_and_ball_2d, capsule_and_ball_3d);
 
 /// Capsules against boxes and capsules; rounded boxes corner to corner.
 fn capsules_and_rounded_boxes<V: Vector>() {
@@ -252,15 +244,11 @@ fn capsules_and_rounded_boxes<V: Vector>() {
     close(hit.normal, [1.0, 0.0, 0.0], 1e-6);
 }
 
-#[test]
-fn capsules_and_rounded_boxes_2d() {
-    capsules_and_rounded_boxes::<Vec2>();
-}
-
-#[test]
-fn capsules_and_rounded_boxes_3d() {
-    capsules_and_rounded_boxes::<Vec3>();
-}
+crate::kit::tests_2d_3d!(
+    capsules_and_rounded_boxes:
+    capsules_and_rounded_boxes_2d,
+    capsules_and_rounded_boxes_3d
+);
 
 /// Sweeps that start in contact or only graze, as the box and ball sweeps treat them
 /// (seed 001's rule: overlapping at the start is `u0 = 0`; touching counts).
@@ -331,15 +319,11 @@ fn ray_touching_at_max_t() {
     assert_eq!(ray.rounded_box_hit_at(&capsule, 2.99), None);
 }
 
-#[test]
-fn starts_in_contact_and_grazes_2d() {
-    starts_in_contact_and_grazes::<Vec2>();
-}
-
-#[test]
-fn starts_in_contact_and_grazes_3d() {
-    starts_in_contact_and_grazes::<Vec3>();
-}
+crate::kit::tests_2d_3d!(
+    starts_in_contact_and_grazes:
+    starts_in_contact_and_grazes_2d,
+    starts_in_contact_and_grazes_3d
+);
 
 /// Constructors, conversions and degenerate shapes.
 fn conversions_and_degenerate<V: Vector>() {
@@ -447,15 +431,11 @@ fn conversions_and_degenerate<V: Vector>() {
     );
 }
 
-#[test]
-fn conversions_and_degenerate_2d() {
-    conversions_and_degenerate::<Vec2>();
-}
-
-#[test]
-fn conversions_and_degenerate_3d() {
-    conversions_and_degenerate::<Vec3>();
-}
+crate::kit::tests_2d_3d!(
+    conversions_and_degenerate:
+    conversions_and_degenerate_2d,
+    conversions_and_degenerate_3d
+);
 
 /// Coordinates whose squares overflow `f32`, or lengths whose squares underflow: the
 /// rounded boxes compare lengths scaled. (The ball tests square them: two balls of radius
@@ -534,15 +514,7 @@ fn huge_and_tiny<V: Vector>() {
     assert!(!p.overlaps(&RoundedBox::ball(q.center, tiny / 2.0)));
 }
 
-#[test]
-fn huge_and_tiny_2d() {
-    huge_and_tiny::<Vec2>();
-}
-
-#[test]
-fn huge_and_tiny_3d() {
-    huge_and_tiny::<Vec3>();
-}
+crate::kit::tests_2d_3d!(huge_and_tiny: huge_and_tiny_2d, huge_and_tiny_3d);
 
 // ---------------------------------------------------------------------------------------
 // Agreement with the box and ball functions
@@ -559,24 +531,23 @@ fn squares_normal(values: &[f32]) -> bool {
 
 /// The rounded-box functions on boxes and balls against the box and ball functions, on
 /// the same shapes: boxes built from the same center and half extents, balls from the
-/// same center and radius. `normal` says the case stays where squares are normal floats,
-/// `quartic` where fourth powers are (see the module documentation of `rounded`); the
-/// box-only answers agree everywhere.
+/// same center and radius (each shape given as center, half extents, radius). `normal`
+/// says the case stays where squares are normal floats, `quartic` where fourth powers are
+/// (see the module documentation of `rounded`); the box-only answers agree everywhere.
 #[allow(clippy::too_many_arguments)]
 fn agree<V: Vector>(
-    c1: V,
-    h1: V,
-    r1: f32,
-    c2: V,
-    h2: V,
-    r2: f32,
-    p: V,
-    da: V,
-    db: V,
+    a: ([f32; 3], [f32; 3], f32),
+    b: ([f32; 3], [f32; 3], f32),
+    p: [f32; 3],
+    da: [f32; 3],
+    db: [f32; 3],
     max_t: f32,
     normal: bool,
     quartic: bool,
 ) {
+    let (c1, h1, r1) = (vec::<V>(a.0), vec::<V>(a.1), a.2);
+    let (c2, h2, r2) = (vec::<V>(b.0), vec::<V>(b.1), b.2);
+    let (p, da, db) = (vec::<V>(p), vec::<V>(da), vec::<V>(db));
     let (box1, box2) = (
         BoundingBox::from_center_half_extents(c1, h1),
         BoundingBox::from_center_half_extents(c2, h2),
@@ -739,34 +710,8 @@ fn agree_arrays(
         .chain(&[a.2, b.2])
         .fold(0.0f32, |m, x| m.max(x.abs()));
     let quartic = normal && (largest == 0.0 || (2f32.powi(-28)..2f32.powi(28)).contains(&largest));
-    agree::<Vec2>(
-        vec(a.0),
-        vec(a.1),
-        a.2,
-        vec(b.0),
-        vec(b.1),
-        b.2,
-        vec(p),
-        vec(da),
-        vec(db),
-        max_t,
-        normal,
-        quartic,
-    );
-    agree::<Vec3>(
-        vec(a.0),
-        vec(a.1),
-        a.2,
-        vec(b.0),
-        vec(b.1),
-        b.2,
-        vec(p),
-        vec(da),
-        vec(db),
-        max_t,
-        normal,
-        quartic,
-    );
+    agree::<Vec2>(a, b, p, da, db, max_t, normal, quartic);
+    agree::<Vec3>(a, b, p, da, db, max_t, normal, quartic);
 }
 
 /// Ties and touching, where contact_ball_box and contact_rounded part ways.

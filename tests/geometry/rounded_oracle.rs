@@ -252,17 +252,29 @@ pub(crate) fn depth_search(a: &Orb, b: &Orb) -> (f64, F, f64) {
         }
         hi
     };
-    let dirs = directions(dim);
-    let depths: Vec<f64> = dirs.iter().map(exit).collect();
+    min_over_directions(dim, &directions(dim), exit, 1e-8)
+}
+
+/// The smallest of `exit` over the unit directions: its value and direction (the best of
+/// `dirs`, refined by a pattern search whose step halves until it is under `min_step`),
+/// and the smallest value among `dirs` pointing more than half a radian away from that
+/// direction (how unique the minimum is).
+pub(crate) fn min_over_directions(
+    dim: usize,
+    dirs: &[F],
+    exit: impl Fn(&F) -> f64,
+    min_step: f64,
+) -> (f64, F, f64) {
+    let depths: Vec<f64> = dirs.iter().map(&exit).collect();
     let (mut best, mut best_u) = (f64::INFINITY, [0.0; 3]);
-    for (d, u) in depths.iter().zip(&dirs) {
+    for (d, u) in depths.iter().zip(dirs) {
         if *d < best {
             best = *d;
             best_u = *u;
         }
     }
     let mut step = 0.05;
-    while step > 1e-8 {
+    while step > min_step {
         let mut improved = false;
         let tries: Vec<F> = if dim == 2 {
             vec![[-best_u[1], best_u[0], 0.0], [best_u[1], -best_u[0], 0.0]]
@@ -291,7 +303,7 @@ pub(crate) fn depth_search(a: &Orb, b: &Orb) -> (f64, F, f64) {
     }
     let runner_up = depths
         .iter()
-        .zip(&dirs)
+        .zip(dirs)
         .filter(|(_, u)| dot(u, &best_u) < 0.5f64.cos())
         .map(|(d, _)| *d)
         .fold(f64::INFINITY, f64::min);
@@ -701,18 +713,14 @@ fn check_contact_normal<V: Vector>(
             ctx()
         );
     } else if r == 0.0 {
-        let (axis, sign) =
-            unit_axis(normal).unwrap_or_else(|| panic!("{}: normal not a unit axis", ctx()));
-        let meet = if sign > 0.0 {
-            b.inner.lo[axis] - a.inner.hi[axis]
-        } else {
-            a.inner.lo[axis] - b.inner.hi[axis]
+        let meet = |axis: usize, sign: f32| {
+            if sign > 0.0 {
+                b.inner.lo[axis] - a.inner.hi[axis]
+            } else {
+                a.inner.lo[axis] - b.inner.hi[axis]
+            }
         };
-        assert!(
-            meet.abs() <= judge.contact() && f64::from(sign) * motion[axis] < 0.0,
-            "{}: normal {sign} on axis {axis}, {faces}",
-            ctx()
-        );
+        assert_faces_meet(normal, meet, motion, judge.contact(), faces, ctx);
     }
 }
 
@@ -789,18 +797,7 @@ pub(crate) fn check_ray<V: Vector>(
             ctx()
         );
     } else if ot.r == 0.0 {
-        let (axis, sign) =
-            unit_axis(n).unwrap_or_else(|| panic!("{}: normal not a unit axis", ctx()));
-        let face = if sign > 0.0 {
-            ot.inner.hi[axis]
-        } else {
-            ot.inner.lo[axis]
-        };
-        assert!(
-            (p[axis] - face).abs() <= judge.contact() && f64::from(sign) * d[axis] < 0.0,
-            "{}: not entering through the face of the normal",
-            ctx()
-        );
+        assert_enters_face(n, &p, &ot.inner, &d, judge.contact(), &ctx);
     }
     true
 }

@@ -201,15 +201,11 @@ fn casts_match_the_oracle<V: Vector>(seed: u64) {
     assert!(hits > 50, "too few hits to judge: {hits}");
 }
 
-#[test]
-fn casts_match_the_oracle_2d() {
-    casts_match_the_oracle::<Vec2>(11);
-}
-
-#[test]
-fn casts_match_the_oracle_3d() {
-    casts_match_the_oracle::<Vec3>(12);
-}
+crate::kit::tests_2d_3d!(
+    casts_match_the_oracle:
+    casts_match_the_oracle_2d(11),
+    casts_match_the_oracle_3d(12)
+);
 
 fn cast_rules<V: Vector>() {
     let x = vec::<V>([1.0, 0.0, 0.0]);
@@ -395,15 +391,11 @@ fn floor_slide<V: Vector>() {
     }
 }
 
-#[test]
-fn floor_of_tiles_does_not_snag_2d() {
-    floor_slide::<Vec2>();
-}
-
-#[test]
-fn floor_of_tiles_does_not_snag_3d() {
-    floor_slide::<Vec3>();
-}
+crate::kit::tests_2d_3d!(
+    floor_slide:
+    floor_of_tiles_does_not_snag_2d,
+    floor_of_tiles_does_not_snag_3d
+);
 
 /// A box pushed against a wall of unit tiles (at `x >= 10`) while moving up and down it
 /// moves by the whole motion along the wall, and never enters it.
@@ -441,15 +433,11 @@ fn wall_slide<V: Vector>() {
     }
 }
 
-#[test]
-fn wall_of_tiles_does_not_snag_2d() {
-    wall_slide::<Vec2>();
-}
-
-#[test]
-fn wall_of_tiles_does_not_snag_3d() {
-    wall_slide::<Vec3>();
-}
+crate::kit::tests_2d_3d!(
+    wall_slide:
+    wall_of_tiles_does_not_snag_2d,
+    wall_of_tiles_does_not_snag_3d
+);
 
 /// Pushed into the corner of a tiled floor and a tiled wall (and a second wall in 3D),
 /// a box comes to rest within two skins of each and stays there, call after call.
@@ -495,14 +483,28 @@ fn corner<V: Vector>() {
     }
 }
 
-#[test]
-fn corner_converges_without_jitter_2d() {
-    corner::<Vec2>();
-}
+crate::kit::tests_2d_3d!(
+    corner:
+    corner_converges_without_jitter_2d,
+    corner_converges_without_jitter_3d
+);
 
-#[test]
-fn corner_converges_without_jitter_3d() {
-    corner::<Vec3>();
+/// A random scene of the move-and-slide tests: a world of random shapes spread over
+/// `spread`, and a random shape to move in it, or `None` where that shape starts within
+/// `margin` of the world's shapes.
+fn random_start<V: Vector>(
+    rng: &mut Rng,
+    spread: f32,
+    margin: f64,
+) -> Option<(World<V>, Shape<V>)> {
+    let world: World<V> = (0..12)
+        .map(|i| (random_shape::<V>(rng, spread), i))
+        .collect();
+    let shape = random_shape::<V>(rng, spread);
+    let clear = !world
+        .iter()
+        .any(|(t, _)| o_overlaps(to_o(&shape, 0.0), to_o(t, margin), V::DIM));
+    clear.then_some((world, shape))
 }
 
 /// In random scenes of boxes and balls, a shape that starts outside every one never ends
@@ -511,16 +513,9 @@ fn random_scenes<V: Vector>(seed: u64) {
     let mut rng = Rng::new(seed);
     let mut blocked = 0;
     for _ in 0..150 {
-        let world: World<V> = (0..12)
-            .map(|i| (random_shape::<V>(&mut rng, 4.0), i))
-            .collect();
-        let mut shape = random_shape::<V>(&mut rng, 4.0);
-        if world
-            .iter()
-            .any(|(t, _)| o_overlaps(to_o(&shape, 0.0), to_o(t, 1e-4), V::DIM))
-        {
+        let Some((world, mut shape)) = random_start::<V>(&mut rng, 4.0, 1e-4) else {
             continue;
-        }
+        };
         let mut config = SlideConfig::new(vec::<V>([0.0, 1.0, 0.0]));
         config.skin = rng.range(0.001, 0.05);
         config.max_iterations = 1 + rng.below(6);
@@ -585,16 +580,9 @@ fn random_scenes_brute_force<V: Vector>(seed: u64) {
     let mut rng = Rng::new(seed);
     let mut blocked = 0;
     for _ in 0..60 {
-        let world: World<V> = (0..12)
-            .map(|i| (random_shape::<V>(&mut rng, 3.0), i))
-            .collect();
-        let mut shape = random_shape::<V>(&mut rng, 3.0);
-        if world
-            .iter()
-            .any(|(t, _)| o_overlaps(to_o(&shape, 0.0), to_o(t, 1e-3), V::DIM))
-        {
+        let Some((world, mut shape)) = random_start::<V>(&mut rng, 3.0, 1e-3) else {
             continue;
-        }
+        };
         let config = SlideConfig::new(vec::<V>([0.0, 1.0, 0.0]));
         for _ in 0..5 {
             let motion = random_motion::<V>(&mut rng, 3.0);
@@ -611,25 +599,17 @@ fn random_scenes_brute_force<V: Vector>(seed: u64) {
     assert!(blocked > 20, "too few blocked moves to judge: {blocked}");
 }
 
-#[test]
-fn random_scenes_with_a_brute_force_cast_2d() {
-    random_scenes_brute_force::<Vec2>(31);
-}
+crate::kit::tests_2d_3d!(
+    random_scenes_brute_force:
+    random_scenes_with_a_brute_force_cast_2d(31),
+    random_scenes_with_a_brute_force_cast_3d(32)
+);
 
-#[test]
-fn random_scenes_with_a_brute_force_cast_3d() {
-    random_scenes_brute_force::<Vec3>(32);
-}
-
-#[test]
-fn random_scenes_never_end_inside_2d() {
-    random_scenes::<Vec2>(21);
-}
-
-#[test]
-fn random_scenes_never_end_inside_3d() {
-    random_scenes::<Vec3>(22);
-}
+crate::kit::tests_2d_3d!(
+    random_scenes:
+    random_scenes_never_end_inside_2d(21),
+    random_scenes_never_end_inside_3d(22)
+);
 
 /// Ground: a floor is, a wall is not, a ball resting on a big ball is ground where the
 /// slope there is within `max_slope`; in the air nothing is.
@@ -690,12 +670,4 @@ fn huge_motions<V: Vector>() {
     }
 }
 
-#[test]
-fn huge_motions_2d() {
-    huge_motions::<Vec2>();
-}
-
-#[test]
-fn huge_motions_3d() {
-    huge_motions::<Vec3>();
-}
+crate::kit::tests_2d_3d!(huge_motions: huge_motions_2d, huge_motions_3d);

@@ -13,31 +13,16 @@ pub(crate) fn sweep_balls_cases<V: Vector>() {
     let b = ball::<V>([5.0, 0.0, 0.0], 1.0);
     // Head-on: contact when the centers are 2 apart (5 - 6 u = 2), still overlapping at
     // the end (they separate at 7/6).
-    assert_sweep(
-        sweep_balls(&a, zero, &b, x(-6.0)),
-        0.5,
-        1.0,
-        [1.0, 0.0, 0.0],
-    );
-    assert_sweep(
-        sweep_balls(&a, x(3.0), &b, x(-3.0)),
-        0.5,
-        1.0,
-        [1.0, 0.0, 0.0],
-    );
-    assert_sweep(sweep_balls(&a, x(6.0), &b, zero), 0.5, 1.0, [1.0, 0.0, 0.0]);
-    assert_sweep(
-        sweep_balls(&b, x(-6.0), &a, zero),
-        0.5,
-        1.0,
-        [-1.0, 0.0, 0.0],
-    );
+    assert_sweep(sweep_balls(&a, zero, &b, x(-6.0)), 0.5, 1.0, PLUS_X);
+    assert_sweep(sweep_balls(&a, x(3.0), &b, x(-3.0)), 0.5, 1.0, PLUS_X);
+    assert_sweep(sweep_balls(&a, x(6.0), &b, zero), 0.5, 1.0, PLUS_X);
+    assert_sweep(sweep_balls(&b, x(-6.0), &a, zero), 0.5, 1.0, MINUS_X);
     // Passing through: contact at 3/12, separation at 7/12.
     assert_sweep(
         sweep_balls(&a, zero, &b, x(-12.0)),
         0.25,
         7.0 / 12.0,
-        [1.0, 0.0, 0.0],
+        PLUS_X,
     );
     // Zero relative velocity, apart and overlapping.
     assert_eq!(sweep_balls(&a, x(2.0), &b, x(2.0)), None);
@@ -65,44 +50,21 @@ pub(crate) fn sweep_balls_cases<V: Vector>() {
     let side = ball::<V>([-5.0, 2.01, 0.0], 1.0);
     assert_eq!(sweep_balls(&a, zero, &side, x(10.0)), None);
     // Contact exactly at the end of the step, and beyond it.
-    assert_sweep(
-        sweep_balls(&a, zero, &b, x(-3.0)),
-        1.0,
-        1.0,
-        [1.0, 0.0, 0.0],
-    );
+    assert_sweep(sweep_balls(&a, zero, &b, x(-3.0)), 1.0, 1.0, PLUS_X);
     assert_eq!(sweep_balls(&a, zero, &b, x(-2.5)), None);
     // Zero radii: two points meeting at u = 0.5. The normal points from a towards where b
     // came from (+x).
     let (p, q) = (ball::<V>([0.0; 3], 0.0), ball::<V>([2.0, 0.0, 0.0], 0.0));
-    assert_sweep(
-        sweep_balls(&p, zero, &q, x(-4.0)),
-        0.5,
-        0.5,
-        [1.0, 0.0, 0.0],
-    );
+    assert_sweep(sweep_balls(&p, zero, &q, x(-4.0)), 0.5, 0.5, PLUS_X);
     // A point reaching a ball.
-    assert_sweep(
-        sweep_balls(&a, zero, &q, x(-2.0)),
-        0.5,
-        1.0,
-        [1.0, 0.0, 0.0],
-    );
+    assert_sweep(sweep_balls(&a, zero, &q, x(-2.0)), 0.5, 1.0, PLUS_X);
     for (bb, d) in [(b, x(-6.0)), (b, x(-12.0)), (near, zero), (q, x(-2.0))] {
         check_sweep_balls(&a, zero, &bb, d, ROUND);
         check_sweep_balls(&bb, d, &a, zero, ROUND);
     }
 }
 
-#[test]
-pub(crate) fn sweep_balls_cases_2d() {
-    sweep_balls_cases::<Vec2>();
-}
-
-#[test]
-pub(crate) fn sweep_balls_cases_3d() {
-    sweep_balls_cases::<Vec3>();
-}
+crate::kit::tests_2d_3d!(sweep_balls_cases: sweep_balls_cases_2d, sweep_balls_cases_3d);
 
 pub(crate) fn sweep_ball_box_cases<V: Vector>() {
     let zero = V::ZERO;
@@ -111,31 +73,11 @@ pub(crate) fn sweep_ball_box_cases<V: Vector>() {
     // Face-on: contact when the center reaches x = -1 (u = 0.5). The ball's bounding box
     // leaves at 1.25, so u1 = 1.
     let b = ball::<V>([-3.0, 0.5, 0.5], 1.0);
-    assert_sweep(
-        sweep_ball_box(&b, x(4.0), &unit, zero),
-        0.5,
-        1.0,
-        [1.0, 0.0, 0.0],
-    );
-    assert_sweep(
-        sweep_ball_box(&b, zero, &unit, x(-4.0)),
-        0.5,
-        1.0,
-        [1.0, 0.0, 0.0],
-    );
-    assert_sweep(
-        sweep_ball_box(&b, x(2.0), &unit, x(-2.0)),
-        0.5,
-        1.0,
-        [1.0, 0.0, 0.0],
-    );
+    assert_sweep(sweep_ball_box(&b, x(4.0), &unit, zero), 0.5, 1.0, PLUS_X);
+    assert_sweep(sweep_ball_box(&b, zero, &unit, x(-4.0)), 0.5, 1.0, PLUS_X);
+    assert_sweep(sweep_ball_box(&b, x(2.0), &unit, x(-2.0)), 0.5, 1.0, PLUS_X);
     // Passing through: contact at 0.25, exit at 0.625.
-    assert_sweep(
-        sweep_ball_box(&b, x(8.0), &unit, zero),
-        0.25,
-        0.625,
-        [1.0, 0.0, 0.0],
-    );
+    assert_sweep(sweep_ball_box(&b, x(8.0), &unit, zero), 0.25, 0.625, PLUS_X);
     // Corner-on, along the diagonal: contact when the center is 1 from the corner,
     // 2 (1 - u) sqrt(n) = 1; the normal is the diagonal.
     let n = V::DIM as f32;
@@ -178,17 +120,12 @@ pub(crate) fn sweep_ball_box_cases<V: Vector>() {
         sweep_ball_box(&point, x(4.0), &unit, zero),
         0.75,
         1.0,
-        [1.0, 0.0, 0.0],
+        PLUS_X,
     );
     // Zero-size box: a ball reaching a point at u = 0.5.
     let dot = bbox::<V>([0.0; 3], [0.0; 3]);
     let b2 = ball::<V>([-3.0, 0.0, 0.0], 1.0);
-    assert_sweep(
-        sweep_ball_box(&b2, x(4.0), &dot, zero),
-        0.5,
-        1.0,
-        [1.0, 0.0, 0.0],
-    );
+    assert_sweep(sweep_ball_box(&b2, x(4.0), &dot, zero), 0.5, 1.0, PLUS_X);
     // Grazing a corner at a shallow angle: the center passes 0.998 from the corner (0, 0),
     // entering the ball by 0.2% of its radius, along (1, -1). Contact when the center is 1
     // from the corner, at s = -sqrt(1 - 0.998²) along the line (s from -1 to 1 over the
@@ -241,15 +178,7 @@ pub(crate) fn sweep_ball_box_cases<V: Vector>() {
     }
 }
 
-#[test]
-pub(crate) fn sweep_ball_box_cases_2d() {
-    sweep_ball_box_cases::<Vec2>();
-}
-
-#[test]
-pub(crate) fn sweep_ball_box_cases_3d() {
-    sweep_ball_box_cases::<Vec3>();
-}
+crate::kit::tests_2d_3d!(sweep_ball_box_cases: sweep_ball_box_cases_2d, sweep_ball_box_cases_3d);
 
 proptest! {
     #![proptest_config(config())]

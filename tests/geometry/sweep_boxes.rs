@@ -51,7 +51,7 @@ pub(crate) fn seed_001_listing_cases<V: Vector>() {
     // at a from the right, entering at 0.5 and still inside at the end.
     let ((hit, u0, u1), got, _, _) = run([3.5, 0.5, 0.5], [-4.0, 0.0, 0.0]);
     assert!(hit && u0 == 0.5 && u1 == 1.0);
-    assert_sweep(got, 0.5, 1.0, [1.0, 0.0, 0.0]);
+    assert_sweep(got, 0.5, 1.0, PLUS_X);
 
     // 1. Separated on an axis along which they do not move: b = [2, 3] x [5, 6] (x [0, 1])
     // falls along y only, so it passes beside a. The listing leaves that axis at its
@@ -85,15 +85,11 @@ pub(crate) fn seed_001_listing_cases<V: Vector>() {
     assert!(check_sweep_boxes(&a, V::ZERO, &b, db, FLAT));
 }
 
-#[test]
-pub(crate) fn seed_001_listing_wrong_cases_2d() {
-    seed_001_listing_cases::<Vec2>();
-}
-
-#[test]
-pub(crate) fn seed_001_listing_wrong_cases_3d() {
-    seed_001_listing_cases::<Vec3>();
-}
+crate::kit::tests_2d_3d!(
+    seed_001_listing_cases:
+    seed_001_listing_wrong_cases_2d,
+    seed_001_listing_wrong_cases_3d
+);
 
 pub(crate) fn sweep_boxes_cases<V: Vector>() {
     let a = bbox::<V>([0.0; 3], [1.0; 3]);
@@ -131,48 +127,23 @@ pub(crate) fn sweep_boxes_cases<V: Vector>() {
     assert_sweep(sweep_boxes(&a, zero, &touching, slide), 0.0, 0.25, [0.0; 3]);
     check(&touching, zero, slide, EXACT);
     // First contact exactly at the end of the step (inclusive).
-    assert_sweep(
-        sweep_boxes(&a, zero, &b, x(-1.0)),
-        1.0,
-        1.0,
-        [1.0, 0.0, 0.0],
-    );
+    assert_sweep(sweep_boxes(&a, zero, &b, x(-1.0)), 1.0, 1.0, PLUS_X);
     check(&b, zero, x(-1.0), EXACT);
     // Just short of it.
     assert_eq!(sweep_boxes(&a, zero, &b, x(-0.75)), None);
 
     // One moving, the other moving, both moving: the same relative motion.
-    assert_sweep(
-        sweep_boxes(&a, zero, &b, x(-2.0)),
-        0.5,
-        1.0,
-        [1.0, 0.0, 0.0],
-    );
-    assert_sweep(sweep_boxes(&a, x(2.0), &b, zero), 0.5, 1.0, [1.0, 0.0, 0.0]);
-    assert_sweep(
-        sweep_boxes(&a, x(1.0), &b, x(-1.0)),
-        0.5,
-        1.0,
-        [1.0, 0.0, 0.0],
-    );
+    assert_sweep(sweep_boxes(&a, zero, &b, x(-2.0)), 0.5, 1.0, PLUS_X);
+    assert_sweep(sweep_boxes(&a, x(2.0), &b, zero), 0.5, 1.0, PLUS_X);
+    assert_sweep(sweep_boxes(&a, x(1.0), &b, x(-1.0)), 0.5, 1.0, PLUS_X);
     // Seen from b, the normal flips.
-    assert_sweep(
-        sweep_boxes(&b, x(-1.0), &a, x(1.0)),
-        0.5,
-        1.0,
-        [-1.0, 0.0, 0.0],
-    );
+    assert_sweep(sweep_boxes(&b, x(-1.0), &a, x(1.0)), 0.5, 1.0, MINUS_X);
     check(&b, x(1.0), x(-1.0), EXACT);
 
     // Head-on crossing that passes through: b = [-3, -2] on x moves right by 10, enters
     // at 0.2 (b.max = 0) and leaves at 0.4 (b.min = 1); it arrives on a's - face.
     let left = bbox([-3.0, 0.0, 0.0], [-2.0, 1.0, 1.0]);
-    assert_sweep(
-        sweep_boxes(&a, zero, &left, x(10.0)),
-        0.2,
-        0.4,
-        [-1.0, 0.0, 0.0],
-    );
+    assert_sweep(sweep_boxes(&a, zero, &left, x(10.0)), 0.2, 0.4, MINUS_X);
     check(&left, zero, x(10.0), FLAT);
     check(&left, x(-2.0), x(8.0), FLAT);
 
@@ -194,38 +165,18 @@ pub(crate) fn sweep_boxes_cases<V: Vector>() {
     // Zero-size boxes: two points meeting at u = 0.5; a point crossing a box.
     let p = bbox::<V>([0.0; 3], [0.0; 3]);
     let q = bbox([2.0, 0.0, 0.0], [2.0, 0.0, 0.0]);
-    assert_sweep(
-        sweep_boxes(&p, zero, &q, x(-4.0)),
-        0.5,
-        0.5,
-        [1.0, 0.0, 0.0],
-    );
+    assert_sweep(sweep_boxes(&p, zero, &q, x(-4.0)), 0.5, 0.5, PLUS_X);
     let wide = bbox([1.0, -1.0, -1.0], [2.0, 1.0, 1.0]);
-    assert_sweep(
-        sweep_boxes(&p, zero, &wide, x(-2.0)),
-        0.5,
-        1.0,
-        [1.0, 0.0, 0.0],
-    );
-    assert_sweep(
-        sweep_boxes(&p, x(2.0), &wide, zero),
-        0.5,
-        1.0,
-        [1.0, 0.0, 0.0],
-    );
-    assert_sweep(
-        sweep_boxes(&p, x(4.0), &wide, zero),
-        0.25,
-        0.5,
-        [1.0, 0.0, 0.0],
-    );
+    assert_sweep(sweep_boxes(&p, zero, &wide, x(-2.0)), 0.5, 1.0, PLUS_X);
+    assert_sweep(sweep_boxes(&p, x(2.0), &wide, zero), 0.5, 1.0, PLUS_X);
+    assert_sweep(sweep_boxes(&p, x(4.0), &wide, zero), 0.25, 0.5, PLUS_X);
     // A point passing a box's corner exactly (touches at one instant) and just beside it.
     // The point goes from (-2, 2) to (2, -2): it reaches x = 0 and y = 1 ... y = 0 over
     // 0.25..0.5 and x = 0 ... 1 over 0.5..0.75, so it touches a's corner (0, 0) at 0.5 only,
     // arriving last on x.
     let pt = bbox::<V>([-2.0, 2.0, 0.5], [-2.0, 2.0, 0.5]);
     let pass = vec([4.0, -4.0, 0.0]);
-    assert_sweep(sweep_boxes(&a, zero, &pt, pass), 0.5, 0.5, [-1.0, 0.0, 0.0]);
+    assert_sweep(sweep_boxes(&a, zero, &pt, pass), 0.5, 0.5, MINUS_X);
     check(&pt, zero, pass, EXACT);
     let beside = bbox::<V>([-2.0, 1.75, 0.5], [-2.0, 1.75, 0.5]);
     assert_eq!(sweep_boxes(&a, zero, &beside, pass), None);
@@ -235,15 +186,7 @@ pub(crate) fn sweep_boxes_cases<V: Vector>() {
     }
 }
 
-#[test]
-pub(crate) fn sweep_boxes_cases_2d() {
-    sweep_boxes_cases::<Vec2>();
-}
-
-#[test]
-pub(crate) fn sweep_boxes_cases_3d() {
-    sweep_boxes_cases::<Vec3>();
-}
+crate::kit::tests_2d_3d!(sweep_boxes_cases: sweep_boxes_cases_2d, sweep_boxes_cases_3d);
 
 proptest! {
     #![proptest_config(config())]

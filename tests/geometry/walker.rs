@@ -205,6 +205,14 @@ impl<V: Vector> Walker<V> {
         self.shape.center().axis(0)
     }
 
+    /// One move by `motion` as a character in the air, its velocity and grounding left as
+    /// they are: the shape moves by the displacement, and the move is returned.
+    pub(super) fn shove(&mut self, world: &mut World<V>, motion: V) -> CharacterMove<V, usize> {
+        let m = move_character(&self.shape, motion, false, &self.config, world);
+        self.shape = self.shape.translated(m.displacement);
+        m
+    }
+
     /// One tick: `across` replaces the velocity across the ground, `jump` (when not
     /// `None`) the velocity up; then gravity; then the move.
     pub(super) fn tick(

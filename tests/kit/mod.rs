@@ -21,3 +21,38 @@ pub mod tree_queries;
 pub mod tree_scene;
 #[cfg(feature = "plugin")]
 pub mod warnings;
+
+/// Two tests of one check generic over [`Vector`]: `$name_2d` runs `$check::<Vec2>` and
+/// `$name_3d` runs `$check::<Vec3>`, each with the arguments written after its name (none
+/// where the names stand alone).
+#[allow(unused_macros)]
+macro_rules! tests_2d_3d {
+    ($check:ident: $name_2d:ident, $name_3d:ident) => {
+        $crate::kit::tests_2d_3d!($check: $name_2d(), $name_3d());
+    };
+    ($check:ident: $name_2d:ident($($arg_2d:expr),*), $name_3d:ident($($arg_3d:expr),*)) => {
+        #[test]
+        fn $name_2d() {
+            $check::<glam::Vec2>($($arg_2d),*);
+        }
+
+        #[test]
+        fn $name_3d() {
+            $check::<glam::Vec3>($($arg_3d),*);
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use tests_2d_3d;
+
+/// Tests of checks generic over [`Vector`], one pair a name: `d2::$name` runs
+/// `$name::<Vec2>()` and `d3::$name` runs `$name::<Vec3>()`.
+#[allow(unused_macros)]
+macro_rules! both_dims {
+    ($($name:ident),* $(,)?) => {
+        mod d2 { $( #[test] fn $name() { super::$name::<glam::Vec2>(); } )* }
+        mod d3 { $( #[test] fn $name() { super::$name::<glam::Vec3>(); } )* }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use both_dims;

@@ -115,42 +115,36 @@ fn mostly_static<const D: usize>(mut scene: Scene<D>, keep: usize) -> Scene<D> {
     scene
 }
 
-#[test]
-fn no_allocation_in_the_steady_state_2d() {
+/// Asserts that no scene of the steady-state tests allocates under `update`: boxes made by
+/// `uniform`, all fast, all slow, and mostly static. `dim` names the dimension in the
+/// failures.
+fn assert_no_steady_allocation<V: FromArray<D>, const D: usize>(
+    uniform: fn(usize, f32) -> Scene<D>,
+    update: Update,
+    dim: &str,
+) {
     let n = 4000;
     for (label, scene) in [
-        ("fast", Scene::<2>::uniform(n, Scene::<2>::FAST)),
-        ("slow", Scene::<2>::uniform(n, Scene::<2>::SLOW)),
+        ("fast", uniform(n, Scene::<D>::FAST)),
+        ("slow", uniform(n, Scene::<D>::SLOW)),
         (
             "one in 50 moving",
-            mostly_static(Scene::<2>::uniform(n, Scene::<2>::FAST), 50),
+            mostly_static(uniform(n, Scene::<D>::FAST), 50),
         ),
     ] {
-        assert_eq!(
-            steady_allocations::<Vec2, 2>(scene, Update::Serial),
-            0,
-            "2D {label}"
-        );
+        let allocations = steady_allocations::<V, D>(scene, update);
+        assert_eq!(allocations, 0, "{dim} {label}, {update:?}");
     }
 }
 
 #[test]
+fn no_allocation_in_the_steady_state_2d() {
+    assert_no_steady_allocation::<Vec2, 2>(Scene::<2>::uniform, Update::Serial, "2D");
+}
+
+#[test]
 fn no_allocation_in_the_steady_state_3d() {
-    let n = 4000;
-    for (label, scene) in [
-        ("fast", Scene::<3>::uniform(n, Scene::<3>::FAST)),
-        ("slow", Scene::<3>::uniform(n, Scene::<3>::SLOW)),
-        (
-            "one in 50 moving",
-            mostly_static(Scene::<3>::uniform(n, Scene::<3>::FAST), 50),
-        ),
-    ] {
-        assert_eq!(
-            steady_allocations::<Vec3, 3>(scene, Update::Serial),
-            0,
-            "3D {label}"
-        );
-    }
+    assert_no_steady_allocation::<Vec3, 3>(Scene::<3>::uniform, Update::Serial, "3D");
 }
 
 /// The parallel pair update, its tasks run as a pool would run them (here on one thread, so
@@ -159,31 +153,8 @@ fn no_allocation_in_the_steady_state_3d() {
 /// `update_pairs_parallel` with one thread. Every scene of the serial tests.
 #[test]
 fn no_allocation_in_the_steady_state_parallel() {
-    let n = 4000;
     for update in [Update::Tasks(1), Update::Tasks(32), Update::OneThread] {
-        let scenes_2d = [
-            ("fast", Scene::<2>::uniform(n, Scene::<2>::FAST)),
-            ("slow", Scene::<2>::uniform(n, Scene::<2>::SLOW)),
-            (
-                "one in 50 moving",
-                mostly_static(Scene::<2>::uniform(n, Scene::<2>::FAST), 50),
-            ),
-        ];
-        for (label, scene) in scenes_2d {
-            let allocations = steady_allocations::<Vec2, 2>(scene, update);
-            assert_eq!(allocations, 0, "2D {label}, {update:?}");
-        }
-        let scenes_3d = [
-            ("fast", Scene::<3>::uniform(n, Scene::<3>::FAST)),
-            ("slow", Scene::<3>::uniform(n, Scene::<3>::SLOW)),
-            (
-                "one in 50 moving",
-                mostly_static(Scene::<3>::uniform(n, Scene::<3>::FAST), 50),
-            ),
-        ];
-        for (label, scene) in scenes_3d {
-            let allocations = steady_allocations::<Vec3, 3>(scene, update);
-            assert_eq!(allocations, 0, "3D {label}, {update:?}");
-        }
+        assert_no_steady_allocation::<Vec2, 2>(Scene::<2>::uniform, update, "2D");
+        assert_no_steady_allocation::<Vec3, 3>(Scene::<3>::uniform, update, "3D");
     }
 }

@@ -260,15 +260,7 @@ fn removal_orders<V: Vector>() {
     }
 }
 
-#[test]
-fn removal_orders_2d() {
-    removal_orders::<Vec2>();
-}
-
-#[test]
-fn removal_orders_3d() {
-    removal_orders::<Vec3>();
-}
+crate::kit::tests_2d_3d!(removal_orders: removal_orders_2d, removal_orders_3d);
 
 /// The first `update_pairs` of a freshly built tree: every pair of proxies among `ids`
 /// whose fat boxes overlap (all are new), each once, checked against brute force over the
@@ -315,15 +307,7 @@ fn bulk_build<V: Vector>() {
     tree.validate().unwrap();
 }
 
-#[test]
-fn bulk_build_2d() {
-    bulk_build::<Vec2>();
-}
-
-#[test]
-fn bulk_build_3d() {
-    bulk_build::<Vec3>();
-}
+crate::kit::tests_2d_3d!(bulk_build: bulk_build_2d, bulk_build_3d);
 
 /// A build sets a box much larger than the rest apart (a level-sized trigger volume over
 /// clusters of small boxes): it hangs from the root, where the pair walk meets it once,
@@ -368,15 +352,11 @@ fn build_sets_a_large_box_apart<V: Vector>() {
     assert_eq!(with_large.count(), boxes.len() - 1);
 }
 
-#[test]
-fn build_sets_a_large_box_apart_2d() {
-    build_sets_a_large_box_apart::<Vec2>();
-}
-
-#[test]
-fn build_sets_a_large_box_apart_3d() {
-    build_sets_a_large_box_apart::<Vec3>();
-}
+crate::kit::tests_2d_3d!(
+    build_sets_a_large_box_apart:
+    build_sets_a_large_box_apart_2d,
+    build_sets_a_large_box_apart_3d
+);
 
 /// `destroy_proxies`, in bulk (a rebuild) and in small batches (one removal each), with
 /// repeats (dead by then) among the ids: exactly the live ones go, the tree stays valid,
@@ -452,15 +432,7 @@ fn bulk_destroy<V: Vector>() {
     tree.validate().unwrap();
 }
 
-#[test]
-fn bulk_destroy_2d() {
-    bulk_destroy::<Vec2>();
-}
-
-#[test]
-fn bulk_destroy_3d() {
-    bulk_destroy::<Vec3>();
-}
+crate::kit::tests_2d_3d!(bulk_destroy: bulk_destroy_2d, bulk_destroy_3d);
 
 /// Invalid input is refused with an error and leaves the tree untouched.
 fn bad_input<V: Vector>() {
@@ -489,15 +461,7 @@ fn bad_input<V: Vector>() {
     tree.validate().unwrap();
 }
 
-#[test]
-fn bad_input_2d() {
-    bad_input::<Vec2>();
-}
-
-#[test]
-fn bad_input_3d() {
-    bad_input::<Vec3>();
-}
+crate::kit::tests_2d_3d!(bad_input: bad_input_2d, bad_input_3d);
 
 /// The rule of a move, on hand-computed boxes (margin 0.05), through `move_proxy` and a
 /// one-move batch: a fat box is kept while it holds the tight box and is at most four
@@ -607,15 +571,7 @@ fn long_run<V: Vector>(seed: u32) {
     }
 }
 
-#[test]
-fn long_run_2d() {
-    long_run::<Vec2>(1);
-}
-
-#[test]
-fn long_run_3d() {
-    long_run::<Vec3>(2);
-}
+crate::kit::tests_2d_3d!(long_run: long_run_2d(1), long_run_3d(2));
 
 /// `move_proxies` against `move_proxy` called once per move, on two copies of one tree,
 /// over steps that move most boxes (so the incremental rebuilds, which re-lay out the
@@ -681,25 +637,13 @@ fn batch_moves<V: Vector>(move_cache: bool) {
     }
 }
 
-#[test]
-fn batch_moves_2d() {
-    batch_moves::<Vec2>(true);
-}
+crate::kit::tests_2d_3d!(batch_moves: batch_moves_2d(true), batch_moves_3d(true));
 
-#[test]
-fn batch_moves_3d() {
-    batch_moves::<Vec3>(true);
-}
-
-#[test]
-fn batch_moves_without_move_cache_2d() {
-    batch_moves::<Vec2>(false);
-}
-
-#[test]
-fn batch_moves_without_move_cache_3d() {
-    batch_moves::<Vec3>(false);
-}
+crate::kit::tests_2d_3d!(
+    batch_moves:
+    batch_moves_without_move_cache_2d(false),
+    batch_moves_without_move_cache_3d(false)
+);
 
 /// Change marks are 8-bit epochs that the tree clears when they wrap (every 255
 /// updates): 3,000 updates (eleven wraps), each after one move, report exactly the
@@ -747,12 +691,4 @@ fn epoch_wrap<V: Vector>() {
     tree.validate().unwrap();
 }
 
-#[test]
-fn epoch_wrap_2d() {
-    epoch_wrap::<Vec2>();
-}
-
-#[test]
-fn epoch_wrap_3d() {
-    epoch_wrap::<Vec3>();
-}
+crate::kit::tests_2d_3d!(epoch_wrap: epoch_wrap_2d, epoch_wrap_3d);

@@ -7,7 +7,6 @@
 use std::collections::BTreeSet;
 
 use bevy_aabb_tree::{BoundingBox, DynamicTree, ProxyId, Vector};
-use glam::{Vec2, Vec3};
 
 use super::tree::same_pairs;
 use crate::kit::tree_scene::{lcg, side_by_side, uniform_tree, v};
@@ -241,15 +240,7 @@ fn parallel_pairs<V: Vector>() {
     );
 }
 
-#[test]
-fn parallel_pairs_2d() {
-    parallel_pairs::<Vec2>();
-}
-
-#[test]
-fn parallel_pairs_3d() {
-    parallel_pairs::<Vec3>();
-}
+crate::kit::tests_2d_3d!(parallel_pairs: parallel_pairs_2d, parallel_pairs_3d);
 
 /// The layout a build leaves: the root in slot 0, every node's two internal children side
 /// by side, the first child's side of the tree before the second's, and no free slot (the
@@ -330,15 +321,7 @@ fn build_layout<V: Vector>() {
     );
 }
 
-#[test]
-fn build_layout_2d() {
-    build_layout::<Vec2>();
-}
-
-#[test]
-fn build_layout_3d() {
-    build_layout::<Vec3>();
-}
+crate::kit::tests_2d_3d!(build_layout: build_layout_2d, build_layout_3d);
 
 /// Checks every internal node below the root: its box encloses its children's, and equals
 /// their union when `exact`. Returns how many internal nodes there are.
@@ -416,15 +399,7 @@ fn batch_refit<V: Vector>() {
     }
 }
 
-#[test]
-fn batch_refit_2d() {
-    batch_refit::<Vec2>();
-}
-
-#[test]
-fn batch_refit_3d() {
-    batch_refit::<Vec3>();
-}
+crate::kit::tests_2d_3d!(batch_refit: batch_refit_2d, batch_refit_3d);
 
 /// `reserve` makes room for exactly what the proxies then created take: the tree's bytes
 /// (counted by capacity) do not change while they are created, freed ids and nodes
@@ -482,15 +457,7 @@ fn reserve<V: Vector>() {
     );
 }
 
-#[test]
-fn reserve_2d() {
-    reserve::<Vec2>();
-}
-
-#[test]
-fn reserve_3d() {
-    reserve::<Vec3>();
-}
+crate::kit::tests_2d_3d!(reserve: reserve_2d, reserve_3d);
 
 /// The move cache's bytes, against the sizes computed by hand: per proxy an internal node
 /// (48 bytes in 2D, 64 in 3D), a leaf link (4), the payload slot (`Option<u32>`, 8) and,
@@ -546,15 +513,11 @@ fn move_cache_bytes<V: Vector>(node: usize, fat_box: usize) {
     tree.validate().unwrap();
 }
 
-#[test]
-fn move_cache_bytes_2d() {
-    move_cache_bytes::<Vec2>(48, 16);
-}
-
-#[test]
-fn move_cache_bytes_3d() {
-    move_cache_bytes::<Vec3>(64, 24);
-}
+crate::kit::tests_2d_3d!(
+    move_cache_bytes:
+    move_cache_bytes_2d(48, 16),
+    move_cache_bytes_3d(64, 24)
+);
 
 /// Many more updates than the change marks have values (they wrap, and every mark is then
 /// cleared): each update's pairs equal a brute-force oracle (every pair of overlapping fat
@@ -598,12 +561,8 @@ fn marks_across_epoch_wrap<V: Vector>() {
     }
 }
 
-#[test]
-fn marks_across_epoch_wrap_2d() {
-    marks_across_epoch_wrap::<Vec2>();
-}
-
-#[test]
-fn marks_across_epoch_wrap_3d() {
-    marks_across_epoch_wrap::<Vec3>();
-}
+crate::kit::tests_2d_3d!(
+    marks_across_epoch_wrap:
+    marks_across_epoch_wrap_2d,
+    marks_across_epoch_wrap_3d
+);

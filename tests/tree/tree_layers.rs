@@ -274,15 +274,11 @@ fn masked_query_skips_the_other_layer<V: Vector>() {
     assert_eq!(found.len(), 1001);
 }
 
-#[test]
-fn masked_query_skips_the_other_layer_2d() {
-    masked_query_skips_the_other_layer::<Vec2>();
-}
-
-#[test]
-fn masked_query_skips_the_other_layer_3d() {
-    masked_query_skips_the_other_layer::<Vec3>();
-}
+crate::kit::tests_2d_3d!(
+    masked_query_skips_the_other_layer:
+    masked_query_skips_the_other_layer_2d,
+    masked_query_skips_the_other_layer_3d
+);
 
 /// A whole-tree build puts the proxies that interact with nothing in a subtree of their
 /// own: with one box in ten interacting, spread evenly among the others, a search for
@@ -323,12 +319,8 @@ fn build_sets_inert_proxies_apart<V: Vector>() {
     assert!(visited <= 700, "visited {visited} nodes");
 }
 
-#[test]
-fn build_sets_inert_proxies_apart_2d() {
-    build_sets_inert_proxies_apart::<Vec2>();
-}
-
-#[test]
-fn build_sets_inert_proxies_apart_3d() {
-    build_sets_inert_proxies_apart::<Vec3>();
-}
+crate::kit::tests_2d_3d!(
+    build_sets_inert_proxies_apart:
+    build_sets_inert_proxies_apart_2d,
+    build_sets_inert_proxies_apart_3d
+);
