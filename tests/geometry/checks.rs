@@ -208,15 +208,8 @@ pub(crate) fn check_sweep_boxes<V: Vector>(
                 // The normal is the axis of a face pair that meets at u0, pointing from a
                 // towards b, with b moving (relative to a) against it.
                 let (x, y) = at(u0);
-                let gap = |axis: usize, sign: f32| {
-                    if sign > 0.0 {
-                        y.lo[axis] - x.hi[axis]
-                    } else {
-                        x.lo[axis] - y.hi[axis]
-                    }
-                };
                 let what = "b does not arrive on the face of a that the normal names";
-                assert_faces_meet(hit.normal, gap, &w, tol.contact, what, &ctx);
+                assert_arrives_on_face(hit.normal, &x, &y, &w, tol.contact, what, &ctx);
             }
         }
     }
@@ -389,6 +382,28 @@ pub(crate) fn assert_faces_meet<V: Vector>(
     );
 }
 
+/// Asserts that `normal` is a unit axis, the outward normal of a face of `target` that
+/// the facing face of `mover` lies on (within `contact`), with `motion` running against
+/// it: `mover` arrives on that face.
+fn assert_arrives_on_face<V: Vector>(
+    normal: V,
+    target: &Iv,
+    mover: &Iv,
+    motion: &F,
+    contact: f64,
+    what: &str,
+    ctx: &dyn Fn() -> String,
+) {
+    let gap = |axis: usize, sign: f32| {
+        if sign > 0.0 {
+            mover.lo[axis] - target.hi[axis]
+        } else {
+            mover.hi[axis] - target.lo[axis]
+        }
+    };
+    assert_faces_meet(normal, gap, motion, contact, what, ctx);
+}
+
 /// Asserts that `outward` is a unit axis, the outward normal of a face of `x` on which `p`
 /// lies (within `contact`), and that `motion` crosses that face inwards.
 pub(crate) fn assert_enters_face<V: Vector>(
@@ -532,15 +547,8 @@ pub(crate) fn check_box_cast<V: Vector>(
             ) {
                 // The outward normal of the target's face that the moving box reaches.
                 let x = is.at(&d, t64);
-                let gap = |axis: usize, sign: f32| {
-                    if sign > 0.0 {
-                        x.lo[axis] - it.hi[axis]
-                    } else {
-                        x.hi[axis] - it.lo[axis]
-                    }
-                };
                 let what = "not arriving on the face of the normal";
-                assert_faces_meet(n, gap, &d, tol.contact, what, &ctx);
+                assert_arrives_on_face(n, &it, &x, &d, tol.contact, what, &ctx);
             }
         }
     }
