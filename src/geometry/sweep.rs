@@ -37,6 +37,7 @@ pub struct SweepInterval<V: Vector> {
 /// defaults of 0 and 1 would report a hit); boxes that overlap at the start have `u0 = 0`
 /// and their real exit time as `u1`; and an entry time past the end of the step is a miss
 /// even when no axis clips `u1` below 1.
+#[inline]
 pub fn sweep_boxes<V: Vector>(
     a: &BoundingBox<V>,
     da: V,
@@ -179,33 +180,50 @@ pub fn sweep_ball_box<V: Vector>(
 ///
 /// A pass whose closest approach is within `1e-5` of the box's size (at least `1e-5`) is
 /// a hit at that approach: a graze computed in floats may come out a hair apart.
+///
+/// The slab test and a start in the rounded box, which decide most pairs, are inlined
+/// into the callers; the walk over the regions is a call of its own.
+#[inline(always)]
 pub(crate) fn sweep_point<V: Vector>(
     c: V,
     v: V,
     inner: &BoundingBox<V>,
     r: f32,
 ) -> Option<SweepInterval<V>> {
-    let (lo, hi) = (inner.min, inner.max);
-    let grown = BoundingBox::from_min_max(lo - V::splat(r), hi + V::splat(r));
+    let grown = BoundingBox::from_min_max(inner.min - V::splat(r), inner.max + V::splat(r));
     // The point as a box of no size, moving into the grown box standing still. Its
     // normal points from the grown box towards the point: across the face it enters.
     let slab = sweep_boxes(&grown, V::ZERO, &BoundingBox::from_min_max(c, c), v)?;
+    if slab.u0 == 0.0 {
+        let p = c + v * 0.0;
+        let g = inner.closest_point(p) - p;
+        if g.dot(g) <= r * r {
+            return Some(SweepInterval {
+                u0: 0.0,
+                u1: slab.u1,
+                normal: V::ZERO,
+            });
+        }
+    }
+    sweep_regions(c, v, inner, r, slab)
+}
+
+/// [`sweep_point`] past the slab test, for a point not in the rounded box at the start:
+/// the regions of the grown box it passes through, in time order.
+fn sweep_regions<V: Vector>(
+    c: V,
+    v: V,
+    inner: &BoundingBox<V>,
+    r: f32,
+    slab: SweepInterval<V>,
+) -> Option<SweepInterval<V>> {
+    let (lo, hi) = (inner.min, inner.max);
     let (u0, u1) = (slab.u0, slab.u1);
     // From the point to the closest point of `inner`.
     let gap_at = |t: f32| {
         let p = c + v * t;
         inner.closest_point(p) - p
     };
-    if u0 == 0.0 {
-        let g = gap_at(0.0);
-        if g.dot(g) <= r * r {
-            return Some(SweepInterval {
-                u0: 0.0,
-                u1,
-                normal: V::ZERO,
-            });
-        }
-    }
     let tolerance = 1e-5 * (hi - lo).max_element().max(r).max(1.0);
     // A hit at `t`, where the gap from the point to `inner` is `n`.
     let hit_with = |t: f32, n: V| {

@@ -45,19 +45,39 @@ pub fn sweep_rounded<V: Vector>(
     if !((a_box || a_ball) && (b_box || b_ball)) {
         // In b's frame, about b's center: the relative position is rounded once, and the
         // Minkowski sum is centered on the origin. Its lengths bound every square the
-        // sweep computes, so they alone decide whether it must be scaled. Invalid input
-        // is found before anything is reported (a miss needs no check).
+        // sweep computes, so they alone decide whether it must be scaled. A sum or a
+        // difference of two floats is finite only when both are, so the four are finite
+        // exactly when the input is (`x * 0.0` is zero exactly for finite `x`); with no
+        // half extent or radius negative, that is the whole validity check.
         let (c, v) = (a.center - b.center, da - db);
         let (h, r) = (a.half_extents + b.half_extents, a.radius + b.radius);
+        let finite = (c * 0.0 + v * 0.0 + h * 0.0).dot(V::ONE) + r * 0.0 == 0.0;
+        let signs = a
+            .half_extents
+            .min(b.half_extents)
+            .min_element()
+            .min(a.radius.min(b.radius));
         let size = c.abs().max(v.abs()).max(h).max_element().max(r);
-        if unscaled(size, SQUARE) {
-            return sweep_point(c, v, &BoundingBox::from_min_max(-h, h), r)
-                .filter(|_| valid_motion(a, da, b, db));
+        if finite && signs >= 0.0 && unscaled(size, SQUARE) {
+            return sweep_point(c, v, &BoundingBox::from_min_max(-h, h), r);
         }
     }
+    sweep_checked(a, da, b, db)
+}
+
+/// [`sweep_rounded`] for boxes and balls, invalid input and lengths that need scaling.
+#[inline(never)]
+fn sweep_checked<V: Vector>(
+    a: &RoundedBox<V>,
+    da: V,
+    b: &RoundedBox<V>,
+    db: V,
+) -> Option<SweepInterval<V>> {
     if !valid_motion(a, da, b, db) {
         return None;
     }
+    let (a_ball, b_ball) = (a.half_extents == V::ZERO, b.half_extents == V::ZERO);
+    let (a_box, b_box) = (a.radius == 0.0, b.radius == 0.0);
     if a_box && b_box {
         return sweep_boxes(&a.inner_box(), da, &b.inner_box(), db);
     }
