@@ -50,8 +50,8 @@ pub use ray::Ray;
 pub(crate) use ray::RaySlabs;
 pub use rounded::{RoundedBox, contact_rounded, rounded_cast_at, sweep_rounded};
 pub use slide::{CastHit, SlideConfig, SlideOutcome, cast_shape, cast_shapes, move_and_slide};
-pub(crate) use sweep::sweep_point;
 pub use sweep::{SweepInterval, box_cast_at, sweep_ball_box, sweep_balls, sweep_boxes};
+pub(crate) use sweep::{point_slab, sweep_point, sweep_point_in};
 
 /// The cosine of `x`: the platform's, or with the feature `enhanced-determinism` `libm`'s
 /// (pure Rust), which gives the same bits on every CPU and operating system.

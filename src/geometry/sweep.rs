@@ -37,7 +37,7 @@ pub struct SweepInterval<V: Vector> {
 /// defaults of 0 and 1 would report a hit); boxes that overlap at the start have `u0 = 0`
 /// and their real exit time as `u1`; and an entry time past the end of the step is a miss
 /// even when no axis clips `u1` below 1.
-#[inline]
+#[inline(always)]
 pub fn sweep_boxes<V: Vector>(
     a: &BoundingBox<V>,
     da: V,
@@ -191,9 +191,31 @@ pub(crate) fn sweep_point<V: Vector>(
     r: f32,
 ) -> Option<SweepInterval<V>> {
     let grown = BoundingBox::from_min_max(inner.min - V::splat(r), inner.max + V::splat(r));
-    // The point as a box of no size, moving into the grown box standing still. Its
-    // normal points from the grown box towards the point: across the face it enters.
-    let slab = sweep_boxes(&grown, V::ZERO, &BoundingBox::from_min_max(c, c), v)?;
+    let slab = point_slab(c, v, &grown)?;
+    sweep_point_in(c, v, inner, r, slab)
+}
+
+/// The slab test of [`sweep_point`]: the point as a box of no size, moving into the
+/// grown box standing still. Its normal points from the grown box towards the point:
+/// across the face it enters.
+#[inline(always)]
+pub(crate) fn point_slab<V: Vector>(
+    c: V,
+    v: V,
+    grown: &BoundingBox<V>,
+) -> Option<SweepInterval<V>> {
+    sweep_boxes(grown, V::ZERO, &BoundingBox::from_min_max(c, c), v)
+}
+
+/// [`sweep_point`] once the point's interval in the grown box is `slab`.
+#[inline(always)]
+pub(crate) fn sweep_point_in<V: Vector>(
+    c: V,
+    v: V,
+    inner: &BoundingBox<V>,
+    r: f32,
+    slab: SweepInterval<V>,
+) -> Option<SweepInterval<V>> {
     if slab.u0 == 0.0 {
         let p = c + v * 0.0;
         let g = inner.closest_point(p) - p;

@@ -6,8 +6,8 @@ use crate::geometry::rounded::{
     QUARTIC, RoundedBox, SQUARE, largest, length, rescaling, times_pow2, unscaled, valid_pair,
 };
 use crate::geometry::{
-    Ball, BoundingBox, Ray, SweepInterval, box_cast_at, sweep_ball_box, sweep_balls, sweep_boxes,
-    sweep_point,
+    Ball, BoundingBox, Ray, SweepInterval, box_cast_at, point_slab, sweep_ball_box, sweep_balls,
+    sweep_boxes, sweep_point, sweep_point_in,
 };
 
 /// Sweeps two moving rounded boxes: when they first and last overlap during the step, or
@@ -44,22 +44,29 @@ pub fn sweep_rounded<V: Vector>(
     // a rounded box.
     if !((a_box || a_ball) && (b_box || b_ball)) {
         // In b's frame, about b's center: the relative position is rounded once, and the
-        // Minkowski sum is centered on the origin. Its lengths bound every square the
-        // sweep computes, so they alone decide whether it must be scaled. A sum or a
-        // difference of two floats is finite only when both are, so the four are finite
-        // exactly when the input is (`x * 0.0` is zero exactly for finite `x`); with no
-        // half extent or radius negative, that is the whole validity check.
+        // Minkowski sum is centered on the origin, `g` the half extents of the box that
+        // holds it. A sum or a difference of two floats is finite only when both are,
+        // so these are finite exactly when the input is and nothing overflowed (`x * 0.0`
+        // is zero exactly for finite `x`).
         let (c, v) = (a.center - b.center, da - db);
         let (h, r) = (a.half_extents + b.half_extents, a.radius + b.radius);
-        let finite = (c * 0.0 + v * 0.0 + h * 0.0).dot(V::ONE) + r * 0.0 == 0.0;
-        let signs = a
-            .half_extents
-            .min(b.half_extents)
-            .min_element()
-            .min(a.radius.min(b.radius));
-        let size = c.abs().max(v.abs()).max(h).max_element().max(r);
-        if finite && signs >= 0.0 && unscaled(size, SQUARE) {
-            return sweep_point(c, v, &BoundingBox::from_min_max(-h, h), r);
+        let g = h + V::splat(r);
+        if (c * 0.0 + v * 0.0 + g * 0.0).dot(V::ONE) == 0.0 {
+            // Most pairs miss the box that holds the sum, and that is final: the slab test
+            // subtracts and divides lengths, and scaled by a power of two they give the
+            // same times. Invalid input is found before anything is reported (a miss
+            // needs no check). The Minkowski sum's lengths bound every square the rest
+            // computes, so they alone decide whether it must be scaled.
+            let slab = point_slab(c, v, &BoundingBox::from_min_max(-g, g))?;
+            let signs = a
+                .half_extents
+                .min(b.half_extents)
+                .min_element()
+                .min(a.radius.min(b.radius));
+            let size = c.abs().max(v.abs()).max(h).max_element().max(r);
+            if signs >= 0.0 && unscaled(size, SQUARE) {
+                return sweep_point_in(c, v, &BoundingBox::from_min_max(-h, h), r, slab);
+            }
         }
     }
     sweep_checked(a, da, b, db)
