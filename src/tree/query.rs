@@ -80,7 +80,7 @@ impl<V: Vector, T> DynamicTree<V, T> {
         pair: impl Fn(&[BoundingBox<V>; 2]) -> [Option<P>; 2],
         mut f: impl FnMut(ProxyId, &T, P) -> bool,
     ) {
-        self.walk_pairs(layers, test, pair, |proxy, p| {
+        self.walk_leaf_hits(layers, test, pair, |proxy, p| {
             match &self.data[proxy.index()] {
                 Some(data) => f(proxy, data, p),
                 None => true,
@@ -96,16 +96,6 @@ impl<V: Vector, T> DynamicTree<V, T> {
     /// leaf, call `f`; internal, test both children: both pass, push the second and go on
     /// into the first; one passes, go on into it; none, take the next node off the stack.
     fn walk_leaf_hits<P: Copy>(
-        &self,
-        layers: LayerTest,
-        test: impl Fn(&BoundingBox<V>) -> Option<P>,
-        f: impl FnMut(ProxyId, P) -> bool,
-    ) {
-        self.walk_pairs(layers, &test, each(&test), f);
-    }
-
-    /// [`Self::walk_leaf_hits`] with `pair`, `test` on a node's two children at once.
-    fn walk_pairs<P: Copy>(
         &self,
         layers: LayerTest,
         test: impl Fn(&BoundingBox<V>) -> Option<P>,
@@ -175,27 +165,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
         &self,
         layers: LayerTest,
         overlaps: impl Fn(&BoundingBox<V>) -> bool,
-        f: impl FnMut(ProxyId, &T) -> bool,
-    ) {
-        let pair = |b: &[BoundingBox<V>; 2]| [overlaps(&b[0]), overlaps(&b[1])];
-        self.query_pairs_in(layers, &overlaps, pair, f);
-    }
-
-    /// [`Self::query_by_in`] with `pair`, `overlaps` on a node's two children at once.
-    #[inline]
-    fn query_pairs_in(
-        &self,
-        layers: LayerTest,
-        overlaps: impl Fn(&BoundingBox<V>) -> bool,
-        pair: impl Fn(&[BoundingBox<V>; 2]) -> [bool; 2],
         mut f: impl FnMut(ProxyId, &T) -> bool,
     ) {
-        self.walk_hits(
-            layers,
-            |b| overlaps(b).then_some(()),
-            |b| pair(b).map(|hit| hit.then_some(())),
-            |id, data, ()| f(id, data),
-        );
+        let test = |b: &BoundingBox<V>| overlaps(b).then_some(());
+        self.walk_hits(layers, test, each(test), |id, data, ()| f(id, data));
     }
 
     /// Calls `f` for every proxy whose fat box overlaps `aabb` (touching counts). Return
@@ -209,11 +182,13 @@ impl<V: Vector, T> DynamicTree<V, T> {
         &self,
         aabb: &BoundingBox<V>,
         layers: LayerTest,
-        f: impl FnMut(ProxyId, &T) -> bool,
+        mut f: impl FnMut(ProxyId, &T) -> bool,
     ) {
+        // Both children against the box at once.
         let pairs = aabb.pair_overlap();
-        let pair = |b: &[BoundingBox<V>; 2]| pairs.overlaps(b);
-        self.query_pairs_in(layers, |b| b.overlaps(aabb), pair, f);
+        let pair = |b: &[BoundingBox<V>; 2]| pairs.overlaps(b).map(|hit| hit.then_some(()));
+        let test = |b: &BoundingBox<V>| b.overlaps(aabb).then_some(());
+        self.walk_hits(layers, test, pair, |id, data, ()| f(id, data));
     }
 
     /// Calls `f(proxy, fat box)` for every proxy whose fat box overlaps `aabb` and whose
@@ -225,11 +200,8 @@ impl<V: Vector, T> DynamicTree<V, T> {
         mut f: impl FnMut(ProxyId, &BoundingBox<V>) -> bool,
     ) {
         // Every leaf of the tree is a live proxy: its data need not be read.
-        self.walk_leaf_hits(
-            layers,
-            |b| b.overlaps(aabb).then_some(*b),
-            |id, b| f(id, &b),
-        );
+        let test = |b: &BoundingBox<V>| b.overlaps(aabb).then_some(*b);
+        self.walk_leaf_hits(layers, test, each(test), |id, b| f(id, &b));
     }
 
     /// Calls `f` for every proxy whose fat box contains `point`. Return `false` to stop.
