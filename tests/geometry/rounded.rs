@@ -495,7 +495,32 @@ fn huge_and_tiny<V: Vector>() {
         let hit = sweep_rounded(&ball, vec([4.0 * s, 0.0, 0.0]), &unit, V::ZERO).expect("a hit");
         close_f(hit.u0, 0.5, 1e-6);
         assert_eq!(hit.normal, vec([1.0, 0.0, 0.0]));
+        // Two capsules along y (radius s, half length s; their sum: half length 2 s,
+        // radius 2 s), the second from (5 s, 3 s) moving by (-10 s, 0): its center passes
+        // s above the sum's segment and meets the sum's cap around (0, 2 s) as the balls
+        // above meet, at the same time, along the same normal. The smaller scales take
+        // the sweep's unscaled path, 2^100 the scaled one; moved up by 2 s it misses.
+        let a = RoundedBox::<V>::capsule(V::ZERO, 1, s, s);
+        let b = RoundedBox::<V>::capsule(vec([5.0 * s, 3.0 * s, 0.0]), 1, s, s);
+        let hit = sweep_rounded(&a, V::ZERO, &b, vec([-10.0 * s, 0.0, 0.0])).expect("a hit");
+        close_f(hit.u0, (5.0 - root3) / 10.0, 1e-6);
+        close(hit.normal, [(root3 / 2.0) as f32, 0.5, 0.0], 1e-6);
+        let above = b.translated(vec([0.0, 2.0 * s, 0.0]));
+        assert_eq!(
+            sweep_rounded(&a, V::ZERO, &above, vec([-10.0 * s, 0.0, 0.0])),
+            None,
+            "{s}"
+        );
     }
+    // Capsules whose relative position overflows f32 (centers 2^128 apart) are swept
+    // scaled: the first closes at 1.5 * 2^127 per step on the second, and their sum
+    // (radius 2^127) is reached when 2^128 - 1.5 * 2^127 u = 2^127, at u = 2/3, across +x.
+    let s = 2f32.powi(127);
+    let a = RoundedBox::<V>::capsule(vec([-s, 0.0, 0.0]), 1, s / 4.0, s / 2.0);
+    let b = RoundedBox::<V>::capsule(vec([s, 0.0, 0.0]), 1, s / 4.0, s / 2.0);
+    let hit = sweep_rounded(&a, vec([1.5 * s, 0.0, 0.0]), &b, V::ZERO).expect("a hit");
+    close_f(hit.u0, 2.0 / 3.0, 1e-6);
+    assert_eq!(hit.normal, vec([1.0, 0.0, 0.0]));
 
     // Two flat boxes a subnormal apart do not overlap (the gap squared is 0 in f32).
     let tiny = f32::MIN_POSITIVE / 4.0;
