@@ -63,9 +63,9 @@
 //!   power of two. So do the sweeps and rays of balls where the fourth powers of lengths
 //!   would (inputs beyond `2^28`, about `2.7e8`, or below `2^-28`: at lengths of about
 //!   `1e10` [`sweep_balls`] returns NaN times and [`Ray::ball_hit_at`] a hit at 0 from
-//!   outside), and the other sweeps and rays where the squares would (beyond `2^60`). A
-//!   power of two scales every rounding exactly, so this changes no answer where nothing
-//!   overflows;
+//!   outside), and the other sweeps and rays where the squares would (beyond `2^60`, or
+//!   where every length is subnormal). A power of two scales every rounding exactly, so
+//!   this changes no answer where nothing overflows or underflows;
 //! - [`contact_ball_box`] is [`contact_box_ball`] reversed, so where two ways out tie
 //!   (a ball's center at a box's center) it pushes the box along the negative axis, while
 //!   [`contact_rounded`] follows the rule of [`Contact`] (the lowest axis, the positive
@@ -477,9 +477,10 @@ fn unscaled(largest: f32, (lo, hi): (i32, i32)) -> bool {
 /// largest input) stay normal floats for inputs in `2^-28..2^28`.
 const QUARTIC: (i32, i32) = (-28, 28);
 
-/// Squares of lengths up to twice `2^60`, summed over three axes, stay finite. Below it
-/// nothing is scaled: the sweeps against boxes count gaps under an absolute `1e-5` as
-/// contact, which scaling would change.
+/// Squares of lengths up to twice `2^60`, summed over three axes, stay finite. From the
+/// smallest normal float up to `2^60` nothing is scaled: the sweeps against boxes count
+/// gaps under an absolute `1e-5` as contact, which scaling would change. Only where every
+/// length is subnormal are they scaled up.
 const SQUARE: (i32, i32) = (-126, 60);
 
 /// The middle of `lo..=hi` on each axis: `(lo + hi) / 2` as the box functions compute

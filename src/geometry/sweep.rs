@@ -217,6 +217,8 @@ pub(crate) fn sweep_point_in<V: Vector>(
     slab: SweepInterval<V>,
 ) -> Option<SweepInterval<V>> {
     if slab.u0 == 0.0 {
+        // The position at time 0 as the region walk computes every position (`c + v * u`):
+        // a -0 coordinate reads +0, and an infinite `v` gives NaN, as there.
         let p = c + v * 0.0;
         let g = inner.closest_point(p) - p;
         if g.dot(g) <= r * r {

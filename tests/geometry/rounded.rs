@@ -499,7 +499,8 @@ fn huge_and_tiny<V: Vector>() {
         // radius 2 s), the second from (5 s, 3 s) moving by (-10 s, 0): its center passes
         // s above the sum's segment and meets the sum's cap around (0, 2 s) as the balls
         // above meet, at the same time, along the same normal. The smaller scales take
-        // the sweep's unscaled path, 2^100 the scaled one; moved up by 2 s it misses.
+        // the sweep's unscaled path, 2^100 the scaled one; moved up by 2 s it misses (the
+        // slab test of the box holding the sum decides that miss, before any scaling).
         let a = RoundedBox::<V>::capsule(V::ZERO, 1, s, s);
         let b = RoundedBox::<V>::capsule(vec([5.0 * s, 3.0 * s, 0.0]), 1, s, s);
         let hit = sweep_rounded(&a, V::ZERO, &b, vec([-10.0 * s, 0.0, 0.0])).expect("a hit");
@@ -509,6 +510,21 @@ fn huge_and_tiny<V: Vector>() {
         assert_eq!(
             sweep_rounded(&a, V::ZERO, &above, vec([-10.0 * s, 0.0, 0.0])),
             None,
+            "{s}"
+        );
+        // A miss inside that box, which only the walk over the sum's regions decides:
+        // the path x + y = 5.8 s crosses the box's corner near (2 s, 4 s) and passes
+        // 3.8 s / sqrt(2) (about 2.69 s) from the cap's center (0, 2 s), beyond its radius
+        // 2 s. Along x + y = 4.8 s it passes 2.8 s / sqrt(2) (about 1.98 s) away and hits.
+        // At the tiny scale the gap of 0.69 s is under the sweeps' absolute contact
+        // tolerance of 1e-5, so that path counts as touching there.
+        let diagonal = vec([-4.0 * s, 4.0 * s, 0.0]);
+        let corner = RoundedBox::<V>::capsule(vec([4.0 * s, 1.8 * s, 0.0]), 1, s, s);
+        let swept = sweep_rounded(&a, V::ZERO, &corner, diagonal);
+        assert_eq!(swept.is_none(), 0.69 * s > 1e-5, "{s}: {swept:?}");
+        let nearer = corner.translated(vec([0.0, -s, 0.0]));
+        assert!(
+            sweep_rounded(&a, V::ZERO, &nearer, diagonal).is_some(),
             "{s}"
         );
     }

@@ -52,11 +52,13 @@ pub fn sweep_rounded<V: Vector>(
         let (h, r) = (a.half_extents + b.half_extents, a.radius + b.radius);
         let g = h + V::splat(r);
         if (c * 0.0 + v * 0.0 + g * 0.0).dot(V::ONE) == 0.0 {
-            // Most pairs miss the box that holds the sum, and that is final: the slab test
-            // subtracts and divides lengths, and scaled by a power of two they give the
-            // same times. Invalid input is found before anything is reported (a miss
-            // needs no check). The Minkowski sum's lengths bound every square the rest
-            // computes, so they alone decide whether it must be scaled.
+            // Most pairs miss the box that holds the sum, and that is final, at any scale:
+            // the slab test only subtracts and divides, so it needs no scaling to decide
+            // a miss (its times may differ in the last bits from a scaled run's, and a
+            // scaling that flushes subnormal lengths would change the input itself).
+            // Invalid input is found before anything is reported (a miss needs no
+            // check). The Minkowski sum's lengths bound every square the rest computes,
+            // so they alone decide whether it must be scaled.
             let slab = point_slab(c, v, &BoundingBox::from_min_max(-g, g))?;
             let signs = a
                 .half_extents
