@@ -17,6 +17,10 @@ export TMPDIR="$PWD/target/tmp"
 mkdir -p "$TMPDIR"
 # The checks build each feature set once: incremental caches would only take disk.
 export CARGO_INCREMENTAL=0
+# This crate's builds carry no debug info either (the dependencies never do, Cargo.toml):
+# a failed assertion still names its file and line, and the test binaries and examples
+# compile and link faster. A debugger session is a plain `cargo test` or `cargo run`.
+export CARGO_PROFILE_DEV_DEBUG=false
 disk() { df -h . | tail -n 1 | awk '{print "disk: " $4 " free, build directory " d}' d="$(du -sh target 2>/dev/null | cut -f1)"; }
 step() {
     echo "== [$(date -u +%H:%M:%S)] $*"
@@ -96,25 +100,64 @@ for manifest in "${side[@]}"; do
     cargo clippy --manifest-path "$manifest" --all-targets --all-features -- -D warnings
 done
 
+# The library and the examples: documenting an example brings in the dev-dependencies, so
+# the dependencies' features resolve as in the lints above and their metadata is reused
+# rather than checked again with other features.
 step "cargo doc (every public item documented, no broken links)"
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --all-features
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --all-features --lib --examples
 drop_checked_metadata
 
-step "the pure layers build and test without bevy"
+# The test binaries that need the plugin say so with `required-features` in Cargo.toml
+# (tests/plugin, tests/features); the others (tests/geometry, tests/tree) build without
+# Bevy. The pure layers' code depends on two features only, `parallel` (rayon) and
+# `enhanced-determinism` (libm), so their binaries run twice in the first step, without
+# and with those two, and the plugin's feature sets run the library, the plugin's binaries
+# and the doc tests.
+mapfile -t plugin_tests < <(awk '
+    /^\[\[test\]\]/ { in_test = 1; name = ""; next }
+    /^\[/ { in_test = 0 }
+    in_test && /^name *=/ { name = $0; sub(/^name *= *"/, "", name); sub(/".*/, "", name) }
+    in_test && /^required-features *=/ && name != "" { print name }
+' Cargo.toml)
+if [ "${#plugin_tests[@]}" = 0 ]; then
+    echo "error: no [[test]] in Cargo.toml has required-features: the plugin's tests would not run" >&2
+    exit 1
+fi
+plugin_test_args=("${plugin_tests[@]/#/--test=}")
+
+step "the pure layers build and test without bevy (then with parallel and enhanced-determinism)"
 # The first line is this crate itself (bevy_aabb_tree), so it is skipped.
 if cargo tree --no-default-features -e normal --prefix none | tail -n +2 | grep -Eq '^bevy(_[a-z0-9_]+)? v'; then
     echo "error: a bevy crate is a normal dependency without default features" >&2
     exit 1
 fi
-cargo test --no-default-features
+# These binaries spend their time in the crate's own code (property tests, brute-force
+# oracles), so the crate is optimised a little here: overflow checks and debug assertions
+# stay on.
+pure_opt=(--config 'profile.dev.package.bevy_aabb_tree.opt-level=1')
+for features in "" "parallel,enhanced-determinism"; do
+    cargo test "${pure_opt[@]}" --no-default-features --features "$features" 2>&1 |
+        tee target/tmp/bevy_free_tests.log
+    # A binary without `required-features` runs only here: it must hold tests that run
+    # without Bevy, not compile to nothing behind `cfg(feature = "plugin")`.
+    empty=$(awk '/Running tests\// { bin = $2 } /^running 0 tests/ && bin != "" { print bin } /^running/ { bin = "" }' \
+        target/tmp/bevy_free_tests.log)
+    if [ -n "$empty" ]; then
+        echo "error: $empty ran no test without Bevy: give it required-features = [\"plugin\"] in Cargo.toml" >&2
+        exit 1
+    fi
+done
 prune_binaries
 
-step "default features (the plugin without multi_threaded: the one-thread path)"
-cargo test
+step "default features (the plugin without multi_threaded: the one-thread path): lib, ${plugin_tests[*]}, doc tests"
+cargo test --lib "${plugin_test_args[@]}"
+cargo test --doc
 prune_binaries
 
-step "everything (plugin, debug overlay, examples, doc tests; the short soak runs)"
-cargo test --all-features
+step "everything (plugin, debug overlay, doc tests, the short soak runs; the examples built)"
+cargo test --all-features --lib "${plugin_test_args[@]}"
+cargo test --all-features --doc
+cargo build --all-features --examples
 
 # The demos run from the examples the step above built (the screenshot script builds with
 # all features too), so Bevy's rendering is compiled once.
