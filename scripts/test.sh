@@ -113,11 +113,14 @@ drop_checked_metadata
 # `enhanced-determinism` (libm), so their binaries run twice in the first step, without
 # and with those two, and the plugin's feature sets run the library, the plugin's binaries
 # and the doc tests.
+# A `[[test]]` table's keys come in any order, so each table is judged when it ends.
 mapfile -t plugin_tests < <(awk '
-    /^\[\[test\]\]/ { in_test = 1; name = ""; next }
-    /^\[/ { in_test = 0 }
+    function flush() { if (in_test && needs && name != "") print name; in_test = 0 }
+    /^\[/ { flush() }
+    /^\[\[test\]\]/ { in_test = 1; needs = 0; name = ""; next }
     in_test && /^name *=/ { name = $0; sub(/^name *= *"/, "", name); sub(/".*/, "", name) }
-    in_test && /^required-features *=/ && name != "" { print name }
+    in_test && /^required-features *=/ { needs = 1 }
+    END { flush() }
 ' Cargo.toml)
 if [ "${#plugin_tests[@]}" = 0 ]; then
     echo "error: no [[test]] in Cargo.toml has required-features: the plugin's tests would not run" >&2
