@@ -1,5 +1,7 @@
 //! Rays and the ray tests.
 
+use glam::{Vec4, Vec4Swizzles};
+
 use crate::Vector;
 use crate::geometry::{Ball, BoundingBox};
 
@@ -130,7 +132,8 @@ impl<V: Vector> Ray<V> {
     }
 }
 
-/// Precomputed ray data for testing many boxes (the tree's traversals).
+/// Precomputed ray data for testing many boxes (the tree's traversals): see
+/// [`RaySlabs::hit_at`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RaySlabs<V: Vector> {
     /// The origin, with 0 on parallel axes. Their differences are multiplied by 0: a box
@@ -148,6 +151,26 @@ pub(crate) struct RaySlabs<V: Vector> {
     parallel_hi: V,
     /// Whether any axis is parallel (only then is the origin tested against slabs).
     any_parallel: bool,
+    /// The origin and the reciprocal direction on the axes of the numbers of a box's first
+    /// window (see [`windows`]), then of its second.
+    window_origin: [Vec4; 2],
+    window_inv_dir: [Vec4; 2],
+}
+
+/// A box's `2 * DIM` numbers (`min` then `max`, as in memory) in SIMD windows of four: in 3D
+/// the first four and the last four (`min.z` and `max.x` are in both), in 2D all four,
+/// twice. Adjacent reads, which the compiler merges into vector loads.
+#[inline(always)]
+fn windows<V: Vector>(aabb: &BoundingBox<V>) -> [Vec4; 2] {
+    let value = |k: usize| {
+        if k < V::DIM {
+            aabb.min.axis(k)
+        } else {
+            aabb.max.axis(k - V::DIM)
+        }
+    };
+    let at = |k: usize| Vec4::new(value(k), value(k + 1), value(k + 2), value(k + 3));
+    [at(0), at(2 * V::DIM - 4)]
 }
 
 impl<V: Vector> RaySlabs<V> {
@@ -181,6 +204,11 @@ impl<V: Vector> RaySlabs<V> {
                 inv_dir.set_axis(axis, inv);
             }
         }
+        let lanes = |v: V| {
+            let of = |k: usize| v.axis(k % V::DIM);
+            let at = |k: usize| Vec4::new(of(k), of(k + 1), of(k + 2), of(k + 3));
+            [at(0), at(2 * V::DIM - 4)]
+        };
         Self {
             origin,
             inv_dir,
@@ -188,6 +216,8 @@ impl<V: Vector> RaySlabs<V> {
             parallel_lo,
             parallel_hi,
             any_parallel,
+            window_origin: lanes(origin),
+            window_inv_dir: lanes(inv_dir),
         }
     }
 
@@ -199,17 +229,124 @@ impl<V: Vector> RaySlabs<V> {
     /// is stored as 0): its entry, 0, changes nothing once the entry is raised to 0, and
     /// its exit is raised to `+inf` by `far_pad`; whether the origin lies in its slab is
     /// the separate test, done only for rays that have such an axis.
+    ///
+    /// Rays without a parallel axis (nearly all) take a SIMD form: the box's numbers in two
+    /// windows of four lanes ([`windows`]), every face parameter in two subtractions and
+    /// two multiplications, then each axis's two parameters side by side for one `min`
+    /// and one `max`. No lane is NaN there (the reciprocals are finite, and a difference
+    /// that overflows gives an infinite parameter), so the lanes' `min` and `max`, which
+    /// pass a NaN on, give what the scalar ones, which drop it, give: the same parameters
+    /// bit for bit. A ray with a parallel axis takes the scalar form, where a grown box
+    /// that overflows to infinity gives `inf * 0` on that axis. The clips to `[0, max_t]`
+    /// are comparisons that drop a NaN as `f32::max` and `f32::min` do, without their test
+    /// for one.
     #[inline]
     pub fn hit_at(&self, aabb: &BoundingBox<V>, max_t: f32) -> Option<f32> {
-        if self.any_parallel
-            && !(aabb.min.all_le(self.parallel_hi) && self.parallel_lo.all_le(aabb.max))
-        {
+        let (near, far) = if self.any_parallel {
+            if !(aabb.min.all_le(self.parallel_hi) && self.parallel_lo.all_le(aabb.max)) {
+                return None;
+            }
+            let t1 = (aabb.min - self.origin) * self.inv_dir;
+            let t2 = (aabb.max - self.origin) * self.inv_dir;
+            (
+                t1.min(t2).max_element(),
+                t1.max(t2).max(self.far_pad).min_element(),
+            )
+        } else {
+            let [w1, w2] = windows(aabb);
+            let t1 = (w1 - self.window_origin[0]) * self.window_inv_dir[0];
+            let t2 = (w2 - self.window_origin[1]) * self.window_inv_dir[1];
+            // Each axis's two face parameters side by side in the two vectors: in 3D the
+            // windows' parameters are those of `min.xyz, max.x` and `min.z, max.xyz`, so
+            // `a` takes `min.xyz, min.x` and `b` `max.xyz, max.x`; in 2D the window is
+            // `min.xy, max.xy`, against itself with its halves swapped.
+            let (a, b) = if V::DIM == 3 {
+                (t1.xyzx(), t2.yzwy())
+            } else {
+                (t1, t1.zwxy())
+            };
+            (a.min(b).max_element(), a.max(b).min_element())
+        };
+        let near = if near > 0.0 { near } else { 0.0 };
+        let far = if far < max_t { far } else { max_t };
+        (near <= far).then_some(near)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Vec2, Vec3};
+
+    use super::*;
+
+    /// The slab test written axis by axis in scalars, as the lanes' form must answer.
+    fn scalar_hit<V: Vector>(ray: &Ray<V>, aabb: &BoundingBox<V>, max_t: f32) -> Option<f32> {
+        let s = RaySlabs::new(ray);
+        if s.any_parallel && !(aabb.min.all_le(s.parallel_hi) && s.parallel_lo.all_le(aabb.max)) {
             return None;
         }
-        let t1 = (aabb.min - self.origin) * self.inv_dir;
-        let t2 = (aabb.max - self.origin) * self.inv_dir;
-        let near = t1.min(t2).max_element().max(0.0);
-        let far = t1.max(t2).max(self.far_pad).min_element().min(max_t);
+        let (mut near, mut far) = (0.0f32, max_t);
+        for axis in 0..V::DIM {
+            let t1 = (aabb.min.axis(axis) - s.origin.axis(axis)) * s.inv_dir.axis(axis);
+            let t2 = (aabb.max.axis(axis) - s.origin.axis(axis)) * s.inv_dir.axis(axis);
+            near = near.max(t1.min(t2));
+            far = far.min(t1.max(t2).max(s.far_pad.axis(axis)));
+        }
         (near <= far).then_some(near)
+    }
+
+    /// Rays and boxes on a grid of values (shared faces, both zeros, subnormal and zero
+    /// directions, coordinates near the end of `f32`), every box valid.
+    fn agrees<V: Vector>() {
+        let coords = [-1.0, -0.0, 0.0, 0.5, 1.0, 3.0, 3e38, -3e38];
+        let dirs = [-2.0, -0.5, -0.0, 0.0, f32::from_bits(1), 1.0, 1e-30, 7.0];
+        let limits = [0.0, 0.5, 10.0, f32::INFINITY];
+        let mut k = 1u64;
+        let mut next = |n: usize| {
+            k = k
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (k >> 33) as usize % n
+        };
+        let (mut hits, mut misses) = (0, 0);
+        for _ in 0..40_000 {
+            let (mut origin, mut direction, mut min, mut max) =
+                (V::ZERO, V::ZERO, V::ZERO, V::ZERO);
+            for axis in 0..V::DIM {
+                origin.set_axis(axis, coords[next(coords.len())]);
+                direction.set_axis(axis, dirs[next(dirs.len())]);
+                let (a, b) = (coords[next(coords.len())], coords[next(coords.len())]);
+                min.set_axis(axis, a.min(b));
+                max.set_axis(axis, a.max(b));
+            }
+            let (ray, aabb) = (
+                Ray::new(origin, direction),
+                BoundingBox::from_min_max(min, max),
+            );
+            let max_t = limits[next(limits.len())];
+            let expected = scalar_hit(&ray, &aabb, max_t);
+            assert_eq!(
+                RaySlabs::new(&ray).hit_at(&aabb, max_t),
+                expected,
+                "{ray:?} {aabb:?} {max_t}"
+            );
+            if expected.is_some() {
+                hits += 1;
+            } else {
+                misses += 1;
+            }
+        }
+        // Both outcomes are well represented.
+        assert!(
+            hits > 4_000 && misses > 4_000,
+            "{hits} hits, {misses} misses"
+        );
+    }
+
+    /// The lanes' slab test says what the scalar one says, ray by ray and box by box.
+    #[test]
+    fn slabs_in_lanes_are_the_scalar_test() {
+        agrees::<Vec2>();
+        agrees::<Vec3>();
     }
 }

@@ -7,6 +7,9 @@
 //! - `uniform`: "uniform boxes", 2D and 3D × 10k and 100k boxes × fast and slow;
 //! - `rays`: closest-hit rays on 10k boxes, 2D and 3D, right after the build and again after
 //!   300 fast steps;
+//! - `rays-mixed`: the same rays right after the build on scenes unlike the uniform one:
+//!   "clustered, mixed sizes" and "touching grid" (see `clustered` below), 2D and 3D × 20k
+//!   boxes;
 //! - `queries`: box queries (areas of interest a few boxes across, see
 //!   `Scene::query_boxes`) on 10k boxes, 2D and 3D, after the build and after 300 fast
 //!   steps, against parry's `Bvh::intersect_aabb`;
@@ -534,6 +537,39 @@ fn rays() {
     rays_case::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>("3d", Scene::<3>::uniform_with_lcg);
 }
 
+/// The rays right after the build on one of the output-bound scenes.
+fn rays_after_build<const D: usize, O: Driver<D>, P: Driver<D>>(label: &str, scene: Scene<D>) {
+    let rays = scene.rays(&mut Lcg::new());
+    let (ours, parry) = (O::build_for_queries(&scene), P::build_for_queries(&scene));
+    time_rays(
+        &format!("rays {label} after build"),
+        &ours,
+        &parry,
+        &scene,
+        &rays,
+    );
+}
+
+fn rays_mixed() {
+    let n = 20_000;
+    rays_after_build::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(
+        &format!("2d clustered n={n}"),
+        Scene::<2>::clustered(n),
+    );
+    rays_after_build::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>(
+        &format!("3d clustered n={n}"),
+        Scene::<3>::clustered(n),
+    );
+    rays_after_build::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(
+        &format!("2d grid n={n}"),
+        Scene::<2>::grid(n),
+    );
+    rays_after_build::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>(
+        &format!("3d grid n={n}"),
+        Scene::<3>::grid(n),
+    );
+}
+
 /// Times the box queries on both drivers (alternating rounds, as the rays) after checking
 /// that they find the same boxes (count and index sum of each query). Prints the median µs
 /// per query of each.
@@ -717,6 +753,7 @@ fn main() -> ExitCode {
         "uniform" => uniform(filter.as_deref()),
         "sparse" => sparse(filter.as_deref()),
         "rays" => rays(),
+        "rays-mixed" => rays_mixed(),
         "queries" => queries(),
         "static" => static_scenario(),
         "parallel" => parallel(filter.as_deref()),
@@ -731,7 +768,7 @@ fn main() -> ExitCode {
         }
         other => {
             eprintln!(
-                "unknown scenario {other:?}: expected uniform, rays, queries, static, clustered, parallel or all"
+                "unknown scenario {other:?}: expected uniform, sparse, rays, rays-mixed, queries, static, clustered, parallel or all"
             );
             return ExitCode::from(2);
         }

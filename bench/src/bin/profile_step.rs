@@ -1,6 +1,6 @@
 //! Splits a step of the "uniform boxes" scenario, or of "clustered, mixed sizes", into its
 //! parts (moves, pair update) and prints the medians (and the mean of the whole step): `cargo run --release -p
-//! bevy_aabb_tree_bench --bin profile_step -- [2d|3d] [N] [fast|slow|clustered|streams|grid] [THREADS]
+//! bevy_aabb_tree_bench --bin profile_step -- [2d|3d] [N] [fast|slow|clustered|streams|sparse|grid] [THREADS]
 //! [STEPS]` (threads of the pair update, 1 by default; 300 steps by default).
 //!
 //! Also prints the tree's work counters per step and per reported pair: nodes the pair
@@ -94,6 +94,22 @@ fn main() {
             run::<Vec3, 3>(Scene::<3>::streams(n), &label, threads, steps);
         } else {
             run::<Vec2, 2>(Scene::<2>::streams(n), &label, threads, steps);
+        }
+    } else if kind == "sparse" {
+        if dim == "3d" {
+            run::<Vec3, 3>(
+                Scene::sparse(Scene::<3>::uniform(n, Scene::<3>::FAST)),
+                &label,
+                threads,
+                steps,
+            );
+        } else {
+            run::<Vec2, 2>(
+                Scene::sparse(Scene::<2>::uniform(n, Scene::<2>::FAST)),
+                &label,
+                threads,
+                steps,
+            );
         }
     } else if kind == "grid" {
         if dim == "3d" {
