@@ -761,9 +761,11 @@ fn main() -> ExitCode {
         "all" => {
             uniform(filter.as_deref());
             rays();
+            rays_mixed();
             queries();
             static_scenario();
             clustered(filter.as_deref());
+            sparse(filter.as_deref());
             parallel(filter.as_deref());
         }
         other => {
