@@ -136,17 +136,11 @@ impl<V: Vector> Ray<V> {
 /// [`RaySlabs::hit_at`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RaySlabs<V: Vector> {
-    /// The origin, with 0 on parallel axes. Their differences are multiplied by 0: a box
-    /// coordinate less 0 is finite and the product 0, where the origin's own coordinate
-    /// could overflow the difference to infinity (a box and an origin near `±f32::MAX`)
-    /// and the product to NaN, which the lanes' `min` and `max` pass on.
     origin: V,
-    /// `1 / direction` on ordinary axes, 0 on parallel ones (so that their entry and exit
-    /// parameters are 0, finite, never NaN).
+    /// `1 / direction` on ordinary axes, 0 on parallel ones.
     inv_dir: V,
-    /// `+inf` on parallel axes, `-inf` elsewhere: raised to it, a parallel axis's exit
-    /// parameter constrains nothing, and the others are unchanged.
-    far_pad: V,
+    /// The origin's coordinate on parallel axes (`-inf` and `+inf` elsewhere): a box's
+    /// slab on such an axis must hold it.
     parallel_lo: V,
     parallel_hi: V,
     /// Whether any axis is parallel (only then is the origin tested against slabs).
@@ -159,7 +153,7 @@ pub(crate) struct RaySlabs<V: Vector> {
 
 /// A box's `2 * DIM` numbers (`min` then `max`, as in memory) in SIMD windows of four: in 3D
 /// the first four and the last four (`min.z` and `max.x` are in both), in 2D all four,
-/// twice. Adjacent reads, which the compiler merges into vector loads.
+/// twice, from adjacent reads.
 #[inline(always)]
 fn windows<V: Vector>(aabb: &BoundingBox<V>) -> [Vec4; 2] {
     let value = |k: usize| {
@@ -184,21 +178,18 @@ impl<V: Vector> RaySlabs<V> {
     #[inline]
     pub fn new(ray: &Ray<V>) -> Self {
         let mut inv_dir = V::ZERO;
-        let mut far_pad = V::NEG_INFINITY;
         let mut parallel_lo = V::NEG_INFINITY;
         let mut parallel_hi = V::INFINITY;
         let mut any_parallel = false;
-        let mut origin = ray.origin;
+        let origin = ray.origin;
         for axis in 0..V::DIM {
             let d = ray.direction.axis(axis);
             let inv = 1.0 / d;
             if !inv.is_finite() {
-                // Parallel: inside for all t iff lo <= o <= hi. Encode as an interval test
-                // on the origin done separately, with no t constraint.
-                parallel_lo.set_axis(axis, ray.origin.axis(axis));
-                parallel_hi.set_axis(axis, ray.origin.axis(axis));
-                far_pad.set_axis(axis, f32::INFINITY);
-                origin.set_axis(axis, 0.0);
+                // Parallel: inside for all t iff lo <= o <= hi, an interval test on the
+                // origin done separately, with no t constraint.
+                parallel_lo.set_axis(axis, origin.axis(axis));
+                parallel_hi.set_axis(axis, origin.axis(axis));
                 any_parallel = true;
             } else {
                 inv_dir.set_axis(axis, inv);
@@ -212,7 +203,6 @@ impl<V: Vector> RaySlabs<V> {
         Self {
             origin,
             inv_dir,
-            far_pad,
             parallel_lo,
             parallel_hi,
             any_parallel,
@@ -225,33 +215,38 @@ impl<V: Vector> RaySlabs<V> {
     ///
     /// Per axis the slab is entered at the smaller of the two face parameters and left at
     /// the larger; the ray is inside the box from the largest entry (and 0) to the
-    /// smallest exit (and `max_t`). A parallel axis has both parameters 0 (its reciprocal
-    /// is stored as 0): its entry, 0, changes nothing once the entry is raised to 0, and
-    /// its exit is raised to `+inf` by `far_pad`; whether the origin lies in its slab is
-    /// the separate test, done only for rays that have such an axis.
+    /// smallest exit (and `max_t`). A parallel axis constrains no parameter: the origin
+    /// must lie in its slab, the separate test done only for rays that have such an axis,
+    /// which then take the axes one by one, the parallel ones left out.
     ///
-    /// Rays without a parallel axis (nearly all) take a SIMD form: the box's numbers in two
-    /// windows of four lanes ([`windows`]), every face parameter in two subtractions and
-    /// two multiplications, then each axis's two parameters side by side for one `min`
-    /// and one `max`. No lane is NaN there (the reciprocals are finite, and a difference
-    /// that overflows gives an infinite parameter), so the lanes' `min` and `max`, which
-    /// pass a NaN on, give what the scalar ones, which drop it, give: the same parameters
-    /// bit for bit. A ray with a parallel axis takes the scalar form, where a grown box
-    /// that overflows to infinity gives `inf * 0` on that axis. The clips to `[0, max_t]`
-    /// are comparisons that drop a NaN as `f32::max` and `f32::min` do, without their test
-    /// for one.
+    /// The general case, a ray with no parallel axis, is tested in SIMD lanes: the box's
+    /// numbers in two windows of four ([`windows`]), every face parameter in one vector
+    /// subtraction and multiplication per window (two in 3D, one in 2D), then each axis's
+    /// two parameters side by side for one `min` and one `max`. No parameter is NaN in
+    /// either form: the reciprocals used are finite and not zero, and a difference that
+    /// overflows (a grown box's infinite corner) gives an infinite parameter. So the
+    /// forms agree; they could differ only in the sign of a zero, which the clip to
+    /// `[0, max_t]` makes `+0`.
     #[inline]
     pub fn hit_at(&self, aabb: &BoundingBox<V>, max_t: f32) -> Option<f32> {
         let (near, far) = if self.any_parallel {
             if !(aabb.min.all_le(self.parallel_hi) && self.parallel_lo.all_le(aabb.max)) {
                 return None;
             }
-            let t1 = (aabb.min - self.origin) * self.inv_dir;
-            let t2 = (aabb.max - self.origin) * self.inv_dir;
-            (
-                t1.min(t2).max_element(),
-                t1.max(t2).max(self.far_pad).min_element(),
-            )
+            let (mut near, mut far) = (f32::NEG_INFINITY, f32::INFINITY);
+            for axis in 0..V::DIM {
+                let inv = self.inv_dir.axis(axis);
+                if inv == 0.0 {
+                    continue;
+                }
+                let o = self.origin.axis(axis);
+                let t1 = (aabb.min.axis(axis) - o) * inv;
+                let t2 = (aabb.max.axis(axis) - o) * inv;
+                let (enter, exit) = if t1 < t2 { (t1, t2) } else { (t2, t1) };
+                near = if enter > near { enter } else { near };
+                far = if exit < far { exit } else { far };
+            }
+            (near, far)
         } else {
             let [w1, w2] = windows(aabb);
             let t1 = (w1 - self.window_origin[0]) * self.window_inv_dir[0];
@@ -267,6 +262,7 @@ impl<V: Vector> RaySlabs<V> {
             };
             (a.min(b).max_element(), a.max(b).min_element())
         };
+        // Comparisons: no NaN to handle, as `f32::max` and `f32::min` would.
         let near = if near > 0.0 { near } else { 0.0 };
         let far = if far < max_t { far } else { max_t };
         (near <= far).then_some(near)
@@ -279,27 +275,44 @@ mod tests {
 
     use super::*;
 
-    /// The slab test written axis by axis in scalars, as the lanes' form must answer.
-    fn scalar_hit<V: Vector>(ray: &Ray<V>, aabb: &BoundingBox<V>, max_t: f32) -> Option<f32> {
-        let s = RaySlabs::new(ray);
-        if s.any_parallel && !(aabb.min.all_le(s.parallel_hi) && s.parallel_lo.all_le(aabb.max)) {
-            return None;
-        }
+    /// The slab test as defined, axis by axis in scalars: a parallel axis (a direction
+    /// whose reciprocal is not finite) needs the origin in its slab and constrains no
+    /// parameter. A zero entry comes out as `+0`.
+    fn slab_test<V: Vector>(ray: &Ray<V>, aabb: &BoundingBox<V>, max_t: f32) -> Option<f32> {
         let (mut near, mut far) = (0.0f32, max_t);
         for axis in 0..V::DIM {
-            let t1 = (aabb.min.axis(axis) - s.origin.axis(axis)) * s.inv_dir.axis(axis);
-            let t2 = (aabb.max.axis(axis) - s.origin.axis(axis)) * s.inv_dir.axis(axis);
+            let (o, inv) = (ray.origin.axis(axis), 1.0 / ray.direction.axis(axis));
+            let (lo, hi) = (aabb.min.axis(axis), aabb.max.axis(axis));
+            if !inv.is_finite() {
+                if o < lo || o > hi {
+                    return None;
+                }
+                continue;
+            }
+            let (t1, t2) = ((lo - o) * inv, (hi - o) * inv);
             near = near.max(t1.min(t2));
-            far = far.min(t1.max(t2).max(s.far_pad.axis(axis)));
+            far = far.min(t1.max(t2));
         }
-        (near <= far).then_some(near)
+        (near <= far).then_some(near + 0.0)
     }
 
-    /// Rays and boxes on a grid of values (shared faces, both zeros, subnormal and zero
-    /// directions, coordinates near the end of `f32`), every box valid.
+    /// Rays and boxes on a grid of values (shared faces, both zeros, zero and subnormal
+    /// directions, directions whose reciprocal is subnormal, coordinates near the end of
+    /// `f32`), every box valid and grown as the box casts grow them (to infinite corners
+    /// too).
     fn agrees<V: Vector>() {
         let coords = [-1.0, -0.0, 0.0, 0.5, 1.0, 3.0, 3e38, -3e38];
-        let dirs = [-2.0, -0.5, -0.0, 0.0, f32::from_bits(1), 1.0, 1e-30, 7.0];
+        let dirs = [
+            -2.0,
+            -0.0,
+            0.0,
+            f32::from_bits(1),
+            5e-39,
+            1.0,
+            1e-30,
+            f32::MAX,
+        ];
+        let grow = [0.0, 0.0, 1.0, 1e38];
         let limits = [0.0, 0.5, 10.0, f32::INFINITY];
         let mut k = 1u64;
         let mut next = |n: usize| {
@@ -308,8 +321,8 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (k >> 33) as usize % n
         };
-        let (mut hits, mut misses) = (0, 0);
-        for _ in 0..40_000 {
+        let (mut hits, mut misses, mut lanes, mut infinite) = (0, 0, 0, 0);
+        for _ in 0..60_000 {
             let (mut origin, mut direction, mut min, mut max) =
                 (V::ZERO, V::ZERO, V::ZERO, V::ZERO);
             for axis in 0..V::DIM {
@@ -319,33 +332,36 @@ mod tests {
                 min.set_axis(axis, a.min(b));
                 max.set_axis(axis, a.max(b));
             }
-            let (ray, aabb) = (
-                Ray::new(origin, direction),
-                BoundingBox::from_min_max(min, max),
-            );
+            let e = V::splat(grow[next(grow.len())]);
+            let aabb = BoundingBox::from_min_max(min - e, max + e);
+            let ray = Ray::new(origin, direction);
             let max_t = limits[next(limits.len())];
-            let expected = scalar_hit(&ray, &aabb, max_t);
+            let expected = slab_test(&ray, &aabb, max_t);
+            let slabs = RaySlabs::new(&ray);
+            let got = slabs.hit_at(&aabb, max_t);
             assert_eq!(
-                RaySlabs::new(&ray).hit_at(&aabb, max_t),
-                expected,
+                got.map(f32::to_bits),
+                expected.map(f32::to_bits),
                 "{ray:?} {aabb:?} {max_t}"
             );
-            if expected.is_some() {
-                hits += 1;
-            } else {
-                misses += 1;
-            }
+            hits += usize::from(expected.is_some());
+            misses += usize::from(expected.is_none());
+            lanes += usize::from(!slabs.any_parallel);
+            infinite += usize::from(!(aabb.min.is_finite() && aabb.max.is_finite()));
         }
-        // Both outcomes are well represented.
+        // Both outcomes, both forms and infinite corners are well represented.
         assert!(
-            hits > 4_000 && misses > 4_000,
+            hits > 5_000 && misses > 5_000,
             "{hits} hits, {misses} misses"
         );
+        assert!(lanes > 5_000 && lanes < 55_000, "{lanes} rays in lanes");
+        assert!(infinite > 5_000, "{infinite} boxes with an infinite corner");
     }
 
-    /// The lanes' slab test says what the scalar one says, ray by ray and box by box.
+    /// The slab test in lanes, and axis by axis for rays with a parallel axis, gives what
+    /// the slab test defines, bit for bit.
     #[test]
-    fn slabs_in_lanes_are_the_scalar_test() {
+    fn slabs_are_the_slab_test() {
         agrees::<Vec2>();
         agrees::<Vec3>();
     }
