@@ -550,6 +550,8 @@ fn rays_after_build<const D: usize, O: Driver<D>, P: Driver<D>>(label: &str, sce
     );
 }
 
+/// The `rays-mixed` scenario: the rays after the build on the clustered and touching-grid
+/// scenes, 2D and 3D.
 fn rays_mixed() {
     let n = 20_000;
     rays_after_build::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(
