@@ -554,22 +554,20 @@ fn rays_after_build<const D: usize, O: Driver<D>, P: Driver<D>>(label: &str, sce
 /// scenes, 2D and 3D.
 fn rays_mixed() {
     let n = 20_000;
-    rays_after_build::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(
-        &format!("2d clustered n={n}"),
-        Scene::<2>::clustered(n),
-    );
-    rays_after_build::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>(
-        &format!("3d clustered n={n}"),
-        Scene::<3>::clustered(n),
-    );
-    rays_after_build::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(
-        &format!("2d grid n={n}"),
-        Scene::<2>::grid(n),
-    );
-    rays_after_build::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>(
-        &format!("3d grid n={n}"),
-        Scene::<3>::grid(n),
-    );
+    let scenes: [(&str, fn(usize) -> Scene<2>, fn(usize) -> Scene<3>); 2] = [
+        ("clustered", Scene::<2>::clustered, Scene::<3>::clustered),
+        ("grid", Scene::<2>::grid, Scene::<3>::grid),
+    ];
+    for (name, in_2d, in_3d) in scenes {
+        rays_after_build::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(
+            &format!("2d {name} n={n}"),
+            in_2d(n),
+        );
+        rays_after_build::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>(
+            &format!("3d {name} n={n}"),
+            in_3d(n),
+        );
+    }
 }
 
 /// Times the box queries on both drivers (alternating rounds, as the rays) after checking
