@@ -195,11 +195,8 @@ impl<V: Vector> RaySlabs<V> {
                 inv_dir.set_axis(axis, inv);
             }
         }
-        let lanes = |v: V| {
-            let of = |k: usize| v.axis(k % V::DIM);
-            let at = |k: usize| Vec4::new(of(k), of(k + 1), of(k + 2), of(k + 3));
-            [at(0), at(2 * V::DIM - 4)]
-        };
+        // A box of no size at `v` has `v`'s coordinate on every place's axis.
+        let lanes = |v: V| windows(&BoundingBox::from_min_max(v, v));
         Self {
             origin,
             inv_dir,
