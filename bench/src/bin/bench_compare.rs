@@ -554,7 +554,8 @@ fn rays_after_build<const D: usize, O: Driver<D>, P: Driver<D>>(label: &str, sce
 /// scenes, 2D and 3D.
 fn rays_mixed() {
     let n = 20_000;
-    let scenes: [(&str, fn(usize) -> Scene<2>, fn(usize) -> Scene<3>); 2] = [
+    type Make<const D: usize> = fn(usize) -> Scene<D>;
+    let scenes: [(&str, Make<2>, Make<3>); 2] = [
         ("clustered", Scene::<2>::clustered, Scene::<3>::clustered),
         ("grid", Scene::<2>::grid, Scene::<3>::grid),
     ];
