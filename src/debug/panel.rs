@@ -126,6 +126,7 @@ fn statistics<V: Vector>(ui: &mut egui::Ui, state: &AabbTree<V>, debug: &DebugSt
             row("narrow phase", format!("{:.3} ms", s.narrow_ms));
             row("events", format!("{:.3} ms", s.events_ms));
             row("step", format!("{:.3} ms", s.total_ms()));
+            row("of which the tree", format!("{:.3} ms", s.tree_ms));
         });
     plot(ui, debug);
 }

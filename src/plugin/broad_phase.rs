@@ -172,7 +172,9 @@ pub(crate) fn broad_phase<V: Vector>(config: Res<CollisionConfig>, mut state: Re
     cross_pairs(state);
     let mut tree_pairs = core::mem::take(&mut state.tick.pair_search.tree_pairs);
     tree_pairs.clear();
+    let walk = Instant::now();
     state.stats.parallel_tasks = update_pairs(&mut state.tree, &config, &mut tree_pairs);
+    state.stats.tree_ms += walk.elapsed().as_secs_f32() * 1000.0;
     if state.tick.colliders.moved.iter().any(|k| k.is_static()) {
         state.static_tree.refit();
     }

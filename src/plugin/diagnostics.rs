@@ -23,6 +23,7 @@ paths! {
     BROAD_MS_2D = "aabb_tree_2d/broad_ms", "Milliseconds of the broad phase, 2D.";
     NARROW_MS_2D = "aabb_tree_2d/narrow_ms", "Milliseconds of the narrow phase, 2D.";
     EVENTS_MS_2D = "aabb_tree_2d/events_ms", "Milliseconds writing events, 2D.";
+    TREE_MS_2D = "aabb_tree_2d/tree_ms", "Milliseconds of the moving tree's own work (moves, pair update), 2D.";
     MOVED_2D = "aabb_tree_2d/moved", "Proxies whose fat box changed, 2D.";
     CANDIDATES_2D = "aabb_tree_2d/candidates", "Candidate pairs tracked, 2D.";
     TOUCHING_2D = "aabb_tree_2d/touching", "Touching pairs, 2D.";
@@ -32,6 +33,7 @@ paths! {
     BROAD_MS_3D = "aabb_tree_3d/broad_ms", "Milliseconds of the broad phase, 3D.";
     NARROW_MS_3D = "aabb_tree_3d/narrow_ms", "Milliseconds of the narrow phase, 3D.";
     EVENTS_MS_3D = "aabb_tree_3d/events_ms", "Milliseconds writing events, 3D.";
+    TREE_MS_3D = "aabb_tree_3d/tree_ms", "Milliseconds of the moving tree's own work (moves, pair update), 3D.";
     MOVED_3D = "aabb_tree_3d/moved", "Proxies whose fat box changed, 3D.";
     CANDIDATES_3D = "aabb_tree_3d/candidates", "Candidate pairs tracked, 3D.";
     TOUCHING_3D = "aabb_tree_3d/touching", "Touching pairs, 3D.";
@@ -39,7 +41,7 @@ paths! {
 }
 
 /// The dimension's diagnostics: path, whether it is in milliseconds, and its value.
-pub(crate) fn measurements<V: Vector>(stats: &StepStats) -> [(DiagnosticPath, bool, f64); 9] {
+pub(crate) fn measurements<V: Vector>(stats: &StepStats) -> [(DiagnosticPath, bool, f64); 10] {
     let paths = if V::DIM == 2 {
         [
             TICK_MS_2D,
@@ -47,6 +49,7 @@ pub(crate) fn measurements<V: Vector>(stats: &StepStats) -> [(DiagnosticPath, bo
             BROAD_MS_2D,
             NARROW_MS_2D,
             EVENTS_MS_2D,
+            TREE_MS_2D,
             MOVED_2D,
             CANDIDATES_2D,
             TOUCHING_2D,
@@ -59,6 +62,7 @@ pub(crate) fn measurements<V: Vector>(stats: &StepStats) -> [(DiagnosticPath, bo
             BROAD_MS_3D,
             NARROW_MS_3D,
             EVENTS_MS_3D,
+            TREE_MS_3D,
             MOVED_3D,
             CANDIDATES_3D,
             TOUCHING_3D,
@@ -71,6 +75,7 @@ pub(crate) fn measurements<V: Vector>(stats: &StepStats) -> [(DiagnosticPath, bo
         (true, stats.broad_ms),
         (true, stats.narrow_ms),
         (true, stats.events_ms),
+        (true, stats.tree_ms),
         (false, stats.moved as f32),
         (false, stats.candidates as f32),
         (false, stats.touching as f32),

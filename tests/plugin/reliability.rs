@@ -477,17 +477,19 @@ pub(crate) fn mass_spawn_despawn<V: Dim>() {
     assert_eq!(state.touching_pairs().count(), 0);
 }
 
-/// The pipeline's figures reach Bevy's diagnostics, equal to `AabbTree::stats`.
+/// The pipeline's figures reach Bevy's diagnostics, equal to `AabbTree::stats`; the tree's
+/// own work is a part of the prepare and broad stages.
 pub(crate) fn diagnostics<V: Dim>() {
     use bevy::diagnostic::{DiagnosticPath, DiagnosticsStore};
     use bevy_aabb_tree::plugin::diagnostics as paths;
     let s = touching_scene::<V>(Sched::Update);
-    let (touching, events, candidates, tick) = if V::DIM == 2 {
+    let (touching, events, candidates, tick, tree) = if V::DIM == 2 {
         (
             paths::TOUCHING_2D,
             paths::EVENTS_2D,
             paths::CANDIDATES_2D,
             paths::TICK_MS_2D,
+            paths::TREE_MS_2D,
         )
     } else {
         (
@@ -495,6 +497,7 @@ pub(crate) fn diagnostics<V: Dim>() {
             paths::EVENTS_3D,
             paths::CANDIDATES_3D,
             paths::TICK_MS_3D,
+            paths::TREE_MS_3D,
         )
     };
     let store = s.app.world().resource::<DiagnosticsStore>();
@@ -510,6 +513,9 @@ pub(crate) fn diagnostics<V: Dim>() {
     assert_eq!(value(&candidates), stats.candidates as f64);
     assert_eq!(value(&tick), stats.total_ms() as f64);
     assert!(value(&tick) >= 0.0);
+    // The tree's own work is timed inside the prepare and broad stages.
+    assert_eq!(value(&tree), stats.tree_ms as f64);
+    assert!(stats.tree_ms >= 0.0 && stats.tree_ms <= stats.prepare_ms + stats.broad_ms);
 }
 
 both_dims!(

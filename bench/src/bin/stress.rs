@@ -12,6 +12,8 @@
 //! a warm-up, 300 ticks are measured and a table of medians printed: the plugin's stages from
 //! [`AabbTree::stats`], the whole `app.update()`, and the bare tree step on the same scene
 //! (`benches/support/ours_driver.rs`, same process), with the ratio "full tick / bare step".
+//! The tick is also split into the moving tree's own work (`StepStats::tree_ms`: its batch
+//! of moves and its pair update, the work the bare step does too) and the work around it.
 //! Last, every collider is despawned in one frame (a level unloaded) and that is timed; the
 //! run stops if a proxy is left in the tree or the ends are not one per touching pair.
 //!
@@ -100,6 +102,11 @@ struct PluginRun {
     narrow: f64,
     events: f64,
     plugin_total: f64,
+    /// The moving tree's own work in the tick: its batch of moves and its pair update
+    /// (`StepStats::tree_ms`).
+    tree_work: f64,
+    /// The stages' time less the tree's own work, per tick.
+    around_tree: f64,
     update: f64,
     events_per_tick: f64,
     swept_per_tick: f64,
@@ -246,7 +253,7 @@ where
     let setup_s = start.elapsed().as_secs_f64();
     let mut parallel_tasks = 0usize;
 
-    let mut cols: [Vec<f64>; 12] = Default::default();
+    let mut cols: [Vec<f64>; 14] = Default::default();
     for _ in 0..TICKS {
         let t = Instant::now();
         app.update();
@@ -266,6 +273,8 @@ where
             s.moved as f64,
             s.pass_throughs as f64,
             s.processed as f64,
+            s.tree_ms as f64,
+            (s.total_ms() - s.tree_ms) as f64,
         ];
         for (c, x) in cols.iter_mut().zip(row) {
             c.push(x);
@@ -314,6 +323,8 @@ where
         moved,
         _,
         processed,
+        tree_work,
+        around_tree,
     ] = &mut cols;
     PluginRun {
         prepare: median(prepare),
@@ -321,6 +332,8 @@ where
         narrow: median(narrow),
         events: median(events),
         plugin_total: median(plugin_total),
+        tree_work: median(tree_work),
+        around_tree: median(around_tree),
         update: median(update),
         events_per_tick,
         swept_per_tick,
@@ -495,6 +508,14 @@ fn report<V, const D: usize>(
     println!("| narrow | {:.3} |", p.narrow);
     println!("| events | {:.3} |", p.events);
     println!("| plugin tick (sum of stages) | {:.3} |", p.plugin_total);
+    println!(
+        "| of which the moving tree's own work (moves, pair update) | {:.3} |",
+        p.tree_work
+    );
+    println!(
+        "| of which the work around the tree (plugin tick less the tree's) | {:.3} |",
+        p.around_tree
+    );
     println!("| whole app.update() | {:.3} |", p.update);
     println!(
         "| bare tree step, displacement = velocity*dt | {:.3} |",
@@ -522,6 +543,11 @@ fn report<V, const D: usize>(
         "ratio plugin tick / bare step (velocity): {:.2}   app.update() / bare step (velocity): {:.2}",
         p.plugin_total / bare_vel,
         p.update / bare_vel
+    );
+    println!(
+        "ratio tree's own work in the plugin / bare step (velocity): {:.2}   work around the tree / bare step (velocity): {:.2}",
+        p.tree_work / bare_vel,
+        p.around_tree / bare_vel
     );
     println!(
         "ratio plugin tick / bare step (zero): {:.2}   app.update() / bare step (zero): {:.2}",

@@ -332,6 +332,8 @@ pub(crate) fn prepare<V: Vector>(
     );
     ctx.insert_new_static(&mut colliders.p1());
     let processed = ctx.finish();
+    let moves = Instant::now();
     apply_moves(state, &config);
+    state.stats.tree_ms = moves.elapsed().as_secs_f32() * 1000.0;
     record_stats(state, processed, start);
 }
