@@ -7,10 +7,11 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::geometry::{BoundingBox, sweep_ball_box, sweep_balls, sweep_boxes, sweep_rounded};
-use crate::plugin::key::Key;
-use crate::plugin::pairs::Pair;
-use crate::plugin::state::{Body, EndRecord, PassThrough, StartRecord, StaticSide};
+use crate::plugin::key::{ByKey, Key};
+use crate::plugin::pairs::{Pair, PairTable};
+use crate::plugin::state::{Body, EndRecord, PassThrough, StartRecord, StaticSide, TickBuffers};
 use crate::plugin::{AabbTree, CollisionConfig, EndReason, WorldShape};
+use crate::tree::DynamicTree;
 
 /// Processed static colliders up to which a tick whose moving colliders were mostly
 /// processed takes the one pass over every pair (see [`narrow_phase`]).
@@ -102,58 +103,76 @@ pub(crate) fn narrow_phase<V: Vector>(
         statics.extend(processed.iter().filter(|k| k.is_static()));
         statics.sort_unstable();
     }
+    let AabbTree {
+        tree,
+        static_tree,
+        bodies,
+        pairs,
+        tick,
+        ..
+    } = state;
+    let body = |key: Key| bodies.get(key).and_then(Option::as_ref);
+    let mut tests = Tests {
+        trees: [&*tree, &*static_tree],
+        pairs,
+        tick,
+        config: &config,
+        before,
+    };
     if most || crowd {
         // Whether a pair has a side processed this tick (always so when most colliders
         // were). A static collider is looked up in the sorted list rather than read, so
         // that a pass over a crowd's pairs with a level reads no idle static collider.
-        let processed_now = |state: &AabbTree<V>, key: Key| {
+        let processed_now = |key: Key| {
             most || if key.is_static() {
                 statics.binary_search(&key).is_ok()
             } else {
-                state.body(key).is_some_and(|b| b.processed_at > before)
+                body(key).is_some_and(|b| b.processed_at > before)
             }
         };
         let mut i = 0;
-        while i < state.pairs.len() {
-            let pair = state.pairs.get(i);
-            if !processed_now(state, pair.a) && !processed_now(state, pair.b) {
+        while i < tests.pairs.len() {
+            let pair = tests.pairs.get(i);
+            if !processed_now(pair.a) && !processed_now(pair.b) {
                 i += 1;
                 continue;
             }
-            let Some((a, b, fixed_fat)) = pair_bodies(state, i, &pair) else {
-                state.pairs.remove_at(i);
+            let mut copy = None;
+            let Some((a, b, fixed_fat)) = tests.sides(bodies, i, &pair, &mut copy) else {
+                tests.pairs.remove_at(i);
                 continue;
             };
-            let (keep, swept) = test_pair(state, &config, i, &pair, (&a, &b), fixed_fat);
+            let (keep, swept) = tests.test_pair(i, &pair, (a, b), fixed_fat);
             pass_throughs += usize::from(swept);
             if keep {
                 i += 1;
             } else {
-                state.pairs.remove_at(i);
+                tests.pairs.remove_at(i);
             }
         }
     } else {
         for &key in &processed {
-            let Some(this) = state.body(key).map(|b| b.processed_at) else {
+            let Some(this) = body(key).map(|b| b.processed_at) else {
                 continue;
             };
-            let mut next = state.pairs.first_of(key);
+            let mut next = tests.pairs.first_of(key);
             while let Some(i) = next {
-                let pair = state.pairs.get(i);
-                next = state.pairs.next_of(i, key);
-                let Some((a, b, fixed_fat)) = pair_bodies(state, i, &pair) else {
+                let pair = tests.pairs.get(i);
+                next = tests.pairs.next_of(i, key);
+                let mut copy = None;
+                let Some((a, b, fixed_fat)) = tests.sides(bodies, i, &pair, &mut copy) else {
                     continue;
                 };
-                let other = if pair.a == key { &b } else { &a };
+                let other = if pair.a == key { b } else { a };
                 if other.processed_at > before && other.processed_at < this {
                     // Visited from the other side already.
                     continue;
                 }
-                let (keep, swept) = test_pair(state, &config, i, &pair, (&a, &b), fixed_fat);
+                let (keep, swept) = tests.test_pair(i, &pair, (a, b), fixed_fat);
                 pass_throughs += usize::from(swept);
                 if !keep {
-                    let last = state.pairs.len() - 1;
-                    state.pairs.remove_at(i);
+                    let last = tests.pairs.len() - 1;
+                    tests.pairs.remove_at(i);
                     if next == Some(last) {
                         // The last pair took the removed one's slot.
                         next = Some(i);
@@ -171,127 +190,153 @@ pub(crate) fn narrow_phase<V: Vector>(
     state.stats.narrow_ms = start.elapsed().as_secs_f32() * 1000.0;
 }
 
-/// A pair's two colliders as the tests read them, and its static collider's fat box.
-type PairSides<V> = (Body<V>, Body<V>, Option<BoundingBox<V>>);
-
-/// The two colliders of the pair in slot `i` as the tests read them, and the fat box of
-/// its static collider when it has one and the box is at hand. The static side comes
-/// from the copy stored with the pair when there is one (the collider was not processed
-/// since), else from its record and the static tree, and is then copied for the next
-/// ticks unless it was processed in this one: a crowd over a large level reads its
-/// pairs' copies in slot order rather than records and tree nodes scattered over a table
-/// of every static collider.
-#[inline(always)]
-fn pair_bodies<V: Vector>(state: &mut AabbTree<V>, i: usize, pair: &Pair) -> Option<PairSides<V>> {
-    // At most one side is static.
-    let (fixed, other) = if pair.b.is_static() {
-        (pair.b, pair.a)
-    } else if pair.a.is_static() {
-        (pair.a, pair.b)
-    } else {
-        return Some((*state.body(pair.a)?, *state.body(pair.b)?, None));
-    };
-    let other = *state.body(other)?;
-    let (body, fat) = match state.pairs.copy(i) {
-        Some(copy) => (copy.body(), Some(copy.fat)),
-        None => {
-            let body = *state.body(fixed)?;
-            // Processed this tick: no copy (a copy reads as not processed this tick), and
-            // the fat box only if the test needs it.
-            if body.processed_at > state.tick.colliders.processed_before {
-                (body, None)
-            } else {
-                let fat = state.fat_box(fixed)?;
-                state.pairs.set_copy(i, StaticSide::of(&body, fat));
-                (body, Some(fat))
-            }
-        }
-    };
-    Some(if pair.b.is_static() {
-        (other, body, fat)
-    } else {
-        (body, other, fat)
-    })
+/// What the tests of the pairs read and write besides the colliders' records: the trees
+/// (for fat boxes), the pairs (their flags and copies) and the tick's records.
+struct Tests<'a, V: Vector> {
+    /// The moving tree, then the static one.
+    trees: [&'a DynamicTree<V, Entity>; 2],
+    pairs: &'a mut PairTable<StaticSide<V>>,
+    tick: &'a mut TickBuffers<V>,
+    config: &'a CollisionConfig,
+    /// The count of processed colliders before this tick (see `Body::processed_at`).
+    before: u64,
 }
 
-/// Tests the pair in slot `i` and records its transition. Returns whether the pair
-/// stays a candidate, and whether only the swept test saw its contact. `fixed_fat`: the
-/// static collider's fat box when [`pair_bodies`] had it (else read from the tree if
-/// needed).
-fn test_pair<V: Vector>(
-    state: &mut AabbTree<V>,
-    config: &CollisionConfig,
-    i: usize,
-    pair: &Pair,
-    (a, b): (&Body<V>, &Body<V>),
-    fixed_fat: Option<BoundingBox<V>>,
-) -> (bool, bool) {
-    let layers_ok = a.layers.interacts_with(&b.layers);
-    // A vetoed pair stays a candidate (its start comes when the veto lifts) but never
-    // touches.
-    let allowed = layers_ok && !pair.vetoed;
-    let touching = allowed && a.shape.overlaps(&b.shape);
-    let moving = a.displacement != V::ZERO || b.displacement != V::ZERO;
-    let mut swept_only = false;
-    if pair.touching && !touching {
-        let reason = if !layers_ok {
-            EndReason::LayersChanged
-        } else if pair.vetoed {
-            EndReason::Filtered
+/// A pair's two colliders as the tests read them, and its static collider's fat box.
+type PairSides<'b, V> = (&'b Body<V>, &'b Body<V>, Option<BoundingBox<V>>);
+
+impl<V: Vector> Tests<'_, V> {
+    /// The fat box of `key` in its tree.
+    fn fat_box(&self, key: Key) -> Option<BoundingBox<V>> {
+        self.trees[usize::from(key.is_static())].fat_box(key.proxy())
+    }
+
+    /// The two colliders of the pair in slot `i` as the tests read them (their records,
+    /// read in place), and the fat box of its static collider when it has one and the
+    /// box is at hand. The static side comes from the copy stored with the pair when there
+    /// is one (the collider was not processed since; it is put in `copy`), else from its
+    /// record and the static tree, and is then copied for the next ticks unless it was
+    /// processed in this one: a crowd over a large level reads its pairs' copies in slot
+    /// order rather than records and tree nodes scattered over a table of every static
+    /// collider.
+    #[inline(always)]
+    fn sides<'b>(
+        &mut self,
+        bodies: &'b ByKey<Option<Body<V>>>,
+        i: usize,
+        pair: &Pair,
+        copy: &'b mut Option<Body<V>>,
+    ) -> Option<PairSides<'b, V>> {
+        let body = |key: Key| bodies.get(key).and_then(Option::as_ref);
+        // At most one side is static.
+        let (fixed, other) = if pair.b.is_static() {
+            (pair.b, pair.a)
+        } else if pair.a.is_static() {
+            (pair.a, pair.b)
         } else {
-            EndReason::Separated
+            return Some((body(pair.a)?, body(pair.b)?, None));
         };
-        state.tick.ends.tested.push(EndRecord {
-            a: a.entity,
-            b: b.entity,
-            reason,
-        });
-    } else if !pair.touching && allowed {
-        let a0 = a.shape.translated(-a.displacement);
-        let b0 = b.shape.translated(-b.displacement);
-        let hit = if !moving || !config.swept {
-            touching.then(|| (0.0, overlap_normal(&a.shape, &b.shape)))
-        } else if a0.overlaps(&b0) {
-            Some((0.0, overlap_normal(&a0, &b0)))
+        let other = body(other)?;
+        let (fixed_body, fat) = match self.pairs.copy(i) {
+            Some(side) => (&*copy.insert(side.body()), Some(side.fat)),
+            None => {
+                let record = body(fixed)?;
+                // Processed this tick: no copy (a copy reads as not processed this tick),
+                // and the fat box only if the test needs it.
+                if record.processed_at > self.before {
+                    (record, None)
+                } else {
+                    let fat = self.fat_box(fixed)?;
+                    self.pairs.set_copy(i, StaticSide::of(record, fat));
+                    (record, Some(fat))
+                }
+            }
+        };
+        Some(if pair.b.is_static() {
+            (other, fixed_body, fat)
         } else {
-            sweep(&a0, a.displacement, &b0, b.displacement)
-                .or_else(|| touching.then(|| (1.0, overlap_normal(&a.shape, &b.shape))))
-        };
-        if let Some((time_of_impact, normal)) = hit {
-            state.tick.starts.started.push(StartRecord {
+            (fixed_body, other, fat)
+        })
+    }
+
+    /// Tests the pair in slot `i` and records its transition. Returns whether the pair
+    /// stays a candidate, and whether only the swept test saw its contact. `fixed_fat`:
+    /// the static collider's fat box when [`Self::sides`] had it (else read from the tree
+    /// if needed).
+    fn test_pair(
+        &mut self,
+        i: usize,
+        pair: &Pair,
+        (a, b): (&Body<V>, &Body<V>),
+        fixed_fat: Option<BoundingBox<V>>,
+    ) -> (bool, bool) {
+        let layers_ok = a.layers.interacts_with(&b.layers);
+        // A vetoed pair stays a candidate (its start comes when the veto lifts) but never
+        // touches.
+        let allowed = layers_ok && !pair.vetoed;
+        let touching = allowed && a.shape.overlaps(&b.shape);
+        let moving = a.displacement != V::ZERO || b.displacement != V::ZERO;
+        let mut swept_only = false;
+        if pair.touching && !touching {
+            let reason = if !layers_ok {
+                EndReason::LayersChanged
+            } else if pair.vetoed {
+                EndReason::Filtered
+            } else {
+                EndReason::Separated
+            };
+            self.tick.ends.tested.push(EndRecord {
                 a: a.entity,
                 b: b.entity,
-                time_of_impact,
-                normal,
+                reason,
             });
-            if !touching {
-                state.tick.starts.pass_throughs.push(PassThrough {
-                    entity: a.entity,
-                    other: b.entity,
-                    position: a0.center() + a.displacement * time_of_impact,
-                    time_of_impact,
-                });
-                swept_only = true;
-                state.tick.ends.tested.push(EndRecord {
+        } else if !pair.touching && allowed {
+            let a0 = a.shape.translated(-a.displacement);
+            let b0 = b.shape.translated(-b.displacement);
+            let hit = if !moving || !self.config.swept {
+                touching.then(|| (0.0, overlap_normal(&a.shape, &b.shape)))
+            } else if a0.overlaps(&b0) {
+                Some((0.0, overlap_normal(&a0, &b0)))
+            } else {
+                sweep(&a0, a.displacement, &b0, b.displacement)
+                    .or_else(|| touching.then(|| (1.0, overlap_normal(&a.shape, &b.shape))))
+            };
+            if let Some((time_of_impact, normal)) = hit {
+                self.tick.starts.started.push(StartRecord {
                     a: a.entity,
                     b: b.entity,
-                    reason: EndReason::PassedThrough,
+                    time_of_impact,
+                    normal,
                 });
+                if !touching {
+                    self.tick.starts.pass_throughs.push(PassThrough {
+                        entity: a.entity,
+                        other: b.entity,
+                        position: a0.center() + a.displacement * time_of_impact,
+                        time_of_impact,
+                    });
+                    swept_only = true;
+                    self.tick.ends.tested.push(EndRecord {
+                        a: a.entity,
+                        b: b.entity,
+                        reason: EndReason::PassedThrough,
+                    });
+                }
             }
         }
+        self.pairs.set_touching(i, touching);
+        // A touching pair stays a candidate without reading its fat boxes; a static side's
+        // fat box comes with its copy.
+        let fat = |key: Key| match fixed_fat {
+            Some(fat) if key.is_static() => Some(fat),
+            _ => self.fat_box(key),
+        };
+        let keep = layers_ok
+            && (touching
+                || match (fat(pair.a), fat(pair.b)) {
+                    (Some(x), Some(y)) => x.overlaps(&y),
+                    _ => false,
+                });
+        (keep, swept_only)
     }
-    state.pairs.set_touching(i, touching);
-    // A touching pair stays a candidate without reading its fat boxes; a static side's
-    // fat box comes with its copy.
-    let fat = |key: Key| match fixed_fat {
-        Some(fat) if key.is_static() => Some(fat),
-        _ => state.fat_box(key),
-    };
-    let keep = layers_ok
-        && (touching
-            || match (fat(pair.a), fat(pair.b)) {
-                (Some(x), Some(y)) => x.overlaps(&y),
-                _ => false,
-            });
-    (keep, swept_only)
 }
