@@ -112,7 +112,7 @@ pub(crate) fn narrow_phase<V: Vector>(
         ..
     } = state;
     let body = |key: Key| bodies.get(key).and_then(Option::as_ref);
-    let mut tests = Tests {
+    let mut tests = PairTests {
         trees: [&*tree, &*static_tree],
         pairs,
         tick,
@@ -192,7 +192,7 @@ pub(crate) fn narrow_phase<V: Vector>(
 
 /// What the tests of the pairs read and write besides the colliders' records: the trees
 /// (for fat boxes), the pairs (their flags and copies) and the tick's records.
-struct Tests<'a, V: Vector> {
+struct PairTests<'a, V: Vector> {
     /// The moving tree, then the static one.
     trees: [&'a DynamicTree<V, Entity>; 2],
     pairs: &'a mut PairTable<StaticSide<V>>,
@@ -205,8 +205,9 @@ struct Tests<'a, V: Vector> {
 /// A pair's two colliders as the tests read them, and its static collider's fat box.
 type PairSides<'b, V> = (&'b Body<V>, &'b Body<V>, Option<BoundingBox<V>>);
 
-impl<V: Vector> Tests<'_, V> {
-    /// The fat box of `key` in its tree.
+impl<V: Vector> PairTests<'_, V> {
+    /// The fat box of `key` in its tree (`AabbTree::fat_box`, from the trees held apart
+    /// so that the records stay borrowed while the pairs and the tick's records change).
     fn fat_box(&self, key: Key) -> Option<BoundingBox<V>> {
         self.trees[usize::from(key.is_static())].fat_box(key.proxy())
     }

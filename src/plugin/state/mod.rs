@@ -123,9 +123,10 @@ pub struct StepStats {
     /// Milliseconds writing and triggering events.
     pub events_ms: f32,
     /// Milliseconds of [`Self::prepare_ms`] and [`Self::broad_ms`] taken by the moving
-    /// tree's own work: its batch of moves and its pair update. The rest of the stages is
-    /// the work around the tree: reading and checking the colliders, keeping their
-    /// records, their pairs and the static colliders', testing the pairs, writing events.
+    /// tree's batch of moves and its pair update, the work a bare tree step does. The
+    /// rest of the stages is the work around them: reading and checking the colliders,
+    /// keeping their records and pairs, the static tree and the searches into either
+    /// tree, testing the pairs, writing events.
     pub tree_ms: f32,
 }
 
