@@ -9,7 +9,8 @@
 //! (`SOAK_CHECK_EVERY=N` sets how often the brute-force check runs, default every 10 ticks).
 //!
 //! Each `app.update()` is one tick (`AabbTreePlugin::new(Update)`). Between ticks the test
-//! spawns colliders (boxes or spheres, some with `Velocity`, some with `CollisionLayers`),
+//! spawns colliders (boxes, spheres, capsules along each axis, some with an offset, and
+//! rounded boxes; some with `Velocity`, some with `CollisionLayers`),
 //! despawns them, moves them (small steps, large jumps, `Teleported` jumps), gives them a
 //! NaN translation and repairs it later, removes and re-inserts their shape, swaps shapes,
 //! changes layers and toggles `Disabled`; now and then it turns the tree's move cache off
@@ -66,13 +67,44 @@ fn world_size<V: Dim>() -> f32 {
 /// Population the spawns and despawns hover around.
 const POPULATION: usize = 250;
 
+/// The four shape components a soak collider has one of.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Kind {
+    #[default]
+    Box,
+    Ball,
+    Capsule,
+    Rounded,
+}
+
+impl Kind {
+    const ALL: [Kind; 4] = [Kind::Box, Kind::Ball, Kind::Capsule, Kind::Rounded];
+
+    /// A random kind: boxes most often, rounded boxes least.
+    fn draw(rng: &mut Rng) -> Kind {
+        let x = rng.unit();
+        if x < 0.4 {
+            Kind::Box
+        } else if x < 0.65 {
+            Kind::Ball
+        } else if x < 0.85 {
+            Kind::Capsule
+        } else {
+            Kind::Rounded
+        }
+    }
+}
+
+/// Every shape component, for removing whichever one a collider has.
+type AnyShape<V> = (Aabb<V>, BoundingSphere<V>, Capsule<V>, RoundedAabb<V>);
+
 /// What the test knows about one live entity.
 #[derive(Clone, Copy, Debug, Default)]
 struct Info {
-    /// Has an `Aabb` or a `BoundingSphere` now.
+    /// Has one of the [`Kind`]s of shape now.
     has_shape: bool,
-    /// The shape it had last (for re-insertion): a box or a sphere.
-    is_box: bool,
+    /// The kind of shape it had last (for re-insertion).
+    kind: Kind,
     disabled: bool,
     /// Its translation is NaN.
     invalid: bool,
@@ -189,6 +221,9 @@ enum Shape {
     Box([f64; 3], [f64; 3]),
     /// Center and radius.
     Ball([f64; 3], f64),
+    /// A capsule or a rounded box: the center, the inner box's half extents (zero on all
+    /// axes but one for a capsule) and the radius it is grown by.
+    Rounded([f64; 3], [f64; 3], f64),
 }
 
 /// Within this distance of touching, a pair's outcome depends on `f32` rounding: the
@@ -217,7 +252,32 @@ fn separation(a: &Shape, b: &Shape, dim: usize) -> f64 {
             ((p[i] - c[i]).abs() - h[i]).max(0.0)
         }))
     }
+    /// Two rounded boxes: apart by the distance between their inner boxes less the radii;
+    /// when the inner boxes overlap on every axis, by the smallest overlap (negative) less
+    /// the radii.
+    fn rounded(ca: [f64; 3], ha: [f64; 3], ra: f64, cb: [f64; 3], hb: [f64; 3], rb: f64) -> f64 {
+        let gaps: [f64; 3] = std::array::from_fn(|i| (ca[i] - cb[i]).abs() - (ha[i] + hb[i]));
+        let apart = gaps.iter().any(|&g| g > 0.0);
+        let inner = if apart {
+            length(gaps.map(|g| g.max(0.0)))
+        } else {
+            gaps.into_iter().fold(f64::NEG_INFINITY, f64::max)
+        };
+        inner - (ra + rb)
+    }
+    /// Any shape as a rounded box.
+    fn as_rounded(s: Shape) -> ([f64; 3], [f64; 3], f64) {
+        match s {
+            Shape::Box(c, h) => (c, h, 0.0),
+            Shape::Ball(c, r) => (c, [0.0; 3], r),
+            Shape::Rounded(c, h, r) => (c, h, r),
+        }
+    }
     match (*a, *b) {
+        (Shape::Rounded(..), _) | (_, Shape::Rounded(..)) => {
+            let ((ca, ha, ra), (cb, hb, rb)) = (as_rounded(*a), as_rounded(*b));
+            rounded(ca, ha, ra, cb, hb, rb)
+        }
         (Shape::Box(ca, ha), Shape::Box(cb, hb)) => (0..dim)
             .map(|i| (ca[i] - cb[i]).abs() - (ha[i] + hb[i]))
             .fold(f64::NEG_INFINITY, f64::max),
@@ -247,6 +307,53 @@ struct OracleStats {
     contacts: u64,
     /// Pairs within [`BOUNDARY`] of touching, left unchecked.
     near_boundary: u64,
+}
+
+/// A shape component of one [`Kind`], ready to insert.
+enum ShapeComponent<V: Dim> {
+    Box(Aabb<V>),
+    Ball(BoundingSphere<V>),
+    Capsule(Capsule<V>),
+    Rounded(RoundedAabb<V>),
+}
+
+/// A shape of `kind` of random size: capsules along a random axis of the dimension, a
+/// third of them off the entity's center.
+fn random_shape<V: Dim>(rng: &mut Rng, kind: Kind) -> ShapeComponent<V> {
+    let half = rng.vector::<V>(0.1, 1.5);
+    let radius = rng.range(0.1, 1.5);
+    match kind {
+        Kind::Box => ShapeComponent::Box(Aabb::new(half)),
+        Kind::Ball => ShapeComponent::Ball(BoundingSphere::new(radius)),
+        Kind::Capsule => {
+            let axis = [CapsuleAxis::X, CapsuleAxis::Y, CapsuleAxis::Z][rng.below(V::DIM)];
+            let mut capsule = Capsule::new(rng.range(0.0, 1.5), radius * 0.6).along(axis);
+            if rng.chance(0.3) {
+                capsule = capsule.with_offset(rng.vector::<V>(-0.5, 0.5));
+            }
+            ShapeComponent::Capsule(capsule)
+        }
+        Kind::Rounded => ShapeComponent::Rounded(RoundedAabb::new(half * 0.7, radius * 0.4)),
+    }
+}
+
+/// The shape a collider of `kind` gets back when its shape is inserted again.
+fn default_shape<V: Dim>(kind: Kind) -> ShapeComponent<V> {
+    match kind {
+        Kind::Box => ShapeComponent::Box(Aabb::new(V::splat(0.5))),
+        Kind::Ball => ShapeComponent::Ball(BoundingSphere::new(0.5)),
+        Kind::Capsule => ShapeComponent::Capsule(Capsule::new(0.3, 0.3)),
+        Kind::Rounded => ShapeComponent::Rounded(RoundedAabb::new(V::splat(0.3), 0.2)),
+    }
+}
+
+fn insert_shape<V: Dim>(entity: &mut EntityWorldMut, shape: ShapeComponent<V>) {
+    match shape {
+        ShapeComponent::Box(s) => entity.insert(s),
+        ShapeComponent::Ball(s) => entity.insert(s),
+        ShapeComponent::Capsule(s) => entity.insert(s),
+        ShapeComponent::Rounded(s) => entity.insert(s),
+    };
 }
 
 fn build_app<V: Dim>() -> App {
@@ -286,21 +393,15 @@ impl<V: Dim> Soak<V> {
     fn spawn(&mut self) {
         let rng = &mut self.rng;
         let translation = rng.point::<V>(-world_size::<V>(), world_size::<V>());
-        let is_box = rng.chance(0.6);
+        let kind = Kind::draw(rng);
         let velocity = rng.chance(0.3);
         let layers = rng.chance(0.3).then(|| rng.soak_layers());
-        let half = rng.vector::<V>(0.1, 1.5);
-        let radius = rng.range(0.1, 1.5);
         let vel = rng.vector::<V>(-30.0, 30.0);
         let mut e = self
             .app
             .world_mut()
             .spawn(Transform::from_translation(translation));
-        if is_box {
-            e.insert(Aabb::new(half));
-        } else {
-            e.insert(BoundingSphere::<V>::new(radius));
-        }
+        insert_shape(&mut e, random_shape::<V>(rng, kind));
         if velocity {
             e.insert(Velocity(vel));
         }
@@ -314,7 +415,7 @@ impl<V: Dim> Soak<V> {
             id,
             Info {
                 has_shape: true,
-                is_box,
+                kind,
                 velocity,
                 ..Info::default()
             },
@@ -398,14 +499,10 @@ impl<V: Dim> Soak<V> {
             // Remove the shape, or insert it again.
             let mut entity = self.app.world_mut().entity_mut(e);
             if info.has_shape {
-                entity.remove::<(Aabb<V>, BoundingSphere<V>)>();
+                entity.remove::<AnyShape<V>>();
                 self.count("remove shape");
             } else {
-                if info.is_box {
-                    entity.insert(Aabb::new(V::splat(0.5)));
-                } else {
-                    entity.insert(BoundingSphere::<V>::new(0.5));
-                }
+                insert_shape(&mut entity, default_shape::<V>(info.kind));
                 self.count("reinsert shape");
             }
             self.info.get_mut(&e).unwrap().has_shape ^= true;
@@ -414,17 +511,18 @@ impl<V: Dim> Soak<V> {
             if !info.has_shape {
                 return;
             }
-            let r = self.rng.range(0.1, 1.5);
-            let half = self.rng.vector::<V>(0.1, 1.5);
+            let others: Vec<Kind> = Kind::ALL.into_iter().filter(|&k| k != info.kind).collect();
+            let kind = others[self.rng.below(others.len())];
+            let shape = random_shape::<V>(&mut self.rng, kind);
             let mut entity = self.app.world_mut().entity_mut(e);
-            if info.is_box {
-                entity
-                    .insert(BoundingSphere::<V>::new(r))
-                    .remove::<Aabb<V>>();
-            } else {
-                entity.insert(Aabb::new(half)).remove::<BoundingSphere<V>>();
-            }
-            self.info.get_mut(&e).unwrap().is_box ^= true;
+            insert_shape(&mut entity, shape);
+            match info.kind {
+                Kind::Box => entity.remove::<Aabb<V>>(),
+                Kind::Ball => entity.remove::<BoundingSphere<V>>(),
+                Kind::Capsule => entity.remove::<Capsule<V>>(),
+                Kind::Rounded => entity.remove::<RoundedAabb<V>>(),
+            };
+            self.info.get_mut(&e).unwrap().kind = kind;
             self.count("swap shape");
         } else if x < 0.80 {
             let mut entity = self.app.world_mut().entity_mut(e);
@@ -459,11 +557,18 @@ impl<V: Dim> Soak<V> {
             // A resize.
             let half = self.rng.vector::<V>(0.05, 2.0);
             let r = self.rng.range(0.05, 2.0);
+            let length = self.rng.range(0.0, 2.0);
             let mut entity = self.app.world_mut().entity_mut(e);
             if let Some(mut a) = entity.get_mut::<Aabb<V>>() {
                 a.half_extents = half;
             } else if let Some(mut s) = entity.get_mut::<BoundingSphere<V>>() {
                 s.radius = r;
+            } else if let Some(mut c) = entity.get_mut::<Capsule<V>>() {
+                c.half_length = length;
+                c.radius = r;
+            } else if let Some(mut b) = entity.get_mut::<RoundedAabb<V>>() {
+                b.half_extents = half;
+                b.radius = r * 0.5;
             }
             self.count("resize");
         }
@@ -549,10 +654,12 @@ impl<V: Dim> Soak<V> {
             &Transform,
             Option<&Aabb<V>>,
             Option<&BoundingSphere<V>>,
+            Option<&Capsule<V>>,
+            Option<&RoundedAabb<V>>,
             Option<&CollisionLayers>,
         )>();
         let mut colliders = Vec::new();
-        for (e, t, aabb, sphere, layers) in q.iter(world) {
+        for (e, t, aabb, sphere, capsule, rounded, layers) in q.iter(world) {
             let p = t.translation;
             if !p.is_finite() {
                 continue;
@@ -569,6 +676,20 @@ impl<V: Dim> Soak<V> {
                 Shape::Ball(
                     to_f64(p + s.offset.extend_to_3d(), dim),
                     f64::from(s.radius),
+                )
+            } else if let Some(c) = capsule {
+                let mut h = [0.0; 3];
+                h[c.axis.index()] = f64::from(c.half_length);
+                Shape::Rounded(
+                    to_f64(p + c.offset.extend_to_3d(), dim),
+                    h,
+                    f64::from(c.radius),
+                )
+            } else if let Some(b) = rounded {
+                Shape::Rounded(
+                    to_f64(p + b.offset.extend_to_3d(), dim),
+                    to_f64(b.half_extents.extend_to_3d(), dim),
+                    f64::from(b.radius),
                 )
             } else {
                 continue;
