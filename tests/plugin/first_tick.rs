@@ -152,6 +152,7 @@ impl MinX for OShape {
         match *self {
             OShape::Box { min, .. } => min.x,
             OShape::Ball { center, radius } => center.x - radius,
+            OShape::Rounded { min, radius, .. } => min.x - radius,
         }
     }
 }

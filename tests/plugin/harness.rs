@@ -196,6 +196,8 @@ pub(crate) type OracleItem<'a, V> = (
     Option<&'a Velocity<V>>,
     Option<&'a CollisionLayers>,
     Has<Static>,
+    Option<&'a Capsule<V>>,
+    Option<&'a RoundedAabb<V>>,
 );
 
 /// One item of [`OracleItem`] (`Has<Static>` gives a `bool`).
@@ -207,6 +209,8 @@ pub(crate) type OracleRow<'a, V> = (
     Option<&'a Velocity<V>>,
     Option<&'a CollisionLayers>,
     bool,
+    Option<&'a Capsule<V>>,
+    Option<&'a RoundedAabb<V>>,
 );
 
 /// The valid colliders of the world with their oracle shapes (root entities only).
@@ -214,7 +218,13 @@ pub(crate) fn oracle_world<'a, V: Dim>(
     items: impl Iterator<Item = OracleRow<'a, V>>,
 ) -> Vec<(Entity, OShape, Option<CollisionLayers>)> {
     items
-        .filter_map(|(e, t, a, s, vel, l, _)| Some((e, oracle_shape(t, a, s, vel)?, l.copied())))
+        .filter_map(|(e, t, a, s, vel, l, _, c, r)| {
+            let shape = match (a, s) {
+                (None, None) => oracle_rounded_shape(t, c, r, vel),
+                _ => oracle_shape(t, a, s, vel),
+            };
+            Some((e, shape?, l.copied()))
+        })
         .collect()
 }
 

@@ -10,6 +10,11 @@
 //! tick's other ends). The harness checks the rest after every tick: the combined stream
 //! replays to the touching pairs, every `CollidingEntities` and the entity events agree,
 //! and the trees are valid.
+//!
+//! The mover is each kind of shape in turn (a box, a ball, a capsule along y, one along x
+//! and a rounded box), every one reaching `M_HALF` along x and less than the wall's half
+//! height across it: against the flat faces of the thin boxes every kind touches where the
+//! box does, so one model serves them all.
 
 use super::*;
 
@@ -64,7 +69,8 @@ enum Action {
     TeleportInPlace,
     Disable,
     Enable,
-    /// A `BoundingSphere` of the same reach inserted, then the `Aabb` removed.
+    /// A shape of another kind and the same reach inserted ([`MoverShape::swapped`]),
+    /// then the mover's own removed.
     SwapShape,
     RemoveShape,
     InsertShape,
@@ -381,12 +387,74 @@ impl Model {
     }
 }
 
+/// The mover's shape, each kind reaching [`M_HALF`] along x.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum MoverShape {
+    Box,
+    Ball,
+    /// Radius `M_HALF`, standing along y (0.4 tall on each side of its center).
+    CapsuleY,
+    /// Lying along x: half length and radius `M_HALF / 2`.
+    CapsuleX,
+    /// Inner half extents `0.75 * M_HALF`, rounded by `0.25 * M_HALF`.
+    Rounded,
+}
+
+const MOVER_SHAPES: [MoverShape; 5] = [
+    MoverShape::Box,
+    MoverShape::Ball,
+    MoverShape::CapsuleY,
+    MoverShape::CapsuleX,
+    MoverShape::Rounded,
+];
+
+impl MoverShape {
+    /// Inserts this shape's component.
+    fn insert<V: Dim>(self, entity: &mut EntityWorldMut) {
+        let half = M_HALF as f32;
+        match self {
+            MoverShape::Box => entity.insert(Aabb::<V>::new(V::splat(half))),
+            MoverShape::Ball => entity.insert(BoundingSphere::<V>::new(half)),
+            MoverShape::CapsuleY => entity.insert(Capsule::<V>::new(0.3, half)),
+            MoverShape::CapsuleX => {
+                entity.insert(Capsule::<V>::new(half / 2.0, half / 2.0).along(CapsuleAxis::X))
+            }
+            MoverShape::Rounded => {
+                entity.insert(RoundedAabb::<V>::new(V::splat(0.75 * half), 0.25 * half))
+            }
+        };
+    }
+
+    /// Removes this shape's component (and only it).
+    fn remove<V: Dim>(self, entity: &mut EntityWorldMut) {
+        match self {
+            MoverShape::Box => entity.remove::<Aabb<V>>(),
+            MoverShape::Ball => entity.remove::<BoundingSphere<V>>(),
+            MoverShape::CapsuleY | MoverShape::CapsuleX => entity.remove::<Capsule<V>>(),
+            MoverShape::Rounded => entity.remove::<RoundedAabb<V>>(),
+        };
+    }
+
+    /// The kind a swap puts in its place: another component, so that both are on the
+    /// mover for a moment.
+    fn swapped(self) -> MoverShape {
+        match self {
+            MoverShape::Box => MoverShape::Ball,
+            MoverShape::Ball => MoverShape::CapsuleY,
+            MoverShape::CapsuleY => MoverShape::Rounded,
+            MoverShape::CapsuleX => MoverShape::Box,
+            MoverShape::Rounded => MoverShape::CapsuleX,
+        }
+    }
+}
+
 fn at<V: Dim>(x: f64) -> Transform {
     Transform::from_translation(V::truncate_from_3d(Vec3::new(x as f32, 0.0, 0.0)).extend_to_3d())
 }
 
-/// Applies `action` to the mover in the world.
-fn act<V: Dim>(app: &mut App, m: Entity, action: Action) {
+/// Applies `action` to the mover in the world; `shape` is the mover's shape, which a swap
+/// changes.
+fn act<V: Dim>(app: &mut App, m: Entity, shape: &mut MoverShape, action: Action) {
     let world = app.world_mut();
     match action {
         Action::Move(dx) => {
@@ -409,18 +477,17 @@ fn act<V: Dim>(app: &mut App, m: Entity, action: Action) {
             world.entity_mut(m).remove::<Disabled>();
         }
         Action::SwapShape => {
-            world
-                .entity_mut(m)
-                .insert(BoundingSphere::<V>::new(M_HALF as f32))
-                .remove::<Aabb<V>>();
+            let mut entity = world.entity_mut(m);
+            let new = shape.swapped();
+            new.insert::<V>(&mut entity);
+            shape.remove::<V>(&mut entity);
+            *shape = new;
         }
         Action::RemoveShape => {
-            world.entity_mut(m).remove::<Aabb<V>>();
+            shape.remove::<V>(&mut world.entity_mut(m));
         }
         Action::InsertShape => {
-            world
-                .entity_mut(m)
-                .insert(Aabb::<V>::new(V::splat(M_HALF as f32)));
+            shape.insert::<V>(&mut world.entity_mut(m));
         }
         Action::LayersNone => {
             world.entity_mut(m).insert(CollisionLayers::NONE);
@@ -467,6 +534,7 @@ fn pair_order(a: Entity, b: Entity) -> ((u32, u32), (u32, u32)) {
 
 /// Runs one case; returns what differs from the model.
 fn run_case<V: Dim>(
+    mut shape: MoverShape,
     change: Change,
     before: Before,
     after: After,
@@ -485,9 +553,9 @@ fn run_case<V: Dim>(
         Before::Touching => 0.0,
         Before::Apart | Before::PassedThrough => -1.0,
     };
-    let m = world
-        .spawn((at::<V>(x0), Aabb::<V>::new(V::splat(M_HALF as f32))))
-        .id();
+    let mut mover = world.spawn(at::<V>(x0));
+    shape.insert::<V>(&mut mover);
+    let m = mover.id();
     let mut model = Model::new(x0);
     let mut frames: Vec<Vec<Action>> = vec![
         vec![],
@@ -502,7 +570,7 @@ fn run_case<V: Dim>(
     for (tick, actions) in frames.iter().enumerate() {
         let tick = tick as u32;
         for &action in actions {
-            act::<V>(&mut app, m, action);
+            act::<V>(&mut app, m, &mut shape, action);
             model.apply(tick, action);
         }
         run_ticks(&mut app, 1);
@@ -575,17 +643,23 @@ fn run_case<V: Dim>(
     Ok(())
 }
 
-/// The whole matrix: every change × contact state × motion × `StaticChangeDetection` mode.
+/// The whole matrix: every mover shape × change × contact state × motion ×
+/// `StaticChangeDetection` mode.
 fn lifecycle_model<V: Dim>() {
     let mut failures = Vec::new();
     let mut cases = 0;
-    for change in CHANGES {
+    for (shape, change) in MOVER_SHAPES
+        .into_iter()
+        .flat_map(|shape| CHANGES.map(|change| (shape, change)))
+    {
         for before in [Before::Apart, Before::Touching, Before::PassedThrough] {
             for after in [After::Still, After::Slow, After::Through] {
                 for statics in [StaticChangeDetection::Scan, StaticChangeDetection::OnInsert] {
                     cases += 1;
-                    if let Err(e) = run_case::<V>(change, before, after, statics) {
-                        failures.push(format!("{change:?} {before:?} {after:?} {statics:?}: {e}"));
+                    if let Err(e) = run_case::<V>(shape, change, before, after, statics) {
+                        failures.push(format!(
+                            "{shape:?} {change:?} {before:?} {after:?} {statics:?}: {e}"
+                        ));
                     }
                 }
             }

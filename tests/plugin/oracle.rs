@@ -8,8 +8,21 @@ use super::*;
 /// A collider in world space, in 3D coordinates (z = 0 in 2D).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum OShape {
-    Box { min: Vec3, max: Vec3 },
-    Ball { center: Vec3, radius: f32 },
+    Box {
+        min: Vec3,
+        max: Vec3,
+    },
+    Ball {
+        center: Vec3,
+        radius: f32,
+    },
+    /// A capsule or a rounded box: the inner box from `min` to `max` (flat on all axes but
+    /// one for a capsule), grown by `radius`.
+    Rounded {
+        min: Vec3,
+        max: Vec3,
+        radius: f32,
+    },
 }
 
 impl OShape {
@@ -24,8 +37,62 @@ impl OShape {
                 center: center.as_dvec3(),
                 radius: f64::from(radius),
             },
+            OShape::Rounded { .. } => panic!(
+                "the kit's exact solids are boxes and balls: normals and queries of capsules \
+                 and rounded boxes are checked in capsules.rs"
+            ),
         }
     }
+
+    /// Any shape as an inner box grown by a radius (a box: radius 0; a ball: a box of no
+    /// size).
+    pub(crate) fn rounded(self) -> (Vec3, Vec3, f32) {
+        match self {
+            OShape::Box { min, max } => (min, max, 0.0),
+            OShape::Ball { center, radius } => (center, center, radius),
+            OShape::Rounded { min, max, radius } => (min, max, radius),
+        }
+    }
+}
+
+/// The world shape of a root entity's `Capsule` or `RoundedAabb`, or `None` when the plugin
+/// must leave it out (non-finite or negative values). Only translated: the tests that use
+/// these shapes neither rotate nor scale them.
+pub(crate) fn oracle_rounded_shape<V: Dim>(
+    transform: &Transform,
+    capsule: Option<&Capsule<V>>,
+    rounded: Option<&RoundedAabb<V>>,
+    velocity: Option<&Velocity<V>>,
+) -> Option<OShape> {
+    let (half, radius, offset) = if let Some(c) = capsule {
+        let mut half = Vec3::ZERO;
+        half[c.axis.index()] = c.half_length;
+        (half, c.radius, c.offset.extend_to_3d())
+    } else if let Some(r) = rounded {
+        (
+            r.half_extents.extend_to_3d(),
+            r.radius,
+            r.offset.extend_to_3d(),
+        )
+    } else {
+        return None;
+    };
+    assert!(
+        transform.rotation == Quat::IDENTITY && transform.scale == Vec3::ONE,
+        "the harness's oracle takes capsules and rounded boxes translated only"
+    );
+    let center = flat::<V>(transform.translation + offset);
+    let valid = center.is_finite()
+        && half.is_finite()
+        && half.min_element() >= 0.0
+        && radius.is_finite()
+        && radius >= 0.0
+        && velocity.is_none_or(|v| v.0.extend_to_3d().is_finite());
+    valid.then_some(OShape::Rounded {
+        min: center - half,
+        max: center + half,
+        radius,
+    })
 }
 
 /// The world shape of a root entity's collider, or `None` when the plugin must leave it
@@ -77,11 +144,8 @@ pub(crate) fn oracle_shape<V: Dim>(
     } else {
         return None;
     };
-    let finite = match shape {
-        OShape::Box { min, max } => min.is_finite() && max.is_finite(),
-        OShape::Ball { center, radius } => center.is_finite() && radius.is_finite(),
-    };
-    finite.then_some(shape)
+    let (min, max, radius) = shape.rounded();
+    (min.is_finite() && max.is_finite() && radius.is_finite()).then_some(shape)
 }
 
 /// The point of a box closest to `p`.
@@ -89,9 +153,18 @@ pub(crate) fn clamp_to_box(p: Vec3, min: Vec3, max: Vec3) -> Vec3 {
     p.max(min).min(max)
 }
 
+/// The distance between two boxes (zero when they overlap).
+fn box_distance((a0, a1): (Vec3, Vec3), (b0, b1): (Vec3, Vec3)) -> f32 {
+    (a0 - b1).max(b0 - a1).max(Vec3::ZERO).length()
+}
+
 /// Inclusive overlap of two world shapes.
 pub(crate) fn oracle_overlap(a: &OShape, b: &OShape) -> bool {
     match (*a, *b) {
+        (OShape::Rounded { .. }, _) | (_, OShape::Rounded { .. }) => {
+            let ((a0, a1, ra), (b0, b1, rb)) = (a.rounded(), b.rounded());
+            box_distance((a0, a1), (b0, b1)) <= ra + rb
+        }
         (OShape::Box { min: a0, max: a1 }, OShape::Box { min: b0, max: b1 }) => {
             a0.cmple(b1).all() && b0.cmple(a1).all()
         }
@@ -141,11 +214,19 @@ pub(crate) fn brute_force_pairs(shapes: &[(Entity, OShape, Option<CollisionLayer
 /// The first time in `[0, 1]` at which two shapes moving by `da` and `db` (translation
 /// only) touch. In `a`'s frame `b` moves by `v = db - da`. Two boxes: the offset between
 /// their centers is a point moving against the sum of their half extents. Two balls: the
-/// same against the sum of the radii. A ball and a box: the gap between them is convex in
-/// time: ternary search for its minimum, then bisection for the first touch.
+/// same against the sum of the radii. A ball and a box, or any pair with a capsule or a
+/// rounded box: the gap between them (the distance between their inner boxes less the
+/// radii) is convex in time: ternary search for its minimum, then bisection for the first
+/// touch.
 pub(crate) fn oracle_sweep(a: &OShape, da: Vec3, b: &OShape, db: Vec3) -> Option<f32> {
     let v = db - da;
     match (*a, *b) {
+        (OShape::Rounded { .. }, _) | (_, OShape::Rounded { .. }) => {
+            let ((a0, a1, ra), (b0, b1, rb)) = (a.rounded(), b.rounded());
+            first_touch_by_gap(|u: f32| {
+                box_distance((a0, a1), (b0 + v * u, b1 + v * u)) - (ra + rb)
+            })
+        }
         (OShape::Box { min: a0, max: a1 }, OShape::Box { min: b0, max: b1 }) => {
             let half = (a1 - a0) * 0.5 + (b1 - b0) * 0.5;
             let offset = (b0 + b1) * 0.5 - (a0 + a1) * 0.5;
@@ -176,45 +257,47 @@ pub(crate) fn oracle_sweep(a: &OShape, da: Vec3, b: &OShape, db: Vec3) -> Option
             } else {
                 v
             };
-            let gap = |u: f32| {
+            first_touch_by_gap(|u: f32| {
                 let c = center + rel * u;
                 clamp_to_box(c, min, max).distance(c) - radius
-            };
-            if gap(0.0) <= 0.0 {
-                return Some(0.0);
-            }
-            let (mut lo, mut hi) = (0.0f32, 1.0f32);
-            for _ in 0..100 {
-                let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
-                if gap(m1) <= gap(m2) {
-                    hi = m2;
-                } else {
-                    lo = m1;
-                }
-            }
-            let closest = 0.5 * (lo + hi);
-            if gap(closest) > 0.0 {
-                return None;
-            }
-            let (mut apart, mut touching) = (0.0f32, closest);
-            for _ in 0..60 {
-                let mid = 0.5 * (apart + touching);
-                if gap(mid) > 0.0 {
-                    apart = mid;
-                } else {
-                    touching = mid;
-                }
-            }
-            Some(touching)
+            })
         }
     }
 }
 
-pub(crate) fn shape_center(s: &OShape) -> Vec3 {
-    match *s {
-        OShape::Box { min, max } => (min + max) * 0.5,
-        OShape::Ball { center, .. } => center,
+/// The first time in `[0, 1]` at which `gap`, convex in time, is at most zero.
+fn first_touch_by_gap(gap: impl Fn(f32) -> f32) -> Option<f32> {
+    if gap(0.0) <= 0.0 {
+        return Some(0.0);
     }
+    let (mut lo, mut hi) = (0.0f32, 1.0f32);
+    for _ in 0..100 {
+        let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
+        if gap(m1) <= gap(m2) {
+            hi = m2;
+        } else {
+            lo = m1;
+        }
+    }
+    let closest = 0.5 * (lo + hi);
+    if gap(closest) > 0.0 {
+        return None;
+    }
+    let (mut apart, mut touching) = (0.0f32, closest);
+    for _ in 0..60 {
+        let mid = 0.5 * (apart + touching);
+        if gap(mid) > 0.0 {
+            apart = mid;
+        } else {
+            touching = mid;
+        }
+    }
+    Some(touching)
+}
+
+pub(crate) fn shape_center(s: &OShape) -> Vec3 {
+    let (min, max, _) = s.rounded();
+    (min + max) * 0.5
 }
 
 pub(crate) fn translated(s: &OShape, d: Vec3) -> OShape {
@@ -225,6 +308,11 @@ pub(crate) fn translated(s: &OShape, d: Vec3) -> OShape {
         },
         OShape::Ball { center, radius } => OShape::Ball {
             center: center + d,
+            radius,
+        },
+        OShape::Rounded { min, max, radius } => OShape::Rounded {
+            min: min + d,
+            max: max + d,
             radius,
         },
     }

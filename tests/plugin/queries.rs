@@ -48,6 +48,7 @@ pub(crate) fn solid(s: &OShape) -> Solid {
             center: center.as_dvec3(),
             radius: f64::from(radius),
         },
+        OShape::Rounded { .. } => s.solid(),
     }
 }
 
