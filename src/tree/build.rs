@@ -332,7 +332,10 @@ impl<V: Vector, T> DynamicTree<V, T> {
     ///   splits sizes. Where sizes vary widely, a few large boxes among many small ones widen
     ///   every node above them, and no cut through space sets them apart; here they go into
     ///   a subtree of their own near the top, met once by a walk rather than in every
-    ///   subtree they would have widened.
+    ///   subtree they would have widened. The larger items make the first part: a
+    ///   closest-hit cast that starts inside both parts (both entered at 0) takes the
+    ///   first, and a large box is the likelier to hold a hit near the start, which then
+    ///   prunes the rest of the walk.
     ///
     /// Cases:
     /// - two items: one each;
@@ -420,14 +423,15 @@ impl<V: Vector, T> DynamicTree<V, T> {
         [c.x, c.y, c.z, Self::size_key(item)]
     }
 
-    /// An item's size as a number that orders like its area and spreads like its logarithm:
-    /// the bits of the (non-negative) area read as an integer (a float's exponent sits above
-    /// its fraction, so the bits grow with the value).
+    /// An item's size as a number that orders like its area, largest first (the lowest
+    /// key), and spreads like its logarithm: the bits of the (non-negative) area read as an
+    /// integer (a float's exponent sits above its fraction, so the bits grow with the
+    /// value), negated.
     #[inline(always)]
     fn size_key(item: &BuildItem<V>) -> f32 {
         // Flat boxes (area 0 or -0) count as the smallest positive area, so the keys' spread
         // stays that of the sizes (and `max` gives it for NaN, too).
-        item.aabb.area().max(f32::MIN_POSITIVE).to_bits() as f32
+        -(item.aabb.area().max(f32::MIN_POSITIVE).to_bits() as f32)
     }
 
     /// The cheapest boundary between bins of the items' keys in `lane` (from `origin`, over
