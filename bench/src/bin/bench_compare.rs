@@ -13,6 +13,8 @@
 //! - `queries`: box queries (areas of interest a few boxes across, see
 //!   `Scene::query_boxes`) on 10k boxes, 2D and 3D, after the build and after 300 fast
 //!   steps, against parry's `Bvh::intersect_aabb`;
+//! - `queries-mixed`: the same box queries right after the build on the scenes of
+//!   `rays-mixed`;
 //! - `static`: "static world", 1,000,000 static boxes on a grid and 1,000 fast movers, with
 //!   our move cache on and off;
 //! - `clustered`: "clustered, mixed sizes", 2D and 3D × 20k and 100k boxes
@@ -632,6 +634,39 @@ fn queries_case<const D: usize, O: Driver<D>, P: Driver<D>>(
     );
 }
 
+/// The `queries-mixed` scenario: the box queries after the build on the clustered and
+/// touching-grid scenes, 2D and 3D, as [`rays_mixed`] for the rays.
+fn queries_mixed() {
+    let n = 20_000;
+    type Make<const D: usize> = fn(usize) -> Scene<D>;
+    let scenes: [(&str, Make<2>, Make<3>); 2] = [
+        ("clustered", Scene::<2>::clustered, Scene::<3>::clustered),
+        ("grid", Scene::<2>::grid, Scene::<3>::grid),
+    ];
+    for (name, in_2d, in_3d) in scenes {
+        queries_after_build::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(
+            &format!("2d {name} n={n}"),
+            in_2d(n),
+        );
+        queries_after_build::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>(
+            &format!("3d {name} n={n}"),
+            in_3d(n),
+        );
+    }
+}
+
+/// The box queries right after the build on one of the output-bound scenes.
+fn queries_after_build<const D: usize, O: Driver<D>, P: Driver<D>>(label: &str, scene: Scene<D>) {
+    let queries = scene.query_boxes(&mut Lcg::new());
+    let (ours, parry) = (O::build_for_queries(&scene), P::build_for_queries(&scene));
+    time_queries(
+        &format!("queries {label} after build"),
+        &ours,
+        &parry,
+        &queries,
+    );
+}
+
 fn queries() {
     queries_case::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>("2d", Scene::<2>::uniform_with_lcg);
     queries_case::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>("3d", Scene::<3>::uniform_with_lcg);
@@ -756,6 +791,7 @@ fn main() -> ExitCode {
         "rays" => rays(),
         "rays-mixed" => rays_mixed(),
         "queries" => queries(),
+        "queries-mixed" => queries_mixed(),
         "static" => static_scenario(),
         "parallel" => parallel(filter.as_deref()),
         "clustered" => clustered(filter.as_deref()),
@@ -764,6 +800,7 @@ fn main() -> ExitCode {
             rays();
             rays_mixed();
             queries();
+            queries_mixed();
             static_scenario();
             clustered(filter.as_deref());
             sparse(filter.as_deref());
@@ -771,7 +808,7 @@ fn main() -> ExitCode {
         }
         other => {
             eprintln!(
-                "unknown scenario {other:?}: expected uniform, sparse, rays, rays-mixed, queries, static, clustered, parallel or all"
+                "unknown scenario {other:?}: expected uniform, sparse, rays, rays-mixed, queries, queries-mixed, static, clustered, parallel or all"
             );
             return ExitCode::from(2);
         }
