@@ -7,9 +7,9 @@
 //! - `uniform`: "uniform boxes", 2D and 3D × 10k and 100k boxes × fast and slow;
 //! - `rays`: closest-hit rays on 10k boxes, 2D and 3D, right after the build and again after
 //!   300 fast steps;
-//! - `rays-mixed`: the same rays right after the build on scenes unlike the uniform one:
-//!   "clustered, mixed sizes" and "touching grid" (see `clustered` below), 2D and 3D × 20k
-//!   boxes;
+//! - `rays-mixed`: the same rays on scenes unlike the uniform one: "clustered, mixed
+//!   sizes" and "touching grid" (see `clustered` below), 2D and 3D × 20k boxes, right
+//!   after the build and again after 300 steps of the scene;
 //! - `queries`: box queries (areas of interest a few boxes across, see
 //!   `Scene::query_boxes`) on 10k boxes, 2D and 3D, after the build and after 300 fast
 //!   steps, against parry's `Bvh::intersect_aabb`;
@@ -539,7 +539,8 @@ fn rays() {
     rays_case::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>("3d", Scene::<3>::uniform_with_lcg);
 }
 
-/// The rays right after the build on one of the output-bound scenes.
+/// The rays right after the build on one of the output-bound scenes, then on both broad
+/// phases' trees after 300 steps of it.
 fn rays_after_build<const D: usize, O: Driver<D>, P: Driver<D>>(label: &str, scene: Scene<D>) {
     let rays = scene.rays(&mut Lcg::new());
     let (ours, parry) = (O::build_for_queries(&scene), P::build_for_queries(&scene));
@@ -548,6 +549,16 @@ fn rays_after_build<const D: usize, O: Driver<D>, P: Driver<D>>(label: &str, sce
         &ours,
         &parry,
         &scene,
+        &rays,
+    );
+    drop((ours, parry));
+    let s = step_both::<D, O, P>(scene);
+    report_mismatches(&s);
+    time_rays(
+        &format!("rays {label} after {STEPS} steps"),
+        &s.ours,
+        &s.parry,
+        &s.scene,
         &rays,
     );
 }
