@@ -83,6 +83,7 @@ macro_rules! both_dims {
 pub(crate) mod tree_scene;
 
 mod batches;
+mod build;
 mod parallel_moves;
 mod parallel_rebuild;
 mod parallel_refit;
