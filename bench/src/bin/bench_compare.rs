@@ -566,21 +566,25 @@ fn rays_after_build<const D: usize, O: Driver<D>, P: Driver<D>>(label: &str, sce
 /// The `rays-mixed` scenario: the rays after the build on the clustered and touching-grid
 /// scenes, 2D and 3D.
 fn rays_mixed() {
+    on_mixed_scenes(
+        rays_after_build::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>,
+        rays_after_build::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>,
+    );
+}
+
+/// Runs `in_2d` and `in_3d` on the clustered and touching-grid scenes of 20k boxes, each
+/// labelled with its dimension, scene and size: the scenes of `rays-mixed` and
+/// `queries-mixed`.
+fn on_mixed_scenes(in_2d: fn(&str, Scene<2>), in_3d: fn(&str, Scene<3>)) {
     let n = 20_000;
     type Make<const D: usize> = fn(usize) -> Scene<D>;
     let scenes: [(&str, Make<2>, Make<3>); 2] = [
         ("clustered", Scene::<2>::clustered, Scene::<3>::clustered),
         ("grid", Scene::<2>::grid, Scene::<3>::grid),
     ];
-    for (name, in_2d, in_3d) in scenes {
-        rays_after_build::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(
-            &format!("2d {name} n={n}"),
-            in_2d(n),
-        );
-        rays_after_build::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>(
-            &format!("3d {name} n={n}"),
-            in_3d(n),
-        );
+    for (name, make_2d, make_3d) in scenes {
+        in_2d(&format!("2d {name} n={n}"), make_2d(n));
+        in_3d(&format!("3d {name} n={n}"), make_3d(n));
     }
 }
 
@@ -648,22 +652,10 @@ fn queries_case<const D: usize, O: Driver<D>, P: Driver<D>>(
 /// The `queries-mixed` scenario: the box queries after the build on the clustered and
 /// touching-grid scenes, 2D and 3D, as [`rays_mixed`] for the rays.
 fn queries_mixed() {
-    let n = 20_000;
-    type Make<const D: usize> = fn(usize) -> Scene<D>;
-    let scenes: [(&str, Make<2>, Make<3>); 2] = [
-        ("clustered", Scene::<2>::clustered, Scene::<3>::clustered),
-        ("grid", Scene::<2>::grid, Scene::<3>::grid),
-    ];
-    for (name, in_2d, in_3d) in scenes {
-        queries_after_build::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>(
-            &format!("2d {name} n={n}"),
-            in_2d(n),
-        );
-        queries_after_build::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>(
-            &format!("3d {name} n={n}"),
-            in_3d(n),
-        );
-    }
+    on_mixed_scenes(
+        queries_after_build::<2, OursSerial<Vec2, 2>, ParryBroadPhase2d>,
+        queries_after_build::<3, OursSerial<Vec3, 3>, ParryBroadPhase3d>,
+    );
 }
 
 /// The box queries right after the build on one of the output-bound scenes.
